@@ -1,0 +1,63 @@
+/* Allocation wrappers with fault injection. */
+#include "base/alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static long fail_at;
+static long count;
+
+static int injected(void)
+{
+    count++;
+    return fail_at > 0 && count == fail_at;
+}
+
+long forge_alloc_fail_at(long n)
+{
+    long c = count;
+    fail_at = n;
+    count = 0;
+    return c;
+}
+
+void *forge_malloc(size_t n)
+{
+    if (injected())
+        return NULL;
+    return malloc(n ? n : 1);
+}
+
+void *forge_calloc(size_t n, size_t size)
+{
+    if (injected())
+        return NULL;
+    return calloc(n ? n : 1, size ? size : 1);
+}
+
+void *forge_realloc(void *p, size_t n)
+{
+    if (injected())
+        return NULL;
+    return realloc(p, n ? n : 1);
+}
+
+char *forge_strndup(const char *s, size_t n)
+{
+    char *d = forge_malloc(n + 1);
+    if (!d)
+        return NULL;
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+char *forge_strdup(const char *s)
+{
+    return forge_strndup(s, strlen(s));
+}
+
+void forge_free(void *p)
+{
+    free(p);
+}

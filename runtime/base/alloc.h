@@ -1,0 +1,20 @@
+/* Allocation wrappers. All forge code allocates through these so tests can fail the Nth
+ * allocation (fault injection) and check that every failure path is clean. */
+#ifndef FORGE_BASE_ALLOC_H
+#define FORGE_BASE_ALLOC_H
+#include <stddef.h>
+
+/* Like malloc/calloc/realloc/strdup; return NULL on failure (or on an injected failure). */
+void *forge_malloc(size_t n);
+void *forge_calloc(size_t n, size_t size);
+void *forge_realloc(void *p, size_t n);
+char *forge_strdup(const char *s);
+char *forge_strndup(const char *s, size_t n);
+void forge_free(void *p);
+
+/* Test hook: the <n>th allocation from now fails (1 = the next one); 0 turns injection off.
+ * Returns how many allocations were attempted since the last call. */
+long forge_alloc_fail_at(long n);
+
+#define FORGE_FREE(p) do { forge_free(p); (p) = NULL; } while (0)
+#endif

@@ -1,0 +1,26 @@
+/* Subcommands of the forge binary. Each takes the arguments after its own name and returns the
+ * process exit code (DESIGN.md): 0 passed, 1 failed, 2 bad usage or input, 3 infrastructure. */
+#ifndef FORGE_CLI_H
+#define FORGE_CLI_H
+
+enum { FORGE_EXIT_OK = 0, FORGE_EXIT_FAIL = 1, FORGE_EXIT_USAGE = 2, FORGE_EXIT_INFRA = 3 };
+
+struct forge_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary; /* one line for `forge help` */
+    const char *usage;   /* full text for `forge help <name>` */
+};
+
+/* The table of subcommands, terminated by a NULL name (cli/main.c). */
+extern const struct forge_command forge_commands[];
+
+/* Maps an enum forge_rc to an exit code. */
+int forge_cli_exit_code(int rc);
+
+/* Prints "forge: <msg>" to stderr. */
+void forge_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int forge_cmd_script(int argc, char **argv);
+extern const char forge_usage_script[];
+#endif

@@ -1,0 +1,111 @@
+/* forge: entry point and subcommand dispatch. */
+#include "cli/cli.h"
+#include "base/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int cmd_version(int argc, char **argv);
+static int cmd_help(int argc, char **argv);
+
+static const char usage_version[] = "usage: forge version\n\nPrints forge's version and the versions of the libraries it runs on.\n";
+static const char usage_help[] = "usage: forge help [COMMAND]\n\nLists the commands, or shows one command's usage.\n";
+
+const struct forge_command forge_commands[] = {
+    {"script", forge_cmd_script, "run a Lua suite or script", forge_usage_script},
+    {"version", cmd_version, "print version information", usage_version},
+    {"help", cmd_help, "show help for a command", usage_help},
+    {NULL, NULL, NULL, NULL},
+};
+
+void forge_cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("forge: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int forge_cli_exit_code(int rc)
+{
+    switch (rc) {
+    case FORGE_OK: return FORGE_EXIT_OK;
+    case FORGE_EFAIL: return FORGE_EXIT_FAIL;
+    case FORGE_ENET: return FORGE_EXIT_INFRA;
+    default: return FORGE_EXIT_USAGE;
+    }
+}
+
+static const struct forge_command *find(const char *name)
+{
+    for (const struct forge_command *c = forge_commands; c->name; c++)
+        if (strcmp(c->name, name) == 0)
+            return c;
+    return NULL;
+}
+
+static void overview(FILE *out)
+{
+    fputs("forge - test tool-calling LLM agents\n\nusage: forge COMMAND [ARGS...]\n\ncommands:\n", out);
+    for (const struct forge_command *c = forge_commands; c->name; c++)
+        fprintf(out, "  %-10s %s\n", c->name, c->summary);
+    fputs("\nRun 'forge help COMMAND' for a command's options.\n"
+          "Exit codes: 0 passed, 1 a case, check or gate failed, 2 bad usage or input,\n"
+          "3 infrastructure error.\n", out);
+}
+
+static int cmd_help(int argc, char **argv)
+{
+    if (argc < 1) {
+        overview(stdout);
+        return 0;
+    }
+    const struct forge_command *c = find(argv[0]);
+    if (!c) {
+        forge_cli_error("help: unknown command '%s' (run 'forge help' for the list)", argv[0]);
+        return FORGE_EXIT_USAGE;
+    }
+    fputs(c->usage, stdout);
+    return 0;
+}
+
+#include <cjson/cJSON.h>
+#include <curl/curl.h>
+#include <lua.h>
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+static int cmd_version(int argc, char **argv)
+{
+    if (argc > 0) {
+        forge_cli_error("version: unexpected argument '%s'", argv[0]);
+        return FORGE_EXIT_USAGE;
+    }
+    char pcre[64] = "";
+    pcre2_config(PCRE2_CONFIG_VERSION, pcre);
+    printf("forge %s\n%s, cJSON %s, libcurl %s, PCRE2 %s\n", FORGE_VERSION, LUA_RELEASE,
+           cJSON_Version(), curl_version_info(CURLVERSION_NOW)->version, pcre);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        overview(stderr);
+        return FORGE_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0)
+        name = "version";
+    else if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
+        name = "help";
+    const struct forge_command *c = find(name);
+    if (!c) {
+        forge_cli_error("unknown command '%s' (run 'forge help' for the list)", argv[1]);
+        return FORGE_EXIT_USAGE;
+    }
+    return c->run(argc - 2, argv + 2);
+}

@@ -1,0 +1,391 @@
+/* JSON helpers over cJSON. */
+#include "data/json.h"
+#include "base/alloc.h"
+#include "base/file.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void forge_json_position(const char *text, size_t offset, int *line, int *col)
+{
+    int l = 1, c = 1;
+    for (size_t i = 0; i < offset && text[i]; i++) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch == '\n') {
+            l++;
+            c = 1;
+        } else if ((ch & 0xC0) != 0x80) {
+            c++;
+        }
+    }
+    *line = l;
+    *col = c;
+}
+
+static int is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct forge_err *err)
+{
+    const char *end = NULL;
+    size_t start = 0;
+    while (start < len && is_ws(text[start]))
+        start++;
+    if (start == len) {
+        int line, col;
+        forge_json_position(text, len, &line, &col);
+        forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: expected a JSON value, found end of input",
+                      name, line, col);
+        return NULL;
+    }
+    cJSON *v = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!v) {
+        size_t off = end ? (size_t)(end - text) : 0;
+        if (off > len)
+            off = len;
+        int line, col;
+        forge_json_position(text, off, &line, &col);
+        if (off >= len)
+            forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: invalid JSON: unexpected end of input",
+                          name, line, col);
+        else
+            forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: invalid JSON near '%.12s'", name, line,
+                          col, text + off);
+        return NULL;
+    }
+    size_t off = (size_t)(end - text);
+    while (off < len && is_ws(text[off]))
+        off++;
+    if (off < len && text[off] != '\0') {
+        int line, col;
+        forge_json_position(text, off, &line, &col);
+        forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: invalid JSON: unexpected text after the value",
+                      name, line, col);
+        cJSON_Delete(v);
+        return NULL;
+    }
+    return v;
+}
+
+cJSON *forge_json_load(const char *path, struct forge_err *err)
+{
+    char *text;
+    size_t len;
+    if (forge_file_read(path, FORGE_FILE_LIMIT, &text, &len, err))
+        return NULL;
+    cJSON *v = forge_json_parse(text, len, path, err);
+    forge_free(text);
+    return v;
+}
+
+cJSON *forge_json_at(const cJSON *root, const char *path)
+{
+    const cJSON *cur = root;
+    const char *p = path;
+    while (cur && *p) {
+        if (*p == '.') {
+            p++;
+            continue;
+        }
+        if (*p == '[') {
+            p++;
+            if (*p == '"') {
+                const char *q = strchr(p + 1, '"');
+                if (!q)
+                    return NULL;
+                char key[512];
+                size_t n = (size_t)(q - p - 1);
+                if (n >= sizeof key)
+                    return NULL;
+                memcpy(key, p + 1, n);
+                key[n] = '\0';
+                cur = cJSON_IsObject(cur) ? cJSON_GetObjectItemCaseSensitive(cur, key) : NULL;
+                p = q + 1;
+            } else {
+                char *e;
+                long i = strtol(p, &e, 10);
+                if (e == p || i < 0 || !cJSON_IsArray(cur))
+                    return NULL;
+                cur = cJSON_GetArrayItem(cur, (int)i);
+                p = e;
+            }
+            if (*p != ']')
+                return NULL;
+            p++;
+            continue;
+        }
+        size_t n = strcspn(p, ".[");
+        char key[512];
+        if (n >= sizeof key)
+            return NULL;
+        memcpy(key, p, n);
+        key[n] = '\0';
+        cur = cJSON_IsObject(cur) ? cJSON_GetObjectItemCaseSensitive(cur, key) : NULL;
+        p += n;
+    }
+    return (cJSON *)cur;
+}
+
+bool forge_json_equal(const cJSON *a, const cJSON *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
+        return a->valuedouble == b->valuedouble;
+    if (cJSON_IsBool(a) && cJSON_IsBool(b))
+        return cJSON_IsTrue(a) == cJSON_IsTrue(b);
+    if ((a->type & 0xFF) != (b->type & 0xFF))
+        return false;
+    if (cJSON_IsString(a))
+        return strcmp(a->valuestring, b->valuestring) == 0;
+    if (cJSON_IsArray(a)) {
+        const cJSON *x = a->child, *y = b->child;
+        for (; x && y; x = x->next, y = y->next)
+            if (!forge_json_equal(x, y))
+                return false;
+        return !x && !y;
+    }
+    if (cJSON_IsObject(a)) {
+        int na = 0, nb = 0;
+        for (const cJSON *x = a->child; x; x = x->next) {
+            na++;
+            const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, x->string);
+            if (!y || !forge_json_equal(x, y))
+                return false;
+        }
+        for (const cJSON *y = b->child; y; y = y->next)
+            nb++;
+        return na == nb;
+    }
+    return true; /* null */
+}
+
+char *forge_json_number(double d, char *out)
+{
+    if (isnan(d))
+        return strcpy(out, "NaN");
+    if (isinf(d))
+        return strcpy(out, d < 0 ? "-Infinity" : "Infinity");
+    if (d == 0)
+        return strcpy(out, "0");
+    /* Shortest digit string that reads back as d. */
+    char tmp[40];
+    int prec;
+    for (prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
+        if (strtod(tmp, NULL) == d)
+            break;
+    }
+    /* tmp is "[-]D.DDDe[+-]XX": collect digits and exponent. */
+    char digits[24];
+    int k = 0;
+    const char *p = tmp;
+    int neg = 0;
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[k++] = *p;
+    while (k > 1 && digits[k - 1] == '0')
+        k--;
+    digits[k] = '\0';
+    int e = atoi(p + 1);
+    int n = e + 1; /* decimal point position, as in ECMA-262 Number::toString */
+    char *o = out;
+    if (neg)
+        *o++ = '-';
+    if (k <= n && n <= 21) {
+        memcpy(o, digits, (size_t)k);
+        o += k;
+        for (int i = 0; i < n - k; i++)
+            *o++ = '0';
+    } else if (0 < n && n <= 21) {
+        memcpy(o, digits, (size_t)n);
+        o += n;
+        *o++ = '.';
+        memcpy(o, digits + n, (size_t)(k - n));
+        o += k - n;
+    } else if (-6 < n && n <= 0) {
+        *o++ = '0';
+        *o++ = '.';
+        for (int i = 0; i < -n; i++)
+            *o++ = '0';
+        memcpy(o, digits, (size_t)k);
+        o += k;
+    } else {
+        *o++ = digits[0];
+        if (k > 1) {
+            *o++ = '.';
+            memcpy(o, digits + 1, (size_t)(k - 1));
+            o += k - 1;
+        }
+        o += sprintf(o, "e%c%d", n - 1 >= 0 ? '+' : '-', abs(n - 1));
+    }
+    *o = '\0';
+    return out;
+}
+
+static int write_string(struct forge_buf *b, const char *s)
+{
+    int rc = forge_buf_addc(b, '"');
+    const char *run = s;
+    for (const char *p = s; !rc && *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        const char *esc = NULL;
+        char u[8];
+        switch (c) {
+        case '"': esc = "\\\""; break;
+        case '\\': esc = "\\\\"; break;
+        case '\b': esc = "\\b"; break;
+        case '\f': esc = "\\f"; break;
+        case '\n': esc = "\\n"; break;
+        case '\r': esc = "\\r"; break;
+        case '\t': esc = "\\t"; break;
+        default:
+            if (c < 0x20) {
+                snprintf(u, sizeof u, "\\u%04x", c);
+                esc = u;
+            }
+        }
+        if (esc) {
+            rc = forge_buf_add(b, run, (size_t)(p - run));
+            if (!rc)
+                rc = forge_buf_adds(b, esc);
+            run = p + 1;
+        }
+    }
+    if (!rc)
+        rc = forge_buf_adds(b, run);
+    if (!rc)
+        rc = forge_buf_addc(b, '"');
+    return rc;
+}
+
+static int cmp_keys(const void *x, const void *y)
+{
+    const cJSON *a = *(const cJSON *const *)x, *b = *(const cJSON *const *)y;
+    return strcmp(a->string, b->string);
+}
+
+static int indent(struct forge_buf *b, int flags, int depth)
+{
+    if (!(flags & FORGE_JSON_PRETTY))
+        return 0;
+    int rc = forge_buf_addc(b, '\n');
+    for (int i = 0; !rc && i < depth; i++)
+        rc = forge_buf_add(b, "  ", 2);
+    return rc;
+}
+
+static int write_value(struct forge_buf *b, const cJSON *v, int flags, int depth)
+{
+    char num[40];
+    int rc = 0;
+    if (cJSON_IsNull(v) || cJSON_IsInvalid(v))
+        return forge_buf_adds(b, "null");
+    if (cJSON_IsFalse(v))
+        return forge_buf_adds(b, "false");
+    if (cJSON_IsTrue(v))
+        return forge_buf_adds(b, "true");
+    if (cJSON_IsNumber(v)) {
+        if (!isfinite(v->valuedouble))
+            return forge_buf_adds(b, "null");
+        return forge_buf_adds(b, forge_json_number(v->valuedouble, num));
+    }
+    if (cJSON_IsString(v))
+        return write_string(b, v->valuestring ? v->valuestring : "");
+    if (cJSON_IsRaw(v))
+        return forge_buf_adds(b, v->valuestring ? v->valuestring : "null");
+    int is_obj = cJSON_IsObject(v);
+    if (!v->child)
+        return forge_buf_adds(b, is_obj ? "{}" : "[]");
+    rc = forge_buf_addc(b, is_obj ? '{' : '[');
+    const cJSON **items = NULL;
+    int count = 0;
+    for (const cJSON *c = v->child; c; c = c->next)
+        count++;
+    if (is_obj && (flags & FORGE_JSON_SORTED)) {
+        items = forge_malloc(sizeof *items * (size_t)count);
+        if (!items)
+            return FORGE_ENOMEM;
+        int i = 0;
+        for (const cJSON *c = v->child; c; c = c->next)
+            items[i++] = c;
+        qsort(items, (size_t)count, sizeof *items, cmp_keys);
+    }
+    const cJSON *c = v->child;
+    for (int i = 0; !rc && i < count; i++, c = c ? c->next : NULL) {
+        const cJSON *item = items ? items[i] : c;
+        if (i)
+            rc = forge_buf_addc(b, ',');
+        if (!rc)
+            rc = indent(b, flags, depth + 1);
+        if (!rc && is_obj) {
+            rc = write_string(b, item->string ? item->string : "");
+            if (!rc)
+                rc = forge_buf_adds(b, (flags & FORGE_JSON_PRETTY) ? ": " : ":");
+        }
+        if (!rc)
+            rc = write_value(b, item, flags, depth + 1);
+    }
+    forge_free(items);
+    if (!rc)
+        rc = indent(b, flags, depth);
+    if (!rc)
+        rc = forge_buf_addc(b, is_obj ? '}' : ']');
+    return rc;
+}
+
+int forge_json_write(struct forge_buf *b, const cJSON *v, int flags)
+{
+    return write_value(b, v, flags, 0);
+}
+
+char *forge_json_print(const cJSON *v, int flags)
+{
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    if (forge_json_write(&b, v, flags)) {
+        forge_buf_free(&b);
+        return NULL;
+    }
+    return forge_buf_take(&b);
+}
+
+size_t forge_utf16_len(const char *s, size_t n)
+{
+    size_t units = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t step = 1;
+        if (c >= 0xF0 && c < 0xF8)
+            step = 4;
+        else if (c >= 0xE0)
+            step = 3;
+        else if (c >= 0xC0)
+            step = 2;
+        if (step > 1 && i + step > n)
+            step = 1;
+        units += step == 4 ? 2 : 1;
+        i += step;
+    }
+    return units;
+}
+
+const char *forge_json_str(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+double forge_json_num(const cJSON *obj, const char *key, double dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}

@@ -1,0 +1,57 @@
+/* JSON helpers over cJSON: loading with file:line:col errors, path access, deep equality,
+ * JavaScript-compatible output (number formatting, escaping, key order) and UTF-16 lengths.
+ * cJSON is forge's JSON value type across modules (STYLE.md). */
+#ifndef FORGE_DATA_JSON_H
+#define FORGE_DATA_JSON_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <cjson/cJSON.h>
+#include "base/buf.h"
+#include "base/err.h"
+
+/* Parses <len> bytes of <text> as one JSON value (whitespace around it allowed, nothing else).
+ * Returns a new tree (free with cJSON_Delete) or NULL with <err> = FORGE_EINVAL and a message
+ * "<name>:<line>:<col>: <what>". <name> is the file name or a label such as "<argument>". */
+cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct forge_err *err);
+
+/* Reads and parses the file at <path> (capped at FORGE_FILE_LIMIT). Errors as above, or the
+ * file errors of forge_file_read. */
+cJSON *forge_json_load(const char *path, struct forge_err *err);
+
+/* Computes the 1-based line and column (in characters, not bytes) of byte <offset> in <text>. */
+void forge_json_position(const char *text, size_t offset, int *line, int *col);
+
+/* Borrows the value at <path> under <root>: "a.b[0].c", "[2]", "" (root itself). Keys may be
+ * quoted with ["..."] when they contain dots. Returns NULL when absent. */
+cJSON *forge_json_at(const cJSON *root, const char *path);
+
+/* Deep equality: numbers by value (1 == 1.0), objects as key sets (order ignored), arrays in
+ * order, strings byte for byte. */
+bool forge_json_equal(const cJSON *a, const cJSON *b);
+
+/* Output flags. */
+enum {
+    FORGE_JSON_PRETTY = 1, /* two-space indentation, as JSON.stringify(v, null, 2) */
+    FORGE_JSON_SORTED = 2, /* object keys in byte order (canonical); default keeps input order */
+};
+
+/* Appends <v> as JSON text to <b>, the way JavaScript's JSON.stringify writes it (numbers per
+ * Number.prototype.toString, non-finite numbers as null, same escapes). Returns 0 or the
+ * buffer's FORGE_ENOMEM / FORGE_ELIMIT. */
+int forge_json_write(struct forge_buf *b, const cJSON *v, int flags);
+
+/* Returns <v> as a new JSON string (free with forge_free), or NULL when out of memory. */
+char *forge_json_print(const cJSON *v, int flags);
+
+/* Writes <d> as JavaScript's String(d) does ("1e+21", "0.1", "-0" prints "0", "NaN",
+ * "Infinity") into <out>, which holds at least 32 bytes. Returns <out>. */
+char *forge_json_number(double d, char *out);
+
+/* Number of UTF-16 code units in the UTF-8 string <s> of <n> bytes (JavaScript's .length).
+ * Invalid bytes count one unit each. */
+size_t forge_utf16_len(const char *s, size_t n);
+
+/* cJSON conveniences: the string value of <key> in <obj> (borrowed) or NULL; number or <dflt>. */
+const char *forge_json_str(const cJSON *obj, const char *key);
+double forge_json_num(const cJSON *obj, const char *key, double dflt);
+#endif
