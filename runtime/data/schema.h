@@ -1,0 +1,49 @@
+/* JSON Schema validation (drafts 4, 6, 7, 2019-09, 2020-12). A schema is compiled once
+ * (parsed, references resolved, patterns compiled) and then validates many instances.
+ * The validator is immutable after compilation and may be shared between threads. */
+#ifndef FORGE_DATA_SCHEMA_H
+#define FORGE_DATA_SCHEMA_H
+#include <stdbool.h>
+#include <cjson/cJSON.h>
+#include "base/err.h"
+
+enum forge_schema_draft {
+    FORGE_DRAFT_DEFAULT = 0, /* from $schema, else 2020-12 */
+    FORGE_DRAFT_4,
+    FORGE_DRAFT_6,
+    FORGE_DRAFT_7,
+    FORGE_DRAFT_2019_09,
+    FORGE_DRAFT_2020_12,
+};
+
+/* A URL prefix served from a local folder: "$ref": "http://localhost:1234/x.json" reads
+ * <dir>/x.json when prefix is "http://localhost:1234/". forge never fetches over the network. */
+struct forge_schema_refdir {
+    const char *prefix;
+    const char *dir;
+};
+
+struct forge_schema_opts {
+    enum forge_schema_draft draft; /* applies when the schema has no $schema */
+    bool formats;                  /* format as an assertion (default: annotation only) */
+    bool all_errors;               /* collect every error (default: stop at the first) */
+    const struct forge_schema_refdir *refdirs;
+    int nrefdirs;
+};
+
+struct forge_schema;
+
+/* Compiles <schema> (borrowed; the validator keeps its own copy). <opts> may be NULL for the
+ * defaults. Returns a new validator (free with forge_schema_free) or NULL with <err> naming the
+ * problem (FORGE_EINVAL: the keyword location and what is wrong). */
+struct forge_schema *forge_schema_compile(const cJSON *schema, const struct forge_schema_opts *opts,
+                                          struct forge_err *err);
+
+/* Validates <instance> (borrowed). Returns 1 when valid, 0 when invalid, negative FORGE_E* on
+ * failure (out of memory, a limit). When <errors> is not NULL and the instance is invalid,
+ * *errors is set to a new cJSON array of {"instanceLocation", "keywordLocation",
+ * "absoluteKeywordLocation", "error"} objects (one, or all with opts.all_errors). */
+int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, cJSON **errors);
+
+void forge_schema_free(struct forge_schema *s);
+#endif
