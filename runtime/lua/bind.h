@@ -1,0 +1,28 @@
+/* What a Lua binding module needs from the host: the JSON <-> Lua conversion and the module
+ * registration convention. Only runtime/lua/ includes lua.h.
+ *
+ * A binding lives in runtime/lua/l_<module>.c and exports
+ *     int forge_luaopen_<module>(lua_State *L);
+ * which pushes the module table (luaL_newlib) and returns 1. runtime/lua/modules.c lists every
+ * module once; the sandbox exposes it as forge.<module> (and require "forge.<module>"). */
+#ifndef FORGE_LUA_BIND_H
+#define FORGE_LUA_BIND_H
+#include <lua.h>
+#include <lauxlib.h>
+#include <cjson/cJSON.h>
+#include "base/err.h"
+
+/* Pushes <v> (borrowed) as a Lua value: objects and arrays become tables tagged so that an
+ * empty array and an empty object stay apart on the way back, null becomes forge.json.null,
+ * numbers become integers when integral and within 2^53, else floats. May raise (memory). */
+void forge_lua_push_json(lua_State *L, const cJSON *v);
+
+/* Converts the Lua value at <idx> to a new cJSON tree. Tables with keys 1..n (or tagged as
+ * arrays) become arrays; other tables objects (keys in the order the table was tagged with when
+ * it came from JSON, else sorted); forge.json.null becomes null. Returns NULL with <err> set on
+ * a value JSON cannot hold (function, cycle, NaN, mixed keys), naming the path. Never raises. */
+cJSON *forge_lua_to_json(lua_State *L, int idx, struct forge_err *err);
+
+/* Like forge_lua_to_json but raises a Lua error ("<what>: <reason>") on failure. */
+cJSON *forge_lua_check_json(lua_State *L, int idx, const char *what);
+#endif
