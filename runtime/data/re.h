@@ -1,0 +1,53 @@
+/* Regular expressions over PCRE2 (UTF + UCP mode): compiled-pattern cache and match limits, so
+ * a catastrophic pattern fails with a clear error instead of running away. Thread-safe. */
+#ifndef FORGE_DATA_RE_H
+#define FORGE_DATA_RE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "base/err.h"
+
+enum {
+    FORGE_RE_CASELESS = 1,  /* i */
+    FORGE_RE_MULTILINE = 2, /* m */
+    FORGE_RE_DOTALL = 4,    /* s */
+    FORGE_RE_EXTENDED = 8,  /* x */
+    FORGE_RE_ANCHORED = 16, /* match only at the start position */
+    FORGE_RE_BYTES = 32,    /* no UTF/UCP: bytes, not characters */
+};
+
+struct forge_re;
+
+/* Parses a flag string such as "ims" into FORGE_RE_* bits; returns -1 (with <err>) on an unknown
+ * letter. */
+int forge_re_flags(const char *letters, struct forge_err *err);
+
+/* Compiles <pattern> (<len> bytes). Returns a new regex (free with forge_re_free) or NULL with
+ * FORGE_EINVAL and "invalid regex '<pattern>' at offset N: <reason>". */
+struct forge_re *forge_re_compile(const char *pattern, size_t len, int flags, struct forge_err *err);
+
+/* Returns the compiled form of <pattern> from a process-wide cache (borrowed; valid until
+ * forge_re_cache_clear), compiling it on first use. */
+const struct forge_re *forge_re_cached(const char *pattern, size_t len, int flags,
+                                       struct forge_err *err);
+
+/* Matches at or after byte offset <start> of <subject>. On a match returns the number of
+ * captured pairs written to <ovec> (ovec[2i], ovec[2i+1] = start/end byte offsets; unset groups
+ * are (size_t)-1), at most <npairs>. Returns 0 on no match, or FORGE_ELIMIT when the match or
+ * depth limit was hit (message names the limit), FORGE_EINVAL on invalid UTF-8 subject. */
+int forge_re_exec(const struct forge_re *re, const char *subject, size_t len, size_t start,
+                  size_t *ovec, int npairs, struct forge_err *err);
+
+/* Number of capture groups in <re>. */
+int forge_re_groups(const struct forge_re *re);
+
+/* Convenience: 1 when <pattern> (cached) matches anywhere in <subject>, 0 when not, negative on
+ * error. */
+int forge_re_test(const char *pattern, int flags, const char *subject, struct forge_err *err);
+
+/* Match limits applied to every match (PCRE2 match_limit / depth_limit). Defaults: 10,000,000
+ * and 100,000. */
+void forge_re_set_limits(unsigned long match_limit, unsigned long depth_limit);
+
+void forge_re_free(struct forge_re *re);
+void forge_re_cache_clear(void);
+#endif
