@@ -87,6 +87,7 @@ struct ent {
     char *ptr;       /* JSON pointer of json within the parent resource */
     int draft;
     unsigned vocab;
+    char *resuri;    /* anchors: the URI of the resource holding them */
     bool dynamic;    /* a $dynamicAnchor */
     bool resource;
 };
@@ -443,7 +444,8 @@ static struct ent *find_ent(struct forge_schema *s, const char *uri)
 }
 
 static int add_ent(struct forge_schema *s, const char *uri, const cJSON *json, const char *parent_base,
-                   const char *ptr, int draft, unsigned vocab, bool resource, bool dynamic)
+                   const char *ptr, int draft, unsigned vocab, bool resource, bool dynamic,
+                   const char *resuri)
 {
     struct ent *e = find_ent(s, uri);
     if (e) {
@@ -460,7 +462,9 @@ static int add_ent(struct forge_schema *s, const char *uri, const cJSON *json, c
     e->uri = forge_strdup(uri);
     e->parent_base = forge_strdup(parent_base ? parent_base : "");
     e->ptr = forge_strdup(ptr);
-    if (!e->uri || !e->parent_base || !e->ptr) {
+    e->resuri = resuri ? forge_strdup(resuri) : NULL;
+    if (!e->uri || !e->parent_base || !e->ptr || (resuri && !e->resuri)) {
+        forge_free(e->resuri);
         forge_free(e->uri);
         forge_free(e->parent_base);
         forge_free(e->ptr);
@@ -595,7 +599,7 @@ static int scan(struct forge_schema *s, const cJSON *json, const char *base, int
         if (draft <= FORGE_DRAFT_7 && id->valuestring[0] == '#') {
             /* a plain-name fragment: an anchor */
             char *a = uri_resolve(base, id->valuestring);
-            rc = a ? add_ent(s, a, json, base, ptr, draft, vocab, false, false) : FORGE_ENOMEM;
+            rc = a ? add_ent(s, a, json, base, ptr, draft, vocab, false, false, base) : FORGE_ENOMEM;
             forge_free(a);
             if (rc)
                 goto out;
@@ -611,14 +615,14 @@ static int scan(struct forge_schema *s, const cJSON *json, const char *base, int
                 /* "http://x/y.json#foo" in old drafts: resource y.json plus anchor */
                 char *a = forge_strdup(mybase);
                 *hash = 0;
-                rc = a ? add_ent(s, a, json, base, ptr, draft, vocab, false, false) : FORGE_ENOMEM;
+                rc = a ? add_ent(s, a, json, base, ptr, draft, vocab, false, false, NULL) : FORGE_ENOMEM;
                 forge_free(a);
                 if (rc)
                     goto out;
             } else if (hash) {
                 *hash = 0;
             }
-            rc = add_ent(s, mybase, json, base, ptr, draft, vocab, true, false);
+            rc = add_ent(s, mybase, json, base, ptr, draft, vocab, true, false, NULL);
             if (rc)
                 goto out;
             base = mybase;
@@ -634,7 +638,7 @@ static int scan(struct forge_schema *s, const cJSON *json, const char *base, int
                 continue;
             char *f = xstrcat3("#", x->valuestring, "");
             char *u = f ? uri_resolve(base, f) : NULL;
-            rc = u ? add_ent(s, u, json, pbase, ptr, draft, vocab, false, k == 1) : FORGE_ENOMEM;
+            rc = u ? add_ent(s, u, json, pbase, ptr, draft, vocab, false, k == 1, mybase ? NULL : base) : FORGE_ENOMEM;
             forge_free(f);
             forge_free(u);
             if (rc)
@@ -690,7 +694,7 @@ static int add_doc(struct forge_schema *s, cJSON *doc, const char *uri, int draf
         apply_dialect(s, doc, &draft, &vocab, err);
         /* a document's own $id may override the retrieval URI; register both */
     }
-    int rc = add_ent(s, uri, doc, uri, "", draft, vocab, true, false);
+    int rc = add_ent(s, uri, doc, uri, "", draft, vocab, true, false, NULL);
     if (rc)
         return rc;
     return scan(s, doc, uri, draft, vocab, "", 0, err);
@@ -995,7 +999,7 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
                        !strcmp(k, "contains") || !strcmp(k, "not") || !strcmp(k, "propertyNames") ||
                        !strcmp(k, "additionalProperties") || !strcmp(k, "if"))
                && subschema_kind(k, d) != SK_NONE) {
-        if (!is_schema(c, d))
+        if (!is_schema(c, d) && !(cJSON_IsBool(c) && k[0] == 'a' && k[1] == 'd'))
             return bad(err, cx, k, "must be a schema");
         rc = sub1(s, c, cx, k, &w->sub, err);
         if (rc)
@@ -1037,8 +1041,6 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
                 return rc;
             if (e && is_schema(e, d) && (rc = sub1(s, e, cx, "else", &w->else_, err)))
                 return rc;
-            if (!w->then_ && !w->else_)
-                return 0;
             w->op = OP_IF;
         }
     } else if (app && (!strcmp(k, "properties") || !strcmp(k, "patternProperties") ||
@@ -1119,7 +1121,7 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
         *out = n;
         return 0;
     }
-    if (!is_schema(json, cx->draft))
+    if (!cJSON_IsObject(json) && !cJSON_IsBool(json))
         return forge_err_set(err, FORGE_EINVAL, "invalid schema at '%s': a schema must be an object%s",
                              cx->ptr[0] ? cx->ptr : "(root)", cx->draft >= FORGE_DRAFT_6 ? " or a boolean" : "");
     int rc = 0;
@@ -1254,8 +1256,16 @@ static int resolve(struct forge_schema *s, const char *uri, struct node **out, s
             goto out;
         }
     }
-    struct node *resnode = NULL;
-    struct cctx cx = {e->parent_base, e->ptr, e->draft, e->vocab, NULL};
+    struct ent ec = *e; /* the registry may grow (and move) while compiling */
+    e = &ec;
+    struct node *resnode = NULL, *holder = NULL;
+    if (e->resuri) {
+        /* an anchor: its node belongs to the resource that holds it */
+        if ((rc = resolve(s, e->resuri, &holder, err)))
+            goto out;
+        holder = holder->resource;
+    }
+    struct cctx cx = {e->parent_base, e->ptr, e->draft, e->vocab, holder};
     if ((rc = compile(s, e->json, &cx, &resnode, err)))
         goto out;
     if (!frag || frag[0] != '/') {
@@ -1427,6 +1437,7 @@ void forge_schema_free(struct forge_schema *s)
         forge_free(s->ents[i].uri);
         forge_free(s->ents[i].parent_base);
         forge_free(s->ents[i].ptr);
+        forge_free(s->ents[i].resuri);
     }
     for (int i = 0; i < s->ndocs; i++)
         cJSON_Delete(s->docs[i]);
@@ -2162,6 +2173,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         return fail(c, n, il, kl, w->name, NULL, "value must not match the 'not' schema");
     case OP_IF: {
         struct ann tmp;
+        if (!ann && !w->then_ && !w->else_)
+            return 1;
         if (ann && (r = ann_init(&tmp, inst)) < 0)
             return c->rc = r;
         r = probe(c, w->sub, inst, il, &k1, ann ? &tmp : NULL);
@@ -2210,10 +2223,8 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
                  const struct kloc *kl, struct ann *ann)
 {
     if (n->is_bool) {
-        if (n->bval) {
-            ann_all(ann);
+        if (n->bval)
             return 1;
-        }
         return fail(c, n, il, kl, NULL, NULL, "no value is allowed here (schema false)");
     }
     if (c->depth >= MAX_DEPTH) {

@@ -6,6 +6,9 @@
 
 #include <string.h>
 
+/* true and false must reach the JSON text as words, not as stdbool.h's 1 and 0 */
+#undef true
+#undef false
 #define J(...) #__VA_ARGS__
 
 static const char d4[] = J({
