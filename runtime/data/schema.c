@@ -1084,7 +1084,7 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
                (!strcmp(k, "$recursiveRef") && d == FORGE_DRAFT_2019_09)) {
         if (!cJSON_IsString(c))
             return bad(err, cx, k, "must be a string");
-        w->op = k[1] == 'r' ? OP_REF : k[1] == 'd' ? OP_DYNREF : OP_RECREF;
+        w->op = !strcmp(k, "$ref") ? OP_REF : k[1] == 'd' ? OP_DYNREF : OP_RECREF;
         w->ref = c->valuestring;
         const char *hash = strchr(c->valuestring, '#');
         if (w->op == OP_DYNREF && hash && hash[1] && hash[1] != '/')
