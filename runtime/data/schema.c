@@ -570,7 +570,7 @@ static int subschema_kind(const char *k, int draft)
         {"definitions", SK_MAP, FORGE_DRAFT_4, FORGE_DRAFT_2020_12},
         {"$defs", SK_MAP, FORGE_DRAFT_2019_09, FORGE_DRAFT_2020_12},
         {"dependentSchemas", SK_MAP, FORGE_DRAFT_2019_09, FORGE_DRAFT_2020_12},
-        {"dependencies", SK_DEPS, FORGE_DRAFT_4, FORGE_DRAFT_7},
+        {"dependencies", SK_DEPS, FORGE_DRAFT_4, FORGE_DRAFT_2020_12},
     };
     for (size_t i = 0; i < sizeof tab / sizeof *tab; i++)
         if (!strcmp(tab[i].k, k))
@@ -1045,7 +1045,7 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
         }
     } else if (app && (!strcmp(k, "properties") || !strcmp(k, "patternProperties") ||
                        (!strcmp(k, "dependentSchemas") && d >= FORGE_DRAFT_2019_09) ||
-                       (!strcmp(k, "dependencies") && d <= FORGE_DRAFT_7))) {
+                       !strcmp(k, "dependencies"))) {
         if (!cJSON_IsObject(c))
             return bad(err, cx, k, "must be an object");
         w->op = k[0] == 'p' ? (k[1] == 'r' ? OP_PROPS : OP_PATPROPS) : k[10] == 'S' ? OP_DEPSCHEMAS : OP_DEPS;

@@ -139,14 +139,14 @@ static bool duration_ok(const char *s, size_t n)
                 week = true;
             } else {
                 const char *p = strchr(order + pos, u);
-                if (!p || !u)
-                    return false;
+                if (!p || !u || (pos > 0 && p != order + pos))
+                    return false; /* Y, M, D in order, none skipped after the first */
                 pos = (int)(p - order) + 1;
                 other = true;
             }
         } else {
             const char *p = strchr(torder + tpos, u);
-            if (!p || !u)
+            if (!p || !u || (tpos > 0 && p != torder + tpos))
                 return false;
             tpos = (int)(p - torder) + 1;
             other = true;
@@ -559,8 +559,19 @@ static bool uri_ok(const char *s, size_t n, bool ref, bool iri)
             const char *close = memchr(a, ']', al);
             if (!close)
                 return false;
-            if (!ipv6_ok(a + 1, (size_t)(close - a - 1)))
+            if (a[1] == 'v' || a[1] == 'V') {
+                /* IPvFuture: "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ) */
+                size_t k = 2, end = (size_t)(close - a);
+                while (k < end && hex(a[k]))
+                    k++;
+                if (k == 2 || k >= end || a[k] != '.' || k + 1 >= end)
+                    return false;
+                for (k++; k < end; k++)
+                    if (!(alpha(a[k]) || digit(a[k]) || strchr("-._~!$&'()*+,;=:", a[k])))
+                        return false;
+            } else if (!ipv6_ok(a + 1, (size_t)(close - a - 1))) {
                 return false;
+            }
             size_t rest = al - (size_t)(close - a) - 1;
             if (rest) {
                 if (close[1] != ':')
@@ -645,22 +656,73 @@ static bool reljsonptr_ok(const char *s, size_t n)
     return jsonptr_ok(s + i, n - i);
 }
 
+/* RFC 6570: literals, and expressions {op varspec,varspec...} with varspec = name[:len] or
+ * name*. */
 static bool uritemplate_ok(const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '}')
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '}' || c <= 0x20 || c == 0x7F || c == '"' || c == '\\' || c == '<' || c == '>' ||
+            c == '^' || c == '`' || c == '|')
             return false;
-        if (s[i] != '{')
-            continue;
-        size_t j = i + 1;
-        while (j < n && s[j] != '}') {
-            if (s[j] == '{')
+        if (c == '%') {
+            if (i + 2 >= n || !hex(s[i + 1]) || !hex(s[i + 2]))
                 return false;
-            j++;
+            i += 3;
+            continue;
         }
-        if (j >= n || j == i + 1)
+        if (c != '{') {
+            i++;
+            continue;
+        }
+        i++;
+        if (i < n && strchr("+#./;?&=,!@|", s[i])) {
+            if (strchr("=,!@|", s[i]))
+                return false; /* reserved operators */
+            i++;
+        }
+        for (;;) {
+            size_t st = i;
+            bool dot_ok = false;
+            while (i < n) {
+                char v = s[i];
+                if (alpha(v) || digit(v) || v == '_') {
+                    dot_ok = true;
+                    i++;
+                } else if (v == '%' && i + 2 < n && hex(s[i + 1]) && hex(s[i + 2])) {
+                    dot_ok = true;
+                    i += 3;
+                } else if (v == '.' && dot_ok && i + 1 < n && s[i + 1] != '.' && s[i + 1] != '}') {
+                    dot_ok = false;
+                    i++;
+                } else {
+                    break;
+                }
+            }
+            if (i == st || i >= n)
+                return false;
+            if (s[i] == ':') {
+                size_t d0 = ++i;
+                while (i < n && digit(s[i]))
+                    i++;
+                if (i == d0 || i - d0 > 4 || s[d0] == '0')
+                    return false;
+            } else if (s[i] == '*') {
+                i++;
+            }
+            if (i >= n)
+                return false;
+            if (s[i] == ',') {
+                i++;
+                continue;
+            }
+            if (s[i] == '}') {
+                i++;
+                break;
+            }
             return false;
-        i = j;
+        }
     }
     return true;
 }
