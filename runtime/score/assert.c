@@ -505,7 +505,6 @@ static void check_contains_any(struct ctx *c)
             forge_free(needle);
         }
         if (kept == 0) {
-            c->skipped++;
             warn(c, "responseContainsAny: a group has no resolved value; group skipped");
         } else {
             groups++;
