@@ -346,6 +346,7 @@ int forge_cmd_run(int argc, char **argv)
         size_t lead = 0;
         while (lead < n && (line[lead] == ' ' || line[lead] == '\t')) lead++;
         if (lead == n) continue;
+        line[n] = 0;
         cJSON *traj = forge_json_parse(line, n, o.transcripts, &err);
         if (!traj) {
             fix_line(&err, o.transcripts, lineno);

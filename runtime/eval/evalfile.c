@@ -201,6 +201,7 @@ static int failv(struct val *v, bool at_key, const char *fmt, ...)
     if (v->text) {
         int line, col;
         forge_json_position(v->text, locate(v->text, v->len, v->path, at_key), &line, &col);
+        if (!*path) return forge_err_set(v->err, FORGE_EINVAL, "%s:%d:%d: %s", v->name, line, col, what);
         return forge_err_set(v->err, FORGE_EINVAL, "%s:%d:%d: %s: %s", v->name, line, col, path, what);
     }
     if (v->name) return forge_err_set(v->err, FORGE_EINVAL, "%s: %s: %s", v->name, path, what);
