@@ -1,5 +1,6 @@
 /* forge run EVAL.json... [options]: validate eval files, score recorded transcripts, report. */
 #include "cli/cli.h"
+#include "cli/luaopts.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/err.h"
@@ -8,6 +9,8 @@
 #include "eval/evalfile.h"
 #include "eval/registry.h"
 #include "eval/suite.h"
+#include "lua/l_eval.h"
+#include "lua/vm.h"
 #include "report/report.h"
 
 #include <errno.h>
@@ -36,12 +39,17 @@ const char forge_usage_run[] =
     "  --max-p95-ms MS         gate: p95 latency must be <= MS\n"
     "  --baseline FILE         a previous JSON report: list regressions and new passes\n"
     "  --max-line-bytes N      longest transcript line accepted (default 67108864)\n"
+    "  --assertions FILE.lua   a Lua script that registers custom assertions with\n"
+    "                          forge.assertion(name, fn) (repeatable)\n"
     "  -q, --quiet             print only failing cases and the summary\n"
+    "  --allow-read PATH, --lua-instructions N, --lua-memory MIB, --lua-timeout MS\n"
+    "                          sandbox limits of the --assertions scripts (as for forge script)\n"
     "\n"
     "Exit codes: 0 every case passed and every gate was met; 1 a case or gate failed or a case\n"
     "had no transcript; 2 bad usage or input.\n";
 
 #define MAX_REPORTS 16
+#define MAX_ASSERTION_FILES 16
 
 struct opts {
     const char **files;
@@ -49,6 +57,9 @@ struct opts {
     const char *transcripts, *seed, *snapshot, *tools, *baseline;
     const char *rformat[MAX_REPORTS], *rpath[MAX_REPORTS];
     int nreports;
+    const char *afiles[MAX_ASSERTION_FILES];
+    int nafiles;
+    struct forge_vm_opts vm;
     bool dry_run, quiet;
     size_t max_line;
     struct forge_gates gates;
@@ -82,6 +93,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
         if (strcmp(a, "--") == 0) { only_files = true; continue; }
         if (strcmp(a, "--dry-run") == 0) { o->dry_run = true; continue; }
         if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) { o->quiet = true; continue; }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(forge_usage_run, stdout);
+            return 1;
+        }
         /* options with a value: --flag VALUE or --flag=VALUE */
         const char *val = NULL;
         char flag[64];
@@ -95,10 +110,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
         }
         static const char *const valued[] = {"--transcripts", "--seed", "--snapshot", "--tools", "--report",
                                              "--min-pass-rate", "--max-cost", "--max-p95-ms", "--baseline",
-                                             "--max-line-bytes", NULL};
+                                             "--max-line-bytes", "--assertions", NULL};
         bool known = false;
         for (const char *const *v = valued; *v && !known; v++) known = strcmp(*v, flag) == 0;
         if (!known) {
+            int r = forge_luaopts_parse(argc, argv, &i, &o->vm);
+            if (r < 0) return -1;
+            if (r > 0) continue;
             forge_cli_error("run: unknown option '%s' (run 'forge help run')", a);
             return -1;
         }
@@ -114,6 +132,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
         else if (strcmp(flag, "--snapshot") == 0) o->snapshot = val;
         else if (strcmp(flag, "--tools") == 0) o->tools = val;
         else if (strcmp(flag, "--baseline") == 0) o->baseline = val;
+        else if (strcmp(flag, "--assertions") == 0) {
+            if (o->nafiles == MAX_ASSERTION_FILES) {
+                forge_cli_error("run: at most %d --assertions files", MAX_ASSERTION_FILES);
+                return -1;
+            }
+            o->afiles[o->nafiles++] = val;
+        }
         else if (strcmp(flag, "--report") == 0) {
             const char *e2 = strchr(val, '=');
             if (!e2 || e2 == val || !e2[1]) {
@@ -227,6 +252,35 @@ static void fix_line(struct forge_err *e, const char *name, long lineno)
     snprintf(e->msg + n, sizeof e->msg - n, ":%ld%s", lineno + l - 1, tail);
 }
 
+/* Every `custom` name the cases use must be registered: a typo is bad input, not a failure. */
+static int check_custom_names(const cJSON *const *cases, const char *const *case_file, size_t n,
+                              const struct forge_assertions *reg)
+{
+    for (size_t i = 0; i < n; i++) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cases[i], "expect"), "custom");
+        const cJSON *it;
+        cJSON_ArrayForEach(it, c) {
+            if (forge_assertions_find(reg, it->string)) continue;
+            const char *known[65];
+            size_t nk = 0;
+            for (; nk < forge_assertions_count(reg) && nk < 64; nk++) known[nk] = forge_assertions_name(reg, nk);
+            known[nk] = NULL;
+            char sug[128];
+            forge_evalfile_suggest(it->string, known, sug, sizeof sug);
+            if (sug[0])
+                forge_cli_error("%s: case \"%s\": expect.custom.%s: no custom assertion named \"%s\" is registered "
+                                "(did you mean \"%s\"?)", case_file[i], forge_json_str(cases[i], "id"), it->string,
+                                it->string, sug);
+            else
+                forge_cli_error("%s: case \"%s\": expect.custom.%s: no custom assertion named \"%s\" is registered "
+                                "(register it with forge.assertion in a file given with --assertions)",
+                                case_file[i], forge_json_str(cases[i], "id"), it->string, it->string);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static void print_buf(struct forge_buf *b)
 {
     if (b->len) fwrite(b->data, 1, b->len, stdout);
@@ -237,6 +291,9 @@ int forge_cmd_run(int argc, char **argv)
 {
     struct opts o;
     memset(&o, 0, sizeof o);
+    forge_vm_opts_init(&o.vm);
+    struct forge_vm *vm = NULL;
+    char *script_dir = NULL;
     struct forge_err err = {0};
     int exit_code = FORGE_EXIT_USAGE;
     cJSON **files = NULL, *seed = NULL, *snapshot = NULL, *tools = NULL, *baseline = NULL, *report = NULL;
@@ -246,7 +303,7 @@ int forge_cmd_run(int argc, char **argv)
     struct index ix = {0};
     struct forge_suite *suite = NULL;
     struct forge_jsonl *jl = NULL;
-    struct forge_assertions *custom = NULL;
+    const struct forge_assertions *registry = NULL;
     FILE *tf = NULL;
     char *line = NULL;
     long *slot_case = NULL;
@@ -254,7 +311,12 @@ int forge_cmd_run(int argc, char **argv)
     struct forge_buf out;
     forge_buf_init(&out, 0);
 
-    if (parse_args(argc, argv, &o)) goto out;
+    int pa = parse_args(argc, argv, &o);
+    if (pa > 0) {
+        exit_code = FORGE_EXIT_OK;
+        goto out;
+    }
+    if (pa) goto out;
     files = forge_calloc((size_t)o.nfiles, sizeof *files);
     if (!files) goto nomem;
     for (int i = 0; i < o.nfiles; i++) {
@@ -302,6 +364,23 @@ int forge_cmd_run(int argc, char **argv)
             case_file[nc++] = o.files[i];
         }
     }
+    if (o.nafiles) {
+        script_dir = forge_path_dir(o.afiles[0]);
+        o.vm.script_dir = script_dir;
+        if (!script_dir || !(vm = forge_vm_new(&o.vm, &err))) {
+            forge_cli_error("%s", script_dir ? err.msg : "out of memory");
+            goto out;
+        }
+        for (int i = 0; i < o.nafiles; i++) {
+            if (forge_vm_load_file(vm, o.afiles[i], &err) || forge_vm_call(vm, 0, 0, &err)) {
+                forge_cli_error("%s", err.msg);
+                if (err.trace[0]) fprintf(stderr, "%s\n", err.trace);
+                goto out;
+            }
+        }
+        if (!(registry = forge_lua_assertions(vm))) goto nomem;
+    }
+    if (check_custom_names(cases, case_file, nc, registry)) goto out;
     if (o.dry_run) {
         printf("%zu case%s in %d file%s: ok\n", nc, nc == 1 ? "" : "s", o.nfiles, o.nfiles == 1 ? "" : "s");
         exit_code = FORGE_EXIT_OK;
@@ -325,7 +404,7 @@ int forge_cmd_run(int argc, char **argv)
         }
     }
 
-    struct forge_eval_opts eo = {.seed = seed, .snapshot = snapshot, .tools = tools, .custom = custom};
+    struct forge_eval_opts eo = {.seed = seed, .snapshot = snapshot, .tools = tools, .custom = registry};
     tf = fopen(o.transcripts, "r");
     if (!tf) {
         forge_cli_error("%s: cannot read: %s", o.transcripts, strerror(errno));
@@ -467,7 +546,9 @@ out:
     cJSON_Delete(baseline);
     cJSON_Delete(report);
     forge_suite_free(suite);
-    forge_assertions_free(custom);
+    forge_vm_free(vm);
+    forge_free(script_dir);
+    forge_luaopts_free(&o.vm);
     forge_free(o.files);
     forge_buf_free(&out);
     return exit_code;
