@@ -26,4 +26,6 @@ extern const char forge_usage_script[];
 
 int forge_cmd_run(int argc, char **argv);
 extern const char forge_usage_run[];
+int forge_cmd_schema(int argc, char **argv);
+extern const char forge_usage_schema[];
 #endif

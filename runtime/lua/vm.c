@@ -681,8 +681,10 @@ int forge_vm_call(struct forge_vm *vm, int nargs, int nres, struct forge_err *er
         lua_pop(L, 1);
     }
     lua_remove(L, base); /* the handler */
-    lua_pushnil(L);
-    lua_setfield(L, LUA_REGISTRYINDEX, "forge.lasttrace");
+    if (status != LUA_OK) {
+        lua_pushnil(L);
+        lua_setfield(L, LUA_REGISTRYINDEX, "forge.lasttrace");
+    }
     if (outer) {
         atomic_store(&vm->watch_deadline_ns, 0);
         vm->deadline_ns = 0;
@@ -691,7 +693,6 @@ int forge_vm_call(struct forge_vm *vm, int nargs, int nres, struct forge_err *er
             lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_INTERVAL);
         }
         vm->mem_refused = 0;
-        lua_gc(L, LUA_GCCOLLECT);
     }
     return rc;
 }
