@@ -520,8 +520,36 @@ TEST(allocation_failures_are_clean)
     }
 }
 
+TEST(schema_assertions)
+{
+    cJSON *tools = cJSON_Parse("{\"w\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}");
+    g_opts.tools = tools;
+    EXPECT_PASS("{\"expect\":{\"argsMatchSchema\":true}}", traj("", "[{\"name\":\"w\",\"arguments\":{\"city\":\"Oslo\"}}]", -1, -1));
+    EXPECT_FAIL("{\"expect\":{\"argsMatchSchema\":true}}", traj("", "[{\"name\":\"w\",\"arguments\":{\"city\":7}}]", -1, -1),
+                "w arguments: /city: expected string, got integer");
+    EXPECT_FAIL("{\"expect\":{\"argsMatchSchema\":true}}", traj("", "[{\"name\":\"w\"}]", -1, -1),
+                "w arguments: missing required property 'city'");
+    /* a tool without a known schema is warned about, not failed */
+    cJSON *r = run_case("{\"expect\":{\"argsMatchSchema\":true}}", traj("", "[{\"name\":\"q\"}]", -1, -1));
+    CHECK(passed(r));
+    CHECK_STR(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "warnings"), 0)->valuestring,
+              "argsMatchSchema: no schema is known for tool q (give it with --tools)");
+    cJSON_Delete(r);
+    g_opts.tools = NULL;
+    cJSON_Delete(tools);
+    EXPECT_PASS("{\"expect\":{\"responseSchema\":{\"type\":\"object\",\"required\":[\"a\"]}}}", traj("{\"a\":1}", NULL, -1, -1));
+    EXPECT_FAIL("{\"expect\":{\"responseSchema\":{\"type\":\"object\",\"required\":[\"a\"]}}}", traj("{\"b\":1}", NULL, -1, -1),
+                "response does not match responseSchema: missing required property 'a'");
+    EXPECT_FAIL("{\"expect\":{\"responseSchema\":true}}", traj("hello", NULL, -1, -1),
+                "response is not JSON: response:1:1: invalid JSON near 'hello'");
+    EXPECT_FAIL("{\"expect\":{\"tool_calls\":{\"expect\":[{\"tool\":\"w\",\"args\":{\"n\":{\"json_schema\":{\"type\":\"integer\",\"maximum\":3}}}}]}}}",
+                traj("", "[{\"name\":\"w\",\"arguments\":{\"n\":5}}]", -1, -1),
+                "expect[0] (tool \"w\"): argument \"n\": does not match json_schema: 5 is greater than the maximum 3");
+}
+
 int main(void)
 {
+    RUN(schema_assertions);
     RUN(upstream_pinned_cases);
     RUN(upstream_other_checks);
     RUN(tools_not_called_and_params);
