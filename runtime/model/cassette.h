@@ -2,9 +2,10 @@
  * exchange per line:
  *   {"key": "<sha256>", "provider": "openai", "model": "gpt-4o-mini",
  *    "request": {<wire body sent>}, "status": 200, "response": {<wire body received>}}
- * ("response" is a string when the provider's body was not JSON). Keys are the cache keys
- * (cache.h), so a replayed request must match a recorded one byte for byte in what it would
- * send. No header, API key or URL is written. */
+ * ("response" is a string when the provider's body was not JSON). Keys are cache keys
+ * (cache.h) computed with an empty base URL, so a cassette replays whatever URL it was recorded
+ * against, and a replayed request must match a recorded one in everything it would send.
+ * No header, API key or URL is written. */
 #ifndef FORGE_MODEL_CASSETTE_H
 #define FORGE_MODEL_CASSETTE_H
 #include <cjson/cJSON.h>

@@ -277,7 +277,12 @@ static int parse(const cJSON *req, const cJSON *body, cJSON **resp, struct forge
     r = forge_wire_response_new(have_text ? text : NULL, calls, fin, in, outt);
     calls = NULL;
     NOMEM(r);
-    if (cJSON_GetArraySize(parts) > 0) {
+    int echo = 0;
+    cJSON_ArrayForEach(p, parts)
+        echo |= cJSON_HasObjectItem(p, "functionCall") || cJSON_HasObjectItem(p, "thoughtSignature") ||
+                cJSON_HasObjectItem(p, "thought");
+    /* Kept when sending the turn back verbatim matters: signatures, thoughts, calls. */
+    if (echo) {
         cJSON *pd = cJSON_AddObjectToObject(cJSON_GetObjectItemCaseSensitive(r, "message"), "provider_data"), *g;
         NOMEM(pd);
         NOMEM(g = cJSON_AddObjectToObject(pd, "gemini"));

@@ -342,7 +342,9 @@ struct forge_model *forge_provider_open(const char *spec, const struct forge_pro
         const char *v = strchr(o->headers[i], ':') + 1;
         while (*v == ' ')
             v++;
-        if (strlen(v) >= 8 && add_secret(p, v)) /* user headers often carry tokens */
+        /* User headers often carry tokens, alone or after a scheme ("Bearer ..."). */
+        const char *sp = strchr(v, ' ');
+        if ((strlen(v) >= 8 && add_secret(p, v)) || (sp && strlen(sp + 1) >= 8 && add_secret(p, sp + 1)))
             goto nomem;
     }
 
@@ -431,7 +433,7 @@ static int provider_complete(struct forge_model *m, const cJSON *req, cJSON **re
     cJSON *body = NULL, *r = NULL;
     char *text = NULL, *sorted = NULL, *rbody = NULL;
     struct forge_http_response hr = {0};
-    char key[65] = "";
+    char key[65] = "", tape_key[65] = "";
     double t0 = forge_clock_ms();
     *resp = NULL;
     if ((rc = forge_wire_check(req, err)) || (rc = p->d->build(req, p->base.name, &body, err)))
@@ -446,10 +448,12 @@ static int provider_complete(struct forge_model *m, const cJSON *req, cJSON **re
             goto out;
         }
         forge_cache_key(p->base.provider, p->base_url, p->base.name, sorted, key);
+        /* A cassette must replay wherever the recording pointed, so its key leaves the URL out. */
+        forge_cache_key(p->base.provider, "", p->base.name, sorted, tape_key);
     }
     if (p->replay) {
         long status = 0;
-        if ((rc = forge_cassette_find(p->replay, key, &status, &rbody, err)))
+        if ((rc = forge_cassette_find(p->replay, tape_key, &status, &rbody, err)))
             goto out;
         if ((rc = read_answer(p, req, status, rbody, &r, err)))
             goto out;
@@ -466,7 +470,7 @@ static int provider_complete(struct forge_model *m, const cJSON *req, cJSON **re
     }
     if (p->record) {
         struct forge_err re;
-        if (forge_cassette_record(p->record, key, p->base.provider, p->base.name, body, hr.status, hr.body,
+        if (forge_cassette_record(p->record, tape_key, p->base.provider, p->base.name, body, hr.status, hr.body,
                                   (const char *const *)p->secrets, &re) != 0) {
             rc = forge_err_set(err, re.code, "%s", re.msg);
             goto out;
