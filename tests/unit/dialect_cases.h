@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 /* Parses test JSON written with single quotes for readability: ' is ", \' is \". */
-static cJSON *J(const char *src)
+__attribute__((unused)) static cJSON *J(const char *src)
 {
     struct forge_err e;
     size_t n = strlen(src);
@@ -26,7 +26,7 @@ static cJSON *J(const char *src)
     return v;
 }
 
-static int same(const char *what, const cJSON *got, const char *want_text, int line)
+__attribute__((unused)) static int same(const char *what, const cJSON *got, const char *want_text, int line)
 {
     cJSON *want = J(want_text);
     int ok = got && forge_json_equal(got, want);
@@ -43,7 +43,7 @@ static int same(const char *what, const cJSON *got, const char *want_text, int l
 
 /* The body <d> builds for <req> equals <want>. */
 #define BODY_IS(d, req, want) CHECK(body_is_(d, req, want, __LINE__))
-static int body_is_(const struct forge_dialect *d, const char *req_text, const char *want, int line)
+__attribute__((unused)) static int body_is_(const struct forge_dialect *d, const char *req_text, const char *want, int line)
 {
     struct forge_err e;
     forge_err_clear(&e);
@@ -61,7 +61,7 @@ static int body_is_(const struct forge_dialect *d, const char *req_text, const c
 
 /* Building <req> fails with <code> and a message containing <part>. */
 #define BUILD_FAILS(d, req, code, part) CHECK(build_fails_(d, req, code, part, __LINE__))
-static int build_fails_(const struct forge_dialect *d, const char *req_text, int code, const char *part, int line)
+__attribute__((unused)) static int build_fails_(const struct forge_dialect *d, const char *req_text, int code, const char *part, int line)
 {
     struct forge_err e;
     forge_err_clear(&e);
@@ -79,7 +79,7 @@ static int build_fails_(const struct forge_dialect *d, const char *req_text, int
 
 /* Parsing the wire answer <wire> to <req> gives <want>. */
 #define PARSE_IS(d, req, wire, want) CHECK(parse_is_(d, req, wire, want, __LINE__))
-static int parse_is_(const struct forge_dialect *d, const char *req_text, const char *wire, const char *want, int line)
+__attribute__((unused)) static int parse_is_(const struct forge_dialect *d, const char *req_text, const char *wire, const char *want, int line)
 {
     struct forge_err e;
     forge_err_clear(&e);
@@ -95,7 +95,7 @@ static int parse_is_(const struct forge_dialect *d, const char *req_text, const 
 }
 
 #define PARSE_FAILS(d, wire, part) CHECK(parse_fails_(d, wire, part, __LINE__))
-static int parse_fails_(const struct forge_dialect *d, const char *wire, const char *part, int line)
+__attribute__((unused)) static int parse_fails_(const struct forge_dialect *d, const char *wire, const char *part, int line)
 {
     struct forge_err e;
     forge_err_clear(&e);
@@ -111,7 +111,7 @@ static int parse_fails_(const struct forge_dialect *d, const char *wire, const c
 }
 
 #define ERRMSG_IS(d, wire, want) CHECK(errmsg_is_(d, wire, want, __LINE__))
-static int errmsg_is_(const struct forge_dialect *d, const char *wire, const char *want, int line)
+__attribute__((unused)) static int errmsg_is_(const struct forge_dialect *d, const char *wire, const char *want, int line)
 {
     cJSON *w = J(wire);
     char out[256];
