@@ -196,6 +196,7 @@ def answer(d, model, text, calls, finish, signature):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out as separate writes
 
     def log_message(self, fmt, *args):
         pass
