@@ -83,9 +83,7 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
             TRY(bl = block(c, "tool_use"));
             TRY(cJSON_AddStringToObject(bl, "id", forge_json_str(call, "id")));
             TRY(cJSON_AddStringToObject(bl, "name", forge_json_str(call, "name")));
-            cJSON *in = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(call, "arguments"), 1);
-            TRY(in);
-            cJSON_AddItemToObject(bl, "input", in);
+            TRY(forge_wire_put(bl, "input", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(call, "arguments"), 1)));
         }
         if (cJSON_GetArraySize(calls) == 0)
             continue;
@@ -113,8 +111,7 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
                 TRY(cJSON_AddStringToObject(w, "description", d));
             const cJSON *p = cJSON_GetObjectItemCaseSensitive(t, "parameters");
             cJSON *pd = p ? cJSON_Duplicate(p, 1) : cJSON_Parse("{\"type\":\"object\",\"properties\":{}}");
-            TRY(pd);
-            cJSON_AddItemToObject(w, "input_schema", pd);
+            TRY(forge_wire_put(w, "input_schema", pd));
         }
         const cJSON *choice = cJSON_GetObjectItemCaseSensitive(req, "tool_choice");
         const cJSON *ptc = cJSON_GetObjectItemCaseSensitive(req, "parallel_tool_calls");
@@ -202,11 +199,8 @@ static int parse(const cJSON *req, const cJSON *body, cJSON **resp, struct forge
             cJSON *call = forge_wire_call_new(id, name);
             NOMEM(call);
             cJSON_AddItemToArray(calls, call);
-            if (cJSON_IsObject(input)) {
-                cJSON *d = cJSON_Duplicate(input, 1);
-                NOMEM(d);
-                cJSON_ReplaceItemInObjectCaseSensitive(call, "arguments", d);
-            }
+            if (cJSON_IsObject(input))
+                NOMEM(forge_wire_put(call, "arguments", cJSON_Duplicate(input, 1)));
             i++;
         } else if (strcmp(type, "thinking") == 0 || strcmp(type, "redacted_thinking") == 0) {
             if (!thinking)
@@ -226,8 +220,9 @@ static int parse(const cJSON *req, const cJSON *body, cJSON **resp, struct forge
         cJSON *pd = cJSON_AddObjectToObject(cJSON_GetObjectItemCaseSensitive(r, "message"), "provider_data"), *o;
         NOMEM(pd);
         NOMEM(o = cJSON_AddObjectToObject(pd, "anthropic"));
-        cJSON_AddItemToObject(o, "thinking", thinking);
+        cJSON *t = thinking;
         thinking = NULL;
+        NOMEM(forge_wire_put(o, "thinking", t));
     }
     (void)req;
 out:

@@ -4,6 +4,7 @@
 #include "base/buf.h"
 #include "base/file.h"
 #include "data/json.h"
+#include "model/dialect.h"
 #include "net/http.h"
 
 #include <pthread.h>
@@ -131,16 +132,22 @@ int forge_cassette_record(struct forge_cassette *c, const char *key, const char 
     if (!resp)
         resp = cJSON_CreateString(body);
     cJSON *req = cJSON_Duplicate(request, 1);
-    if (!x || !resp || !req || !cJSON_AddStringToObject(x, "key", key) || !cJSON_AddStringToObject(x, "provider", provider) ||
-        !cJSON_AddStringToObject(x, "model", model)) {
-        cJSON_Delete(req);
-        cJSON_Delete(resp);
+    int ok = x && cJSON_AddStringToObject(x, "key", key) && cJSON_AddStringToObject(x, "provider", provider) &&
+             cJSON_AddStringToObject(x, "model", model);
+    /* A put takes its item, even when it fails; what was not put is freed at out. */
+    if (ok) {
+        ok = forge_wire_put(x, "request", req) != NULL;
+        req = NULL;
+    }
+    ok = ok && cJSON_AddNumberToObject(x, "status", (double)status);
+    if (ok) {
+        ok = forge_wire_put(x, "response", resp) != NULL;
+        resp = NULL;
+    }
+    if (!ok) {
         rc = forge_err_set(err, FORGE_ENOMEM, "out of memory recording an exchange");
         goto out;
     }
-    cJSON_AddItemToObject(x, "request", req);
-    cJSON_AddNumberToObject(x, "status", (double)status);
-    cJSON_AddItemToObject(x, "response", resp);
     if (!(line = forge_json_print(x, 0))) {
         rc = forge_err_set(err, FORGE_ENOMEM, "out of memory recording an exchange");
         goto out;
@@ -162,6 +169,8 @@ int forge_cassette_record(struct forge_cassette *c, const char *key, const char 
     pthread_mutex_unlock(&c->lock);
 out:
     forge_free(line);
+    cJSON_Delete(req);
+    cJSON_Delete(resp);
     cJSON_Delete(x);
     return rc;
 }

@@ -102,9 +102,7 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
                 TRY(fc = cJSON_AddObjectToObject(p, "functionCall"));
                 TRY(cJSON_AddStringToObject(fc, "id", forge_json_str(call, "id")));
                 TRY(cJSON_AddStringToObject(fc, "name", forge_json_str(call, "name")));
-                cJSON *a = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(call, "arguments"), 1);
-                TRY(a);
-                cJSON_AddItemToObject(fc, "args", a);
+                TRY(forge_wire_put(fc, "args", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(call, "arguments"), 1)));
             }
         }
         if (cJSON_GetArraySize(calls) == 0)
@@ -122,8 +120,8 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
                 TRY(cJSON_AddStringToObject(fr, "id", forge_json_str(call, "id")));
             TRY(cJSON_AddStringToObject(fr, "name", forge_json_str(call, "name")));
             TRY(resp = cJSON_AddObjectToObject(fr, "response"));
-            TRY(v = forge_wire_result_value(forge_json_str(r, "content")));
-            cJSON_AddItemToObject(resp, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "is_error")) ? "error" : "output", v);
+            v = forge_wire_result_value(forge_json_str(r, "content"));
+            TRY(forge_wire_put(resp, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "is_error")) ? "error" : "output", v));
         }
     }
     const cJSON *tools = cJSON_GetObjectItemCaseSensitive(req, "tools"), *t;
@@ -140,11 +138,8 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
             if (d)
                 TRY(cJSON_AddStringToObject(w, "description", d));
             const cJSON *ps = cJSON_GetObjectItemCaseSensitive(t, "parameters");
-            if (ps) {
-                cJSON *pd = cJSON_Duplicate(ps, 1);
-                TRY(pd);
-                cJSON_AddItemToObject(w, "parametersJsonSchema", pd);
-            }
+            if (ps)
+                TRY(forge_wire_put(w, "parametersJsonSchema", cJSON_Duplicate(ps, 1)));
         }
         const cJSON *choice = cJSON_GetObjectItemCaseSensitive(req, "tool_choice");
         if (choice) {
@@ -176,9 +171,7 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
             for (int k = 0; names[k].from; k++)
                 if (strcmp(key, names[k].from) == 0)
                     key = names[k].to;
-            cJSON *d = cJSON_Duplicate(pp, 1);
-            TRY(d);
-            cJSON_AddItemToObject(gc, key, d);
+            TRY(forge_wire_put(gc, key, cJSON_Duplicate(pp, 1)));
         }
     }
 out:
@@ -264,11 +257,8 @@ static int parse(const cJSON *req, const cJSON *body, cJSON **resp, struct forge
             NOMEM(call);
             cJSON_AddItemToArray(calls, call);
             const cJSON *args = cJSON_GetObjectItemCaseSensitive(fc, "args");
-            if (cJSON_IsObject(args)) {
-                cJSON *d = cJSON_Duplicate(args, 1);
-                NOMEM(d);
-                cJSON_ReplaceItemInObjectCaseSensitive(call, "arguments", d);
-            }
+            if (cJSON_IsObject(args))
+                NOMEM(forge_wire_put(call, "arguments", cJSON_Duplicate(args, 1)));
             i++;
         }
     }
@@ -286,9 +276,7 @@ static int parse(const cJSON *req, const cJSON *body, cJSON **resp, struct forge
         cJSON *pd = cJSON_AddObjectToObject(cJSON_GetObjectItemCaseSensitive(r, "message"), "provider_data"), *g;
         NOMEM(pd);
         NOMEM(g = cJSON_AddObjectToObject(pd, "gemini"));
-        cJSON *d = cJSON_Duplicate(parts, 1);
-        NOMEM(d);
-        cJSON_AddItemToObject(g, "parts", d);
+        NOMEM(forge_wire_put(g, "parts", cJSON_Duplicate(parts, 1)));
     }
 out:
     forge_free(text);

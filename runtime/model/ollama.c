@@ -57,8 +57,7 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
             TRY(w = obj(tc));
             TRY(f = cJSON_AddObjectToObject(w, "function"));
             TRY(cJSON_AddStringToObject(f, "name", forge_json_str(c, "name")));
-            TRY(a = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(c, "arguments"), 1));
-            cJSON_AddItemToObject(f, "arguments", a);
+            TRY(a = forge_wire_put(f, "arguments", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(c, "arguments"), 1)));
         }
         cJSON_ArrayForEach(c, calls) {
             const cJSON *r = forge_wire_result(req, forge_json_str(c, "id"));
@@ -98,8 +97,7 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
                 TRY(cJSON_AddStringToObject(f, "description", d));
             const cJSON *p = cJSON_GetObjectItemCaseSensitive(t, "parameters");
             cJSON *pd = p ? cJSON_Duplicate(p, 1) : cJSON_Parse("{\"type\":\"object\",\"properties\":{}}");
-            TRY(pd);
-            cJSON_AddItemToObject(f, "parameters", pd);
+            TRY(forge_wire_put(f, "parameters", pd));
         }
     }
     TRY(cJSON_AddFalseToObject(b, "stream"));
@@ -114,17 +112,13 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
                 is_top |= strcmp(key, top[k]) == 0;
             if (strcmp(key, "max_tokens") == 0)
                 key = "num_predict";
-            cJSON *d = cJSON_Duplicate(pp, 1);
-            TRY(d);
             if (is_top) {
-                cJSON_AddItemToObject(b, key, d);
+                TRY(forge_wire_put(b, key, cJSON_Duplicate(pp, 1)));
                 continue;
             }
-            if (!opts && !(opts = cJSON_AddObjectToObject(b, "options"))) {
-                cJSON_Delete(d);
-                TRY(0);
-            }
-            cJSON_AddItemToObject(opts, key, d);
+            if (!opts)
+                TRY(opts = cJSON_AddObjectToObject(b, "options"));
+            TRY(forge_wire_put(opts, key, cJSON_Duplicate(pp, 1)));
         }
     }
 out:
@@ -168,11 +162,9 @@ static int parse(const cJSON *req, const cJSON *body, cJSON **resp, struct forge
         NOMEM(call);
         cJSON_AddItemToArray(calls, call);
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(f, "arguments");
-        if (cJSON_IsObject(a)) {
-            cJSON *d = cJSON_Duplicate(a, 1);
-            NOMEM(d);
-            cJSON_ReplaceItemInObjectCaseSensitive(call, "arguments", d);
-        } else if (cJSON_IsString(a)) {
+        if (cJSON_IsObject(a))
+            NOMEM(forge_wire_put(call, "arguments", cJSON_Duplicate(a, 1)));
+        else if (cJSON_IsString(a)) {
             NOMEM(forge_wire_set_args_text(call, a->valuestring) == 0);
         }
         i++;

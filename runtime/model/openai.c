@@ -105,8 +105,7 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
                 TRY(cJSON_AddStringToObject(f, "description", d));
             const cJSON *p = cJSON_GetObjectItemCaseSensitive(t, "parameters");
             cJSON *pd = p ? cJSON_Duplicate(p, 1) : cJSON_Parse("{\"type\":\"object\",\"properties\":{}}");
-            TRY(pd);
-            cJSON_AddItemToObject(f, "parameters", pd);
+            TRY(forge_wire_put(f, "parameters", pd));
         }
         const cJSON *choice = cJSON_GetObjectItemCaseSensitive(req, "tool_choice");
         if (cJSON_IsString(choice)) {
@@ -176,7 +175,7 @@ static int parse(const cJSON *req, const cJSON *body, cJSON **resp, struct forge
             cJSON_AddItemToArray(calls, call);
             const cJSON *a = cJSON_GetObjectItemCaseSensitive(f, "arguments");
             if (cJSON_IsObject(a))
-                cJSON_ReplaceItemInObjectCaseSensitive(call, "arguments", cJSON_Duplicate(a, 1));
+                NOMEM(forge_wire_put(call, "arguments", cJSON_Duplicate(a, 1)));
             else if (forge_wire_set_args_text(call, cJSON_IsString(a) ? a->valuestring : NULL))
                 NOMEM(0);
             i++;

@@ -96,8 +96,7 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
                 TRY(cJSON_AddStringToObject(w, "description", d));
             const cJSON *p = cJSON_GetObjectItemCaseSensitive(t, "parameters");
             cJSON *pd = p ? cJSON_Duplicate(p, 1) : cJSON_Parse("{\"type\":\"object\",\"properties\":{}}");
-            TRY(pd);
-            cJSON_AddItemToObject(w, "parameters", pd);
+            TRY(forge_wire_put(w, "parameters", pd));
             /* Without this the API would default to strict schemas, which reject optional
              * properties that ordinary JSON Schemas have. */
             TRY(cJSON_AddFalseToObject(w, "strict"));
@@ -117,11 +116,8 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
     }
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(req, "params");
     const cJSON *mt = cJSON_GetObjectItemCaseSensitive(params, "max_tokens");
-    if (mt) {
-        cJSON *d = cJSON_Duplicate(mt, 1);
-        TRY(d);
-        cJSON_AddItemToObject(b, "max_output_tokens", d);
-    }
+    if (mt)
+        TRY(forge_wire_put(b, "max_output_tokens", cJSON_Duplicate(mt, 1)));
     static const char *const skip[] = {"max_tokens", NULL};
     if (forge_wire_copy_params(b, params, skip))
         TRY(0);
@@ -210,8 +206,9 @@ static int parse(const cJSON *req, const cJSON *body, cJSON **resp, struct forge
         cJSON *pd = cJSON_AddObjectToObject(cJSON_GetObjectItemCaseSensitive(r, "message"), "provider_data"), *o;
         NOMEM(pd);
         NOMEM(o = cJSON_AddObjectToObject(pd, "openai_responses"));
-        cJSON_AddItemToObject(o, "reasoning", reasoning);
+        cJSON *t = reasoning;
         reasoning = NULL;
+        NOMEM(forge_wire_put(o, "reasoning", t));
     }
 out:
     forge_free(text);

@@ -175,6 +175,18 @@ int forge_wire_check(const cJSON *req, struct forge_err *err)
     return 0;
 }
 
+cJSON *forge_wire_put(cJSON *obj, const char *key, cJSON *item)
+{
+    if (!item)
+        return NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+    if (!cJSON_AddItemToObject(obj, key, item)) {
+        cJSON_Delete(item);
+        return NULL;
+    }
+    return item;
+}
+
 char *forge_wire_args_text(const cJSON *args)
 {
     return forge_json_print(args, 0);
@@ -198,10 +210,8 @@ int forge_wire_set_args_text(cJSON *call, const char *text)
     struct forge_err e;
     forge_err_clear(&e);
     cJSON *v = forge_json_parse(text, strlen(text), "arguments", &e);
-    if (v && cJSON_IsObject(v)) {
-        cJSON_ReplaceItemInObjectCaseSensitive(call, "arguments", v);
-        return 0;
-    }
+    if (v && cJSON_IsObject(v))
+        return forge_wire_put(call, "arguments", v) ? 0 : FORGE_ENOMEM;
     const char *why = v ? "arguments: not a JSON object" : e.msg;
     cJSON_Delete(v);
     if (!cJSON_AddStringToObject(call, "arguments_text", text) || !cJSON_AddStringToObject(call, "arguments_error", why))
@@ -221,34 +231,26 @@ void forge_wire_call_id(const cJSON *req, int index, char *out, size_t n)
 cJSON *forge_wire_response_new(const char *content, cJSON *calls, const char *finish_reason,
                                double input_tokens, double output_tokens)
 {
-    cJSON *r = cJSON_CreateObject(), *msg = cJSON_CreateObject(), *usage = cJSON_CreateObject();
-    if (!r || !msg || !usage)
-        goto fail;
-    cJSON_AddItemToObject(r, "message", msg);
-    msg = NULL;
-    cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "message");
-    if (!cJSON_AddStringToObject(m, "role", "assistant"))
+    cJSON *r = cJSON_CreateObject(), *m, *u, *c = calls;
+    calls = NULL;
+    if (!r || !(m = cJSON_AddObjectToObject(r, "message")) || !cJSON_AddStringToObject(m, "role", "assistant"))
         goto fail;
     if (!(content ? cJSON_AddStringToObject(m, "content", content) : cJSON_AddNullToObject(m, "content")))
         goto fail;
-    if (calls) {
-        cJSON_AddItemToObject(m, "tool_calls", calls);
-        calls = NULL;
+    if (c) {
+        cJSON *t = c;
+        c = NULL;
+        if (!forge_wire_put(m, "tool_calls", t))
+            goto fail;
     }
-    if (!cJSON_AddStringToObject(r, "finish_reason", finish_reason))
-        goto fail;
-    cJSON_AddItemToObject(r, "usage", usage);
-    usage = NULL;
-    cJSON *u = cJSON_GetObjectItemCaseSensitive(r, "usage");
-    if (!cJSON_AddNumberToObject(u, "input_tokens", input_tokens) ||
+    if (!cJSON_AddStringToObject(r, "finish_reason", finish_reason) || !(u = cJSON_AddObjectToObject(r, "usage")) ||
+        !cJSON_AddNumberToObject(u, "input_tokens", input_tokens) ||
         !cJSON_AddNumberToObject(u, "output_tokens", output_tokens))
         goto fail;
     return r;
 fail:
     cJSON_Delete(r);
-    cJSON_Delete(msg);
-    cJSON_Delete(usage);
-    cJSON_Delete(calls);
+    cJSON_Delete(c);
     return NULL;
 }
 
@@ -262,11 +264,8 @@ int forge_wire_copy_params(cJSON *obj, const cJSON *params, const char *const *s
                 skipped = 1;
         if (skipped)
             continue;
-        cJSON *d = cJSON_Duplicate(p, 1);
-        if (!d)
+        if (!forge_wire_put(obj, p->string, cJSON_Duplicate(p, 1)))
             return FORGE_ENOMEM;
-        cJSON_DeleteItemFromObjectCaseSensitive(obj, p->string);
-        cJSON_AddItemToObject(obj, p->string, d);
     }
     return 0;
 }
