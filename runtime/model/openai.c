@@ -67,8 +67,11 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
         cJSON_AddItemToArray(msgs, m);
         TRY(cJSON_AddStringToObject(m, "role", role));
         const char *content = forge_json_str(nm, "content");
-        TRY(content ? cJSON_AddStringToObject(m, "content", content) : cJSON_AddNullToObject(m, "content"));
         const cJSON *calls = cJSON_GetObjectItemCaseSensitive(nm, "tool_calls"), *c;
+        /* null content is only valid beside tool calls */
+        if (!content && cJSON_GetArraySize(calls) == 0)
+            content = "";
+        TRY(content ? cJSON_AddStringToObject(m, "content", content) : cJSON_AddNullToObject(m, "content"));
         if (cJSON_GetArraySize(calls) == 0)
             continue;
         cJSON *tc;

@@ -604,6 +604,31 @@ def group_batch(fake):
                                  "--retries", "0", "-n", "4", "-j", "2"], request=req("[e500] Hi"), tmp=fake.tmp)
     summary = json.loads(stdout) if stdout.strip() else {}
     check_eq("batch with failures", (rc, summary.get("ok"), summary.get("errors")), (3, 0, 4))
+    check("batch reports the failures", err.count("HTTP 500 (after retries)") == 4, err)
+    # On a terminal, batch shows a progress line on stderr.
+    import pty
+    master, slave = pty.openpty()
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(fake.tmp, "xdg"))
+    path = os.path.join(fake.tmp, "tty-req.json")
+    with open(path, "w") as f:
+        json.dump(req("Hi"), f)
+    p = subprocess.Popen([FORGE, "model", "batch", "--model", "ollama:m1", "--base-url", fake.base("ollama"),
+                          "--no-cache", "-n", "6", "-j", "2", path], env=env, stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    out, _ = p.communicate(timeout=60)
+    screen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        screen += chunk
+    os.close(master)
+    text = screen.decode(errors="replace")
+    check("progress line", p.returncode == 0 and "6/6  ok 6  failed 0" in text and "ETA" in text, text)
+    check("no progress line without a terminal", "ETA" not in err, err)
 
 
 def main():

@@ -23,6 +23,10 @@ TEST(bodies)
             "'tools':[{'type':'function','function':{'name':'now','parameters':{'type':'object','properties':{}}}}],"
             "'tool_choice':{'type':'function','function':{'name':'now'}},'parallel_tool_calls':false,"
             "'temperature':0.2,'max_completion_tokens':50,'seed':7}");
+    /* An assistant turn with neither text nor calls is sent with empty text. */
+    BODY_IS(D, "{'messages':[{'role':'user','content':'Hi'},{'role':'assistant','content':null},{'role':'user','content':'?'}]}",
+            "{'model':'m1','messages':[{'role':'user','content':'Hi'},{'role':'assistant','content':''},"
+            "{'role':'user','content':'?'}]}");
     /* tool_choice without tools is meaningless on the wire and left out. */
     BODY_IS(D, "{'messages':[{'role':'user','content':'Hi'}],'tool_choice':'none'}",
             "{'model':'m1','messages':[{'role':'user','content':'Hi'}]}");
