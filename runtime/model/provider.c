@@ -160,7 +160,8 @@ static int add_secret(struct provider *p, const char *s)
     int n = 0;
     while (p->secrets[n])
         n++;
-    if (n >= MAX_SECRETS - 1 || !s || !*s)
+    /* Shorter values are placeholders ("x", "none"): redacting them would garble messages. */
+    if (n >= MAX_SECRETS - 1 || !s || strlen(s) < 4)
         return 0;
     return (p->secrets[n] = forge_strdup(s)) ? 0 : FORGE_ENOMEM;
 }
@@ -236,6 +237,12 @@ struct forge_model *forge_provider_open(const char *spec, const struct forge_pro
     } else {
         key = getenv("OLLAMA_API_KEY");
     }
+    for (const char *c = key; c && *c; c++)
+        if (iscntrl((unsigned char)*c)) {
+            forge_err_set(err, FORGE_EINVAL, "--model %s: the API key in the environment contains a control "
+                          "character (a stray line break?)", spec);
+            return NULL;
+        }
     if (keyvar && (!key || !*key) && !o->replay_path) {
         forge_err_set(err, FORGE_EINVAL,
                       "--model %s: no API key: set %s%s in the environment (or use --replay FILE)", spec, keyvar,
@@ -283,6 +290,18 @@ struct forge_model *forge_provider_open(const char *spec, const struct forge_pro
     p->base_url = forge_buf_take(&b);
     if (!p->base_url)
         goto nomem;
+    {
+        /* Credentials inside the URL (https://user:secret@host) are secrets too. */
+        const char *auth = strstr(p->base_url, "://") + 3, *at = strchr(auth, '@'), *slash = strchr(auth, '/');
+        if (at && (!slash || at < slash)) {
+            char *userinfo = forge_strndup(auth, (size_t)(at - auth));
+            const char *pw = userinfo ? strchr(userinfo, ':') : NULL;
+            rc = !userinfo || add_secret(p, userinfo) || (pw && add_secret(p, pw + 1)) ? FORGE_ENOMEM : 0;
+            forge_free(userinfo);
+            if (rc)
+                goto nomem;
+        }
+    }
     forge_buf_init(&b, 0);
     if (d == &forge_dialect_openai)
         rc = forge_buf_addf(&b, "%s/chat/completions", p->base_url);

@@ -501,6 +501,12 @@ def group_hygiene(fake):
     rc, out, err, _, _ = complete(fake, "ollama", req("[echo-key] Hi"),
                                   extra=["--header", "Authorization: Bearer ollama-secret-99"])
     check("header secret redacted", rc == 3 and "ollama-secret-99" not in err and "[REDACTED]" in err, err)
+    # Credentials in the base URL are redacted from messages.
+    rc, out, err, _, _ = run(["complete", "--model", "ollama:m1", "--no-cache", "--retries", "0", "--base-url",
+                              "http://bob:hunter2-password@127.0.0.1:9"], request=req("Hi"), tmp=fake.tmp)
+    check("URL credentials redacted", rc == 3 and "hunter2-password" not in err and "[REDACTED]@127.0.0.1" in err, err)
+    rc, out, err, _, _ = complete(fake, "openai", req("Hi"), env_extra={"OPENAI_API_KEY": "sk-abc\nX-Evil: 1"})
+    check("key with a line break refused", rc == 2 and "control character" in err and "sk-abc" not in err, err)
     # OLLAMA_API_KEY is optional and sent as a bearer token.
     fake.requests()
     rc, out, err, _, _ = complete(fake, "ollama", req("Hi"), env_extra={"OLLAMA_API_KEY": "olk-0123456789"})
