@@ -16,7 +16,6 @@
 
 const char forge_live_usage[] =
     "run options:\n"
-    "  --model SPEC            the model for every suite: scripted:RULES.lua, or provider:model\n"
     "  -j, --jobs N            cases in flight at once (default 1)\n"
     "  --report FORMAT=PATH    write a report: json, jsonl, junit or md (repeatable)\n"
     "  --save-transcripts FILE write every trajectory, one JSON object per line\n"
@@ -39,14 +38,28 @@ static int number(const char *flag, const char *s, double lo, double hi, double 
     return 0;
 }
 
+void forge_live_opts_init(struct forge_live_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    forge_provider_opts_init(&o->prov);
+}
+
 int forge_live_parse(int argc, char **argv, int *i, struct forge_live_opts *o)
 {
     const char *a = argv[*i];
+    struct forge_err perr = {0};
+    int pr = forge_provider_opts_arg(&o->prov, argc, argv, i, &perr);
+    if (pr < 0) {
+        forge_cli_error("%s", perr.msg);
+        return -1;
+    }
+    if (pr > 0)
+        return 1;
     if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
         o->quiet = true;
         return 1;
     }
-    static const char *const valued[] = {"--model", "-j", "--jobs", "--report",
+    static const char *const valued[] = {"-j", "--jobs", "--report",
                                          "--save-transcripts", "--min-pass-rate", "--max-cost",
                                          "--max-p95-ms", "--baseline", NULL};
     char flag[64];
@@ -72,9 +85,7 @@ int forge_live_parse(int argc, char **argv, int *i, struct forge_live_opts *o)
         val = argv[++*i];
     }
     double d;
-    if (!strcmp(flag, "--model")) {
-        o->model = val;
-    } else if (!strcmp(flag, "-j") || !strcmp(flag, "--jobs")) {
+    if (!strcmp(flag, "-j") || !strcmp(flag, "--jobs")) {
         if (number(flag, val, 1, 4096, &d))
             return -1;
         o->jobs = (int)d;
@@ -163,7 +174,7 @@ static struct forge_model *pick_model(const struct forge_live_opts *o, struct fo
                                       struct forge_err *err)
 {
     *owned = 0;
-    const char *spec = o->model ? o->model : s->model ? NULL : s->model_spec;
+    const char *spec = o->prov.model ? o->prov.model : s->model ? NULL : s->model_spec;
     if (!spec && s->model)
         return s->model;
     if (!spec) {
@@ -183,8 +194,9 @@ static struct forge_model *pick_model(const struct forge_live_opts *o, struct fo
                       "scripted:RULES.lua, or model = forge.scripted{...} in the suite");
         return NULL;
     }
-    return forge_cli_open_provider(spec, err) ? (*owned = 1, forge_cli_last_provider())
-                                              : NULL;
+    struct forge_model *m = forge_provider_open(spec, &o->prov, err);
+    *owned = m != NULL;
+    return m;
 }
 
 int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,

@@ -6,12 +6,14 @@
 #include "eval/suite.h"
 #include "lua/l_suite.h"
 #include "lua/vm.h"
+#include "model/provider.h"
 
 #define FORGE_LIVE_MAX_REPORTS 16
 
 struct forge_live_opts {
     int jobs;                     /* -j N */
-    const char *model;            /* --model SPEC: overrides the suites' models */
+    struct forge_provider_opts prov; /* --model SPEC (overrides the suites' models), --base-url,
+                                        --record, --replay, ... */
     const char *rformat[FORGE_LIVE_MAX_REPORTS], *rpath[FORGE_LIVE_MAX_REPORTS];
     int nreports;
     const char *save_transcripts; /* --save-transcripts FILE.jsonl */
@@ -21,6 +23,9 @@ struct forge_live_opts {
 };
 
 extern const char forge_live_usage[];
+
+/* Sets the defaults. */
+void forge_live_opts_init(struct forge_live_opts *o);
 
 /* Parses one option at argv[*i] (and its value). Returns 1 when consumed, 0 when it is not a
  * run option, -1 after printing an error. */
