@@ -251,18 +251,24 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
         }
         if (!any_flag_gate)
             merge_gates(&gates, &s->gates);
+        cJSON *schemas = cJSON_CreateObject();
+        for (int t = 0; t < s->tools.n; t++)
+            cJSON_AddItemToObject(schemas, s->tools.v[t]->name,
+                                  cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(
+                                                      s->tools.v[t]->def, "parameters"), 1));
         struct forge_run_spec spec = {
             .suite_name = s->name,
             .agent = {.model = model, .tools = &s->tools, .verifiers = &s->verifiers,
                       .policy = &s->policy, .system = s->system, .params = s->params},
             .cases = s->cases,
-            .eval = {.custom = custom},
+            .eval = {.custom = custom, .tools = schemas},
             .jobs = o->jobs,
             .on_case = on_case,
             .ud = &sink,
         };
         struct forge_run_stats stats = {0};
         int rc = forge_run_suite(&spec, acc, &stats, &err);
+        cJSON_Delete(schemas);
         if (owned)
             forge_model_free(model);
         if (rc) {
