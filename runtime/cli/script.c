@@ -64,6 +64,7 @@ static int collect_suites(struct forge_vm *vm, const char *file, struct forge_lu
         }
     }
     lua_settop(L, top - 1);
+    lua_gc(L, LUA_GCCOLLECT);
     return rc;
 }
 

@@ -10,6 +10,7 @@
 
 struct shared {
     const struct forge_run_spec *spec;
+    const cJSON **cases; /* by index: cJSON_GetArrayItem is linear */
     int n;
     _Atomic int next;
     cJSON **results;
@@ -22,7 +23,7 @@ struct shared {
 static void run_case(struct shared *sh, int i)
 {
     const struct forge_run_spec *spec = sh->spec;
-    const cJSON *kase = cJSON_GetArrayItem(spec->cases, i);
+    const cJSON *kase = sh->cases[i];
     cJSON *traj = NULL;
     struct forge_err err = {0};
     int rc = forge_agent_run(&spec->agent, kase, &traj, &err);
@@ -73,7 +74,13 @@ int forge_run_suite(const struct forge_run_spec *spec, struct forge_suite *suite
     atomic_init(&sh.next, 0);
     pthread_mutex_init(&sh.lock, NULL);
     sh.results = forge_calloc((size_t)sh.n + 1, sizeof *sh.results);
-    if (!sh.results) {
+    sh.cases = forge_calloc((size_t)sh.n + 1, sizeof *sh.cases);
+    int ci = 0;
+    for (const cJSON *c = sh.cases ? spec->cases->child : NULL; c; c = c->next)
+        sh.cases[ci++] = c;
+    if (!sh.results || !sh.cases) {
+        forge_free(sh.results);
+        forge_free(sh.cases);
         pthread_mutex_destroy(&sh.lock);
         return forge_err_set(err, FORGE_ENOMEM, "out of memory");
     }
@@ -109,6 +116,7 @@ int forge_run_suite(const struct forge_run_spec *spec, struct forge_suite *suite
         stats->infra_errors = sh.infra;
     }
     forge_free(sh.results);
+    forge_free(sh.cases);
     pthread_mutex_destroy(&sh.lock);
     return rc;
 }

@@ -281,6 +281,9 @@ int forge_lua_suite_load(struct forge_vm *vm, int idx, struct forge_lua_suite *o
         rc = each_of(vm, idx, "cases", where, add_case, out->cases, err);
     if (rc)
         goto fail;
+    /* The cases live on as JSON: let Lua's copies go (a suite may hold many thousands). */
+    lua_pushnil(L);
+    lua_setfield(L, idx, "cases");
     if (!out->cases->child) {
         forge_err_set(err, FORGE_EINVAL, "%s: has no cases (cases = forge.evals(\"...\") or a "
                       "list of case tables)", where);

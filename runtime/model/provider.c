@@ -91,7 +91,7 @@ int forge_provider_opts_arg(struct forge_provider_opts *o, int argc, char **argv
     if (!flag)
         return 0;
     snprintf(name, sizeof name, "%s", flag);
-    long n;
+    long n = 0;
     if (strcmp(flag, "--model") == 0) {
         o->model = val;
     } else if (strcmp(flag, "--base-url") == 0) {
