@@ -99,6 +99,10 @@ def main():
         stderr_has=["the scripted model needs rules: --model scripted:RULES.lua"])
     run("missing key", ["script", "scripts/demo.lua", "--model", "anthropic:claude-x"], 2,
         stderr_has=["ANTHROPIC_API_KEY"])
+    run("forge.http", ["script", "tests/integration/agent/http_spec.lua", "--allow-net", "--", port], 0,
+        stdout_has=["4 passed, 0 failed"])
+    run("forge.http needs --allow-net", ["script", "tests/integration/agent/http_spec.lua", "--", port], 2,
+        stdout_has=["network access is off; run forge with --allow-net"])
     server.kill()
     print(f"{0 if failures else 'all'} ok; {len(failures)} failed")
     return 1 if failures else 0
