@@ -65,11 +65,23 @@ static int load(struct forge_cassette *c, struct forge_err *err)
         while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r'))
             k++;
         if (k < n) {
-            char name[4096 + 32];
-            snprintf(name, sizeof name, "%s:%d", c->path, lineno);
-            cJSON *v = forge_json_parse(p, n, name, err);
+            cJSON *v = forge_json_parse(p, n, c->path, err);
             if (!v) {
-                rc = FORGE_EINVAL;
+                /* The parser counts lines within this one: put the file's line number in. */
+                size_t pl = strlen(c->path);
+                if (err && strncmp(err->msg, c->path, pl) == 0 && strncmp(err->msg + pl, ":1:", 3) == 0) {
+                    char num[24], rest[FORGE_ERR_MAX];
+                    snprintf(rest, sizeof rest, "%s", err->msg + pl + 1);
+                    snprintf(num, sizeof num, "%d", lineno);
+                    err->msg[pl + 1] = '\0';
+                    /* "<path>:" + "<lineno>" + rest without its leading "1" */
+                    size_t used = pl + 1, left = sizeof err->msg - used;
+                    size_t nl = strlen(num) < left ? strlen(num) : left - 1;
+                    memcpy(err->msg + used, num, nl);
+                    used += nl;
+                    snprintf(err->msg + used, sizeof err->msg - used, "%s", rest + 1);
+                }
+                rc = err ? err->code : FORGE_EINVAL;
                 goto out;
             }
             const char *key = forge_json_str(v, "key");
@@ -77,7 +89,8 @@ static int load(struct forge_cassette *c, struct forge_err *err)
             const cJSON *st = cJSON_GetObjectItemCaseSensitive(v, "status");
             if (!key || strlen(key) != 64 || !resp || !cJSON_IsNumber(st)) {
                 cJSON_Delete(v);
-                rc = forge_err_set(err, FORGE_EINVAL, "%s: an exchange needs \"key\" (64 hex), \"status\" and \"response\"", name);
+                rc = forge_err_set(err, FORGE_EINVAL, "%s:%d: an exchange needs \"key\" (64 hex), \"status\" and \"response\"",
+                                   c->path, lineno);
                 goto out;
             }
             struct exchange *x = &c->x[c->n];

@@ -31,7 +31,7 @@ struct forge_provider_opts {
     int retries;              /* --retries N: after the first attempt (default 4; -1 = default) */
     long deadline_ms;         /* --deadline-ms N: no model request starts or retries after this
                                  many ms from forge_provider_open (default 0 = none) */
-    long backoff_ms;          /* first retry wait (default 500); tests shorten it */
+    long backoff_ms;          /* first retry wait in ms (default 500; set by programs, no flag) */
     int no_cache;             /* --no-cache */
     const char *cache_dir;    /* --cache-dir DIR (default: forge_cache_default_dir()) */
     const char *record_path;  /* --record FILE */

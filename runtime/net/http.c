@@ -121,7 +121,21 @@ struct sink {
     struct forge_buf body;
     int over; /* the cap was passed */
     char retry_after[64];
+    char retry_after_ms[32]; /* OpenAI's more precise variant, preferred when present */
 };
+
+/* Copies the value of header line <p> (<len> bytes) after its <namelen>-byte name into <out>. */
+static void header_value(const char *p, size_t len, size_t namelen, char *out, size_t n)
+{
+    size_t vlen = len - namelen;
+    if (vlen >= n)
+        vlen = n - 1;
+    memcpy(out, p + namelen, vlen);
+    out[vlen] = '\0';
+    char *e = out + strlen(out);
+    while (e > out && (e[-1] == '\r' || e[-1] == '\n' || e[-1] == ' '))
+        *--e = '\0';
+}
 
 static size_t on_body(char *p, size_t size, size_t n, void *ud)
 {
@@ -137,18 +151,15 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
 {
     struct sink *s = ud;
     size_t len = size * n;
-    static const char name[] = "retry-after:";
-    if (len > sizeof name - 1 && strncasecmp(p, name, sizeof name - 1) == 0) {
-        size_t vlen = len - (sizeof name - 1);
-        if (vlen >= sizeof s->retry_after)
-            vlen = sizeof s->retry_after - 1;
-        memcpy(s->retry_after, p + sizeof name - 1, vlen);
-        s->retry_after[vlen] = '\0';
-        char *e = s->retry_after + strlen(s->retry_after);
-        while (e > s->retry_after && (e[-1] == '\r' || e[-1] == '\n' || e[-1] == ' '))
-            *--e = '\0';
+    static const char ra[] = "retry-after:", ram[] = "retry-after-ms:";
+    if (len > sizeof ra - 1 && strncasecmp(p, ra, sizeof ra - 1) == 0) {
+        header_value(p, len, sizeof ra - 1, s->retry_after, sizeof s->retry_after);
+    } else if (len > sizeof ram - 1 && strncasecmp(p, ram, sizeof ram - 1) == 0) {
+        header_value(p, len, sizeof ram - 1, s->retry_after_ms, sizeof s->retry_after_ms);
     } else if (len >= 5 && strncmp(p, "HTTP/", 5) == 0) {
-        s->retry_after[0] = '\0'; /* a new response (after a redirect or 100) starts */
+        /* a new response (after a redirect or 100) starts */
+        s->retry_after[0] = '\0';
+        s->retry_after_ms[0] = '\0';
     }
     return len;
 }
@@ -232,6 +243,7 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
         forge_buf_reset(&s.body);
         s.over = 0;
         s.retry_after[0] = '\0';
+        s.retry_after_ms[0] = '\0';
         if (attempt > 0)
             curl_easy_reset(h);
         curl_easy_setopt(h, CURLOPT_URL, url);
@@ -286,6 +298,12 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
         }
         long wait = forge_http_backoff_ms(o, attempt + 1);
         long ra = forge_http_retry_after_ms(s.retry_after[0] ? s.retry_after : NULL);
+        if (s.retry_after_ms[0]) {
+            char *end;
+            double ms = strtod(s.retry_after_ms, &end);
+            if (end != s.retry_after_ms && *end == '\0' && ms >= 0 && ms < 86400e3)
+                ra = (long)ms;
+        }
         if (ra >= 0)
             wait = ra;
         long max = opt_or(o->backoff_max_ms, 60000);

@@ -2,6 +2,9 @@
  * on response bodies, retries with exponential backoff and jitter on 429, 5xx and connection
  * errors (honouring Retry-After), and redaction of secrets in every message it writes.
  *
+ * Waits before a retry follow Retry-After (or OpenAI's retry-after-ms, which wins when both are
+ * sent) when the response has it, else forge_http_backoff_ms.
+ *
  * Thread safety: forge_http_post may be called from many threads at once. Each thread keeps one
  * libcurl easy handle (so connections are reused across calls); it is released when the thread
  * exits. libcurl's global state is initialized once, on first use. */

@@ -17,6 +17,7 @@ What it answers is chosen by a tag in the last user message, e.g. "[parallel] we
   error400, auth  a 400 / 401 error in the provider's own error shape; echo-key: a 401 whose
                   message quotes the credential the client sent
   ratelimit       429 with Retry-After: 1 on the first request of the run, then text
+  ratelimit-ms    like ratelimit, with Retry-After: 30 and retry-after-ms: 600
   ratelimit-always 429 with Retry-After: 0 every time
   flaky           500 on the first request of the run, then text; e500: always 500
   malformed       200 with a body that is not JSON; truncated: 200 with JSON cut short
@@ -257,6 +258,12 @@ class Handler(BaseHTTPRequestHandler):
         elif scen == "ratelimit":
             if first_time(key):
                 self.send(429, error_body(d, 429, "Rate limit reached"), headers=[("Retry-After", "1")])
+            else:
+                self.send(200, answer(d, model, "Served after the rate limit.", [], "stop", False))
+        elif scen == "ratelimit-ms":
+            if first_time(key):
+                self.send(429, error_body(d, 429, "Rate limit reached"),
+                          headers=[("Retry-After", "30"), ("retry-after-ms", "600")])
             else:
                 self.send(200, answer(d, model, "Served after the rate limit.", [], "stop", False))
         elif scen == "ratelimit-always":

@@ -5,6 +5,7 @@
 #include "data/json.h"
 #include "model/cache.h"
 #include "model/cassette.h"
+#include "model/dialect.h"
 #include "model/prices.h"
 #include "model/provider.h"
 
@@ -261,6 +262,132 @@ TEST(open)
     forge_model_free(m);
 }
 
+static void *hook_malloc(size_t n)
+{
+    return forge_malloc(n);
+}
+
+static void hook_free(void *p)
+{
+    forge_free(p);
+}
+
+/* A whole complete() from a replay cassette, and from the cache, with each allocation failing
+ * in turn: every failure is FORGE_ENOMEM (or a clean replay miss), never a crash or a leak. */
+TEST(complete_faults)
+{
+    char tape[160], cdir[160];
+    struct forge_err err;
+    snprintf(tape, sizeof tape, "%s/faults.jsonl", tmpdir);
+    snprintf(cdir, sizeof cdir, "%s/faults-cache", tmpdir);
+    const char *reqtext = "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"tools\":[{\"name\":\"f\"}]}";
+    const char *answer = "{\"content\":[{\"type\":\"text\",\"text\":\"Yes\"},{\"type\":\"tool_use\",\"id\":\"t1\","
+                         "\"name\":\"f\",\"input\":{\"a\":1}}],\"stop_reason\":\"tool_use\","
+                         "\"usage\":{\"input_tokens\":1000000,\"output_tokens\":0}}";
+    cJSON *req = cJSON_Parse(reqtext);
+    /* Record the exchange under the key complete() will compute. */
+    struct forge_provider_opts o;
+    forge_provider_opts_init(&o);
+    o.no_cache = 1;
+    o.replay_path = tape;
+    CHECK_INT(forge_file_write_atomic(tape, "", 0, &err), 0);
+    struct forge_model *m = forge_provider_open("anthropic:claude-haiku-4-5", &o, &err);
+    cJSON *resp = NULL;
+    CHECK_INT(forge_model_complete(m, req, &resp, &err), FORGE_ENET);
+    const char *k = strstr(err.msg, "(key ");
+    CHECK(k != NULL);
+    forge_model_free(m);
+    if (!k)
+        return;
+    /* The message shows a prefix of the key; find the full key by building the same body. */
+    char *body = NULL;
+    {
+        const struct forge_dialect *d = forge_dialect_find("anthropic");
+        cJSON *wire = NULL;
+        CHECK_INT(d->build(req, "claude-haiku-4-5", &wire, &err), 0);
+        body = forge_json_print(wire, FORGE_JSON_SORTED);
+        cJSON_Delete(wire);
+    }
+    char key[65];
+    forge_cache_key("anthropic", "", "claude-haiku-4-5", body, key);
+    forge_free(body);
+    CHECK(strncmp(k + 5, key, 12) == 0);
+    struct forge_cassette *c = NULL;
+    CHECK_INT(forge_cassette_open(tape, 0, &c, &err), 0);
+    CHECK_INT(forge_cassette_record(c, key, "anthropic", "claude-haiku-4-5", req, 200, answer, NULL, &err), 0);
+    forge_cassette_free(c);
+
+    cJSON_Hooks hooks = {hook_malloc, hook_free};
+    cJSON_InitHooks(&hooks);
+    int done = 0;
+    for (long n = 1; n < 100000 && !done; n++) {
+        forge_alloc_fail_at(n);
+        m = forge_provider_open("anthropic:claude-haiku-4-5", &o, &err);
+        int rc = m ? forge_model_complete(m, req, &resp, &err) : err.code;
+        forge_model_free(m);
+        long used = forge_alloc_fail_at(0);
+        if (rc == 0) {
+            CHECK_STR(forge_json_str(forge_json_at(resp, "message"), "content"), "Yes");
+            CHECK(forge_json_num(resp, "cost_usd", 0) > 0.999 && forge_json_num(resp, "cost_usd", 0) < 1.001);
+            cJSON_Delete(resp);
+            resp = NULL;
+            done = used < n;
+            continue;
+        }
+        /* A failed key copy is a replay miss (ENET); data/json reports an allocation failure
+         * while parsing the cassette as invalid JSON (EINVAL). */
+        CHECK(rc == FORGE_ENOMEM || rc == FORGE_ENET || (rc == FORGE_EINVAL && strstr(err.msg, "faults.jsonl:1:")));
+        CHECK(resp == NULL);
+    }
+    CHECK(done);
+    /* The cache path: put on a miss, then served. */
+    o.replay_path = NULL;
+    o.no_cache = 0;
+    o.cache_dir = cdir;
+    o.base_url = "http://127.0.0.1:9"; /* a miss goes to a closed loopback port, nowhere else */
+    o.retries = 0;
+    cJSON *stored = cJSON_Parse("{\"message\":{\"role\":\"assistant\",\"content\":\"Cached\"},\"finish_reason\":\"stop\","
+                                "\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}");
+    setenv("ANTHROPIC_API_KEY", "sk-unit-test", 1);
+    {
+        const struct forge_dialect *d = forge_dialect_find("anthropic");
+        cJSON *wire = NULL;
+        CHECK_INT(d->build(req, "claude-haiku-4-5", &wire, &err), 0);
+        body = forge_json_print(wire, FORGE_JSON_SORTED);
+        cJSON_Delete(wire);
+        forge_cache_key("anthropic", "http://127.0.0.1:9", "claude-haiku-4-5", body, key);
+        forge_free(body);
+    }
+    CHECK_INT(forge_cache_put(cdir, key, stored, &err), 0);
+    done = 0;
+    for (long n = 1; n < 100000 && !done; n++) {
+        forge_alloc_fail_at(n);
+        m = forge_provider_open("anthropic:claude-haiku-4-5", &o, &err);
+        int rc = m ? forge_model_complete(m, req, &resp, &err) : err.code;
+        forge_model_free(m);
+        long used = forge_alloc_fail_at(0);
+        if (rc == 0) {
+            CHECK_STR(forge_json_str(forge_json_at(resp, "message"), "content"), "Cached");
+            CHECK(cJSON_IsTrue(cJSON_GetObjectItem(resp, "cached")));
+            cJSON_Delete(resp);
+            resp = NULL;
+            done = used < n;
+            continue;
+        }
+        /* A failing cache read is a miss, which then fails to connect (ENET). */
+        if (!(rc == FORGE_ENOMEM || rc == FORGE_ENET))
+            fprintf(stderr, "n=%ld rc=%d %s\n", n, rc, err.msg);
+        CHECK(rc == FORGE_ENOMEM || rc == FORGE_ENET);
+        CHECK(resp == NULL);
+    }
+    CHECK(done);
+    unsetenv("ANTHROPIC_API_KEY");
+    cJSON_Hooks plain = {NULL, NULL};
+    cJSON_InitHooks(&plain);
+    cJSON_Delete(stored);
+    cJSON_Delete(req);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/forge-test-provider-XXXXXX");
@@ -272,6 +399,7 @@ int main(void)
     RUN(cassette);
     RUN(options);
     RUN(open);
+    RUN(complete_faults);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)
