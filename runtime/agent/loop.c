@@ -65,17 +65,6 @@ static void seen_free(struct seen *s)
     forge_free(s->counts);
 }
 
-static char *msgf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *msgf(const char *fmt, ...)
-{
-    char buf[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    return forge_strdup(buf);
-}
-
 /* The text a tool message carries: strings as they are, other results as JSON. */
 static char *result_text(const cJSON *result)
 {
@@ -133,30 +122,30 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
 
     if (!margs || !cJSON_IsObject(margs)) {
         char *got = margs ? forge_json_print(margs, 0) : NULL;
-        error = msgf("invalid arguments for tool '%s': expected a JSON object, got %s", name,
+        error = forge_strdupf("invalid arguments for tool '%s': expected a JSON object, got %s", name,
                      got ? got : "nothing");
         forge_free(got);
         policy_hit = "invalid_arguments";
     } else if (!tool && !stub) {
-        error = r->stubs ? msgf("no stub for \"%s\"", name)
-                         : msgf("unknown tool '%s'", name);
+        error = r->stubs ? forge_strdupf("no stub for \"%s\"", name)
+                         : forge_strdupf("unknown tool '%s'", name);
         policy_hit = "unknown_tool";
     } else if (tc && !strcmp(tc, "none") && round == 1) {
-        error = msgf("tool '%s' was called although tool_choice is \"none\"", name);
+        error = forge_strdupf("tool '%s' was called although tool_choice is \"none\"", name);
         policy_hit = "tool_choice";
     } else if (forge_policy_blocked(p, name)) {
-        error = msgf("Tool %s is blocked by policy", name);
+        error = forge_strdupf("Tool %s is blocked by policy", name);
         policy_hit = "blocklist";
     } else if (p->max_calls_per_turn >= 0 && nth_in_response > p->max_calls_per_turn) {
-        error = msgf("call not executed: more than max_tool_calls_per_turn (%d) calls in one "
+        error = forge_strdupf("call not executed: more than max_tool_calls_per_turn (%d) calls in one "
                      "response", p->max_calls_per_turn);
         policy_hit = "max_tool_calls_per_turn";
     } else if (p->max_total_calls >= 0 && r->total_calls > p->max_total_calls) {
-        error = msgf("call not executed: more than max_total_tool_calls (%d) calls in this case",
+        error = forge_strdupf("call not executed: more than max_total_tool_calls (%d) calls in this case",
                      p->max_total_calls);
         policy_hit = "max_total_tool_calls";
     } else if (p->max_identical >= 0 && identical > p->max_identical) {
-        error = msgf("Repeated call ignored: %s was called %d times with the same arguments "
+        error = forge_strdupf("Repeated call ignored: %s was called %d times with the same arguments "
                      "(max_identical_calls %d)", name, identical, p->max_identical);
         policy_hit = "max_identical_calls";
         if (identical > p->max_identical + 1)
@@ -175,7 +164,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
         const char *dec = forge_json_str(approval, "decision");
         if (dec && !strcmp(dec, "denied")) {
             const char *why = forge_json_str(approval, "reason");
-            error = msgf("call to %s denied by the approval policy%s%s", name, why ? ": " : "",
+            error = forge_strdupf("call to %s denied by the approval policy%s%s", name, why ? ": " : "",
                          why ? why : "");
         }
         cJSON_AddItemToObject(rec, "approval", approval);
@@ -201,7 +190,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
         if (ok == 0) {
             const cJSON *e = verrs ? verrs->child : NULL;
             const char *loc = e ? forge_json_str(e, "instanceLocation") : "";
-            error = msgf("invalid arguments for tool '%s': %s%s%s", name,
+            error = forge_strdupf("invalid arguments for tool '%s': %s%s%s", name,
                          e ? forge_json_str(e, "error") : "not valid against the schema",
                          loc && *loc ? " at " : "", loc && *loc ? loc : "");
             cJSON_AddItemToObject(rec, "validation", verrs ? verrs : cJSON_CreateArray());
@@ -234,7 +223,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
             if (o && !strcmp(o, "block")) {
                 const char *vn = forge_json_str(verdict, "verifier");
                 const char *vm = forge_json_str(verdict, "message");
-                error = msgf("result blocked by verifier %s%s%s", vn ? vn : "?", vm ? ": " : "",
+                error = forge_strdupf("result blocked by verifier %s%s%s", vn ? vn : "?", vm ? ": " : "",
                              vm ? vm : "");
                 cJSON_ReplaceItemInObjectCaseSensitive(rec, "error", cJSON_CreateString(error));
             }

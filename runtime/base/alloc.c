@@ -1,6 +1,8 @@
 /* Allocation wrappers with fault injection. */
 #include "base/alloc.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,4 +62,21 @@ char *forge_strdup(const char *s)
 void forge_free(void *p)
 {
     free(p);
+}
+
+char *forge_strdupf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    char *s = forge_malloc((size_t)n + 1);
+    if (!s)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
 }

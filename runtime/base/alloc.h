@@ -11,6 +11,8 @@ void *forge_realloc(void *p, size_t n);
 char *forge_strdup(const char *s);
 char *forge_strndup(const char *s, size_t n);
 void forge_free(void *p);
+/* A new string formatted like printf (free with forge_free), or NULL when out of memory. */
+char *forge_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Test hook: the <n>th allocation from now fails (1 = the next one); 0 turns injection off.
  * Returns how many allocations were attempted since the last call. */

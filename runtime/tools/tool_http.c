@@ -49,17 +49,6 @@ int forge_tool_http_check(const cJSON *http, const char *tool, const char *where
     return 0;
 }
 
-static char *new_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *new_message(const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    return forge_strdup(tmp);
-}
-
 /* Text of a query or URL value: strings as they are, other values as JSON. */
 static char *value_text(const cJSON *v)
 {
@@ -176,15 +165,15 @@ int forge_tool_http_execute(const struct forge_tool *t, const struct forge_tool_
     struct forge_err ferr = {0};
     int rc = forge_fetch(&req, &res, &ferr);
     if (rc == FORGE_ELIMIT) {
-        *error = new_message("HTTP response larger than the tool's max_bytes cap of %zu bytes "
+        *error = forge_strdupf("HTTP response larger than the tool's max_bytes cap of %zu bytes "
                              "(raise http.max_bytes)", cap);
     } else if (rc == FORGE_ENOMEM) {
         forge_err_set(err, rc, "%s", ferr.msg);
     } else if (rc) {
-        *error = new_message("%s%s", ferr.msg, strstr(ferr.msg, "timed out")
+        *error = forge_strdupf("%s%s", ferr.msg, strstr(ferr.msg, "timed out")
                                                    ? " (raise http.timeout_ms)" : "");
     } else if (res.status < 200 || res.status > 299) {
-        *error = new_message("HTTP %ld: %.200s", res.status, res.body);
+        *error = forge_strdupf("HTTP %ld: %.200s", res.status, res.body);
     } else {
         cJSON *v = res.len ? forge_json_parse(res.body, res.len, "response", NULL) : NULL;
         if (!v) {
