@@ -23,4 +23,6 @@ void forge_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 
 int forge_cmd_script(int argc, char **argv);
 extern const char forge_usage_script[];
+int forge_cmd_bfcl(int argc, char **argv);
+extern const char forge_usage_bfcl[];
 #endif
