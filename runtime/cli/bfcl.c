@@ -22,7 +22,9 @@ const char forge_usage_bfcl[] =
     "  --results DIR         searched recursively for BFCL_v4_<category>_result.json\n"
     "  --out DIR             write BFCL_v4_<category>_score.json files here, mirroring the\n"
     "                        result files' folders under --results\n"
-    "  --underscore-to-dot   the model's tool names spell '.' as '_' (OpenAI-style FC models)\n"
+    "  --underscore-to-dot   the models' tool names spell '.' as '_' (OpenAI-style FC models)\n"
+    "  --underscore-to-dot-for MODEL\n"
+    "                        the same for one model folder only (repeatable)\n"
     "  --category NAME...    only these categories (repeatable; 'all' for every one)\n"
     "  --model-name NAME     model name written into score records (default: the result\n"
     "                        file's folder, skipping a live/non_live group folder)\n"
@@ -130,9 +132,46 @@ static int walk(const char *dir, const char *rel, struct list *l, int depth)
     return rc;
 }
 
-static int by_path(const void *a, const void *b)
+static int by_category(const void *a, const void *b)
 {
-    return strcmp(((const struct found *)a)->path, ((const struct found *)b)->path);
+    const struct found *x = a, *y = b;
+    int c = strcmp(x->prefix, y->prefix);
+    if (!c)
+        c = strcmp(x->category, y->category);
+    return c ? c : strcmp(x->path, y->path);
+}
+
+struct row {
+    char *model;
+    const char *category;
+    struct forge_bfcl_file_score score;
+};
+
+static int category_rank(const char *c)
+{
+    static const char *const order[] = {
+        "simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
+        "parallel_multiple", "irrelevance", "live_simple", "live_multiple", "live_parallel",
+        "live_parallel_multiple", "live_irrelevance", "live_relevance", NULL,
+    };
+    for (int i = 0; order[i]; i++)
+        if (!strcmp(order[i], c))
+            return i;
+    return 99;
+}
+
+static int by_model(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    int c = strcmp(x->model, y->model);
+    return c ? c : category_rank(x->category) - category_rank(y->category);
+}
+
+static void free_rows(struct row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        forge_free(rows[i].model);
+    forge_free(rows);
 }
 
 static bool is_group(const char *name)
@@ -168,16 +207,20 @@ static char *model_from_path(const char *path)
 
 static int cmd_score(int argc, char **argv)
 {
-    const char *data = NULL, *results = NULL, *out = NULL, *model_name = NULL;
+    const char *data_dir = NULL, *results = NULL, *out = NULL, *model_name = NULL;
     bool u2d = false, partial = false;
     size_t limit = FORGE_FILE_LIMIT;
     const char **cats = forge_calloc((size_t)argc + 1, sizeof(*cats));
     size_t ncats = 0;
+    const char **u2d_models = forge_calloc((size_t)argc + 1, sizeof(*u2d_models));
+    size_t nu2d = 0;
     int code = FORGE_EXIT_USAGE;
     struct list found = {0};
     struct forge_bfcl *b = NULL;
     struct forge_err err = {0};
-    if (!cats) {
+    if (!cats || !u2d_models) {
+        forge_free(cats);
+        forge_free(u2d_models);
         forge_cli_error("out of memory");
         return FORGE_EXIT_INFRA;
     }
@@ -185,7 +228,7 @@ static int cmd_score(int argc, char **argv)
         const char *a = argv[i];
         bool has_next = i + 1 < argc;
         if (!strcmp(a, "--data") && has_next) {
-            data = argv[++i];
+            data_dir = argv[++i];
         } else if (!strcmp(a, "--results") && has_next) {
             results = argv[++i];
         } else if (!strcmp(a, "--out") && has_next) {
@@ -194,6 +237,8 @@ static int cmd_score(int argc, char **argv)
             model_name = argv[++i];
         } else if (!strcmp(a, "--underscore-to-dot")) {
             u2d = true;
+        } else if (!strcmp(a, "--underscore-to-dot-for") && has_next) {
+            u2d_models[nu2d++] = argv[++i];
         } else if (!strcmp(a, "--partial")) {
             partial = true;
         } else if (!strcmp(a, "--max-file-mb") && has_next) {
@@ -218,7 +263,7 @@ static int cmd_score(int argc, char **argv)
             goto out;
         }
     }
-    if (!data || !results) {
+    if (!data_dir || !results) {
         forge_cli_error("bfcl score: --data DIR and --results DIR are required");
         goto out;
     }
@@ -231,16 +276,24 @@ static int cmd_score(int argc, char **argv)
             forge_cli_error("out of memory");
         goto out;
     }
-    qsort(found.v, found.n, sizeof(*found.v), by_path);
     b = forge_bfcl_new(&err);
     if (!b) {
         forge_cli_error("%s", err.msg);
         code = FORGE_EXIT_INFRA;
         goto out;
     }
-    size_t scored = 0;
     uint64_t t0 = forge_clock_ns();
-    size_t entries = 0;
+    size_t entries = 0, nrows = 0;
+    struct row *rows = forge_calloc(found.n + 1, sizeof(*rows));
+    if (!rows) {
+        forge_cli_error("out of memory");
+        code = FORGE_EXIT_INFRA;
+        goto out;
+    }
+    /* files of one category share the loaded questions and answers */
+    qsort(found.v, found.n, sizeof(*found.v), by_category);
+    struct forge_bfcl_data *data = NULL;
+    char loaded[256] = "";
     for (size_t i = 0; i < found.n; i++) {
         struct found *f = &found.v[i];
         if (ncats) {
@@ -259,8 +312,8 @@ static int cmd_score(int argc, char **argv)
         snprintf(qname, sizeof qname, "%s%s.json", f->prefix, f->category);
         snprintf(aname, sizeof aname, "possible_answer/%s%s.json", f->prefix, f->category);
         snprintf(sname, sizeof sname, "%s%s_score.json", f->prefix, f->category);
-        char *qpath = forge_path_join(data, qname);
-        char *apath = forge_path_join(data, aname);
+        char *qpath = forge_path_join(data_dir, qname);
+        char *apath = forge_path_join(data_dir, aname);
         char *odir = out ? (f->rel_dir[0] ? forge_path_join(out, f->rel_dir) : forge_strdup(out)) : NULL;
         char *spath = odir ? forge_path_join(odir, sname) : NULL;
         char *mname = model_name ? forge_strdup(model_name) : model_from_path(f->path);
@@ -268,51 +321,69 @@ static int cmd_score(int argc, char **argv)
             forge_cli_error("out of memory");
             rc = FORGE_ENOMEM;
         }
+        if (!rc && strcmp(loaded, qname) != 0) {
+            forge_bfcl_data_free(data);
+            data = NULL;
+            loaded[0] = '\0';
+            rc = forge_bfcl_data_load(f->category, qpath,
+                                      forge_bfcl_category_is_relevance(f->category) ? NULL : apath,
+                                      limit, &data, &err);
+            if (!rc)
+                snprintf(loaded, sizeof loaded, "%s", qname);
+        }
         if (!rc && odir)
             rc = forge_mkdir_p(odir, &err);
         struct forge_bfcl_file_score sc = {0};
         if (!rc) {
+            bool model_u2d = u2d;
+            for (size_t k = 0; k < nu2d; k++)
+                model_u2d |= strcmp(u2d_models[k], mname) == 0;
             struct forge_bfcl_file_opts o = {
-                .category = f->category, .model_name = mname, .underscore_to_dot = u2d,
-                .partial = partial, .questions = qpath,
-                .answers = forge_bfcl_category_is_relevance(f->category) ? NULL : apath,
-                .results = f->path, .score_out = spath, .file_limit = limit,
+                .category = f->category, .model_name = mname, .underscore_to_dot = model_u2d,
+                .partial = partial, .results = f->path, .score_out = spath, .file_limit = limit,
             };
-            rc = forge_bfcl_score_file(b, &o, &sc, &err);
+            rc = forge_bfcl_score_results(b, data, &o, &sc, &err);
         }
         if (rc) {
             if (err.code)
                 forge_cli_error("bfcl score: %s", err.msg);
+            forge_free(mname);
         } else {
-            if (scored == 0)
-                printf("%-28s %-24s %9s %8s %8s\n", "model", "category", "accuracy", "correct", "total");
-            printf("%-28s %-24s %8.2f%% %8zu %8zu\n", mname, f->category, sc.accuracy * 100.0,
-                   sc.correct, sc.total);
-            scored++;
+            rows[nrows++] = (struct row){mname, f->category, sc};
             entries += sc.total;
         }
         forge_free(qpath);
         forge_free(apath);
         forge_free(odir);
         forge_free(spath);
-        forge_free(mname);
         if (rc) {
             code = rc == FORGE_ENOMEM ? FORGE_EXIT_INFRA : FORGE_EXIT_USAGE;
+            forge_bfcl_data_free(data);
+            free_rows(rows, nrows);
             goto out;
         }
     }
-    if (scored == 0) {
+    forge_bfcl_data_free(data);
+    if (nrows == 0) {
         forge_cli_error("bfcl score: no result files named BFCL_v4_<category>_result.json%s under %s",
                         ncats ? " for the requested categories" : "", results);
+        free_rows(rows, nrows);
         goto out;
     }
+    qsort(rows, nrows, sizeof(*rows), by_model);
+    printf("%-28s %-24s %9s %8s %8s\n", "model", "category", "accuracy", "correct", "total");
+    for (size_t i = 0; i < nrows; i++)
+        printf("%-28s %-24s %8.2f%% %8zu %8zu\n", rows[i].model, rows[i].category,
+               rows[i].score.accuracy * 100.0, rows[i].score.correct, rows[i].score.total);
+    free_rows(rows, nrows);
     double secs = (double)(forge_clock_ns() - t0) / 1e9;
-    fprintf(stderr, "forge: scored %zu entries in %zu files in %.3f s\n", entries, scored, secs);
+    fprintf(stderr, "forge: scored %zu entries in %zu files in %.3f s\n", entries, nrows, secs);
     code = FORGE_EXIT_OK;
 out:
     forge_bfcl_free(b);
     list_free(&found);
     forge_free(cats);
+    forge_free(u2d_models);
     return code;
 }
 

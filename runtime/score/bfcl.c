@@ -69,6 +69,7 @@ static enum pt type_of(const struct forge_pyval *v)
     case FORGE_PY_STR: return T_STR;
     case FORGE_PY_LIST: return T_LIST;
     case FORGE_PY_DICT: return T_DICT;
+    case FORGE_PY_RAW: return T_STR;
     }
     return T_NONE;
 }
@@ -1102,7 +1103,7 @@ static void jsonl_free(struct jsonl *j)
     memset(j, 0, sizeof(*j));
 }
 
-/* Reads a JSON Lines file into <a>: one value per non-blank line. */
+/* Reads a JSON Lines file into <a>: one value per non-blank line. Values point into j->text. */
 static int jsonl_load(struct forge_arena *a, const char *path, size_t limit, struct jsonl *j,
                       struct forge_err *err)
 {
@@ -1131,7 +1132,7 @@ static int jsonl_load(struct forge_arena *a, const char *path, size_t limit, str
         if (b < e) {
             char msg[200];
             struct forge_pyval *v;
-            rc = forge_py_loads(a, j->text + pos, end - pos, &v, msg, sizeof msg);
+            rc = forge_py_loads_inplace(a, j->text + pos, end - pos, &v, msg, sizeof msg);
             if (rc == FORGE_ENOMEM)
                 return forge_err_set(err, rc, "%s: out of memory", path);
             if (rc) {
@@ -1164,7 +1165,7 @@ static int jsonl_load(struct forge_arena *a, const char *path, size_t limit, str
     return 0;
 }
 
-/* Open-addressing index from "id" (as its JSON text) to line number. */
+/* Open-addressing index from "id" to question index. */
 struct idmap {
     const struct forge_pyval **keys;
     size_t *vals;
@@ -1208,132 +1209,233 @@ static size_t idmap_slot(const struct idmap *m, const struct forge_pyval *k)
     return i;
 }
 
-static int write_line(struct forge_buf *out, const struct forge_pyval *v)
+struct forge_bfcl_data {
+    char *category;
+    char *questions_path;
+    struct forge_arena arena;
+    struct jsonl q, pa;
+    struct idmap map;
+    struct forge_pyval **prompt_json; /* per question: its JSON text, made on first use */
+    struct forge_pyval **answer_json;
+};
+
+void forge_bfcl_data_free(struct forge_bfcl_data *d)
 {
-    int rc = forge_py_dumps(out, v);
-    return rc ? rc : forge_buf_addc(out, '\n');
+    if (!d)
+        return;
+    forge_free(d->category);
+    forge_free(d->questions_path);
+    jsonl_free(&d->q);
+    jsonl_free(&d->pa);
+    idmap_free(&d->map);
+    forge_free(d->prompt_json);
+    forge_free(d->answer_json);
+    forge_arena_free(&d->arena);
+    forge_free(d);
 }
 
-int forge_bfcl_score_file(struct forge_bfcl *b, const struct forge_bfcl_file_opts *o,
-                          struct forge_bfcl_file_score *out, struct forge_err *err)
+int forge_bfcl_data_load(const char *category, const char *questions, const char *answers,
+                         size_t file_limit, struct forge_bfcl_data **out, struct forge_err *err)
 {
-    struct forge_arena files, scratch;
-    forge_arena_init(&files, 0);
-    forge_arena_init(&scratch, 0);
-    struct jsonl q = {0}, pa = {0}, res = {0};
-    struct idmap map = {0};
-    struct forge_buf buf;
-    forge_buf_init(&buf, 0);
-    bool *seen = NULL;
-    bool relevance = forge_bfcl_category_is_relevance(o->category);
-    int rc = jsonl_load(&files, o->questions, o->file_limit, &q, err);
-    if (!rc && !relevance)
-        rc = jsonl_load(&files, o->answers, o->file_limit, &pa, err);
-    if (!rc)
-        rc = jsonl_load(&files, o->results, o->file_limit, &res, err);
-    if (rc)
-        goto out;
-    if (!relevance && pa.n != q.n) {
-        rc = forge_err_set(err, FORGE_EINVAL, "%s has %zu entries but %s has %zu; they must match line by line",
-                           o->answers, pa.n, o->questions, q.n);
+    *out = NULL;
+    struct forge_bfcl_data *d = forge_calloc(1, sizeof(*d));
+    if (!d)
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    forge_arena_init(&d->arena, 0);
+    int rc = 0;
+    d->category = forge_strdup(category);
+    d->questions_path = forge_strdup(questions);
+    if (!d->category || !d->questions_path) {
+        rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
         goto out;
     }
+    bool relevance = forge_bfcl_category_is_relevance(category);
+    if ((rc = jsonl_load(&d->arena, questions, file_limit, &d->q, err)) != 0)
+        goto out;
+    if (!relevance) {
+        if (!answers) {
+            rc = forge_err_set(err, FORGE_EINVAL, "category %s needs a possible-answer file", category);
+            goto out;
+        }
+        if ((rc = jsonl_load(&d->arena, answers, file_limit, &d->pa, err)) != 0)
+            goto out;
+        if (d->pa.n != d->q.n) {
+            rc = forge_err_set(err, FORGE_EINVAL,
+                               "%s has %zu entries but %s has %zu; they must match line by line",
+                               answers, d->pa.n, questions, d->q.n);
+            goto out;
+        }
+    }
+    d->prompt_json = forge_calloc(d->q.n + 1, sizeof(*d->prompt_json));
+    d->answer_json = forge_calloc(d->q.n + 1, sizeof(*d->answer_json));
+    if (!d->prompt_json || !d->answer_json || idmap_init(&d->map, d->q.n)) {
+        rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < d->q.n; i++) {
+        struct forge_pyval *id = forge_py_getz(d->q.lines[i], "id");
+        if (!id) {
+            rc = forge_err_set(err, FORGE_EINVAL, "%s:%zu: the question has no \"id\"", questions,
+                               d->q.lineno[i]);
+            goto out;
+        }
+        size_t s = idmap_slot(&d->map, id);
+        if (!d->map.keys[s]) {
+            d->map.keys[s] = id;
+            d->map.vals[s] = i;
+        }
+    }
+out:
+    if (rc)
+        forge_bfcl_data_free(d);
+    else
+        *out = d;
+    return rc;
+}
+
+/* The JSON text of <v> as a RAW value in <a>, made once and kept in *slot. */
+static struct forge_pyval *cached_json(struct forge_arena *a, struct forge_pyval **slot,
+                                       const struct forge_pyval *v, struct forge_buf *tmp)
+{
+    if (*slot)
+        return *slot;
+    forge_buf_reset(tmp);
+    if (forge_py_dumps(tmp, v))
+        return NULL;
+    struct forge_pyval *raw = forge_py_str(a, tmp->data ? tmp->data : "", tmp->len);
+    if (raw)
+        raw->kind = FORGE_PY_RAW;
+    return *slot = raw;
+}
+
+static void set_existing(struct forge_pyval *d, const char *key, struct forge_pyval *v)
+{
+    size_t n = strlen(key);
+    for (size_t i = 0; i < d->n; i++)
+        if (d->u.pairs[i].klen == n && memcmp(d->u.pairs[i].key, key, n) == 0)
+            d->u.pairs[i].val = v;
+}
+
+int forge_bfcl_score_results(struct forge_bfcl *b, struct forge_bfcl_data *d,
+                             const struct forge_bfcl_file_opts *o, struct forge_bfcl_file_score *out,
+                             struct forge_err *err)
+{
+    struct forge_arena rarena, scratch;
+    forge_arena_init(&rarena, 0);
+    forge_arena_init(&scratch, 0);
+    struct jsonl res = {0};
+    struct forge_buf buf, fails, tmp;
+    forge_buf_init(&buf, 0);
+    forge_buf_init(&fails, 0);
+    forge_buf_init(&tmp, 0);
+    bool *seen = NULL;
+    bool relevance = forge_bfcl_category_is_relevance(d->category);
+    size_t correct = 0;
+    int rc = jsonl_load(&rarena, o->results, o->file_limit, &res, err);
+    if (rc)
+        goto out;
     if (res.n == 0) {
         rc = forge_err_set(err, FORGE_EINVAL, "%s holds no results", o->results);
         goto out;
     }
-    if ((rc = idmap_init(&map, q.n)) != 0 || !(seen = forge_calloc(q.n + 1, 1))) {
+    if (!(seen = forge_calloc(d->q.n + 1, 1))) {
         rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < q.n; i++) {
-        struct forge_pyval *id = forge_py_getz(q.lines[i], "id");
-        if (!id) {
-            rc = forge_err_set(err, FORGE_EINVAL, "%s:%zu: the question has no \"id\"", o->questions, q.lineno[i]);
-            goto out;
-        }
-        size_t s = idmap_slot(&map, id);
-        if (!map.keys[s]) {
-            map.keys[s] = id;
-            map.vals[s] = i;
-        }
-    }
-    /* header first: the failures follow it */
-    size_t correct = 0;
-    struct forge_buf fails;
-    forge_buf_init(&fails, 0);
     for (size_t i = 0; i < res.n; i++) {
         struct forge_pyval *id = forge_py_getz(res.lines[i], "id");
         if (!id || !forge_py_getz(res.lines[i], "result")) {
             rc = forge_err_set(err, FORGE_EINVAL, "%s:%zu: a result line needs \"id\" and \"result\"",
                                o->results, res.lineno[i]);
-            break;
+            goto out;
         }
-        size_t s = idmap_slot(&map, id);
-        if (!map.keys[s]) {
-            struct forge_buf ib;
-            forge_buf_init(&ib, 256);
-            forge_py_repr(&ib, id);
-            rc = forge_err_set(err, FORGE_EINVAL, "%s:%zu: id %s is not in %s", o->results,
-                               res.lineno[i], ib.data ? ib.data : "?", o->questions);
-            forge_buf_free(&ib);
-            break;
+        size_t s = idmap_slot(&d->map, id);
+        if (!d->map.keys[s]) {
+            forge_buf_reset(&tmp);
+            forge_py_repr(&tmp, id);
+            rc = forge_err_set(err, FORGE_EINVAL, "%s:%zu: id %.200s is not in %s", o->results,
+                               res.lineno[i], tmp.data ? tmp.data : "?", d->questions_path);
+            goto out;
         }
-        size_t qi = map.vals[s];
+        size_t qi = d->map.vals[s];
         seen[qi] = true;
         forge_arena_reset(&scratch);
         struct forge_pyval *failure;
-        rc = forge_bfcl_entry(b, &scratch, o->category, o->model_name, o->underscore_to_dot,
-                              res.lines[i], q.lines[qi], relevance ? NULL : pa.lines[qi], &failure, err);
+        rc = forge_bfcl_entry(b, &scratch, d->category, o->model_name, o->underscore_to_dot,
+                              res.lines[i], d->q.lines[qi], relevance ? NULL : d->pa.lines[qi],
+                              &failure, err);
         if (rc) {
             forge_err_prefix(err, "%s:%zu", o->results, res.lineno[i]);
-            break;
+            goto out;
         }
-        if (!failure)
+        if (!failure) {
             correct++;
-        else if (o->score_out && (rc = write_line(&fails, failure)) != 0) {
+            continue;
+        }
+        if (!o->score_out)
+            continue;
+        /* the question and its answer are the bulk of a record: serialize them once */
+        struct forge_pyval *pj = cached_json(&d->arena, &d->prompt_json[qi], d->q.lines[qi], &tmp);
+        struct forge_pyval *aj = relevance ? NULL
+                                           : cached_json(&d->arena, &d->answer_json[qi],
+                                                         forge_py_getz(d->pa.lines[qi], "ground_truth"), &tmp);
+        if (!pj || (!relevance && !aj)) {
+            rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
+            goto out;
+        }
+        set_existing(failure, "prompt", pj);
+        if (aj)
+            set_existing(failure, "possible_answer", aj);
+        if ((rc = forge_py_dumps(&fails, failure)) != 0 || (rc = forge_buf_addc(&fails, '\n')) != 0) {
             forge_err_set(err, rc, "score output: %s", forge_rc_name(rc));
-            break;
+            goto out;
         }
     }
-    if (!rc && !o->partial) {
-        for (size_t i = 0; i < q.n; i++)
+    if (!o->partial) {
+        for (size_t i = 0; i < d->q.n; i++)
             if (!seen[i]) {
-                struct forge_buf ib;
-                forge_buf_init(&ib, 256);
-                forge_py_repr(&ib, forge_py_getz(q.lines[i], "id"));
+                forge_buf_reset(&tmp);
+                forge_py_repr(&tmp, forge_py_getz(d->q.lines[i], "id"));
                 rc = forge_err_set(err, FORGE_EINVAL,
-                                   "%s has no result for %s (line %zu of %s); score only the entries present with --partial",
-                                   o->results, ib.data ? ib.data : "?", q.lineno[i], o->questions);
-                forge_buf_free(&ib);
-                break;
+                                   "%s has no result for %.200s (line %zu of %s); score only the "
+                                   "entries present with --partial",
+                                   o->results, tmp.data ? tmp.data : "?", d->q.lineno[i], d->questions_path);
+                goto out;
             }
     }
-    if (!rc) {
-        out->correct = correct;
-        out->total = res.n;
-        out->accuracy = (double)correct / (double)res.n;
-        if (o->score_out) {
-            char acc[40];
-            rc = forge_buf_addf(&buf, "{\"accuracy\": %s, \"correct_count\": %zu, \"total_count\": %zu}\n",
-                                forge_py_float_repr(out->accuracy, acc), correct, res.n);
-            if (!rc && fails.len)
-                rc = forge_buf_add(&buf, fails.data, fails.len);
-            if (rc)
-                forge_err_set(err, rc, "score output: %s", forge_rc_name(rc));
-            else
-                rc = forge_file_write_atomic(o->score_out, buf.data ? buf.data : "", buf.len, err);
-        }
+    out->correct = correct;
+    out->total = res.n;
+    out->accuracy = (double)correct / (double)res.n;
+    if (o->score_out) {
+        char acc[40];
+        rc = forge_buf_addf(&buf, "{\"accuracy\": %s, \"correct_count\": %zu, \"total_count\": %zu}\n",
+                            forge_py_float_repr(out->accuracy, acc), correct, res.n);
+        if (!rc && fails.len)
+            rc = forge_buf_add(&buf, fails.data, fails.len);
+        if (rc)
+            forge_err_set(err, rc, "score output: %s", forge_rc_name(rc));
+        else
+            rc = forge_file_write_atomic(o->score_out, buf.data ? buf.data : "", buf.len, err);
     }
-    forge_buf_free(&fails);
 out:
     forge_buf_free(&buf);
+    forge_buf_free(&fails);
+    forge_buf_free(&tmp);
     forge_free(seen);
-    idmap_free(&map);
-    jsonl_free(&q);
-    jsonl_free(&pa);
     jsonl_free(&res);
-    forge_arena_free(&files);
+    forge_arena_free(&rarena);
     forge_arena_free(&scratch);
+    return rc;
+}
+
+int forge_bfcl_score_file(struct forge_bfcl *b, const struct forge_bfcl_file_opts *o,
+                          struct forge_bfcl_file_score *out, struct forge_err *err)
+{
+    struct forge_bfcl_data *d;
+    int rc = forge_bfcl_data_load(o->category, o->questions, o->answers, o->file_limit, &d, err);
+    if (rc)
+        return rc;
+    rc = forge_bfcl_score_results(b, d, o, out, err);
+    forge_bfcl_data_free(d);
     return rc;
 }

@@ -102,6 +102,20 @@ struct forge_bfcl_file_score {
 int forge_bfcl_score_file(struct forge_bfcl *b, const struct forge_bfcl_file_opts *o,
                           struct forge_bfcl_file_score *out, struct forge_err *err);
 
+/* A category's questions and possible answers, loaded once to score several result files
+ * (for example several models). */
+struct forge_bfcl_data;
+/* Loads <questions> (and <answers>, which relevance categories do not need; NULL then). Errors as
+ * forge_bfcl_score_file. Free with forge_bfcl_data_free (NULL is a no-op). */
+int forge_bfcl_data_load(const char *category, const char *questions, const char *answers,
+                         size_t file_limit, struct forge_bfcl_data **out, struct forge_err *err);
+void forge_bfcl_data_free(struct forge_bfcl_data *d);
+/* forge_bfcl_score_file for loaded data: uses o->model_name, underscore_to_dot, partial,
+ * results, score_out and file_limit (the category and data paths come from <d>). */
+int forge_bfcl_score_results(struct forge_bfcl *b, struct forge_bfcl_data *d,
+                             const struct forge_bfcl_file_opts *o, struct forge_bfcl_file_score *out,
+                             struct forge_err *err);
+
 /* Value conversion of the Java and JavaScript categories (bfcl_values.c): BFCL's
  * java_type_converter / js_type_converter on the literal <s> of a parameter whose documented type
  * is <type> (and <nested> its items' type, or NULL). Returns the converted value in <a>; a

@@ -348,6 +348,7 @@ const char *forge_py_type_name(const struct forge_pyval *v)
     case FORGE_PY_STR: return "str";
     case FORGE_PY_LIST: return "list";
     case FORGE_PY_DICT: return "dict";
+    case FORGE_PY_RAW: return "str";
     }
     return "object";
 }
@@ -509,6 +510,8 @@ static int json_str(struct forge_buf *b, const char *s, size_t n)
     size_t run = 0;
     for (size_t i = 0; !rc && i < n; i++) {
         unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
         const char *esc = NULL;
         char ubuf[8];
         switch (c) {
@@ -555,6 +558,7 @@ static int out_val(struct forge_buf *b, const struct forge_pyval *v, bool json)
             return forge_buf_adds(b, isnan(v->u.f) ? "NaN" : v->u.f < 0 ? "-Infinity" : "Infinity");
         return forge_buf_adds(b, forge_py_float_repr(v->u.f, tmp));
     case FORGE_PY_STR: return json ? json_str(b, v->u.s, v->n) : repr_str(b, v->u.s, v->n);
+    case FORGE_PY_RAW: return forge_buf_add(b, v->u.s, v->n);
     case FORGE_PY_LIST:
         rc = forge_buf_addc(b, '[');
         for (size_t i = 0; !rc && i < v->n; i++) {
@@ -603,6 +607,7 @@ struct jp {
     const char *err_what;
     int depth;
     int rc;
+    bool inplace;
 };
 
 #define JP_MAX_DEPTH 990
@@ -695,6 +700,12 @@ static char *jstring(struct jp *p, size_t q, size_t *end, size_t *len)
         return NULL;
     }
     if (s[j] == '"') {
+        if (p->inplace) {
+            ((char *)s)[j] = '\0';
+            *len = j - i;
+            *end = j + 1;
+            return (char *)s + i;
+        }
         char *o = arena_strdup(p->a, s + i, j - i);
         if (!o) {
             nomem(p);
@@ -987,10 +998,10 @@ static size_t cps(const char *s, size_t from, size_t to)
     return n;
 }
 
-int forge_py_loads(struct forge_arena *a, const char *text, size_t len, struct forge_pyval **out,
-                   char *msg, size_t msgsize)
+static int loads(struct forge_arena *a, const char *text, size_t len, bool inplace,
+                 struct forge_pyval **out, char *msg, size_t msgsize)
 {
-    struct jp p = {a, text, len, 0, NULL, 0, 0};
+    struct jp p = {a, text, len, 0, NULL, 0, 0, inplace};
     *out = NULL;
     struct forge_pyval *v = NULL;
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
@@ -1024,6 +1035,18 @@ int forge_py_loads(struct forge_arena *a, const char *text, size_t len, struct f
     }
     *out = v;
     return 0;
+}
+
+int forge_py_loads(struct forge_arena *a, const char *text, size_t len, struct forge_pyval **out,
+                   char *msg, size_t msgsize)
+{
+    return loads(a, text, len, false, out, msg, msgsize);
+}
+
+int forge_py_loads_inplace(struct forge_arena *a, char *text, size_t len, struct forge_pyval **out,
+                           char *msg, size_t msgsize)
+{
+    return loads(a, text, len, true, out, msg, msgsize);
 }
 
 /* ---- int() and float() ---- */

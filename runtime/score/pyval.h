@@ -39,6 +39,7 @@ enum forge_pykind {
     FORGE_PY_STR,
     FORGE_PY_LIST,
     FORGE_PY_DICT,
+    FORGE_PY_RAW,    /* pre-serialized JSON text in s: json.dumps emits it verbatim (output only) */
 };
 
 struct forge_pyval {
@@ -103,6 +104,12 @@ char *forge_py_float_repr(double d, char *out);
  * Python does. FORGE_ENOMEM when the arena runs out (msg says so). <depth_limit> caps nesting. */
 int forge_py_loads(struct forge_arena *a, const char *text, size_t len, struct forge_pyval **out,
                    char *msg, size_t msgsize);
+
+/* Like forge_py_loads, but strings without escapes point into <text>, whose closing quotes are
+ * overwritten with NULs (so every string stays NUL-terminated). <text> must outlive the values
+ * and is not valid JSON afterwards. */
+int forge_py_loads_inplace(struct forge_arena *a, char *text, size_t len, struct forge_pyval **out,
+                           char *msg, size_t msgsize);
 
 /* Python int(s) and float(s) on a string: 0 and *out set, or -1 when Python raises ValueError. */
 int forge_py_parse_int(struct forge_arena *a, const char *s, size_t n, struct forge_pyval **out);
