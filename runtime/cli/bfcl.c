@@ -244,8 +244,8 @@ static int cmd_score(int argc, char **argv)
         } else if (!strcmp(a, "--max-file-mb") && has_next) {
             char *end;
             long mb = strtol(argv[++i], &end, 10);
-            if (*end || mb <= 0 || mb > 1 << 20) {
-                forge_cli_error("bfcl score: --max-file-mb takes a positive number of MiB, not '%s'", argv[i]);
+            if (*end || mb <= 0 || mb > 4000) {
+                forge_cli_error("bfcl score: --max-file-mb takes a number of MiB from 1 to 4000, not '%s'", argv[i]);
                 goto out;
             }
             limit = (size_t)mb << 20;

@@ -4,10 +4,12 @@
 #include "base/buf.h"
 #include "base/file.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- categories ---- */
 
@@ -163,7 +165,7 @@ static void m_r(struct ctx *c, const struct forge_pyval *v)
 }
 static void m_rs(struct ctx *c, const char *s, size_t n)
 {
-    struct forge_pyval tmp = {FORGE_PY_STR, n, {.s = s}};
+    struct forge_pyval tmp = {FORGE_PY_STR, (uint32_t)n, {.s = s}};
     m_r(c, &tmp);
 }
 static void m_raw(struct ctx *c, const char *s, size_t n)
@@ -416,7 +418,7 @@ static bool alt_has_key(const struct forge_pyval *alt, const struct forge_pyitem
     if (alt->kind == FORGE_PY_STR)
         return contains(alt->u.s, alt->n, kv->key, kv->klen);
     if (alt->kind == FORGE_PY_LIST) {
-        struct forge_pyval k = {FORGE_PY_STR, kv->klen, {.s = kv->key}};
+        struct forge_pyval k = {FORGE_PY_STR, (uint32_t)kv->klen, {.s = kv->key}};
         return forge_py_in(&k, alt);
     }
     return false;
@@ -593,7 +595,7 @@ static struct res simple_checker(struct ctx *c, const struct forge_pyval *fdesc,
     }
     for (size_t i = 0; i < model_params->n; i++) {
         const struct forge_pyitem *kv = &model_params->u.pairs[i];
-        struct forge_pyval pname = {FORGE_PY_STR, kv->klen, {.s = kv->key}};
+        struct forge_pyval pname = {FORGE_PY_STR, (uint32_t)kv->klen, {.s = kv->key}};
         const struct forge_pyval *pd = forge_py_get(props, kv->key, kv->klen);
         const struct forge_pyval *accepted = forge_py_get(answer, kv->key, kv->klen);
         if (!pd || !accepted) {
@@ -1316,6 +1318,39 @@ static void set_existing(struct forge_pyval *d, const char *key, struct forge_py
             d->u.pairs[i].val = v;
 }
 
+/* Writes a then b to <path> through a temporary file and a rename, like
+ * forge_file_write_atomic, without joining them first. */
+static int write_two(const char *path, const char *a, size_t an, const char *b, size_t bn,
+                     struct forge_err *err)
+{
+    size_t pn = strlen(path);
+    char *tmp = forge_malloc(pn + 16);
+    if (!tmp)
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    snprintf(tmp, pn + 16, "%s.tmp.%ld", path, (long)getpid());
+    int rc = 0;
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        rc = forge_err_set(err, FORGE_EIO, "cannot write %s: %s", tmp, strerror(errno));
+        goto out;
+    }
+    bool ok = fwrite(a, 1, an, f) == an && (bn == 0 || fwrite(b, 1, bn, f) == bn);
+    if (fclose(f) != 0)
+        ok = false;
+    if (!ok) {
+        rc = forge_err_set(err, FORGE_EIO, "cannot write %s: %s", tmp, strerror(errno));
+        remove(tmp);
+        goto out;
+    }
+    if (rename(tmp, path) != 0) {
+        rc = forge_err_set(err, FORGE_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        remove(tmp);
+    }
+out:
+    forge_free(tmp);
+    return rc;
+}
+
 int forge_bfcl_score_results(struct forge_bfcl *b, struct forge_bfcl_data *d,
                              const struct forge_bfcl_file_opts *o, struct forge_bfcl_file_score *out,
                              struct forge_err *err)
@@ -1324,9 +1359,9 @@ int forge_bfcl_score_results(struct forge_bfcl *b, struct forge_bfcl_data *d,
     forge_arena_init(&rarena, 0);
     forge_arena_init(&scratch, 0);
     struct jsonl res = {0};
-    struct forge_buf buf, fails, tmp;
-    forge_buf_init(&buf, 0);
-    forge_buf_init(&fails, 0);
+    struct forge_buf tmp;
+    struct forge_buf *fails = forge_bfcl_out_buf(b);
+    fails->len = 0;
     forge_buf_init(&tmp, 0);
     bool *seen = NULL;
     bool relevance = forge_bfcl_category_is_relevance(d->category);
@@ -1386,7 +1421,7 @@ int forge_bfcl_score_results(struct forge_bfcl *b, struct forge_bfcl_data *d,
         set_existing(failure, "prompt", pj);
         if (aj)
             set_existing(failure, "possible_answer", aj);
-        if ((rc = forge_py_dumps(&fails, failure)) != 0 || (rc = forge_buf_addc(&fails, '\n')) != 0) {
+        if ((rc = forge_py_dumps(fails, failure)) != 0 || (rc = forge_buf_addc(fails, '\n')) != 0) {
             forge_err_set(err, rc, "score output: %s", forge_rc_name(rc));
             goto out;
         }
@@ -1407,19 +1442,13 @@ int forge_bfcl_score_results(struct forge_bfcl *b, struct forge_bfcl_data *d,
     out->total = res.n;
     out->accuracy = (double)correct / (double)res.n;
     if (o->score_out) {
-        char acc[40];
-        rc = forge_buf_addf(&buf, "{\"accuracy\": %s, \"correct_count\": %zu, \"total_count\": %zu}\n",
-                            forge_py_float_repr(out->accuracy, acc), correct, res.n);
-        if (!rc && fails.len)
-            rc = forge_buf_add(&buf, fails.data, fails.len);
-        if (rc)
-            forge_err_set(err, rc, "score output: %s", forge_rc_name(rc));
-        else
-            rc = forge_file_write_atomic(o->score_out, buf.data ? buf.data : "", buf.len, err);
+        char acc[40], head[160];
+        int hn = snprintf(head, sizeof head,
+                          "{\"accuracy\": %s, \"correct_count\": %zu, \"total_count\": %zu}\n",
+                          forge_py_float_repr(out->accuracy, acc), correct, res.n);
+        rc = write_two(o->score_out, head, (size_t)hn, fails->data, fails->len, err);
     }
 out:
-    forge_buf_free(&buf);
-    forge_buf_free(&fails);
     forge_buf_free(&tmp);
     forge_free(seen);
     jsonl_free(&res);

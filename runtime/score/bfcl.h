@@ -18,6 +18,7 @@
 #define FORGE_SCORE_BFCL_H
 #include <stdbool.h>
 #include <stddef.h>
+#include "base/buf.h"
 #include "base/err.h"
 #include "score/pyval.h"
 
@@ -126,6 +127,9 @@ struct forge_pyval *forge_bfcl_java_value(struct forge_bfcl *b, struct forge_are
 struct forge_pyval *forge_bfcl_js_value(struct forge_bfcl *b, struct forge_arena *a,
                                         const char *s, size_t n, const char *type,
                                         const char *nested);
+
+/* The context's reusable output buffer (internal to score/bfcl*.c). */
+struct forge_buf *forge_bfcl_out_buf(struct forge_bfcl *b);
 
 /* BFCL's standardize_string: removes " ,./-_*^", lowercases, turns ' into ". Result in <a>. */
 struct forge_pyval *forge_bfcl_standardize(struct forge_arena *a, const char *s, size_t n);

@@ -45,7 +45,10 @@ static const struct {
 struct forge_bfcl {
     pcre2_code *rx[RX_COUNT];
     pcre2_match_data *md;
+    struct forge_buf out; /* score-file text, reused so large files do not fault in fresh pages */
 };
+
+struct forge_buf *forge_bfcl_out_buf(struct forge_bfcl *b) { return &b->out; }
 
 struct forge_bfcl *forge_bfcl_new(struct forge_err *err)
 {
@@ -66,6 +69,7 @@ struct forge_bfcl *forge_bfcl_new(struct forge_err *err)
             return NULL;
         }
     }
+    forge_buf_init(&b->out, 0);
     b->md = pcre2_match_data_create(8, NULL);
     if (!b->md) {
         forge_err_set(err, FORGE_ENOMEM, "out of memory");
@@ -82,6 +86,7 @@ void forge_bfcl_free(struct forge_bfcl *b)
     for (int i = 0; i < RX_COUNT; i++)
         pcre2_code_free(b->rx[i]);
     pcre2_match_data_free(b->md);
+    forge_buf_free(&b->out);
     forge_free(b);
 }
 

@@ -134,6 +134,8 @@ static char *arena_strdup(struct forge_arena *a, const char *s, size_t n)
 
 struct forge_pyval *forge_py_str(struct forge_arena *a, const char *s, size_t n)
 {
+    if (n > UINT32_MAX)
+        return NULL;
     struct forge_pyval *v = mk(a, FORGE_PY_STR);
     if (!v)
         return NULL;
@@ -240,8 +242,8 @@ int forge_py_set(struct forge_arena *a, struct forge_pyval *dict, const char *ke
         return FORGE_ENOMEM;
     dict->u.pairs = pairs;
     pairs[dict->n].key = key;
-    pairs[dict->n].klen = klen;
     pairs[dict->n].val = v;
+    pairs[dict->n].klen = klen;
     dict->n++;
     return 0;
 }
@@ -354,6 +356,29 @@ const char *forge_py_type_name(const struct forge_pyval *v)
 }
 
 /* ---- output ---- */
+
+/* Index of the first byte in s[i..n) that is '"', '\\' or below 0x20 (n when none), eight bytes
+ * at a time. */
+static size_t scan_plain(const char *s, size_t i, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    while (i + 8 <= n) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        uint64_t hit = ((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w);
+        if (hit & highs)
+            break;
+        i += 8;
+    }
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\' || c < 0x20)
+            return i;
+        i++;
+    }
+    return n;
+}
 
 /* Decodes one UTF-8 sequence at s[*i] (lenient: a bad byte stands for itself). */
 static uint32_t next_cp(const char *s, size_t n, size_t *i)
@@ -508,10 +533,8 @@ static int json_str(struct forge_buf *b, const char *s, size_t n)
 {
     int rc = forge_buf_addc(b, '"');
     size_t run = 0;
-    for (size_t i = 0; !rc && i < n; i++) {
+    for (size_t i = scan_plain(s, 0, n); !rc && i < n; i = scan_plain(s, i + 1, n)) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
         const char *esc = NULL;
         char ubuf[8];
         switch (c) {
@@ -692,9 +715,7 @@ static char *jstring(struct jp *p, size_t q, size_t *end, size_t *len)
 {
     const char *s = p->s;
     size_t i = q + 1;
-    size_t j = i;
-    while (j < p->n && s[j] != '"' && s[j] != '\\' && (unsigned char)s[j] >= 0x20)
-        j++;
+    size_t j = scan_plain(s, i, p->n);
     if (j >= p->n) {
         fail(p, "Unterminated string starting at", q);
         return NULL;
@@ -935,11 +956,11 @@ static struct forge_pyval *jvalue(struct jp *p, size_t i, size_t *end)
         char *s = jstring(p, i, end, &len);
         if (!s)
             return NULL;
-        v = mk(p->a, FORGE_PY_STR);
+        v = len <= UINT32_MAX ? mk(p->a, FORGE_PY_STR) : NULL;
         if (!v)
             return nomem(p);
         v->u.s = s;
-        v->n = len;
+        v->n = (uint32_t)len;
         return v;
     }
     case '{':

@@ -42,9 +42,11 @@ enum forge_pykind {
     FORGE_PY_RAW,    /* pre-serialized JSON text in s: json.dumps emits it verbatim (output only) */
 };
 
+#include <stdint.h>
+/* 16 bytes: sizes are capped at 4 GiB (input files are capped well below that). */
 struct forge_pyval {
     enum forge_pykind kind;
-    size_t n;    /* STR/BIGINT: bytes; LIST/DICT: items */
+    uint32_t n;  /* STR/BIGINT: bytes; LIST/DICT: items */
     union {
         bool b;
         long long i;
@@ -57,8 +59,8 @@ struct forge_pyval {
 
 struct forge_pyitem {
     const char *key;
-    size_t klen;
     struct forge_pyval *val;
+    size_t klen;
 };
 
 /* Constructors (NULL when out of memory). Strings are copied into the arena. */
