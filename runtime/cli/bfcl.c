@@ -7,6 +7,9 @@
 #include "score/bfcl.h"
 
 #include <dirent.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +210,13 @@ static char *model_from_path(const char *path)
 
 static int cmd_score(int argc, char **argv)
 {
+#ifdef __GLIBC__
+    /* Each category loads, checks and frees megabytes of small values; keeping freed memory in
+     * the heap (instead of returning it to the kernel and faulting in fresh zeroed pages for the
+     * next file) halves the run time. */
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
     const char *data_dir = NULL, *results = NULL, *out = NULL, *model_name = NULL;
     bool u2d = false, partial = false;
     size_t limit = FORGE_FILE_LIMIT;
