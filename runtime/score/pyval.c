@@ -618,7 +618,135 @@ int forge_py_str_of(struct forge_buf *b, const struct forge_pyval *v)
     return out_val(b, v, false);
 }
 
-int forge_py_dumps(struct forge_buf *b, const struct forge_pyval *v) { return out_val(b, v, true); }
+/* json.dumps writes straight into the buffer's storage: score files are megabytes of it. */
+static int reserve(struct forge_buf *b, size_t extra)
+{
+    if (b->data && b->len + extra + 1 <= b->cap)
+        return 0;
+    if (extra > b->limit - b->len)
+        return FORGE_ELIMIT;
+    size_t need = b->len + extra + 1, cap = b->cap ? b->cap : 256;
+    while (cap < need)
+        cap *= 2;
+    char *p = forge_realloc(b->data, cap);
+    if (!p)
+        return FORGE_ENOMEM;
+    b->data = p;
+    b->cap = cap;
+    return 0;
+}
+
+static int put(struct forge_buf *b, const char *s, size_t n)
+{
+    int rc = reserve(b, n);
+    if (rc)
+        return rc;
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    return 0;
+}
+
+static int dump_str(struct forge_buf *b, const char *s, size_t n)
+{
+    if (n > SIZE_MAX / 8)
+        return FORGE_ELIMIT;
+    int rc = reserve(b, n * 6 + 2);
+    if (rc)
+        return rc;
+    char *o = b->data + b->len;
+    *o++ = '"';
+    size_t run = 0;
+    for (size_t i = scan_plain(s, 0, n); i < n; i = scan_plain(s, i + 1, n)) {
+        memcpy(o, s + run, i - run);
+        o += i - run;
+        unsigned char c = (unsigned char)s[i];
+        *o++ = '\\';
+        switch (c) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\r': *o++ = 'r'; break;
+        case '\t': *o++ = 't'; break;
+        case '\b': *o++ = 'b'; break;
+        case '\f': *o++ = 'f'; break;
+        default:
+            *o++ = 'u';
+            *o++ = '0';
+            *o++ = '0';
+            *o++ = "0123456789abcdef"[c >> 4];
+            *o++ = "0123456789abcdef"[c & 15];
+        }
+        run = i + 1;
+    }
+    memcpy(o, s + run, n - run);
+    o += n - run;
+    *o++ = '"';
+    b->len = (size_t)(o - b->data);
+    return 0;
+}
+
+static int dump(struct forge_buf *b, const struct forge_pyval *v)
+{
+    char tmp[40];
+    int rc = 0;
+    switch (v->kind) {
+    case FORGE_PY_NONE: return put(b, "null", 4);
+    case FORGE_PY_BOOL: return v->u.b ? put(b, "true", 4) : put(b, "false", 5);
+    case FORGE_PY_INT: {
+        unsigned long long u = v->u.i < 0 ? 0ull - (unsigned long long)v->u.i : (unsigned long long)v->u.i;
+        char *e = tmp + sizeof tmp, *p = e;
+        do {
+            *--p = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (v->u.i < 0)
+            *--p = '-';
+        return put(b, p, (size_t)(e - p));
+    }
+    case FORGE_PY_BIGINT:
+    case FORGE_PY_RAW: return put(b, v->u.s, v->n);
+    case FORGE_PY_FLOAT:
+        if (!isfinite(v->u.f)) {
+            const char *t = isnan(v->u.f) ? "NaN" : v->u.f < 0 ? "-Infinity" : "Infinity";
+            return put(b, t, strlen(t));
+        }
+        forge_py_float_repr(v->u.f, tmp);
+        return put(b, tmp, strlen(tmp));
+    case FORGE_PY_STR: return dump_str(b, v->u.s, v->n);
+    case FORGE_PY_LIST:
+        rc = put(b, "[", 1);
+        for (size_t i = 0; !rc && i < v->n; i++) {
+            if (i)
+                rc = put(b, ", ", 2);
+            if (!rc)
+                rc = dump(b, v->u.items[i]);
+        }
+        return rc ? rc : put(b, "]", 1);
+    case FORGE_PY_DICT:
+        rc = put(b, "{", 1);
+        for (size_t i = 0; !rc && i < v->n; i++) {
+            const struct forge_pyitem *p = &v->u.pairs[i];
+            if (i)
+                rc = put(b, ", ", 2);
+            if (!rc)
+                rc = dump_str(b, p->key, p->klen);
+            if (!rc)
+                rc = put(b, ": ", 2);
+            if (!rc)
+                rc = dump(b, p->val);
+        }
+        return rc ? rc : put(b, "}", 1);
+    }
+    return 0;
+}
+
+int forge_py_dumps(struct forge_buf *b, const struct forge_pyval *v)
+{
+    int rc = dump(b, v);
+    if (b->data)
+        b->data[b->len] = '\0';
+    return rc;
+}
 
 /* ---- json.loads ---- */
 
