@@ -1093,7 +1093,10 @@ struct jsonl {
     char *text;
     size_t len;
     struct forge_pyval **lines;
-    size_t *lineno;
+    struct span_info {
+        size_t lineno, start, len;
+        bool canonical; /* the line is exactly json.dumps of its value */
+    } *info;
     size_t n;
 };
 
@@ -1101,7 +1104,7 @@ static void jsonl_free(struct jsonl *j)
 {
     forge_free(j->text);
     forge_free(j->lines);
-    forge_free(j->lineno);
+    forge_free(j->info);
     memset(j, 0, sizeof(*j));
 }
 
@@ -1120,8 +1123,8 @@ static int jsonl_load(struct forge_arena *a, const char *path, size_t limit, str
     }
     size_t cap = 64;
     j->lines = forge_malloc(cap * sizeof(*j->lines));
-    j->lineno = forge_malloc(cap * sizeof(*j->lineno));
-    if (!j->lines || !j->lineno)
+    j->info = forge_malloc(cap * sizeof(*j->info));
+    if (!j->lines || !j->info)
         return forge_err_set(err, FORGE_ENOMEM, "out of memory");
     size_t pos = 0, lineno = 0;
     while (pos < j->len) {
@@ -1134,7 +1137,8 @@ static int jsonl_load(struct forge_arena *a, const char *path, size_t limit, str
         if (b < e) {
             char msg[200];
             struct forge_pyval *v;
-            rc = forge_py_loads_inplace(a, j->text + pos, end - pos, &v, msg, sizeof msg);
+            bool canonical = false;
+            rc = forge_py_loads_inplace(a, j->text + pos, end - pos, &v, &canonical, msg, sizeof msg);
             if (rc == FORGE_ENOMEM)
                 return forge_err_set(err, rc, "%s: out of memory", path);
             if (rc) {
@@ -1153,13 +1157,13 @@ static int jsonl_load(struct forge_arena *a, const char *path, size_t limit, str
                 struct forge_pyval **nl2 = forge_realloc(j->lines, cap * sizeof(*nl2));
                 if (nl2)
                     j->lines = nl2;
-                size_t *ln2 = nl2 ? forge_realloc(j->lineno, cap * sizeof(*ln2)) : NULL;
-                if (!ln2)
+                struct span_info *in2 = nl2 ? forge_realloc(j->info, cap * sizeof(*in2)) : NULL;
+                if (!in2)
                     return forge_err_set(err, FORGE_ENOMEM, "out of memory");
-                j->lineno = ln2;
+                j->info = in2;
             }
             j->lines[j->n] = v;
-            j->lineno[j->n] = lineno;
+            j->info[j->n] = (struct span_info){lineno, pos, end - pos, canonical};
             j->n++;
         }
         pos = end + 1;
@@ -1278,7 +1282,7 @@ int forge_bfcl_data_load(const char *category, const char *questions, const char
         struct forge_pyval *id = forge_py_getz(d->q.lines[i], "id");
         if (!id) {
             rc = forge_err_set(err, FORGE_EINVAL, "%s:%zu: the question has no \"id\"", questions,
-                               d->q.lineno[i]);
+                               d->q.info[i].lineno);
             goto out;
         }
         size_t s = idmap_slot(&d->map, id);
@@ -1295,12 +1299,29 @@ out:
     return rc;
 }
 
-/* The JSON text of <v> as a RAW value in <a>, made once and kept in *slot. */
+/* The JSON text of <v> as a RAW value in <a>, made once and kept in *slot. A canonical source
+ * line is copied back (its NULs were closing quotes) instead of serialized again. */
 static struct forge_pyval *cached_json(struct forge_arena *a, struct forge_pyval **slot,
-                                       const struct forge_pyval *v, struct forge_buf *tmp)
+                                       const struct forge_pyval *v, struct forge_buf *tmp,
+                                       const struct jsonl *src, size_t line)
 {
     if (*slot)
         return *slot;
+    if (src && src->info[line].canonical) {
+        const struct span_info *in = &src->info[line];
+        char *t = forge_arena_alloc(a, in->len + 1);
+        struct forge_pyval *raw = t ? forge_arena_alloc(a, sizeof(*raw)) : NULL;
+        if (!raw || in->len > UINT32_MAX)
+            return NULL;
+        const char *from = src->text + in->start;
+        for (size_t k = 0; k < in->len; k++)
+            t[k] = from[k] ? from[k] : '"';
+        t[in->len] = '\0';
+        raw->kind = FORGE_PY_RAW;
+        raw->n = (uint32_t)in->len;
+        raw->u.s = t;
+        return *slot = raw;
+    }
     forge_buf_reset(tmp);
     if (forge_py_dumps(tmp, v))
         return NULL;
@@ -1381,7 +1402,7 @@ int forge_bfcl_score_results(struct forge_bfcl *b, struct forge_bfcl_data *d,
         struct forge_pyval *id = forge_py_getz(res.lines[i], "id");
         if (!id || !forge_py_getz(res.lines[i], "result")) {
             rc = forge_err_set(err, FORGE_EINVAL, "%s:%zu: a result line needs \"id\" and \"result\"",
-                               o->results, res.lineno[i]);
+                               o->results, res.info[i].lineno);
             goto out;
         }
         size_t s = idmap_slot(&d->map, id);
@@ -1389,7 +1410,7 @@ int forge_bfcl_score_results(struct forge_bfcl *b, struct forge_bfcl_data *d,
             forge_buf_reset(&tmp);
             forge_py_repr(&tmp, id);
             rc = forge_err_set(err, FORGE_EINVAL, "%s:%zu: id %.200s is not in %s", o->results,
-                               res.lineno[i], tmp.data ? tmp.data : "?", d->questions_path);
+                               res.info[i].lineno, tmp.data ? tmp.data : "?", d->questions_path);
             goto out;
         }
         size_t qi = d->map.vals[s];
@@ -1400,7 +1421,7 @@ int forge_bfcl_score_results(struct forge_bfcl *b, struct forge_bfcl_data *d,
                               res.lines[i], d->q.lines[qi], relevance ? NULL : d->pa.lines[qi],
                               &failure, err);
         if (rc) {
-            forge_err_prefix(err, "%s:%zu", o->results, res.lineno[i]);
+            forge_err_prefix(err, "%s:%zu", o->results, res.info[i].lineno);
             goto out;
         }
         if (!failure) {
@@ -1410,10 +1431,12 @@ int forge_bfcl_score_results(struct forge_bfcl *b, struct forge_bfcl_data *d,
         if (!o->score_out)
             continue;
         /* the question and its answer are the bulk of a record: serialize them once */
-        struct forge_pyval *pj = cached_json(&d->arena, &d->prompt_json[qi], d->q.lines[qi], &tmp);
+        struct forge_pyval *pj = cached_json(&d->arena, &d->prompt_json[qi], d->q.lines[qi], &tmp,
+                                             &d->q, qi);
         struct forge_pyval *aj = relevance ? NULL
                                            : cached_json(&d->arena, &d->answer_json[qi],
-                                                         forge_py_getz(d->pa.lines[qi], "ground_truth"), &tmp);
+                                                         forge_py_getz(d->pa.lines[qi], "ground_truth"),
+                                                         &tmp, NULL, 0);
         if (!pj || (!relevance && !aj)) {
             rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
             goto out;
@@ -1434,7 +1457,7 @@ int forge_bfcl_score_results(struct forge_bfcl *b, struct forge_bfcl_data *d,
                 rc = forge_err_set(err, FORGE_EINVAL,
                                    "%s has no result for %.200s (line %zu of %s); score only the "
                                    "entries present with --partial",
-                                   o->results, tmp.data ? tmp.data : "?", d->q.lineno[i], d->questions_path);
+                                   o->results, tmp.data ? tmp.data : "?", d->q.info[i].lineno, d->questions_path);
                 goto out;
             }
     }

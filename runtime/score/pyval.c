@@ -759,7 +759,10 @@ struct jp {
     int depth;
     int rc;
     bool inplace;
+    bool canon; /* the text is exactly what json.dumps(value, ensure_ascii=False) writes */
 };
+
+
 
 #define JP_MAX_DEPTH 990
 
@@ -770,6 +773,24 @@ static size_t skip_ws(const struct jp *p, size_t i)
     while (i < p->n && jws(p->s[i]))
         i++;
     return i;
+}
+
+/* skip_ws where json.dumps writes nothing */
+static size_t no_ws(struct jp *p, size_t i)
+{
+    size_t j = skip_ws(p, i);
+    if (j != i)
+        p->canon = false;
+    return j;
+}
+
+/* skip_ws where json.dumps writes one space (after ',' and ':') */
+static size_t one_sp(struct jp *p, size_t i)
+{
+    size_t j = skip_ws(p, i);
+    if (j != i + 1 || p->s[i] != ' ')
+        p->canon = false;
+    return j;
 }
 
 static struct forge_pyval *fail(struct jp *p, const char *what, size_t pos)
@@ -897,7 +918,7 @@ static char *jstring(struct jp *p, size_t q, size_t *end, size_t *len)
         switch (e) {
         case '"': o[k++] = '"'; i++; continue;
         case '\\': o[k++] = '\\'; i++; continue;
-        case '/': o[k++] = '/'; i++; continue;
+        case '/': o[k++] = '/'; i++; p->canon = false; continue;
         case 'b': o[k++] = '\b'; i++; continue;
         case 'f': o[k++] = '\f'; i++; continue;
         case 'n': o[k++] = '\n'; i++; continue;
@@ -911,6 +932,9 @@ static char *jstring(struct jp *p, size_t q, size_t *end, size_t *len)
             return NULL;
         }
         uint32_t cp = (uint32_t)hex4(s + i + 1);
+        if (cp >= 0x20 || cp == 8 || cp == 9 || cp == 10 || cp == 12 || cp == 13 ||
+            (s[i + 3] >= 'A' && s[i + 3] <= 'F') || (s[i + 4] >= 'A' && s[i + 4] <= 'F'))
+            p->canon = false; /* json.dumps writes these characters as themselves or shorter */
         i += 5;
         if (cp >= 0xD800 && cp <= 0xDBFF && i + 6 <= p->n && s[i] == '\\' && s[i + 1] == 'u') {
             int lo = hex4(s + i + 2);
@@ -983,9 +1007,17 @@ static struct forge_pyval *jnumber(struct jp *p, size_t i, size_t *end)
     struct forge_pyval *v;
     if (is_float) {
         v = forge_py_float(p->a, strtod(tmp, NULL));
+        if (v && p->canon) {
+            char r[40];
+            forge_py_float_repr(v->u.f, r);
+            if (!isfinite(v->u.f) || strcmp(r, tmp) != 0)
+                p->canon = false;
+        }
     } else {
         errno = 0;
         long long x = strtoll(tmp, NULL, 10);
+        if (len == 2 && tmp[0] == '-' && tmp[1] == '0')
+            p->canon = false;
         if (errno == ERANGE) {
             v = mk(p->a, FORGE_PY_BIGINT);
             if (v) {
@@ -1012,7 +1044,7 @@ static struct forge_pyval *jobject(struct jp *p, size_t i, size_t *end)
     struct forge_pyval *d = forge_py_dict(p->a, 4);
     if (!d)
         return nomem(p);
-    i = skip_ws(p, i);
+    i = no_ws(p, i);
     if (i < p->n && p->s[i] == '}') {
         *end = i + 1;
         return d;
@@ -1024,24 +1056,27 @@ static struct forge_pyval *jobject(struct jp *p, size_t i, size_t *end)
         char *key = jstring(p, i, &kend, &klen);
         if (!key)
             return NULL;
-        i = skip_ws(p, kend);
+        i = no_ws(p, kend);
         if (i >= p->n || p->s[i] != ':')
             return fail(p, "Expecting ':' delimiter", i);
-        i = skip_ws(p, i + 1);
+        i = one_sp(p, i + 1);
         size_t vend;
         struct forge_pyval *v = jvalue(p, i, &vend);
         if (!v)
             return NULL;
+        size_t before = d->n;
         if (forge_py_set(p->a, d, key, klen, v))
             return nomem(p);
-        i = skip_ws(p, vend);
+        if (d->n == before)
+            p->canon = false; /* a repeated key */
+        i = no_ws(p, vend);
         if (i < p->n && p->s[i] == '}') {
             *end = i + 1;
             return d;
         }
         if (i >= p->n || p->s[i] != ',')
             return fail(p, "Expecting ',' delimiter", i);
-        i = skip_ws(p, i + 1);
+        i = one_sp(p, i + 1);
     }
 }
 
@@ -1050,7 +1085,7 @@ static struct forge_pyval *jarray(struct jp *p, size_t i, size_t *end)
     struct forge_pyval *l = forge_py_list(p->a, 4);
     if (!l)
         return nomem(p);
-    i = skip_ws(p, i);
+    i = no_ws(p, i);
     if (i < p->n && p->s[i] == ']') {
         *end = i + 1;
         return l;
@@ -1062,14 +1097,14 @@ static struct forge_pyval *jarray(struct jp *p, size_t i, size_t *end)
             return NULL;
         if (forge_py_append(p->a, l, v))
             return nomem(p);
-        i = skip_ws(p, vend);
+        i = no_ws(p, vend);
         if (i < p->n && p->s[i] == ']') {
             *end = i + 1;
             return l;
         }
         if (i >= p->n || p->s[i] != ',')
             return fail(p, "Expecting ',' delimiter", i);
-        i = skip_ws(p, i + 1);
+        i = one_sp(p, i + 1);
     }
 }
 
@@ -1148,18 +1183,18 @@ static size_t cps(const char *s, size_t from, size_t to)
 }
 
 static int loads(struct forge_arena *a, const char *text, size_t len, bool inplace,
-                 struct forge_pyval **out, char *msg, size_t msgsize)
+                 struct forge_pyval **out, bool *canonical, char *msg, size_t msgsize)
 {
-    struct jp p = {a, text, len, 0, NULL, 0, 0, inplace};
+    struct jp p = {a, text, len, 0, NULL, 0, 0, inplace, true};
     *out = NULL;
     struct forge_pyval *v = NULL;
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
         fail(&p, "Unexpected UTF-8 BOM (decode using utf-8-sig)", 0);
     } else {
         size_t end;
-        v = jvalue(&p, skip_ws(&p, 0), &end);
+        v = jvalue(&p, no_ws(&p, 0), &end);
         if (v) {
-            end = skip_ws(&p, end);
+            end = no_ws(&p, end);
             if (end != len) {
                 v = NULL;
                 fail(&p, "Extra data", end);
@@ -1183,19 +1218,21 @@ static int loads(struct forge_arena *a, const char *text, size_t len, bool inpla
         return FORGE_EINVAL;
     }
     *out = v;
+    if (canonical)
+        *canonical = p.canon;
     return 0;
 }
 
 int forge_py_loads(struct forge_arena *a, const char *text, size_t len, struct forge_pyval **out,
                    char *msg, size_t msgsize)
 {
-    return loads(a, text, len, false, out, msg, msgsize);
+    return loads(a, text, len, false, out, NULL, msg, msgsize);
 }
 
 int forge_py_loads_inplace(struct forge_arena *a, char *text, size_t len, struct forge_pyval **out,
-                           char *msg, size_t msgsize)
+                           bool *canonical, char *msg, size_t msgsize)
 {
-    return loads(a, text, len, true, out, msg, msgsize);
+    return loads(a, text, len, true, out, canonical, msg, msgsize);
 }
 
 /* ---- int() and float() ---- */

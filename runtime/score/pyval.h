@@ -108,10 +108,12 @@ int forge_py_loads(struct forge_arena *a, const char *text, size_t len, struct f
                    char *msg, size_t msgsize);
 
 /* Like forge_py_loads, but strings without escapes point into <text>, whose closing quotes are
- * overwritten with NULs (so every string stays NUL-terminated). <text> must outlive the values
- * and is not valid JSON afterwards. */
+ * overwritten with NULs (so every string stays NUL-terminated; turning every NUL of the text back
+ * into '"' restores it, as valid JSON text holds no NUL byte). <text> must outlive the values.
+ * When <canonical> is not NULL it is set to whether <text> is byte for byte what
+ * forge_py_dumps writes for the value. */
 int forge_py_loads_inplace(struct forge_arena *a, char *text, size_t len, struct forge_pyval **out,
-                           char *msg, size_t msgsize);
+                           bool *canonical, char *msg, size_t msgsize);
 
 /* Python int(s) and float(s) on a string: 0 and *out set, or -1 when Python raises ValueError. */
 int forge_py_parse_int(struct forge_arena *a, const char *s, size_t n, struct forge_pyval **out);

@@ -163,9 +163,40 @@ TEST(inplace_strings_stay_terminated)
     char text[] = "{\"name\": \"math.sqrt\", \"e\": \"a\\\"b\"}";
     struct forge_pyval *v;
     char msg[100];
-    CHECK(forge_py_loads_inplace(&A, text, strlen(text), &v, msg, sizeof msg) == 0);
+    bool canon = true;
+    CHECK(forge_py_loads_inplace(&A, text, strlen(text), &v, &canon, msg, sizeof msg) == 0);
     CHECK_STR(forge_py_getz(v, "name")->u.s, "math.sqrt");
     CHECK_STR(forge_py_getz(v, "e")->u.s, "a\"b");
+    CHECK(canon);
+}
+
+static bool canonical(const char *json)
+{
+    char text[256];
+    snprintf(text, sizeof text, "%s", json);
+    struct forge_pyval *v;
+    char msg[100];
+    bool canon = false;
+    if (forge_py_loads_inplace(&A, text, strlen(text), &v, &canon, msg, sizeof msg) != 0)
+        return false;
+    return canon;
+}
+
+TEST(canonical_text_is_recognized)
+{
+    CHECK(canonical("{\"a\": [1, 2.5, true, null], \"b\": {}, \"c\": \"x\\n\\u0001\"}"));
+    CHECK(canonical("[1e-05, 1e+16, -0.0, NaN, \"\xC3\xA9\"]"));
+    CHECK(!canonical("{\"a\":1}"));
+    CHECK(!canonical("{\"a\": 1,\"b\": 2}"));
+    CHECK(!canonical("[1,  2]"));
+    CHECK(!canonical(" [1]"));
+    CHECK(!canonical("[1.50]"));
+    CHECK(!canonical("[1E5]"));
+    CHECK(!canonical("[-0]"));
+    CHECK(!canonical("[\"\\u00e9\"]"));
+    CHECK(!canonical("[\"\\/\"]"));
+    CHECK(!canonical("[\"\\u000A\"]"));
+    CHECK(!canonical("{\"a\": 1, \"a\": 2}"));
 }
 
 int main(void)
@@ -178,6 +209,7 @@ int main(void)
     RUN(repr_and_dumps_are_pythons);
     RUN(int_and_float_parse_like_python);
     RUN(inplace_strings_stay_terminated);
+    RUN(canonical_text_is_recognized);
     forge_arena_free(&A);
     return TEST_DONE();
 }
