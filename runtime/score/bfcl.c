@@ -1313,9 +1313,9 @@ static struct forge_pyval *cached_json(struct forge_arena *a, struct forge_pyval
         struct forge_pyval *raw = t ? forge_arena_alloc(a, sizeof(*raw)) : NULL;
         if (!raw || in->len > UINT32_MAX)
             return NULL;
-        const char *from = src->text + in->start;
-        for (size_t k = 0; k < in->len; k++)
-            t[k] = from[k] ? from[k] : '"';
+        memcpy(t, src->text + in->start, in->len);
+        for (char *z = memchr(t, '\0', in->len); z; z = memchr(z + 1, '\0', in->len - (size_t)(z + 1 - t)))
+            *z = '"';
         t[in->len] = '\0';
         raw->kind = FORGE_PY_RAW;
         raw->n = (uint32_t)in->len;
