@@ -543,60 +543,17 @@ char *forge_py_float_repr(double d, char *out)
     return out;
 }
 
-static int out_val(struct forge_buf *b, const struct forge_pyval *v, bool json);
-
-static int json_str(struct forge_buf *b, const char *s, size_t n)
-{
-    int rc = forge_buf_addc(b, '"');
-    size_t run = 0;
-    for (size_t i = scan_plain(s, 0, n); !rc && i < n; i = scan_plain(s, i + 1, n)) {
-        unsigned char c = (unsigned char)s[i];
-        const char *esc = NULL;
-        char ubuf[8];
-        switch (c) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        default:
-            if (c < 0x20) {
-                snprintf(ubuf, sizeof ubuf, "\\u%04x", c);
-                esc = ubuf;
-            }
-        }
-        if (esc) {
-            if (i > run)
-                rc = forge_buf_add(b, s + run, i - run);
-            if (!rc)
-                rc = forge_buf_adds(b, esc);
-            run = i + 1;
-        }
-    }
-    if (!rc && n > run)
-        rc = forge_buf_add(b, s + run, n - run);
-    if (!rc)
-        rc = forge_buf_addc(b, '"');
-    return rc;
-}
-
-static int out_val(struct forge_buf *b, const struct forge_pyval *v, bool json)
+static int out_val(struct forge_buf *b, const struct forge_pyval *v)
 {
     char tmp[40];
     int rc = 0;
     switch (v->kind) {
-    case FORGE_PY_NONE: return forge_buf_adds(b, json ? "null" : "None");
-    case FORGE_PY_BOOL:
-        return forge_buf_adds(b, json ? (v->u.b ? "true" : "false") : (v->u.b ? "True" : "False"));
+    case FORGE_PY_NONE: return forge_buf_adds(b, "None");
+    case FORGE_PY_BOOL: return forge_buf_adds(b, v->u.b ? "True" : "False");
     case FORGE_PY_INT: return forge_buf_addf(b, "%lld", v->u.i);
     case FORGE_PY_BIGINT: return forge_buf_add(b, v->u.s, v->n);
-    case FORGE_PY_FLOAT:
-        if (json && !isfinite(v->u.f))
-            return forge_buf_adds(b, isnan(v->u.f) ? "NaN" : v->u.f < 0 ? "-Infinity" : "Infinity");
-        return forge_buf_adds(b, forge_py_float_repr(v->u.f, tmp));
-    case FORGE_PY_STR: return json ? json_str(b, v->u.s, v->n) : repr_str(b, v->u.s, v->n);
+    case FORGE_PY_FLOAT: return forge_buf_adds(b, forge_py_float_repr(v->u.f, tmp));
+    case FORGE_PY_STR: return repr_str(b, v->u.s, v->n);
     case FORGE_PY_RAW: return forge_buf_add(b, v->u.s, v->n);
     case FORGE_PY_LIST:
         rc = forge_buf_addc(b, '[');
@@ -604,7 +561,7 @@ static int out_val(struct forge_buf *b, const struct forge_pyval *v, bool json)
             if (i)
                 rc = forge_buf_add(b, ", ", 2);
             if (!rc)
-                rc = out_val(b, v->u.items[i], json);
+                rc = out_val(b, v->u.items[i]);
         }
         return rc ? rc : forge_buf_addc(b, ']');
     case FORGE_PY_DICT:
@@ -614,24 +571,24 @@ static int out_val(struct forge_buf *b, const struct forge_pyval *v, bool json)
             if (i)
                 rc = forge_buf_add(b, ", ", 2);
             if (!rc)
-                rc = json ? json_str(b, p->key, p->klen) : repr_str(b, p->key, p->klen);
+                rc = repr_str(b, p->key, p->klen);
             if (!rc)
                 rc = forge_buf_add(b, ": ", 2);
             if (!rc)
-                rc = out_val(b, p->val, json);
+                rc = out_val(b, p->val);
         }
         return rc ? rc : forge_buf_addc(b, '}');
     }
     return 0;
 }
 
-int forge_py_repr(struct forge_buf *b, const struct forge_pyval *v) { return out_val(b, v, false); }
+int forge_py_repr(struct forge_buf *b, const struct forge_pyval *v) { return out_val(b, v); }
 
 int forge_py_str_of(struct forge_buf *b, const struct forge_pyval *v)
 {
     if (v->kind == FORGE_PY_STR)
         return forge_buf_add(b, v->u.s, v->n);
-    return out_val(b, v, false);
+    return out_val(b, v);
 }
 
 /* json.dumps writes straight into the buffer's storage: score files are megabytes of it. */
