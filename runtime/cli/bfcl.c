@@ -32,7 +32,7 @@ const char forge_usage_bfcl[] =
     "  --model-name NAME     model name written into score records (default: the result\n"
     "                        file's folder, skipping a live/non_live group folder)\n"
     "  --partial             score only the questions that have a result\n"
-    "  --max-file-mb N       largest input file read, in MiB (default 256)\n"
+    "  --max-file-mb N       largest input file read, in MiB (default 256, at most 4000)\n"
     "\n"
     "Categories: simple_python simple_java simple_javascript multiple parallel\n"
     "parallel_multiple live_simple live_multiple live_parallel live_parallel_multiple\n"
