@@ -132,6 +132,21 @@ def main():
     utils.POSSIBLE_ANSWER_PATH = Path(data_dir) / "possible_answer"
     t_imported = time.perf_counter()
 
+    # time spent in the per-entry checks alone (decoding + checker), for reference
+    per_entry = [0.0]
+
+    def timed(fn):
+        def wrapper(*a, **k):
+            t = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                per_entry[0] += time.perf_counter() - t
+        return wrapper
+
+    eval_runner._evaluate_single_ast_entry = timed(eval_runner._evaluate_single_ast_entry)
+    eval_runner._evaluate_single_relevance_entry = timed(eval_runner._evaluate_single_relevance_entry)
+
     entries = 0
     check_seconds = 0.0
     for model in sorted(os.listdir(results_dir)):
@@ -152,7 +167,8 @@ def main():
     import json
 
     print(json.dumps({"entries": entries, "import_seconds": t_imported - T_START,
-                      "evaluate_seconds": check_seconds, "total_seconds": t_end - T_START}), file=out)
+                      "evaluate_seconds": check_seconds, "entry_check_seconds": per_entry[0],
+                      "total_seconds": t_end - T_START}), file=out)
 
 
 if __name__ == "__main__":
