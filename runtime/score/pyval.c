@@ -60,7 +60,7 @@ void forge_arena_reset(struct forge_arena *a)
     struct forge_arena_chunk *c = a->head;
     if (!c)
         return;
-    /* keep the oldest (last) chunk only when it is the only one; otherwise free all but head */
+    /* keep the newest chunk for reuse, free the others */
     struct forge_arena_chunk *keep = c;
     c = c->next;
     while (c) {
@@ -235,7 +235,7 @@ int forge_py_set(struct forge_arena *a, struct forge_pyval *dict, const char *ke
 {
     for (size_t i = 0; i < dict->n; i++) {
         struct forge_pyitem *p = &dict->u.pairs[i];
-        if (p->klen == klen && memcmp(p->key, key, klen) == 0) {
+        if (p->klen == klen && (klen == 0 || p->key[0] == key[0]) && memcmp(p->key, key, klen) == 0) {
             p->val = v;
             return 0;
         }
