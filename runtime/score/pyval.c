@@ -1196,6 +1196,218 @@ static int loads(struct forge_arena *a, const char *text, size_t len, bool inpla
     return 0;
 }
 
+/* ---- skimming: validation and member ranges without values ---- */
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+struct skim {
+    const char *s;
+    size_t n;
+    bool canon; /* as struct jp's: the text is what json.dumps writes */
+};
+
+static size_t sk_ws(const struct skim *k, size_t i)
+{
+    while (i < k->n && jws(k->s[i]))
+        i++;
+    return i;
+}
+
+static size_t sk_none(struct skim *k, size_t i)
+{
+    size_t j = sk_ws(k, i);
+    if (j != i)
+        k->canon = false;
+    return j;
+}
+
+static size_t sk_one(struct skim *k, size_t i)
+{
+    size_t j = sk_ws(k, i);
+    if (j != i + 1 || k->s[i] != ' ')
+        k->canon = false;
+    return j;
+}
+
+#define SKIM_KEYS 32
+
+/* End of the JSON value at s[i] under json.loads' rules, or SIZE_MAX when it is not one. */
+static size_t sk_value(struct skim *k, size_t i, int depth)
+{
+    const char *s = k->s;
+    size_t n = k->n;
+    if (i >= n || depth > JP_MAX_DEPTH)
+        return SIZE_MAX;
+    char c = s[i];
+    if (c == '"') {
+        i++;
+        while (1) {
+            i = scan_plain(s, i, n);
+            if (i >= n || (unsigned char)s[i] < 0x20)
+                return SIZE_MAX;
+            if (s[i] == '"')
+                return i + 1;
+            if (i + 1 >= n)
+                return SIZE_MAX;
+            char e = s[i + 1];
+            if (e == 'u') {
+                int cp = i + 6 <= n ? hex4(s + i + 2) : -1;
+                if (cp < 0)
+                    return SIZE_MAX;
+                if (cp >= 0x20 || cp == 8 || cp == 9 || cp == 10 || cp == 12 || cp == 13 ||
+                    (s[i + 4] >= 'A' && s[i + 4] <= 'F') || (s[i + 5] >= 'A' && s[i + 5] <= 'F'))
+                    k->canon = false;
+                i += 6;
+            } else if (e && strchr("\"\\/bfnrt", e)) {
+                if (e == '/')
+                    k->canon = false;
+                i += 2;
+            } else {
+                return SIZE_MAX;
+            }
+        }
+    }
+    if (c == '{' || c == '[') {
+        char close = c == '{' ? '}' : ']';
+        size_t kstart[SKIM_KEYS], klen[SKIM_KEYS];
+        int nkeys = 0;
+        i = sk_none(k, i + 1);
+        if (i < n && s[i] == close)
+            return i + 1;
+        while (1) {
+            if (c == '{') {
+                if (i >= n || s[i] != '"')
+                    return SIZE_MAX;
+                size_t kend = sk_value(k, i, depth + 1);
+                if (kend == SIZE_MAX)
+                    return kend;
+                if (k->canon) {
+                    /* a repeated key makes the text differ from json.dumps of the value */
+                    size_t ks = i + 1, kl = kend - i - 2;
+                    for (int q = 0; q < nkeys && k->canon; q++)
+                        if (klen[q] == kl && memcmp(s + kstart[q], s + ks, kl) == 0)
+                            k->canon = false;
+                    if (nkeys < SKIM_KEYS) {
+                        kstart[nkeys] = ks;
+                        klen[nkeys++] = kl;
+                    } else {
+                        k->canon = false; /* too many to track: serialize instead */
+                    }
+                }
+                i = sk_none(k, kend);
+                if (i >= n || s[i] != ':')
+                    return SIZE_MAX;
+                i = sk_one(k, i + 1);
+            }
+            i = sk_value(k, i, depth + 1);
+            if (i == SIZE_MAX)
+                return i;
+            i = sk_none(k, i);
+            if (i < n && s[i] == close)
+                return i + 1;
+            if (i >= n || s[i] != ',')
+                return SIZE_MAX;
+            i = sk_one(k, i + 1);
+        }
+    }
+    static const char *const words[] = {"null", "true", "false", "NaN", "Infinity", "-Infinity"};
+    for (int w = 0; w < 6; w++) {
+        size_t wl = strlen(words[w]);
+        if (i + wl <= n && memcmp(s + i, words[w], wl) == 0)
+            return i + wl;
+    }
+    size_t start = i;
+    bool is_float = false;
+    if (s[i] == '-')
+        i++;
+    if (i < n && s[i] == '0')
+        i++;
+    else if (i < n && s[i] >= '1' && s[i] <= '9')
+        while (i < n && is_digit(s[i]))
+            i++;
+    else
+        return SIZE_MAX;
+    if (i + 1 < n && s[i] == '.' && is_digit(s[i + 1])) {
+        is_float = true;
+        i += 2;
+        while (i < n && is_digit(s[i]))
+            i++;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        size_t e = i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        size_t d = i;
+        while (i < n && is_digit(s[i]))
+            i++;
+        if (i == d)
+            i = e;
+        else
+            is_float = true;
+    }
+    if (k->canon) {
+        size_t len = i - start;
+        if (!is_float) {
+            if (len == 2 && s[start] == '-' && s[start + 1] == '0')
+                k->canon = false;
+        } else {
+            char tmp[64], r[40];
+            if (len >= sizeof tmp) {
+                k->canon = false;
+            } else {
+                memcpy(tmp, s + start, len);
+                tmp[len] = '\0';
+                double d = strtod(tmp, NULL);
+                if (!isfinite(d) || strcmp(forge_py_float_repr(d, r), tmp) != 0)
+                    k->canon = false;
+            }
+        }
+    }
+    return i;
+}
+
+int forge_py_skim(const char *text, size_t len, bool *canonical, forge_py_member_fn fn, void *ctx)
+{
+    struct skim k = {text, len, true};
+    size_t i = sk_none(&k, 0);
+    if (i + 3 <= len && memcmp(text + i, "\xEF\xBB\xBF", 3) == 0)
+        return -1;
+    size_t end = sk_value(&k, i, 0);
+    if (end == SIZE_MAX || sk_none(&k, end) != len)
+        return -1;
+    char c = text[i];
+    if (c != '{' && c != '[')
+        return -1;
+    if (canonical)
+        *canonical = k.canon;
+    /* the text is valid: walk its members */
+    struct skim w = {text, len, true};
+    i++;
+    while (1) {
+        i = sk_ws(&w, i);
+        if (text[i] == '}' || text[i] == ']')
+            return 0;
+        const char *key = NULL;
+        size_t klen = 0;
+        if (c == '{') {
+            size_t kend = sk_value(&w, i, 1);
+            key = text + i + 1;
+            klen = kend - i - 2;
+            if (memchr(key, '\\', klen))
+                return -1;
+            i = sk_ws(&w, kend) + 1; /* past ':' */
+            i = sk_ws(&w, i);
+        }
+        size_t vend = sk_value(&w, i, 1);
+        int rc = fn(key, klen, i, vend, ctx);
+        if (rc)
+            return rc;
+        i = sk_ws(&w, vend);
+        if (text[i] == ',')
+            i++;
+    }
+}
+
 int forge_py_loads(struct forge_arena *a, const char *text, size_t len, struct forge_pyval **out,
                    char *msg, size_t msgsize)
 {
