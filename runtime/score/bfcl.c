@@ -998,18 +998,13 @@ static struct forge_pyval *strlist1(struct forge_arena *a, const char *s)
     return l;
 }
 
-/* forge_bfcl_entry with the function docs given apart from the question; <question> may be NULL
- * (the record's "prompt" is then None, for the caller to fill in). */
-static int entry_eval(struct forge_bfcl *b, struct forge_arena *a, const char *category,
-                      const char *model_name, bool underscore_to_dot,
-                      const struct forge_pyval *result_entry, const struct forge_pyval *functions,
-                      const struct forge_pyval *question, const struct forge_pyval *answer,
-                      struct forge_pyval **failure, struct forge_err *err)
+int forge_bfcl_entry(struct forge_bfcl *b, struct forge_arena *a, const char *category,
+                     const char *model_name, bool underscore_to_dot,
+                     const struct forge_pyval *result_entry, const struct forge_pyval *question,
+                     const struct forge_pyval *answer, struct forge_pyval **failure,
+                     struct forge_err *err)
 {
     *failure = NULL;
-    struct forge_pyval *prompt = question ? (struct forge_pyval *)question : forge_py_none(a);
-    if (!prompt)
-        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
     struct forge_pyval *id = forge_py_getz(result_entry, "id");
     struct forge_pyval *raw = forge_py_getz(result_entry, "result");
     if (!id || !raw)
@@ -1032,7 +1027,7 @@ static int entry_eval(struct forge_bfcl *b, struct forge_arena *a, const char *c
         bool irrelevance = strstr(category, "irrelevance") != NULL;
         if (irrelevance ? !contains_call : contains_call)
             return 0;
-        put(&r, "prompt", prompt);
+        put(&r, "prompt", (struct forge_pyval *)question);
         put(&r, "model_result", raw);
         put(&r, "decoded_result", drc == 0 ? decoded : forge_py_none(a));
         if (irrelevance) {
@@ -1052,6 +1047,7 @@ static int entry_eval(struct forge_bfcl *b, struct forge_arena *a, const char *c
     }
 
     struct forge_pyval *truth = forge_py_getz(answer, "ground_truth");
+    struct forge_pyval *functions = forge_py_getz(question, "function");
     if (!truth || !functions)
         return forge_err_set(err, FORGE_EINVAL,
                              "the question lacks \"function\" or the possible answer \"ground_truth\"");
@@ -1060,14 +1056,14 @@ static int entry_eval(struct forge_bfcl *b, struct forge_arena *a, const char *c
         snprintf(text, sizeof text, "Invalid syntax. Failed to decode AST. %s", msg);
         put(&r, "error", strlist1(a, text));
         put(&r, "error_type", forge_py_strz(a, "ast_decoder:decoder_failed"));
-        put(&r, "prompt", prompt);
+        put(&r, "prompt", (struct forge_pyval *)question);
         put(&r, "model_result_raw", raw);
         put(&r, "possible_answer", truth);
     } else if (!forge_bfcl_is_fc_format(decoded)) {
         put(&r, "error", strlist1(a, "Did not output in the specified format. Note: the model_result "
                                      "is wrapped in a string to ensure json serializability."));
         put(&r, "error_type", forge_py_strz(a, "ast_decoder:decoder_wrong_output_format"));
-        put(&r, "prompt", prompt);
+        put(&r, "prompt", (struct forge_pyval *)question);
         put(&r, "model_result_raw", repr_str(a, raw));
         put(&r, "model_result_decoded", repr_str(a, decoded));
         put(&r, "possible_answer", truth);
@@ -1080,7 +1076,7 @@ static int entry_eval(struct forge_bfcl *b, struct forge_arena *a, const char *c
             return 0;
         put(&r, "error", v.error);
         put(&r, "error_type", forge_py_strz(a, v.error_type));
-        put(&r, "prompt", prompt);
+        put(&r, "prompt", (struct forge_pyval *)question);
         put(&r, "model_result_raw", raw);
         put(&r, "model_result_decoded", decoded);
         put(&r, "possible_answer", truth);
@@ -1089,16 +1085,6 @@ static int entry_eval(struct forge_bfcl *b, struct forge_arena *a, const char *c
         return forge_err_set(err, FORGE_ENOMEM, "out of memory");
     *failure = r.d;
     return 0;
-}
-
-int forge_bfcl_entry(struct forge_bfcl *b, struct forge_arena *a, const char *category,
-                     const char *model_name, bool underscore_to_dot,
-                     const struct forge_pyval *result_entry, const struct forge_pyval *question,
-                     const struct forge_pyval *answer, struct forge_pyval **failure,
-                     struct forge_err *err)
-{
-    return entry_eval(b, a, category, model_name, underscore_to_dot, result_entry,
-                      forge_py_getz(question, "function"), question, answer, failure, err);
 }
 
 /* ---- files ---- */
@@ -1122,13 +1108,9 @@ static void jsonl_free(struct jsonl *j)
     memset(j, 0, sizeof(*j));
 }
 
-static int parse_line(struct forge_arena *a, const char *path, struct jsonl *j, size_t k,
-                      struct forge_err *err);
-
-/* Reads a JSON Lines file into <a>: one value per non-blank line, pointing into j->text. With
- * <lazy> lines are only recorded (lines[k] NULL); parse_line parses one when needed. */
+/* Reads a JSON Lines file into <a>: one value per non-blank line. Values point into j->text. */
 static int jsonl_load(struct forge_arena *a, const char *path, size_t limit, struct jsonl *j,
-                      bool lazy, struct forge_err *err)
+                      struct forge_err *err)
 {
     memset(j, 0, sizeof(*j));
     int rc = forge_file_read(path, limit, &j->text, &j->len, err);
@@ -1153,6 +1135,23 @@ static int jsonl_load(struct forge_arena *a, const char *path, size_t limit, str
         while (b < e && (j->text[b] == ' ' || j->text[b] == '\t' || j->text[b] == '\r'))
             b++;
         if (b < e) {
+            char msg[200];
+            struct forge_pyval *v;
+            bool canonical = false;
+            rc = forge_py_loads_inplace(a, j->text + pos, end - pos, &v, &canonical, msg, sizeof msg);
+            if (rc == FORGE_ENOMEM)
+                return forge_err_set(err, rc, "%s: out of memory", path);
+            if (rc) {
+                /* msg is "<what>: line 1 column C (char N)"; report file:line:col */
+                const char *col = strstr(msg, " column ");
+                char what[200];
+                snprintf(what, sizeof what, "%s", msg);
+                char *cut = strstr(what, ": line ");
+                if (cut)
+                    *cut = '\0';
+                return forge_err_set(err, FORGE_EINVAL, "%s:%zu:%d: invalid JSON: %s", path, lineno,
+                                     col ? atoi(col + 8) : 1, what);
+            }
             if (j->n == cap) {
                 cap *= 2;
                 struct forge_pyval **nl2 = forge_realloc(j->lines, cap * sizeof(*nl2));
@@ -1163,43 +1162,12 @@ static int jsonl_load(struct forge_arena *a, const char *path, size_t limit, str
                     return forge_err_set(err, FORGE_ENOMEM, "out of memory");
                 j->info = in2;
             }
-            j->lines[j->n] = NULL;
-            j->info[j->n] = (struct span_info){lineno, pos, end - pos, false};
+            j->lines[j->n] = v;
+            j->info[j->n] = (struct span_info){lineno, pos, end - pos, canonical};
             j->n++;
-            if (!lazy && (rc = parse_line(a, path, j, j->n - 1, err)) != 0)
-                return rc;
         }
         pos = end + 1;
     }
-    return 0;
-}
-
-/* Parses line <k> in place (once). Errors name the file, line and column. */
-static int parse_line(struct forge_arena *a, const char *path, struct jsonl *j, size_t k,
-                      struct forge_err *err)
-{
-    if (j->lines[k])
-        return 0;
-    struct span_info *in = &j->info[k];
-    char msg[200];
-    struct forge_pyval *v;
-    bool canonical = false;
-    int rc = forge_py_loads_inplace(a, j->text + in->start, in->len, &v, &canonical, msg, sizeof msg);
-    if (rc == FORGE_ENOMEM)
-        return forge_err_set(err, rc, "%s: out of memory", path);
-    if (rc) {
-        /* msg is "<what>: line 1 column C (char N)"; report file:line:col */
-        const char *col = strstr(msg, " column ");
-        char what[200];
-        snprintf(what, sizeof what, "%s", msg);
-        char *cut = strstr(what, ": line ");
-        if (cut)
-            *cut = '\0';
-        return forge_err_set(err, FORGE_EINVAL, "%s:%zu:%d: invalid JSON: %s", path, in->lineno,
-                             col ? atoi(col + 8) : 1, what);
-    }
-    j->lines[k] = v;
-    in->canonical = canonical;
     return 0;
 }
 
@@ -1247,218 +1215,15 @@ static size_t idmap_slot(const struct idmap *m, const struct forge_pyval *k)
     return i;
 }
 
-/* A question line read without building its values: its id, where its function docs are, and
- * each doc parsed only when a check needs it. */
-struct qdoc {
-    size_t start, end;    /* the doc's bytes in the line */
-    const char *name;     /* raw name (no escapes), NULL when the doc has no plain string name */
-    size_t nlen;
-    struct forge_pyval *value;
-};
-struct qlazy {
-    struct forge_pyval *id;
-    size_t fstart, fend; /* the "function" value in the line; fend == 0: none */
-    bool docs_read, docs_plain;
-    struct qdoc *docs;
-    size_t ndocs;
-};
-
 struct forge_bfcl_data {
     char *category;
     char *questions_path;
     struct forge_arena arena;
     struct jsonl q, pa;
-    struct qlazy *ql;                 /* per question line */
     struct idmap map;
     struct forge_pyval **prompt_json; /* per question: its JSON text, made on first use */
     struct forge_pyval **answer_json;
 };
-
-struct skim_q {
-    struct qlazy *q;
-    const char *line;
-    struct forge_arena *a;
-    size_t id_start, id_end;
-    bool has_id;
-};
-
-static int skim_question_member(const char *key, size_t klen, size_t vs, size_t ve, void *ctx)
-{
-    struct skim_q *k = ctx;
-    if (klen == 2 && memcmp(key, "id", 2) == 0) {
-        k->has_id = true;
-        k->id_start = vs;
-        k->id_end = ve;
-    } else if (klen == 8 && memcmp(key, "function", 8) == 0) {
-        k->q->fstart = vs;
-        k->q->fend = ve;
-    }
-    return 0;
-}
-
-/* Reads each question's id and where its function docs are; a line the skim cannot take is
- * parsed whole. */
-static int questions_skim(struct forge_bfcl_data *d, struct forge_err *err)
-{
-    d->ql = forge_calloc(d->q.n + 1, sizeof(*d->ql));
-    if (!d->ql)
-        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
-    for (size_t i = 0; i < d->q.n; i++) {
-        struct span_info *in = &d->q.info[i];
-        const char *line = d->q.text + in->start;
-        struct skim_q k = {&d->ql[i], line, &d->arena, 0, 0, false};
-        bool canonical = false;
-        if (line[0] == '{' && forge_py_skim(line, in->len, &canonical, skim_question_member, &k) == 0) {
-            in->canonical = canonical;
-            if (k.has_id) {
-                char msg[200];
-                if (forge_py_loads(&d->arena, line + k.id_start, k.id_end - k.id_start, &d->ql[i].id,
-                                   msg, sizeof msg) != 0)
-                    return forge_err_set(err, FORGE_ENOMEM, "out of memory");
-            }
-            continue;
-        }
-        d->ql[i].fend = 0;
-        int rc = parse_line(&d->arena, d->questions_path, &d->q, i, err);
-        if (rc)
-            return rc;
-        d->ql[i].id = forge_py_getz(d->q.lines[i], "id");
-    }
-    return 0;
-}
-
-struct skim_docs {
-    struct forge_bfcl_data *d;
-    struct qlazy *q;
-    const char *base; /* the function list's first byte */
-    size_t cap;
-};
-
-struct skim_doc_ctx {
-    struct qdoc *doc;
-    const char *text; /* the doc's first byte */
-};
-
-static int skim_doc_member(const char *key, size_t klen, size_t vs, size_t ve, void *ctx)
-{
-    struct skim_doc_ctx *k = ctx;
-    struct qdoc *doc = k->doc;
-    if (klen == 4 && memcmp(key, "name", 4) == 0) {
-        /* the last "name" wins, as in a Python dict */
-        const char *v = k->text + vs;
-        if (ve - vs >= 2 && v[0] == '"' && !memchr(v + 1, '\\', ve - vs - 2)) {
-            doc->name = v + 1;
-            doc->nlen = ve - vs - 2;
-        } else {
-            doc->name = NULL;
-        }
-    }
-    return 0;
-}
-
-static int skim_doc(const char *key, size_t klen, size_t vs, size_t ve, void *ctx)
-{
-    (void)key;
-    (void)klen;
-    struct skim_docs *k = ctx;
-    struct qlazy *q = k->q;
-    if (q->ndocs == k->cap) {
-        size_t cap = k->cap ? k->cap * 2 : 8;
-        struct qdoc *docs = forge_arena_alloc(&k->d->arena, cap * sizeof(*docs));
-        if (!docs)
-            return FORGE_ENOMEM;
-        if (q->ndocs)
-            memcpy(docs, q->docs, q->ndocs * sizeof(*docs));
-        q->docs = docs;
-        k->cap = cap;
-    }
-    struct qdoc *doc = &q->docs[q->ndocs++];
-    memset(doc, 0, sizeof(*doc));
-    doc->start = vs;
-    doc->end = ve;
-    if (k->base[vs] != '{') {
-        q->docs_plain = false;
-        return 0;
-    }
-    struct skim_doc_ctx dk = {doc, k->base + vs};
-    if (forge_py_skim(k->base + vs, ve - vs, NULL, skim_doc_member, &dk) != 0 || !doc->name)
-        q->docs_plain = false;
-    return 0;
-}
-
-/* Question <qi>'s function docs that the check of <truth> can look at, in their order: the
- * first doc (simple categories) or the first doc of each expected name. Falls back to the whole
- * parsed "function" value when the docs are not plain. NULL with *rc set on errors. */
-static const struct forge_pyval *question_functions(struct forge_bfcl_data *d, size_t qi,
-                                                    const struct forge_pyval *truth, int *rc,
-                                                    struct forge_err *err)
-{
-    struct qlazy *q = &d->ql[qi];
-    *rc = 0;
-    if (d->q.lines[qi] || !q->fend)
-        goto whole;
-    const char *line = d->q.text + d->q.info[qi].start;
-    if (!q->docs_read) {
-        q->docs_read = true;
-        q->docs_plain = line[q->fstart] == '[';
-        if (q->docs_plain) {
-            struct skim_docs k = {d, q, line + q->fstart, 0};
-            int r = forge_py_skim(line + q->fstart, q->fend - q->fstart, NULL, skim_doc, &k);
-            if (r == FORGE_ENOMEM) {
-                *rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
-                return NULL;
-            }
-            if (r)
-                q->docs_plain = false;
-        }
-    }
-    if (!q->docs_plain || !truth || truth->kind != FORGE_PY_LIST)
-        goto whole;
-    bool *want = forge_arena_alloc(&d->arena, q->ndocs + 1);
-    struct forge_pyval *list = forge_py_list(&d->arena, 2);
-    if (!want || !list)
-        goto nomem;
-    memset(want, 0, q->ndocs + 1);
-    bool by_name = strstr(d->category, "parallel") || strstr(d->category, "multiple");
-    if (!by_name) {
-        if (q->ndocs)
-            want[0] = true;
-    } else {
-        size_t calls = strstr(d->category, "parallel") ? truth->n : (truth->n ? 1 : 0);
-        for (size_t c = 0; c < calls; c++) {
-            const struct forge_pyval *call = truth->u.items[c];
-            if (call->kind != FORGE_PY_DICT || call->n == 0)
-                goto whole;
-            const struct forge_pyitem *exp = &call->u.pairs[0];
-            for (size_t k = 0; k < q->ndocs; k++)
-                if (q->docs[k].nlen == exp->klen && memcmp(q->docs[k].name, exp->key, exp->klen) == 0) {
-                    want[k] = true;
-                    break;
-                }
-        }
-    }
-    for (size_t k = 0; k < q->ndocs; k++) {
-        if (!want[k])
-            continue;
-        struct qdoc *doc = &q->docs[k];
-        if (!doc->value) {
-            char msg[200];
-            const char *t = line + q->fstart + doc->start;
-            if (forge_py_loads(&d->arena, t, doc->end - doc->start, &doc->value, msg, sizeof msg) != 0)
-                goto nomem;
-        }
-        if (forge_py_append(&d->arena, list, doc->value))
-            goto nomem;
-    }
-    return list;
-nomem:
-    *rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
-    return NULL;
-whole:
-    if ((*rc = parse_line(&d->arena, d->questions_path, &d->q, qi, err)) != 0)
-        return NULL;
-    return forge_py_getz(d->q.lines[qi], "function");
-}
 
 void forge_bfcl_data_free(struct forge_bfcl_data *d)
 {
@@ -1468,7 +1233,6 @@ void forge_bfcl_data_free(struct forge_bfcl_data *d)
     forge_free(d->questions_path);
     jsonl_free(&d->q);
     jsonl_free(&d->pa);
-    forge_free(d->ql);
     idmap_free(&d->map);
     forge_free(d->prompt_json);
     forge_free(d->answer_json);
@@ -1492,15 +1256,14 @@ int forge_bfcl_data_load(const char *category, const char *questions, const char
         goto out;
     }
     bool relevance = forge_bfcl_category_is_relevance(category);
-    if ((rc = jsonl_load(&d->arena, questions, file_limit, &d->q, true, err)) != 0 ||
-        (rc = questions_skim(d, err)) != 0)
+    if ((rc = jsonl_load(&d->arena, questions, file_limit, &d->q, err)) != 0)
         goto out;
     if (!relevance) {
         if (!answers) {
             rc = forge_err_set(err, FORGE_EINVAL, "category %s needs a possible-answer file", category);
             goto out;
         }
-        if ((rc = jsonl_load(&d->arena, answers, file_limit, &d->pa, false, err)) != 0)
+        if ((rc = jsonl_load(&d->arena, answers, file_limit, &d->pa, err)) != 0)
             goto out;
         if (d->pa.n != d->q.n) {
             rc = forge_err_set(err, FORGE_EINVAL,
@@ -1516,7 +1279,7 @@ int forge_bfcl_data_load(const char *category, const char *questions, const char
         goto out;
     }
     for (size_t i = 0; i < d->q.n; i++) {
-        struct forge_pyval *id = d->ql[i].id;
+        struct forge_pyval *id = forge_py_getz(d->q.lines[i], "id");
         if (!id) {
             rc = forge_err_set(err, FORGE_EINVAL, "%s:%zu: the question has no \"id\"", questions,
                                d->q.info[i].lineno);
@@ -1624,7 +1387,7 @@ int forge_bfcl_score_results(struct forge_bfcl *b, struct forge_bfcl_data *d,
     bool *seen = NULL;
     bool relevance = forge_bfcl_category_is_relevance(d->category);
     size_t correct = 0;
-    int rc = jsonl_load(&rarena, o->results, o->file_limit, &res, false, err);
+    int rc = jsonl_load(&rarena, o->results, o->file_limit, &res, err);
     if (rc)
         goto out;
     if (res.n == 0) {
@@ -1654,14 +1417,9 @@ int forge_bfcl_score_results(struct forge_bfcl *b, struct forge_bfcl_data *d,
         seen[qi] = true;
         forge_arena_reset(&scratch);
         struct forge_pyval *failure;
-        const struct forge_pyval *functions = NULL;
-        if (!relevance) {
-            functions = question_functions(d, qi, forge_py_getz(d->pa.lines[qi], "ground_truth"), &rc, err);
-            if (rc)
-                goto out;
-        }
-        rc = entry_eval(b, &scratch, d->category, o->model_name, o->underscore_to_dot, res.lines[i],
-                        functions, NULL, relevance ? NULL : d->pa.lines[qi], &failure, err);
+        rc = forge_bfcl_entry(b, &scratch, d->category, o->model_name, o->underscore_to_dot,
+                              res.lines[i], d->q.lines[qi], relevance ? NULL : d->pa.lines[qi],
+                              &failure, err);
         if (rc) {
             forge_err_prefix(err, "%s:%zu", o->results, res.info[i].lineno);
             goto out;
@@ -1673,9 +1431,6 @@ int forge_bfcl_score_results(struct forge_bfcl *b, struct forge_bfcl_data *d,
         if (!o->score_out)
             continue;
         /* the question and its answer are the bulk of a record: serialize them once */
-        if (!d->q.info[qi].canonical && !d->q.lines[qi] &&
-            (rc = parse_line(&d->arena, d->questions_path, &d->q, qi, err)) != 0)
-            goto out;
         struct forge_pyval *pj = cached_json(&d->arena, &d->prompt_json[qi], d->q.lines[qi], &tmp,
                                              &d->q, qi);
         struct forge_pyval *aj = relevance ? NULL
@@ -1698,7 +1453,7 @@ int forge_bfcl_score_results(struct forge_bfcl *b, struct forge_bfcl_data *d,
         for (size_t i = 0; i < d->q.n; i++)
             if (!seen[i]) {
                 forge_buf_reset(&tmp);
-                forge_py_repr(&tmp, d->ql[i].id);
+                forge_py_repr(&tmp, forge_py_getz(d->q.lines[i], "id"));
                 rc = forge_err_set(err, FORGE_EINVAL,
                                    "%s has no result for %.200s (line %zu of %s); score only the "
                                    "entries present with --partial",

@@ -115,18 +115,6 @@ int forge_py_loads(struct forge_arena *a, const char *text, size_t len, struct f
 int forge_py_loads_inplace(struct forge_arena *a, char *text, size_t len, struct forge_pyval **out,
                            bool *canonical, char *msg, size_t msgsize);
 
-/* Reads the members of the JSON object (or the elements of the JSON array) <text> without
- * building values, checking the whole text as json.loads would. Sets *canonical (when not NULL)
- * as forge_py_loads_inplace does, conservatively (false for objects of more than 32 keys). Then
- * calls fn once per member in order with the raw key bytes between its quotes (key NULL for
- * array elements) and the byte range [vstart, vend) of its value; fn returns 0 to go on, nonzero
- * to stop (then returned). Returns 0, or -1 when the text is not one well-formed object/array
- * (forge_py_loads then gives the exact error) or a key holds an escape (the caller then parses
- * the text instead). */
-typedef int (*forge_py_member_fn)(const char *key, size_t klen, size_t vstart, size_t vend,
-                                  void *ctx);
-int forge_py_skim(const char *text, size_t len, bool *canonical, forge_py_member_fn fn, void *ctx);
-
 /* Python int(s) and float(s) on a string: 0 and *out set, or -1 when Python raises ValueError. */
 int forge_py_parse_int(struct forge_arena *a, const char *s, size_t n, struct forge_pyval **out);
 int forge_py_parse_float(const char *s, size_t n, double *out);

@@ -199,56 +199,6 @@ TEST(canonical_text_is_recognized)
     CHECK(!canonical("{\"a\": 1, \"a\": 2}"));
 }
 
-struct members {
-    char keys[8][16];
-    size_t starts[8], ends[8];
-    int n;
-};
-
-static int collect(const char *key, size_t klen, size_t vs, size_t ve, void *ctx)
-{
-    struct members *m = ctx;
-    if (m->n == 8)
-        return 1;
-    snprintf(m->keys[m->n], sizeof m->keys[0], "%.*s", (int)klen, key ? key : "");
-    m->starts[m->n] = vs;
-    m->ends[m->n] = ve;
-    m->n++;
-    return 0;
-}
-
-static int skim(const char *text, struct members *m, bool *canon)
-{
-    memset(m, 0, sizeof(*m));
-    return forge_py_skim(text, strlen(text), canon, collect, m);
-}
-
-TEST(skim_reads_members_and_validates)
-{
-    struct members m;
-    bool canon = false;
-    const char *t = "{\"id\": \"a\", \"function\": [{\"name\": \"f\"}, 2], \"x\": {\"y\": null}}";
-    CHECK_INT(skim(t, &m, &canon), 0);
-    CHECK(canon);
-    CHECK_INT(m.n, 3);
-    CHECK_STR(m.keys[1], "function");
-    CHECK_INT(m.ends[1] - m.starts[1], strlen("[{\"name\": \"f\"}, 2]"));
-    CHECK_INT(skim("[1, \"x\", [2]]", &m, &canon), 0);
-    CHECK_INT(m.n, 3);
-    CHECK_INT(skim("{\"a\":1}", &m, &canon), 0);
-    CHECK(!canon);
-    CHECK_INT(skim("{\"a\": 1, \"a\": 2}", &m, &canon), 0);
-    CHECK(!canon);
-    CHECK_INT(skim("{\"a\": [1.50]}", &m, &canon), 0);
-    CHECK(!canon);
-    /* invalid text and escaped keys are left to the parser */
-    CHECK_INT(skim("{\"a\": 1,}", &m, &canon), -1);
-    CHECK_INT(skim("{\"a\": 1} x", &m, &canon), -1);
-    CHECK_INT(skim("{\"a\": \"\x01\"}", &m, &canon), -1);
-    CHECK_INT(skim("{\"\\u0061\": 1}", &m, &canon), -1);
-    CHECK_INT(skim("5", &m, &canon), -1);
-}
-
 int main(void)
 {
     forge_arena_init(&A, 0);
@@ -260,7 +210,6 @@ int main(void)
     RUN(int_and_float_parse_like_python);
     RUN(inplace_strings_stay_terminated);
     RUN(canonical_text_is_recognized);
-    RUN(skim_reads_members_and_validates);
     forge_arena_free(&A);
     return TEST_DONE();
 }
