@@ -241,7 +241,7 @@ static struct forge_pyval *std_str(struct ctx *c, const struct forge_pyval *s)
 /* [standardize(x) if str else x for x in seq]; a string iterates as its characters. */
 static struct forge_pyval *std_items(struct ctx *c, const struct forge_pyval *seq)
 {
-    struct forge_pyval *out = forge_py_list(c->a, seq->kind == FORGE_PY_LIST ? seq->n : seq->n);
+    struct forge_pyval *out = forge_py_list(c->a, seq->n);
     if (!out) {
         set_rc(c, FORGE_ENOMEM);
         return NULL;
@@ -424,12 +424,10 @@ static bool alt_has_key(const struct forge_pyval *alt, const struct forge_pyitem
     return false;
 }
 
-static struct res dict_checker(struct ctx *c, const struct forge_pyval *param,
-                               const struct forge_pyval *value, const struct forge_pyval *answers,
-                               size_t nanswers, struct forge_pyval *const *answer_items)
+/* dict_checker over <nanswers> alternatives. */
+static struct res dict_checker(struct ctx *c, const struct forge_pyval *value, size_t nanswers,
+                               struct forge_pyval *const *answer_items)
 {
-    (void)param;
-    (void)answers;
     struct res r = {false, false, "dict_checker:unclear", NULL};
     for (size_t i = 0; i < nanswers; i++) {
         const struct forge_pyval *alt = answer_items[i];
@@ -519,11 +517,12 @@ static struct res list_dict_checker(struct ctx *c, const struct forge_pyval *par
         for (size_t k = 0; k < value->n; k++) {
             struct forge_pyval *one = alt->kind == FORGE_PY_LIST ? alt->u.items[k] : NULL;
             if (!one) {
-                r = fail1(c, "value_error:dict_key", "Unexpected dict key parameter.");
-                flag = false;
-                break;
+                /* BFCL raises here (it indexes a string answer) */
+                bad(c, "parameter '%s' has a string where its possible answer needs a list of dicts",
+                    param->u.s);
+                return ok();
             }
-            r = dict_checker(c, param, value->u.items[k], NULL, 1, &one);
+            r = dict_checker(c, value->u.items[k], 1, &one);
             if (!r.valid) {
                 flag = false;
                 break;
@@ -676,7 +675,7 @@ static struct res simple_checker(struct ctx *c, const struct forge_pyval *fdesc,
             struct res vr;
             bool handled = true;
             if (expected_t == T_DICT)
-                vr = dict_checker(c, &pname, value, accepted, accepted->kind == FORGE_PY_LIST ? accepted->n : 0,
+                vr = dict_checker(c, value, accepted->kind == FORGE_PY_LIST ? accepted->n : 0,
                                   accepted->kind == FORGE_PY_LIST ? accepted->u.items : NULL);
             else if (expected_t == T_LIST && nested_t == T_DICT)
                 vr = list_dict_checker(c, &pname, value, accepted);
