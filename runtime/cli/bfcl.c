@@ -4,6 +4,8 @@
 #include "base/clock.h"
 #include "base/err.h"
 #include "base/file.h"
+#include "data/json.h"
+#include "model/provider.h"
 #include "score/bfcl.h"
 
 #include <dirent.h>
@@ -14,9 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char forge_usage_bfcl[] =
     "usage: forge bfcl score --data DIR --results DIR [options]\n"
+    "       forge bfcl run --model PROVIDER:MODEL --data DIR --category NAME... --out DIR [options]\n"
     "\n"
     "Scores BFCL result files with the Berkeley Function Calling Leaderboard's AST checker\n"
     "rules and prints the accuracy per category.\n"
@@ -37,7 +41,30 @@ const char forge_usage_bfcl[] =
     "Categories: simple_python simple_java simple_javascript multiple parallel\n"
     "parallel_multiple live_simple live_multiple live_parallel live_parallel_multiple\n"
     "irrelevance live_irrelevance live_relevance.\n"
-    "Exit status: 0 when scoring completed (whatever the accuracy), 2 on bad usage or input.\n";
+    "Exit status: 0 when scoring completed (whatever the accuracy), 2 on bad usage or input.\n"
+    "\n"
+    "forge bfcl run asks a model each question of the categories, with the question's functions\n"
+    "as tools (converted as BFCL's function-calling handlers do, '.' in names written '_'), and\n"
+    "writes BFCL result files that 'forge bfcl score --underscore-to-dot' reads:\n"
+    "DIR/<model name>/<live|non_live>/BFCL_v4_<category>_result.json.\n"
+    "\n"
+    "  --data DIR            BFCL's data folder (question files)\n"
+    "  --category NAME...    categories to ask (repeatable; 'all' for every one)\n"
+    "  --out DIR             where the result files go\n"
+    "  --model-name NAME     the result folder's name (default: the spec, ':' and '/' as '_')\n"
+    "  -j N                  requests in flight (default 4)\n"
+    "  --temperature T       sampling temperature (default 0.001, as BFCL)\n"
+    "  --limit N             ask only the first N questions of each category\n"
+    "  --max-file-mb N       largest question file read, in MiB (default 256)\n"
+    FORGE_PROVIDER_OPTS_USAGE
+    "Exit status: 0 when every question was answered, 2 on bad usage or input, 3 when a request\n"
+    "failed after retries (its result holds the error, as BFCL writes it).\n";
+
+static const char *const categories_all[] = {
+    "simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
+    "parallel_multiple", "irrelevance", "live_simple", "live_multiple", "live_parallel",
+    "live_parallel_multiple", "live_irrelevance", "live_relevance", NULL,
+};
 
 struct found {
     char *path;     /* result file */
@@ -397,6 +424,238 @@ out:
     return code;
 }
 
+static void run_progress(void *ctx, size_t done, size_t ok, size_t total)
+{
+    if (*(int *)ctx)
+        fprintf(stderr, "\rforge: %zu/%zu answered (%zu failed)", done, total, done - ok);
+}
+
+/* Writes one category's result file from the batch's responses. */
+static int write_results(const char *path, struct forge_bfcl_data *d, size_t n, cJSON **resps,
+                         struct forge_err *errs, struct forge_err *err)
+{
+    struct forge_arena a;
+    forge_arena_init(&a, 0);
+    struct forge_buf out;
+    forge_buf_init(&out, 0);
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n; i++) {
+        const struct forge_pyval *q = forge_bfcl_data_question(d, i);
+        struct forge_pyval *line = forge_py_dict(&a, 5);
+        struct forge_pyval *result;
+        double in = 0, outn = 0, latency = 0;
+        if (resps[i]) {
+            result = forge_bfcl_result_value(&a, resps[i]);
+            const cJSON *usage = cJSON_GetObjectItemCaseSensitive(resps[i], "usage");
+            in = forge_json_num(usage, "input_tokens", 0);
+            outn = forge_json_num(usage, "output_tokens", 0);
+            latency = forge_json_num(resps[i], "latency_ms", 0) / 1000.0;
+        } else {
+            char text[FORGE_ERR_MAX + 64];
+            snprintf(text, sizeof text, "Error during inference: %s", errs[i].msg);
+            result = forge_py_strz(&a, text);
+        }
+        struct forge_pyval *id = forge_py_getz(q, "id");
+        if (!line || !result || !id || forge_py_set(&a, line, "id", 2, id) ||
+            forge_py_set(&a, line, "result", 6, result) ||
+            forge_py_set(&a, line, "input_token_count", 17, forge_py_int(&a, (long long)in)) ||
+            forge_py_set(&a, line, "output_token_count", 18, forge_py_int(&a, (long long)outn)) ||
+            forge_py_set(&a, line, "latency", 7, forge_py_float(&a, latency)))
+            rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        else if ((rc = forge_py_dumps(&out, line)) != 0 || (rc = forge_buf_addc(&out, '\n')) != 0)
+            forge_err_set(err, rc, "result output: %s", forge_rc_name(rc));
+    }
+    if (!rc)
+        rc = forge_file_write_atomic(path, out.data ? out.data : "", out.len, err);
+    forge_buf_free(&out);
+    forge_arena_free(&a);
+    return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    struct forge_provider_opts po;
+    forge_provider_opts_init(&po);
+    struct forge_err err;
+    forge_err_clear(&err);
+    const char *data_dir = NULL, *out = NULL, *model_name = NULL;
+    long jobs = 4, limit = 0;
+    double temperature = 0.001;
+    size_t file_limit = FORGE_FILE_LIMIT;
+    /* room for every argument plus 'all' expanded */
+    const char **cats = forge_calloc((size_t)argc + 16, sizeof(*cats));
+    size_t ncats = 0;
+    int code = FORGE_EXIT_USAGE;
+    struct forge_model *m = NULL;
+    char *folder = NULL;
+    if (!cats) {
+        forge_cli_error("out of memory");
+        return FORGE_EXIT_INFRA;
+    }
+    for (int i = 0; i < argc;) {
+        int r = forge_provider_opts_arg(&po, argc, argv, &i, &err);
+        if (r < 0) {
+            forge_cli_error("bfcl run: %s", err.msg);
+            goto out;
+        }
+        if (r > 0)
+            continue;
+        const char *a = argv[i];
+        bool has_next = i + 1 < argc;
+        char *end = NULL;
+        if (!strcmp(a, "--data") && has_next) {
+            data_dir = argv[i + 1];
+            i += 2;
+        } else if (!strcmp(a, "--out") && has_next) {
+            out = argv[i + 1];
+            i += 2;
+        } else if (!strcmp(a, "--model-name") && has_next) {
+            model_name = argv[i + 1];
+            i += 2;
+        } else if ((!strcmp(a, "-j") || !strcmp(a, "--limit")) && has_next) {
+            long v = strtol(argv[i + 1], &end, 10);
+            if (*end || v < 1 || v > 100000) {
+                forge_cli_error("bfcl run: %s takes a number from 1 to 100000, not '%s'", a, argv[i + 1]);
+                goto out;
+            }
+            *(a[1] == 'j' ? &jobs : &limit) = v;
+            i += 2;
+        } else if (!strcmp(a, "--temperature") && has_next) {
+            temperature = strtod(argv[i + 1], &end);
+            if (*end || temperature < 0 || temperature > 2) {
+                forge_cli_error("bfcl run: --temperature takes a number from 0 to 2, not '%s'", argv[i + 1]);
+                goto out;
+            }
+            i += 2;
+        } else if (!strcmp(a, "--max-file-mb") && has_next) {
+            long mb = strtol(argv[i + 1], &end, 10);
+            if (*end || mb <= 0 || mb > 4000) {
+                forge_cli_error("bfcl run: --max-file-mb takes a number of MiB from 1 to 4000, not '%s'", argv[i + 1]);
+                goto out;
+            }
+            file_limit = (size_t)mb << 20;
+            i += 2;
+        } else if (!strcmp(a, "--category") && has_next) {
+            i++;
+            while (i < argc && argv[i][0] != '-') {
+                const char *c = argv[i++];
+                if (!strcmp(c, "all")) {
+                    ncats = 0;
+                    for (int k = 0; categories_all[k]; k++)
+                        cats[ncats++] = categories_all[k];
+                    break;
+                }
+                if (!forge_bfcl_category_known(c)) {
+                    forge_cli_error("bfcl run: unknown category '%s' (run 'forge help bfcl' for the list)", c);
+                    goto out;
+                }
+                cats[ncats++] = c;
+            }
+        } else {
+            forge_cli_error("bfcl run: unknown or incomplete option '%s' (run 'forge help bfcl')", a);
+            goto out;
+        }
+    }
+    if (!po.model || !data_dir || !out || ncats == 0) {
+        forge_cli_error("bfcl run: needs --model PROVIDER:MODEL, --data DIR, --category NAME... and --out DIR");
+        goto out;
+    }
+    folder = forge_strdup(model_name ? model_name : po.model);
+    if (!folder) {
+        forge_cli_error("out of memory");
+        code = FORGE_EXIT_INFRA;
+        goto out;
+    }
+    if (!model_name)
+        for (char *p = folder; *p; p++)
+            if (*p == ':' || *p == '/')
+                *p = '_';
+    m = forge_provider_open(po.model, &po, &err);
+    if (!m) {
+        forge_cli_error("bfcl run: %s", err.msg);
+        code = forge_cli_exit_code(err.code);
+        goto out;
+    }
+    int tty = isatty(2);
+    size_t asked = 0, failed = 0;
+    double t0 = forge_clock_ms();
+    code = FORGE_EXIT_OK;
+    for (size_t c = 0; c < ncats && code != FORGE_EXIT_USAGE; c++) {
+        const char *cat = cats[c];
+        char qname[256], rname[256];
+        snprintf(qname, sizeof qname, "BFCL_v4_%s.json", cat);
+        snprintf(rname, sizeof rname, "%s/%s/BFCL_v4_%s_result.json", folder,
+                 strncmp(cat, "live_", 5) == 0 ? "live" : "non_live", cat);
+        char *qpath = forge_path_join(data_dir, qname);
+        char *rpath = forge_path_join(out, rname);
+        char *rdir = rpath ? forge_path_dir(rpath) : NULL;
+        struct forge_bfcl_data *d = NULL;
+        cJSON **reqs = NULL, **resps = NULL;
+        struct forge_err *errs = NULL;
+        size_t n = 0;
+        int rc = qpath && rpath && rdir ? 0 : forge_err_set(&err, FORGE_ENOMEM, "out of memory");
+        if (!rc)
+            rc = forge_bfcl_data_load(cat, qpath, NULL, file_limit, &d, &err);
+        if (!rc) {
+            n = forge_bfcl_data_count(d);
+            if (limit && (size_t)limit < n)
+                n = (size_t)limit;
+            reqs = forge_calloc(n + 1, sizeof(*reqs));
+            resps = forge_calloc(n + 1, sizeof(*resps));
+            errs = forge_calloc(n + 1, sizeof(*errs));
+            if (!reqs || !resps || !errs)
+                rc = forge_err_set(&err, FORGE_ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; !rc && i < n; i++) {
+            reqs[i] = forge_bfcl_request(forge_bfcl_data_question(d, i), cat, temperature, &err);
+            if (!reqs[i]) {
+                forge_err_prefix(&err, "%s: question %zu", qpath, i + 1);
+                rc = err.code;
+            }
+        }
+        if (!rc && forge_provider_run_batch(m, (const cJSON *const *)reqs, n, (int)jobs, resps, errs,
+                                            run_progress, &tty) != 0)
+            rc = forge_err_set(&err, FORGE_EINTERNAL, "could not start the request workers");
+        if (tty && !rc)
+            fputc('\n', stderr);
+        for (size_t i = 0; !rc && i < n; i++)
+            if (!resps[i]) {
+                if (failed++ < 5)
+                    forge_cli_error("bfcl run: %s: %s", cat, errs[i].msg);
+            }
+        if (!rc && (rc = forge_mkdir_p(rdir, &err)) == 0)
+            rc = write_results(rpath, d, n, resps, errs, &err);
+        if (!rc) {
+            printf("%s\t%zu questions\t%s\n", cat, n, rpath);
+            asked += n;
+        } else {
+            forge_cli_error("bfcl run: %s", err.msg);
+            code = err.code == FORGE_ENOMEM || err.code == FORGE_EINTERNAL ? FORGE_EXIT_INFRA : FORGE_EXIT_USAGE;
+        }
+        for (size_t i = 0; reqs && i < n; i++)
+            cJSON_Delete(reqs[i]);
+        for (size_t i = 0; resps && i < n; i++)
+            cJSON_Delete(resps[i]);
+        forge_free(reqs);
+        forge_free(resps);
+        forge_free(errs);
+        forge_bfcl_data_free(d);
+        forge_free(qpath);
+        forge_free(rpath);
+        forge_free(rdir);
+    }
+    fprintf(stderr, "forge: asked %zu questions in %.1f s, %zu failed; score with: forge bfcl score "
+                    "--data %s --results %s --underscore-to-dot\n",
+            asked, (forge_clock_ms() - t0) / 1000.0, failed, data_dir, out);
+    if (code == FORGE_EXIT_OK && failed)
+        code = FORGE_EXIT_INFRA;
+out:
+    forge_model_free(m);
+    forge_free(folder);
+    forge_free(cats);
+    return code;
+}
+
 int forge_cmd_bfcl(int argc, char **argv)
 {
     if (argc < 1) {
@@ -405,11 +664,13 @@ int forge_cmd_bfcl(int argc, char **argv)
     }
     if (!strcmp(argv[0], "score"))
         return cmd_score(argc - 1, argv + 1);
+    if (!strcmp(argv[0], "run"))
+        return cmd_run(argc - 1, argv + 1);
     if (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h") || !strcmp(argv[0], "help")) {
         fputs(forge_usage_bfcl, stdout);
         return FORGE_EXIT_OK;
     }
-    forge_cli_error("bfcl: unknown subcommand '%s' (only 'score' is available; see 'forge help bfcl')",
+    forge_cli_error("bfcl: unknown subcommand '%s' ('score' or 'run'; see 'forge help bfcl')",
                     argv[0]);
     return FORGE_EXIT_USAGE;
 }

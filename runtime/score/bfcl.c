@@ -1239,6 +1239,13 @@ void forge_bfcl_data_free(struct forge_bfcl_data *d)
     forge_free(d);
 }
 
+size_t forge_bfcl_data_count(const struct forge_bfcl_data *d) { return d->q.n; }
+
+const struct forge_pyval *forge_bfcl_data_question(const struct forge_bfcl_data *d, size_t i)
+{
+    return i < d->q.n ? d->q.lines[i] : NULL;
+}
+
 int forge_bfcl_data_load(const char *category, const char *questions, const char *answers,
                          size_t file_limit, struct forge_bfcl_data **out, struct forge_err *err)
 {
@@ -1257,11 +1264,7 @@ int forge_bfcl_data_load(const char *category, const char *questions, const char
     bool relevance = forge_bfcl_category_is_relevance(category);
     if ((rc = jsonl_load(&d->arena, questions, file_limit, &d->q, err)) != 0)
         goto out;
-    if (!relevance) {
-        if (!answers) {
-            rc = forge_err_set(err, FORGE_EINVAL, "category %s needs a possible-answer file", category);
-            goto out;
-        }
+    if (!relevance && answers) {
         if ((rc = jsonl_load(&d->arena, answers, file_limit, &d->pa, err)) != 0)
             goto out;
         if (d->pa.n != d->q.n) {
@@ -1386,7 +1389,12 @@ int forge_bfcl_score_results(struct forge_bfcl *b, struct forge_bfcl_data *d,
     bool *seen = NULL;
     bool relevance = forge_bfcl_category_is_relevance(d->category);
     size_t correct = 0;
-    int rc = jsonl_load(&rarena, o->results, o->file_limit, &res, err);
+    int rc = 0;
+    if (!relevance && d->pa.n != d->q.n) {
+        rc = forge_err_set(err, FORGE_EINVAL, "category %s needs its possible-answer file", d->category);
+        goto out;
+    }
+    rc = jsonl_load(&rarena, o->results, o->file_limit, &res, err);
     if (rc)
         goto out;
     if (res.n == 0) {

@@ -18,6 +18,7 @@
 #define FORGE_SCORE_BFCL_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <cjson/cJSON.h>
 #include "base/buf.h"
 #include "base/err.h"
 #include "score/pyval.h"
@@ -106,10 +107,14 @@ int forge_bfcl_score_file(struct forge_bfcl *b, const struct forge_bfcl_file_opt
 /* A category's questions and possible answers, loaded once to score several result files
  * (for example several models). */
 struct forge_bfcl_data;
-/* Loads <questions> (and <answers>, which relevance categories do not need; NULL then). Errors as
- * forge_bfcl_score_file. Free with forge_bfcl_data_free (NULL is a no-op). */
+/* Loads <questions> and <answers> (NULL for relevance categories, or to ask the questions only:
+ * such data cannot score AST categories). Errors as forge_bfcl_score_file. Free with
+ * forge_bfcl_data_free (NULL is a no-op). */
 int forge_bfcl_data_load(const char *category, const char *questions, const char *answers,
                          size_t file_limit, struct forge_bfcl_data **out, struct forge_err *err);
+/* The number of questions and question <i> (borrowed; NULL past the end). */
+size_t forge_bfcl_data_count(const struct forge_bfcl_data *d);
+const struct forge_pyval *forge_bfcl_data_question(const struct forge_bfcl_data *d, size_t i);
 void forge_bfcl_data_free(struct forge_bfcl_data *d);
 /* forge_bfcl_score_file for loaded data: uses o->model_name, underscore_to_dot, partial,
  * results, score_out and file_limit (the category and data paths come from <d>). */
@@ -127,6 +132,20 @@ struct forge_pyval *forge_bfcl_java_value(struct forge_bfcl *b, struct forge_are
 struct forge_pyval *forge_bfcl_js_value(struct forge_bfcl *b, struct forge_arena *a,
                                         const char *s, size_t n, const char *type,
                                         const char *nested);
+
+/* Asking the questions (forge bfcl run). The chat request (model/model.h's normalized shape)
+ * that BFCL's function-calling handlers send for <question>: its first turn's messages (system
+ * messages joined into "system"), its function docs as tools with BFCL's tool conversion (types
+ * through GORILLA_TO_OPENAPI, floats marked, '.' in names written '_', Java/JavaScript language
+ * hints for those categories) and "params": {"temperature"}. Returns a new tree, or NULL with
+ * FORGE_EINVAL (the question lacks "question" or "function", or a type has no equivalent) or
+ * FORGE_ENOMEM. */
+cJSON *forge_bfcl_request(const struct forge_pyval *question, const char *category,
+                          double temperature, struct forge_err *err);
+/* The "result" BFCL stores for a model's normalized response: a list of
+ * {"<tool name>": "<arguments as JSON text>"} when it called tools, else its text ("" for none).
+ * A new value in <a>, or NULL when out of memory. */
+struct forge_pyval *forge_bfcl_result_value(struct forge_arena *a, const cJSON *resp);
 
 /* The context's reusable output buffer (internal to score/bfcl*.c). */
 struct forge_buf *forge_bfcl_out_buf(struct forge_bfcl *b);
