@@ -2,6 +2,7 @@
 #include "test.h"
 #include "score/bfcl.h"
 #include "base/alloc.h"
+#include "data/json.h"
 
 static struct forge_bfcl *B;
 static struct forge_arena A;
@@ -403,6 +404,69 @@ TEST(unknown_types_are_input_errors)
     CHECK(strstr(first_error, "'String'") != NULL);
 }
 
+static char *req_json(const char *question, const char *category)
+{
+    struct forge_err err = {0};
+    cJSON *req = forge_bfcl_request(J(question), category, 0.001, &err);
+    if (!req)
+        return forge_strdup(err.msg);
+    char *s = forge_json_print(req, FORGE_JSON_SORTED);
+    cJSON_Delete(req);
+    return s;
+}
+
+TEST(requests_convert_function_docs_as_bfcl)
+{
+    char *s = req_json("{\"id\": \"x\", \"question\": [[{\"role\": \"system\", \"content\": \"S\"},"
+                       "{\"role\": \"user\", \"content\": \"U\"}]], \"function\": [{\"name\": \"a.b\","
+                       "\"description\": \"D\", \"parameters\": {\"type\": \"dict\", \"required\": [\"x\"],"
+                       "\"properties\": {\"x\": {\"type\": \"float\", \"description\": \"X\"},"
+                       "\"t\": {\"type\": \"tuple\", \"items\": {\"type\": \"float\"}, \"description\": \"T\"},"
+                       "\"d\": {\"type\": \"dict\", \"description\": \"M\", \"properties\": {\"k\": {\"type\": \"any\","
+                       "\"description\": \"K\"}}}}}}]}",
+                       "simple_python");
+    CHECK_STR(s, "{\"messages\":[{\"content\":\"U\",\"role\":\"user\"}],\"params\":{\"temperature\":0.001},"
+                 "\"system\":\"S\",\"tools\":[{\"description\":\"D\",\"name\":\"a_b\",\"parameters\":{"
+                 "\"properties\":{\"d\":{\"description\":\"M\",\"properties\":{\"k\":{\"description\":\"K\","
+                 "\"type\":\"string\"}},\"type\":\"object\"},\"t\":{\"description\":\"T\",\"items\":{\"type\":"
+                 "\"number\"},\"type\":\"array\"},\"x\":{\"description\":\"X This is a float type value.\","
+                 "\"format\":\"float\",\"type\":\"number\"}},\"required\":[\"x\"],\"type\":\"object\"}}]}");
+    forge_free(s);
+    s = req_json("{\"id\": \"x\", \"question\": [[{\"role\": \"user\", \"content\": \"U\"}]], \"function\":"
+                 "[{\"name\": \"f\", \"description\": \"D\", \"parameters\": {\"type\": \"dict\", \"properties\":"
+                 "{\"o\": {\"type\": \"dict\", \"description\": \"O\", \"properties\": {\"a\": {\"type\": \"String\"}}}}}}]}",
+                 "simple_javascript");
+    CHECK(strstr(s, "\"description\":\"D Note that the provided function is in JavaScript syntax.\"") != NULL);
+    CHECK(strstr(s, "\"description\":\"O This is JavaScript dict type parameter in string representation. "
+                    "The dictionary entries have the following schema; they are not in string representation. "
+                    "{\\\"a\\\": {\\\"type\\\": \\\"String\\\"}}\",\"type\":\"string\"") != NULL);
+    forge_free(s);
+    s = req_json("{\"id\": \"x\"}", "simple_python");
+    CHECK(strstr(s, "needs \"question\"") != NULL);
+    forge_free(s);
+}
+
+TEST(results_are_stored_as_bfcl_stores_them)
+{
+    struct forge_err err = {0};
+    const char *t1 = "{\"message\": {\"role\": \"assistant\", \"content\": null, \"tool_calls\": ["
+                     "{\"id\": \"1\", \"name\": \"a_b\", \"arguments\": {\"x\": 1.5, \"s\": \"\\u00e9\"}}]}}";
+    cJSON *r = forge_json_parse(t1, strlen(t1), "<test>", &err);
+    CHECK(r != NULL);
+    struct forge_pyval *v = forge_bfcl_result_value(&A, r);
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    forge_py_dumps(&b, v);
+    CHECK_STR(b.data, "[{\"a_b\": \"{\\\"x\\\":1.5,\\\"s\\\":\\\"\xC3\xA9\\\"}\"}]");
+    forge_buf_free(&b);
+    cJSON_Delete(r);
+    const char *t2 = "{\"message\": {\"role\": \"assistant\", \"content\": \"Hi\"}}";
+    r = forge_json_parse(t2, strlen(t2), "<test>", &err);
+    v = forge_bfcl_result_value(&A, r);
+    CHECK(v && v->kind == FORGE_PY_STR && strcmp(v->u.s, "Hi") == 0);
+    cJSON_Delete(r);
+}
+
 int main(void)
 {
     struct forge_err err = {0};
@@ -428,6 +492,8 @@ int main(void)
     RUN(entries_and_relevance);
     RUN(categories);
     RUN(unknown_types_are_input_errors);
+    RUN(requests_convert_function_docs_as_bfcl);
+    RUN(results_are_stored_as_bfcl_stores_them);
     forge_arena_free(&A);
     forge_bfcl_free(B);
     return TEST_DONE();
