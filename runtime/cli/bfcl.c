@@ -54,7 +54,7 @@ const char forge_usage_bfcl[] =
     "  --model-name NAME     the result folder's name (default: the spec, ':' and '/' as '_')\n"
     "  -j N                  requests in flight (default 4)\n"
     "  --temperature T       sampling temperature (default 0.001, as BFCL)\n"
-    "  --limit N             ask only the first N questions of each category\n"
+    "  --limit N             ask only the first N questions of each category (score with --partial)\n"
     "  --max-file-mb N       largest question file read, in MiB (default 256)\n"
     FORGE_PROVIDER_OPTS_USAGE
     "Exit status: 0 when every question was answered, 2 on bad usage or input, 3 when a request\n"
@@ -645,8 +645,8 @@ static int cmd_run(int argc, char **argv)
         forge_free(rdir);
     }
     fprintf(stderr, "forge: asked %zu questions in %.1f s, %zu failed; score with: forge bfcl score "
-                    "--data %s --results %s --underscore-to-dot\n",
-            asked, (forge_clock_ms() - t0) / 1000.0, failed, data_dir, out);
+                    "--data %s --results %s --underscore-to-dot%s\n",
+            asked, (forge_clock_ms() - t0) / 1000.0, failed, data_dir, out, limit ? " --partial" : "");
     if (code == FORGE_EXIT_OK && failed)
         code = FORGE_EXIT_INFRA;
 out:
