@@ -136,8 +136,8 @@ struct forge_pyval *forge_bfcl_js_value(struct forge_bfcl *b, struct forge_arena
 /* Asking the questions (forge bfcl run). The chat request (model/model.h's normalized shape)
  * that BFCL's function-calling handlers send for <question>: its first turn's messages (system
  * messages joined into "system"), its function docs as tools with BFCL's tool conversion (types
- * through GORILLA_TO_OPENAPI, floats marked, '.' in names written '_', Java/JavaScript language
- * hints for those categories) and "params": {"temperature"}. Returns a new tree, or NULL with
+ * through GORILLA_TO_OPENAPI, floats marked, '.' in names written '_', BFCL's language hint
+ * on each function, Java/JavaScript parameter hints for those categories) and "params": {"temperature"}. Returns a new tree, or NULL with
  * FORGE_EINVAL (the question lacks "question" or "function", or a type has no equivalent) or
  * FORGE_ENOMEM. */
 cJSON *forge_bfcl_request(const struct forge_pyval *question, const char *category,

@@ -146,14 +146,16 @@ static int cast_properties(cJSON *props, struct forge_err *err)
     return 0;
 }
 
-/* BFCL's language hints for the Java and JavaScript categories (types become strings). */
+/* BFCL's language hint on every function, and for the Java and JavaScript categories the
+ * parameters' (their types become strings). */
 static int language_hints(cJSON *fn, const struct forge_pyval *doc, enum forge_bfcl_lang lang)
 {
     const struct forge_pyval *pprops = forge_py_getz(forge_py_getz(doc, "parameters"), "properties");
-    int rc = append_description(fn, lang == FORGE_BFCL_JAVA
-                                        ? " Note that the provided function is in Java 8 SDK syntax."
-                                        : " Note that the provided function is in JavaScript syntax.");
-    if (rc)
+    int rc = append_description(fn, lang == FORGE_BFCL_JAVA ? " Note that the provided function is in Java 8 SDK syntax."
+                                     : lang == FORGE_BFCL_JAVASCRIPT
+                                         ? " Note that the provided function is in JavaScript syntax."
+                                         : " Note that the provided function is in Python 3 syntax.");
+    if (rc || lang == FORGE_BFCL_PYTHON)
         return rc;
     cJSON *props = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(fn, "parameters"),
                                                     "properties");
@@ -261,7 +263,7 @@ cJSON *forge_bfcl_request(const struct forge_pyval *question, const char *catego
             rc = forge_err_set(err, FORGE_EINVAL, "a function doc needs \"name\" and \"parameters\"");
             break;
         }
-        if (lang != FORGE_BFCL_PYTHON && (rc = language_hints(fn, functions->u.items[i], lang)) != 0)
+        if ((rc = language_hints(fn, functions->u.items[i], lang)) != 0)
             break;
         /* the providers' tool names allow no '.' */
         char *fixed = forge_strdup(name);

@@ -75,6 +75,8 @@ def main():
               f"array: {props['hours']}")
         add = bodies.get("What is 2 + 3?", {})
         check(add["tools"][0]["function"]["name"] == "math_add", "dotted name")
+        check(add["tools"][0]["function"]["description"] ==
+              "Adds two numbers. Note that the provided function is in Python 3 syntax.", "python hint")
         java = bodies.get("[single] Weather in Paris?", {})
         jf = java["tools"][0]["function"]
         check(jf["description"] == "Current weather for a city. Note that the provided function is in Java 8 SDK syntax.",

@@ -426,7 +426,7 @@ TEST(requests_convert_function_docs_as_bfcl)
                        "\"description\": \"K\"}}}}}}]}",
                        "simple_python");
     CHECK_STR(s, "{\"messages\":[{\"content\":\"U\",\"role\":\"user\"}],\"params\":{\"temperature\":0.001},"
-                 "\"system\":\"S\",\"tools\":[{\"description\":\"D\",\"name\":\"a_b\",\"parameters\":{"
+                 "\"system\":\"S\",\"tools\":[{\"description\":\"D Note that the provided function is in Python 3 syntax.\",\"name\":\"a_b\",\"parameters\":{"
                  "\"properties\":{\"d\":{\"description\":\"M\",\"properties\":{\"k\":{\"description\":\"K\","
                  "\"type\":\"string\"}},\"type\":\"object\"},\"t\":{\"description\":\"T\",\"items\":{\"type\":"
                  "\"number\"},\"type\":\"array\"},\"x\":{\"description\":\"X This is a float type value.\","
