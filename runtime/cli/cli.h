@@ -30,4 +30,6 @@ int forge_cmd_schema(int argc, char **argv);
 extern const char forge_usage_schema[];
 int forge_cmd_model(int argc, char **argv);
 extern const char forge_usage_model[];
+int forge_cmd_bfcl(int argc, char **argv);
+extern const char forge_usage_bfcl[];
 #endif
