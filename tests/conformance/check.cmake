@@ -1,0 +1,6 @@
+# forge check: agent-eval-harness tool-use conformance vectors (../shared/testdata/tool-use-conformance).
+add_executable(tooluse_conformance ${CMAKE_CURRENT_LIST_DIR}/tooluse_conformance.c)
+target_link_libraries(tooluse_conformance PRIVATE forge_core)
+add_test(NAME conformance.tooluse_c
+         COMMAND tooluse_conformance ${SHARED}/testdata/tool-use-conformance)
+set_tests_properties(conformance.tooluse_c PROPERTIES LABELS conformance TIMEOUT 120)
