@@ -23,4 +23,7 @@ void forge_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 
 int forge_cmd_script(int argc, char **argv);
 extern const char forge_usage_script[];
+
+int forge_cmd_check(int argc, char **argv);
+extern const char forge_usage_check[];
 #endif
