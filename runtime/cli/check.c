@@ -127,6 +127,48 @@ static char *short_num(double d, char *out)
     return out;
 }
 
+/* JSON output as forge_json_write writes it (JavaScript's JSON.stringify), with whole numbers
+ * formatted directly: reports are mostly counts, ids and scores of 0 or 1. */
+static int out_json(struct forge_buf *b, const cJSON *v)
+{
+    if (cJSON_IsNumber(v)) {
+        double d = v->valuedouble;
+        if (d == floor(d) && fabs(d) < 9007199254740992.0) {
+            char t[24], *p = t + sizeof t;
+            long long x = (long long)d;
+            unsigned long long u = x < 0 ? (unsigned long long)-x : (unsigned long long)x;
+            *--p = '\0';
+            do {
+                *--p = (char)('0' + u % 10);
+                u /= 10;
+            } while (u);
+            if (x < 0)
+                *--p = '-';
+            return forge_buf_adds(b, p);
+        }
+        return forge_json_write(b, v, 0);
+    }
+    if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
+        return forge_json_write(b, v, 0);
+    bool obj = cJSON_IsObject(v);
+    int rc = forge_buf_addc(b, obj ? '{' : '[');
+    for (const cJSON *c = v->child; c && !rc; c = c->next) {
+        if (c != v->child)
+            rc = forge_buf_addc(b, ',');
+        if (!rc && obj) {
+            cJSON key = {0};
+            key.type = cJSON_String;
+            key.valuestring = c->string;
+            rc = forge_json_write(b, &key, 0);
+            if (!rc)
+                rc = forge_buf_addc(b, ':');
+        }
+        if (!rc)
+            rc = out_json(b, c);
+    }
+    return rc ? rc : forge_buf_addc(b, obj ? '}' : ']');
+}
+
 static int text_issue(struct forge_buf *b, const cJSON *is)
 {
     const cJSON *tid = cJSON_GetObjectItemCaseSensitive(is, "turnId");
@@ -224,7 +266,7 @@ static int check_one(const struct cfg *cfg, const cJSON *traj, const char *file,
             cJSON_AddItemToObject(o, "validation", v);
             cJSON_AddItemToObject(o, "results", res);
             cJSON_AddItemToObject(o, "summary", s);
-            rc = forge_json_write(out, o, 0);
+            rc = out_json(out, o);
             if (!rc)
                 rc = forge_buf_addc(out, '\n');
         } else {
@@ -265,8 +307,7 @@ static void check_line(const struct cfg *cfg, const char *text, size_t len, cons
         st->bad++;
         return;
     }
-    cJSON *traj = forge_trajectory_import(doc, cfg->input_format, &err);
-    cJSON_Delete(doc);
+    cJSON *traj = forge_trajectory_adopt(doc, cfg->input_format, &err);
     if (!traj) {
         diag(dg, "%s:%ld: %s (line skipped)", file, line, err.msg);
         st->bad++;

@@ -124,7 +124,7 @@ static int entry_cmp(const void *a, const void *b)
 }
 
 /* Returns the number of entries (new array in *out, free with forge_free), or -1 on ENOMEM. */
-static int entries(const cJSON *v, struct entry **out)
+static int entries(const cJSON *v, struct entry **out, struct entry *stack, int nstack)
 {
     *out = NULL;
     if (!v || !(cJSON_IsObject(v) || cJSON_IsArray(v)))
@@ -132,7 +132,7 @@ static int entries(const cJSON *v, struct entry **out)
     int n = cJSON_GetArraySize(v);
     if (n == 0)
         return 0;
-    struct entry *e = forge_malloc(sizeof *e * (size_t)n);
+    struct entry *e = n <= nstack ? stack : forge_malloc(sizeof *e * (size_t)n);
     if (!e)
         return -1;
     int i = 0, nidx = 0;
@@ -152,7 +152,8 @@ static int entries(const cJSON *v, struct entry **out)
         /* Stable partition: index keys first (sorted numerically), the rest in order. */
         struct entry *t = forge_malloc(sizeof *t * (size_t)n);
         if (!t) {
-            forge_free(e);
+            if (e != stack)
+                forge_free(e);
             return -1;
         }
         int a = 0, b = nidx;
@@ -163,7 +164,8 @@ static int entries(const cJSON *v, struct entry **out)
                 t[b++] = e[j];
         }
         qsort(t, (size_t)nidx, sizeof *t, entry_cmp);
-        forge_free(e);
+        if (e != stack)
+            forge_free(e);
         e = t;
     }
     *out = e;
@@ -390,7 +392,22 @@ static cJSON *add(struct out *o, cJSON *obj, const char *key, cJSON *item)
             o->oom = true;
             return NULL;
         }
-    } else if (!cJSON_AddItemToObject(obj, key, item)) {
+    } else if (!cJSON_AddItemToObjectCS(obj, key, item)) {
+        cJSON_Delete(item);
+        o->oom = true;
+        return NULL;
+    }
+    return item;
+}
+
+/* add() for a key that does not outlive the call (copied; add() keeps literal keys as they are). */
+static cJSON *add_k(struct out *o, cJSON *obj, const char *key, cJSON *item)
+{
+    if (!item) {
+        o->oom = true;
+        return NULL;
+    }
+    if (!cJSON_AddItemToObject(obj, key, item)) {
         cJSON_Delete(item);
         o->oom = true;
         return NULL;
@@ -475,14 +492,23 @@ static cJSON *issue_new(struct out *o, cJSON *issues, const char *type, const ch
     return is;
 }
 
+static void add_copy(struct out *o, cJSON *obj, const char *key, const cJSON *v)
+{
+    if (cJSON_IsNumber(v))
+        add_num(o, obj, key, v->valuedouble);
+    else if (cJSON_IsString(v))
+        add_str(o, obj, key, v->valuestring);
+    else
+        add_dup(o, obj, key, v);
+}
+
 static void issue_tail(struct out *o, cJSON *is, const cJSON *turn, const cJSON *name)
 {
     if (!is)
         return;
-    const cJSON *tid = cJSON_GetObjectItemCaseSensitive(turn, "turn_id");
-    add_dup(o, is, "turnId", tid);
+    add_copy(o, is, "turnId", cJSON_GetObjectItemCaseSensitive(turn, "turn_id"));
     if (name)
-        add_dup(o, is, "toolName", name);
+        add_copy(o, is, "toolName", name);
 }
 
 static double issue_weight(const char *sev, double c, double h, double m, double l, double other)
@@ -515,13 +541,17 @@ struct lowtext {
     char *s;
     size_t n;
     bool done;
+    int words; /* response-side contradiction words found (WORDS_*), -1 until computed */
 };
 
 struct tctx {
-    const cJSON *traj;
+    const cJSON *traj; /* NULL when the caller gave no trajectory */
     const cJSON **turns;
     struct lowtext *low;
     int n;
+    struct forge_buf lb, rs, kb, tmp; /* scratch reused across calls */
+    struct forge_buf all; /* every turn's lowered content, NUL-separated */
+    bool all_done;
 };
 
 static const char *content_of(const cJSON *turn, size_t *n)
@@ -537,6 +567,11 @@ static int tctx_init(struct tctx *t, const cJSON *traj)
 {
     memset(t, 0, sizeof *t);
     t->traj = traj;
+    forge_buf_init(&t->lb, 0);
+    forge_buf_init(&t->rs, 0);
+    forge_buf_init(&t->kb, 0);
+    forge_buf_init(&t->tmp, 0);
+    forge_buf_init(&t->all, 0);
     const cJSON *turns = cJSON_GetObjectItemCaseSensitive(traj, "turns");
     if (!cJSON_IsArray(turns))
         return 0;
@@ -556,6 +591,11 @@ static int tctx_init(struct tctx *t, const cJSON *traj)
 
 static void tctx_free(struct tctx *t)
 {
+    forge_buf_free(&t->lb);
+    forge_buf_free(&t->rs);
+    forge_buf_free(&t->kb);
+    forge_buf_free(&t->tmp);
+    forge_buf_free(&t->all);
     if (t->low)
         for (int i = 0; i < t->n; i++)
             forge_free(t->low[i].s);
@@ -574,6 +614,7 @@ static int lower_into(struct lowtext *lt, const char *s, size_t n)
     lt->n = b.len;
     lt->s = forge_buf_take(&b);
     lt->done = true;
+    lt->words = -1;
     return 0;
 }
 
@@ -587,6 +628,23 @@ static const struct lowtext *tctx_low(struct tctx *t, int i)
             return NULL;
     }
     return &t->low[i];
+}
+
+/* Whether any turn's lowered content contains <needle> (which holds no NUL): one search over
+ * the NUL-separated concatenation. Returns 1, 0, or -1 on ENOMEM. */
+static int tctx_any_turn(struct tctx *t, const char *needle, size_t nn)
+{
+    if (!t->all_done) {
+        for (int i = 0; i < t->n; i++) {
+            const struct lowtext *lt = tctx_low(t, i);
+            if (!lt || forge_buf_add(&t->all, lt->s, lt->n) || forge_buf_addc(&t->all, '\0'))
+                return -1;
+        }
+        t->all_done = true;
+    }
+    if (nn == 0)
+        return t->n > 0;
+    return t->all.len >= nn && memmem(t->all.data, t->all.len, needle, nn) != NULL;
 }
 
 static int tctx_index(const struct tctx *t, const cJSON *turn)
@@ -822,7 +880,7 @@ static void validate_arguments(struct out *o, cJSON *issues, const cJSON *call, 
     const cJSON *props = own(params, "properties");
     if (truthy(args) && truthy(props)) {
         struct entry *e;
-        int n = entries(args, &e);
+        int n = entries(args, &e, NULL, 0);
         if (n < 0) {
             o->oom = true;
             return;
@@ -972,7 +1030,7 @@ static void deep_result_unused(struct out *o, cJSON *issues, const cJSON *call, 
         return;
     const cJSON *result = cJSON_GetObjectItemCaseSensitive(call, "result");
     struct entry *e;
-    int n = entries(result, &e);
+    int n = entries(result, &e, NULL, 0);
     if (n < 0) {
         o->oom = true;
         return;
@@ -1329,7 +1387,7 @@ cJSON *forge_tooluse_validate_turn(const cJSON *turn, const cJSON *schemas, cons
         forge_err_set(err, FORGE_ENOMEM, "out of memory");
         return NULL;
     }
-    cJSON *r = validate_turn_impl(turn, schemas, traj ? &t : NULL, o, err);
+    cJSON *r = validate_turn_impl(turn, schemas, &t, o, err);
     tctx_free(&t);
     return r;
 }
@@ -1353,7 +1411,7 @@ cJSON *forge_tooluse_validate_tool_call(const cJSON *call, const cJSON *schema,
     if (schema && truthy(schema)) {
         char *nm = strv(&oo, cJSON_GetObjectItemCaseSensitive(call, "name"));
         if (nm)
-            add(&oo, schemas, nm, cJSON_CreateObjectReference(schema->child));
+            add_k(&oo, schemas, nm, cJSON_CreateObjectReference(schema->child));
         forge_free(nm);
     }
     if (!oo.oom)
@@ -1614,7 +1672,7 @@ static void validate_params(struct out *o, cJSON *issues, const cJSON *obj, cons
     const cJSON *props = own(params, "properties");
     if (truthy(props)) {
         struct entry *e;
-        int n = entries(obj, &e);
+        int n = entries(obj, &e, NULL, 0);
         if (n < 0)
             o->oom = true;
         for (int i = 0; i < n && !o->oom; i++) {
@@ -1781,12 +1839,12 @@ cJSON *forge_tooluse_create_tool_schema(const char *name, const cJSON *json_sche
     cJSON *props = add(&o, params, "properties", cJSON_CreateObject());
     const cJSON *src = own(json_schema, "properties");
     struct entry *e = NULL;
-    int n = (src && !cJSON_IsNull(src)) ? entries(src, &e) : 0;
+    int n = (src && !cJSON_IsNull(src)) ? entries(src, &e, NULL, 0) : 0;
     if (n < 0)
         o.oom = true;
     for (int i = 0; i < n && props && !o.oom; i++) {
         const cJSON *p = e[i].val;
-        cJSON *q = add(&o, props, e[i].key, cJSON_CreateObject());
+        cJSON *q = add_k(&o, props, e[i].key, cJSON_CreateObject());
         if (!q)
             break;
         const cJSON *t = own(p, "type");
@@ -1814,60 +1872,17 @@ out:
 /* ---------------------------------------------------------------------------------------- */
 /* result-verifier.ts                                                                        */
 
-/* Case-insensitive (ASCII, as a non-unicode /i regex) search for any of <alts> in <s>. */
-static bool ci_any(const char *s, const char *const *alts)
-{
-    for (int i = 0; alts[i]; i++)
-        if (ci_contains(s, alts[i]))
-            return true;
-    return false;
-}
-
 /* `.` of a non-unicode JavaScript regex: one UTF-16 unit that is not a line terminator.
  * Returns the byte length of such a character at <s>, or 0. */
-static size_t js_dot(const char *s)
+static size_t js_dot(const char *s, size_t avail)
 {
+    if (!avail)
+        return 0;
     size_t l;
-    uint32_t c = decode((const unsigned char *)s, strlen(s), &l);
-    if (!*s || c == '\n' || c == '\r' || c == 0x2028 || c == 0x2029 || (c != UINT32_MAX && c > 0xFFFF))
+    uint32_t c = decode((const unsigned char *)s, avail, &l);
+    if (c == '\n' || c == '\r' || c == 0x2028 || c == 0x2029 || (c != UINT32_MAX && c > 0xFFFF))
         return 0;
     return l;
-}
-
-static bool ci_at(const char *s, const char *w)
-{
-    for (; *w; s++, w++) {
-        char a = *s;
-        if (a >= 'A' && a <= 'Z')
-            a = (char)(a + 32);
-        if (a != *w)
-            return false;
-    }
-    return true;
-}
-
-/* /not.?found|no.?result|empty/i */
-static bool not_found_pattern(const char *s)
-{
-    if (ci_contains(s, "empty"))
-        return true;
-    for (const char *p = s; *p; p++) {
-        if (ci_at(p, "not")) {
-            if (ci_at(p + 3, "found"))
-                return true;
-            size_t d = js_dot(p + 3);
-            if (d && ci_at(p + 3 + d, "found"))
-                return true;
-        }
-        if (ci_at(p, "no")) {
-            if (ci_at(p + 2, "result"))
-                return true;
-            size_t d = js_dot(p + 2);
-            if (d && ci_at(p + 2 + d, "result"))
-                return true;
-        }
-    }
-    return false;
 }
 
 /* Exact full matches of looksFabricated's patterns. */
@@ -1940,6 +1955,154 @@ static bool looks_fabricated(const char *v)
     return false;
 }
 
+enum { WORDS_SUCCESS = 1, WORDS_NOTFOUND = 2, WORDS_FAILURE = 4, WORDS_FOUND = 8 };
+
+static bool ci_prefix(const char *p, size_t avail, const char *w)
+{
+    size_t k = 0;
+    for (; w[k]; k++) {
+        if (k >= avail)
+            return false;
+        char c = p[k];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c + 32);
+        if (c != w[k])
+            return false;
+    }
+    return true;
+}
+
+/* <w1>.?<w2> at <p> (case-insensitive ASCII, `.` one non-line-terminator BMP character). */
+static bool gap_at(const char *p, size_t avail, const char *w1, const char *w2)
+{
+    size_t l1 = strlen(w1);
+    if (!ci_prefix(p, avail, w1))
+        return false;
+    if (ci_prefix(p + l1, avail - l1, w2))
+        return true;
+    size_t d = js_dot(p + l1, avail - l1);
+    return d && ci_prefix(p + l1 + d, avail - l1 - d, w2);
+}
+
+/* /success|sent|created|updated/i and /not.?found|no.?result|empty/i in one pass. */
+static int scan_words(const char *s, size_t n, int want)
+{
+    int f = 0;
+    for (size_t i = 0; i < n && (f & want) != want; i++) {
+        char c = s[i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c + 32);
+        const char *p = s + i;
+        size_t av = n - i;
+        switch (c) {
+        case 's':
+            if (ci_prefix(p, av, "success") || ci_prefix(p, av, "sent"))
+                f |= WORDS_SUCCESS;
+            break;
+        case 'c':
+            if (ci_prefix(p, av, "created"))
+                f |= WORDS_SUCCESS;
+            break;
+        case 'u':
+            if (ci_prefix(p, av, "updated"))
+                f |= WORDS_SUCCESS;
+            break;
+        case 'e':
+            if (ci_prefix(p, av, "empty"))
+                f |= WORDS_NOTFOUND;
+            break;
+        case 'n':
+            if (gap_at(p, av, "not", "found") || gap_at(p, av, "no", "result"))
+                f |= WORDS_NOTFOUND;
+            break;
+        default:
+            break;
+        }
+    }
+    return f;
+}
+
+/* One string of the result as JSON.stringify writes it (escapes included; the quotes cannot
+ * take part in a match). */
+static int scan_string(const char *s, struct forge_buf *scratch, int want)
+{
+    size_t n = 0;
+    bool plain = true;
+    for (; s[n]; n++)
+        if ((unsigned char)s[n] < 0x20 || s[n] == '"' || s[n] == '\\')
+            plain = false;
+    if (plain)
+        return scan_words(s, n, want);
+    forge_buf_reset(scratch);
+    cJSON tmp = {0};
+    tmp.type = cJSON_String;
+    tmp.valuestring = (char *)s;
+    if (forge_json_write(scratch, &tmp, 0))
+        return -1;
+    return scan_words(scratch->data, scratch->len, want);
+}
+
+/* The contradiction words of JSON.stringify(v): matches live inside single strings (keys
+ * included), since quotes, separators and number characters cannot be part of one. */
+static int scan_result(const cJSON *v, struct forge_buf *scratch, int want)
+{
+    int f = 0;
+    if (cJSON_IsString(v))
+        return scan_string(v->valuestring ? v->valuestring : "", scratch, want);
+    if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
+        return 0;
+    for (const cJSON *c = v->child; c && (f & want) != want; c = c->next) {
+        int g;
+        if (cJSON_IsObject(v) && c->string) {
+            g = scan_string(c->string, scratch, want);
+            if (g < 0)
+                return -1;
+            f |= g;
+        }
+        g = scan_result(c, scratch, want);
+        if (g < 0)
+            return -1;
+        f |= g;
+    }
+    return f;
+}
+
+static bool any_in(const char *s, size_t n, const char *const *words)
+{
+    for (int i = 0; words[i]; i++)
+        if (memmem(s, n, words[i], strlen(words[i])))
+            return true;
+    return false;
+}
+
+/* The response-side words of a lowered content, computed once per turn. */
+static int content_words(struct lowtext *lt)
+{
+    if (lt->words < 0) {
+        static const char *const failure[] = {"failed", "error", "unable", "could not", "sorry", NULL};
+        static const char *const found[] = {"found", "here", "this is", NULL};
+        lt->words = (any_in(lt->s, lt->n, failure) ? WORDS_FAILURE : 0) |
+                    (any_in(lt->s, lt->n, found) ? WORDS_FOUND : 0);
+    }
+    return lt->words;
+}
+
+/* The first <units> UTF-16 units of <s> as a new string (String.prototype.substring(0, n)). */
+static char *utf16_prefix(const char *s, size_t n, size_t units)
+{
+    size_t b = 0, u = 0;
+    while (b < n && u < units) {
+        size_t l;
+        uint32_t c = decode((const unsigned char *)s + b, n - b, &l);
+        size_t w = c != UINT32_MAX && c > 0xFFFF ? 2 : 1;
+        if (u + w > units)
+            break;
+        u += w;
+        b += l;
+    }
+    return forge_strndup(s, b);
+}
+
 /* The lowered content of <turn>: from the context when it is one of its turns, else into
  * <scratch>. NULL on ENOMEM. */
 static const struct lowtext *turn_low(struct tctx *t, const cJSON *turn, struct lowtext *scratch)
@@ -1958,11 +2121,9 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
     struct out o = {0};
     forge_buf_init(&o.tmp, 0);
     struct lowtext scratch = {0};
-    struct entry *e = NULL;
+    struct entry ebuf[16], *e = NULL;
     int n = 0;
-    struct forge_buf lb, rs;
-    forge_buf_init(&lb, 0);
-    forge_buf_init(&rs, 0);
+    char mkbuf[64];
     char *matched_keys = NULL; /* per entry: matched flag */
     cJSON *res = cJSON_CreateObject(), *issues = cJSON_CreateArray();
     if (!res || !issues) {
@@ -1971,7 +2132,10 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
         goto out;
     }
     const cJSON *nm = cJSON_GetObjectItemCaseSensitive(call, "name");
-    char *name = strv(&o, nm);
+    char *name_alloc = NULL;
+    const char *name = sval(nm);
+    if (!name)
+        name = name_alloc = strv(&o, nm);
     if (!name) {
         cJSON_Delete(issues);
         goto out;
@@ -1988,7 +2152,7 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
         add_num(&o, res, "score", 0.3);
         add_bool(&o, res, "hallucinated", false);
         add_bool(&o, res, "integrated", false);
-        forge_free(name);
+        forge_free(name_alloc);
         goto out;
     }
     bool has_keys = (cJSON_IsObject(result) || cJSON_IsArray(result)) ? result->child != NULL
@@ -2018,11 +2182,11 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
     const struct lowtext *cl = turn_low(t, turn, &scratch);
     if (!cl) {
         o.oom = true;
-        forge_free(name);
+        forge_free(name_alloc);
         cJSON_Delete(issues);
         goto out;
     }
-    n = entries(result, &e);
+    n = entries(result, &e, ebuf, 16);
     if (n < 0) {
         n = 0;
         o.oom = true;
@@ -2034,21 +2198,19 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
             const cJSON *v = e[i].val;
             const char *s = sval(v);
             if (s && forge_utf16_len(s, strlen(s)) > 5) {
-                forge_buf_reset(&lb);
-                if (forge_tooluse_lower(&lb, s, strlen(s))) {
+                forge_buf_reset(&t->lb);
+                if (forge_tooluse_lower(&t->lb, s, strlen(s))) {
                     o.oom = true;
                     break;
                 }
-                bool found = includes(cl->s, cl->n, lb.data, lb.len);
-                if (!found && t) {
-                    for (int k = 0; k < t->n && !found; k++) {
-                        const struct lowtext *lt = tctx_low(t, k);
-                        if (!lt) {
-                            o.oom = true;
-                            break;
-                        }
-                        found = includes(lt->s, lt->n, lb.data, lb.len);
+                bool found = includes(cl->s, cl->n, t->lb.data, t->lb.len);
+                if (!found && t->traj) {
+                    int any = tctx_any_turn(t, t->lb.data, t->lb.len);
+                    if (any < 0) {
+                        o.oom = true;
+                        break;
                     }
+                    found = any;
                 }
                 if (!found)
                     h += looks_fabricated(s) ? 0.3 : 0.1;
@@ -2073,29 +2235,28 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
     int candidates = 0, value_hits = 0;
     if (opt->check_usage && !o.oom) {
         cJSON *matched = cJSON_CreateArray();
-        matched_keys = forge_calloc((size_t)(n ? n : 1), 1);
+        matched_keys = n <= (int)sizeof mkbuf ? memset(mkbuf, 0, sizeof mkbuf)
+                                              : forge_calloc((size_t)n, 1);
         if (!matched || !matched_keys) {
             cJSON_Delete(matched);
             o.oom = true;
         }
         bool any = false;
-        struct forge_buf kb;
-        forge_buf_init(&kb, 0);
         for (int i = 0; i < n && !o.oom; i++) {
             const cJSON *v = e[i].val;
             if (cJSON_IsNull(v))
                 continue;
-            forge_buf_reset(&o.tmp);
-            forge_buf_reset(&lb);
-            if (js_str(&o.tmp, v) || forge_tooluse_lower(&lb, o.tmp.data ? o.tmp.data : "", o.tmp.len)) {
+            forge_buf_reset(&t->tmp);
+            forge_buf_reset(&t->lb);
+            if (js_str(&t->tmp, v) || forge_tooluse_lower(&t->lb, t->tmp.data ? t->tmp.data : "", t->tmp.len)) {
                 o.oom = true;
                 break;
             }
-            if (forge_utf16_len(lb.data ? lb.data : "", lb.len) < 3)
+            if (forge_utf16_len(t->lb.data ? t->lb.data : "", t->lb.len) < 3)
                 continue;
             if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
                 candidates++;
-            if (includes(cl->s, cl->n, lb.data, lb.len)) {
+            if (includes(cl->s, cl->n, t->lb.data, t->lb.len)) {
                 add_str(&o, matched, NULL, e[i].key);
                 matched_keys[i] = 1;
                 any = true;
@@ -2103,22 +2264,22 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
                     value_hits++;
             }
             /* key words: a space before each capital, lower-cased, split on spaces, > 2 long */
-            forge_buf_reset(&o.tmp);
+            forge_buf_reset(&t->tmp);
             for (const char *k = e[i].key; *k && !o.oom; k++) {
-                if (*k >= 'A' && *k <= 'Z' && forge_buf_addc(&o.tmp, ' '))
+                if (*k >= 'A' && *k <= 'Z' && forge_buf_addc(&t->tmp, ' '))
                     o.oom = true;
-                if (forge_buf_addc(&o.tmp, *k))
+                if (forge_buf_addc(&t->tmp, *k))
                     o.oom = true;
             }
-            forge_buf_reset(&kb);
-            if (o.oom || forge_tooluse_lower(&kb, o.tmp.data ? o.tmp.data : "", o.tmp.len)) {
+            forge_buf_reset(&t->kb);
+            if (o.oom || forge_tooluse_lower(&t->kb, t->tmp.data ? t->tmp.data : "", t->tmp.len)) {
                 o.oom = true;
                 break;
             }
             /* content.includes(key.toLowerCase()) is part of every word's test */
             bool key_mentioned = false;
             bool keyl_in = false, keyl_done = false;
-            const char *w = kb.data ? kb.data : "";
+            const char *w = t->kb.data ? t->kb.data : "";
             while (!key_mentioned) {
                 const char *sp = strchr(w, ' ');
                 size_t wl = sp ? (size_t)(sp - w) : strlen(w);
@@ -2127,12 +2288,12 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
                         key_mentioned = true;
                     else {
                         if (!keyl_done) {
-                            forge_buf_reset(&rs);
-                            if (forge_tooluse_lower(&rs, e[i].key, strlen(e[i].key))) {
+                            forge_buf_reset(&t->rs);
+                            if (forge_tooluse_lower(&t->rs, e[i].key, strlen(e[i].key))) {
                                 o.oom = true;
                                 break;
                             }
-                            keyl_in = includes(cl->s, cl->n, rs.data ? rs.data : "", rs.len);
+                            keyl_in = includes(cl->s, cl->n, t->rs.data ? t->rs.data : "", t->rs.len);
                             keyl_done = true;
                         }
                         key_mentioned = keyl_in;
@@ -2148,20 +2309,19 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
                 any = true;
             }
         }
-        forge_buf_free(&kb);
-        if (!any && t && !o.oom) {
+        if (!any && t->traj && !o.oom) {
             const cJSON *tid = cJSON_GetObjectItemCaseSensitive(turn, "turn_id");
             for (int i = 0; i < n && !o.oom; i++) {
                 const cJSON *v = e[i].val;
                 if (cJSON_IsNull(v))
                     continue;
-                forge_buf_reset(&o.tmp);
-                forge_buf_reset(&lb);
-                if (js_str(&o.tmp, v) || forge_tooluse_lower(&lb, o.tmp.data ? o.tmp.data : "", o.tmp.len)) {
+                forge_buf_reset(&t->tmp);
+                forge_buf_reset(&t->lb);
+                if (js_str(&t->tmp, v) || forge_tooluse_lower(&t->lb, t->tmp.data ? t->tmp.data : "", t->tmp.len)) {
                     o.oom = true;
                     break;
                 }
-                if (forge_utf16_len(lb.data ? lb.data : "", lb.len) < 3)
+                if (forge_utf16_len(t->lb.data ? t->lb.data : "", t->lb.len) < 3)
                     continue;
                 bool found = false;
                 for (int k = 0; k < t->n && !found; k++) {
@@ -2172,7 +2332,7 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
                         o.oom = true;
                         break;
                     }
-                    found = includes(lt->s, lt->n, lb.data, lb.len);
+                    found = includes(lt->s, lt->n, t->lb.data, t->lb.len);
                 }
                 if (found && !matched_keys[i]) {
                     add_str(&o, matched, NULL, e[i].key);
@@ -2217,16 +2377,16 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
     size_t cn;
     const char *content = content_of(turn, &cn);
     if (opt->check_contradictions && cn && !o.oom) {
-        forge_buf_reset(&rs);
-        if (forge_json_write(&rs, result, 0)) {
+        /* The content is matched in its Unicode lower case: for these ASCII words that is
+         * the same as the ASCII-only /i of the upstream regexes (no letter of them has a
+         * non-ASCII upper case that lower-cases into it). */
+        int cw = content_words((struct lowtext *)cl);
+        int want = ((cw & WORDS_FAILURE) ? WORDS_SUCCESS : 0) | ((cw & WORDS_FOUND) ? WORDS_NOTFOUND : 0);
+        int rw = want ? scan_result(result, &t->rs, want) : 0;
+        if (rw < 0) {
             o.oom = true;
         } else {
-            static const char *const success[] = {"success", "sent", "created", "updated", NULL};
-            static const char *const failure[] = {"failed", "error", "unable", "could not", "sorry", NULL};
-            static const char *const found[] = {"found", "here", "this is", NULL};
-            const char *r = rs.data ? rs.data : "";
-            bool rule[2] = {ci_any(r, success) && ci_any(content, failure),
-                            not_found_pattern(r) && ci_any(content, found)};
+            bool rule[2] = {(rw & WORDS_SUCCESS) != 0, (rw & WORDS_NOTFOUND) != 0};
             static const char *const desc[2] = {
                 "Result indicates success but response suggests failure",
                 "Result indicates not found but response suggests found"};
@@ -2239,29 +2399,11 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
                 add_str(&o, is, "description", desc[k]);
                 issue_tail(&o, is, turn, nm);
                 cJSON *d = add(&o, is, "details", cJSON_CreateObject());
-                if (d) {
-                    /* substring(0, 100): the first 100 UTF-16 units */
-                    size_t rb = 0, cb = 0, u = 0;
-                    while (rb < rs.len && u < 100) {
-                        size_t l;
-                        uint32_t c = decode((const unsigned char *)r + rb, rs.len - rb, &l);
-                        size_t w = c != UINT32_MAX && c > 0xFFFF ? 2 : 1;
-                        if (u + w > 100)
-                            break;
-                        u += w;
-                        rb += l;
-                    }
-                    u = 0;
-                    while (cb < cn && u < 100) {
-                        size_t l;
-                        uint32_t c = decode((const unsigned char *)content + cb, cn - cb, &l);
-                        size_t w = c != UINT32_MAX && c > 0xFFFF ? 2 : 1;
-                        if (u + w > 100)
-                            break;
-                        u += w;
-                        cb += l;
-                    }
-                    char *a = forge_strndup(r, rb), *b = forge_strndup(content, cb);
+                struct forge_buf js;
+                forge_buf_init(&js, 0);
+                if (d && !forge_json_write(&js, result, 0)) {
+                    const char *rj = js.data ? js.data : "";
+                    char *a = utf16_prefix(rj, js.len, 100), *b = utf16_prefix(content, cn, 100);
                     if (!a || !b)
                         o.oom = true;
                     else {
@@ -2270,7 +2412,10 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
                     }
                     forge_free(a);
                     forge_free(b);
+                } else {
+                    o.oom = true;
                 }
+                forge_buf_free(&js);
             }
         }
     }
@@ -2300,13 +2445,13 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
     add_num(&o, res, "score", issues->child ? fmax(0, 1 - total) : 1.0);
     add_bool(&o, res, "hallucinated", hallucinated);
     add_bool(&o, res, "integrated", integrated);
-    forge_free(name);
+    forge_free(name_alloc);
 out:
-    forge_free(e);
-    forge_free(matched_keys);
+    if (e != ebuf)
+        forge_free(e);
+    if (matched_keys != mkbuf)
+        forge_free(matched_keys);
     forge_free(scratch.s);
-    forge_buf_free(&lb);
-    forge_buf_free(&rs);
     forge_buf_free(&o.tmp);
     if (o.oom) {
         cJSON_Delete(res);
@@ -2330,7 +2475,7 @@ cJSON *forge_tooluse_verify_result(const cJSON *call, const cJSON *turn, const c
         forge_err_set(err, FORGE_ENOMEM, "out of memory");
         return NULL;
     }
-    cJSON *r = verify_impl(call, turn, traj ? &t : NULL, o, err);
+    cJSON *r = verify_impl(call, turn, &t, o, err);
     tctx_free(&t);
     return r;
 }
@@ -2356,7 +2501,7 @@ cJSON *forge_tooluse_verify_turn_results(const cJSON *turn, const cJSON *traj,
     const cJSON *calls = cJSON_GetObjectItemCaseSensitive(turn, "tool_calls");
     if (truthy(calls)) {
         for (const cJSON *c = cJSON_IsArray(calls) ? calls->child : NULL; c; c = c->next) {
-            cJSON *r = verify_impl(c, turn, traj ? &t : NULL, o, err);
+            cJSON *r = verify_impl(c, turn, &t, o, err);
             if (!r || !cJSON_AddItemToArray(arr, r)) {
                 cJSON_Delete(r);
                 cJSON_Delete(arr);
@@ -2440,14 +2585,17 @@ static cJSON *summarize_impl(struct tctx *t, const struct forge_verify_opts *opt
             }
             scores[s.total] = forge_json_num(r, "score", 0);
             sum_add(&s, r);
-            const cJSON *ri = cJSON_GetObjectItemCaseSensitive(r, "issues");
-            for (const cJSON *x = ri ? ri->child : NULL; x; x = x->next)
-                add(&o, issues, NULL, cJSON_Duplicate(x, 1));
+            cJSON *ri = cJSON_GetObjectItemCaseSensitive(r, "issues");
             if (per_call) {
-                add_dup(&o, r, "turn_id", cJSON_GetObjectItemCaseSensitive(turn, "turn_id"));
-                add_dup(&o, r, "tool", cJSON_GetObjectItemCaseSensitive(c, "name"));
+                /* the summary lists the very issue objects of the per-call results */
+                for (const cJSON *x = ri ? ri->child : NULL; x; x = x->next)
+                    add(&o, issues, NULL, cJSON_CreateObjectReference(x->child));
+                add_copy(&o, r, "turn_id", cJSON_GetObjectItemCaseSensitive(turn, "turn_id"));
+                add_copy(&o, r, "tool", cJSON_GetObjectItemCaseSensitive(c, "name"));
                 add(&o, per_call, NULL, r);
             } else {
+                while (ri && ri->child)
+                    add(&o, issues, NULL, cJSON_DetachItemViaPointer(ri, ri->child));
                 cJSON_Delete(r);
             }
         }
@@ -2520,7 +2668,7 @@ cJSON *forge_tooluse_check(const cJSON *traj, const cJSON *schemas,
             o.oom = true;
             break;
         }
-        add_dup(&o, r, "turn_id", cJSON_GetObjectItemCaseSensitive(turn, "turn_id"));
+        add_copy(&o, r, "turn_id", cJSON_GetObjectItemCaseSensitive(turn, "turn_id"));
         add(&o, val, NULL, r);
     }
     cJSON *per = o.oom ? NULL : add(&o, out, "results", cJSON_CreateArray());

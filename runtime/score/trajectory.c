@@ -597,3 +597,29 @@ cJSON *forge_trajectory_import(const cJSON *doc, const char *format, struct forg
     /* trajectory_id first, as forge writes it */
     return b.traj;
 }
+
+cJSON *forge_trajectory_adopt(cJSON *doc, const char *format, struct forge_err *err)
+{
+    const char *f = format ? format : forge_trajectory_detect(doc);
+    if ((is(f, "forge") || is(f, "agent-eval-harness")) && cJSON_IsObject(doc)) {
+        /* validate as import_forge does, without the copy */
+        const cJSON *turns = get(doc, "turns");
+        int i = 0;
+        if (!cJSON_IsArray(turns)) {
+            forge_err_set(err, FORGE_EINVAL, "%s: expected an object with a \"turns\" array", f);
+            cJSON_Delete(doc);
+            return NULL;
+        }
+        for (const cJSON *t = turns->child; t; t = t->next, i++) {
+            if (!cJSON_IsObject(t)) {
+                forge_err_set(err, FORGE_EINVAL, "%s: turns[%d]: expected an object", f, i);
+                cJSON_Delete(doc);
+                return NULL;
+            }
+        }
+        return doc;
+    }
+    cJSON *t = forge_trajectory_import(doc, format, err);
+    cJSON_Delete(doc);
+    return t;
+}

@@ -35,4 +35,9 @@ const char *forge_trajectory_detect(const cJSON *doc);
  * tool_call_id"), or FORGE_ENOMEM. */
 cJSON *forge_trajectory_import(const cJSON *doc, const char *format_or_NULL,
                                struct forge_err *err);
+
+/* Like forge_trajectory_import but takes ownership of <doc>: a document already in forge's
+ * format is returned as it is (no copy), any other is converted and freed. On failure <doc> is
+ * freed too. */
+cJSON *forge_trajectory_adopt(cJSON *doc, const char *format_or_NULL, struct forge_err *err);
 #endif
