@@ -24,6 +24,10 @@ void forge_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 int forge_cmd_script(int argc, char **argv);
 extern const char forge_usage_script[];
 
+int forge_cmd_run(int argc, char **argv);
+extern const char forge_usage_run[];
+int forge_cmd_schema(int argc, char **argv);
+extern const char forge_usage_schema[];
 int forge_cmd_check(int argc, char **argv);
 extern const char forge_usage_check[];
 #endif

@@ -6,12 +6,16 @@
 int forge_luaopen_core(lua_State *L);
 int forge_luaopen_json(lua_State *L);
 int forge_luaopen_re(lua_State *L);
+int forge_luaopen_eval(lua_State *L);
+int forge_luaopen_assertion(lua_State *L);
 int forge_luaopen_check(lua_State *L);
 
 static const struct forge_module modules[] = {
     {"forge.core", forge_luaopen_core},
     {"forge.json", forge_luaopen_json},
     {"forge.re", forge_luaopen_re},
+    {"forge.eval", forge_luaopen_eval},
+    {"forge.assertion", forge_luaopen_assertion},
     {"forge.check", forge_luaopen_check},
     {NULL, NULL},
 };

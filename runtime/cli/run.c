@@ -1,0 +1,555 @@
+/* forge run EVAL.json... [options]: validate eval files, score recorded transcripts, report. */
+#include "cli/cli.h"
+#include "cli/luaopts.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/file.h"
+#include "data/json.h"
+#include "eval/evalfile.h"
+#include "eval/registry.h"
+#include "eval/suite.h"
+#include "lua/l_eval.h"
+#include "lua/vm.h"
+#include "report/report.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char forge_usage_run[] =
+    "usage: forge run EVAL.json... [OPTIONS]\n"
+    "\n"
+    "Validates eval files (agent-tool-forge's format plus forge's assertions) and scores the\n"
+    "trajectory each case produced.\n"
+    "\n"
+    "options:\n"
+    "  --dry-run               check the eval files (and the other input files) only\n"
+    "  --transcripts FILE      recorded trajectories, one forge-format JSON object per line,\n"
+    "                          matched to cases by trajectory_id = case id\n"
+    "  --seed FILE             JSON for {{seed:path}} templates\n"
+    "  --snapshot FILE         JSON for {{snapshot:path}} templates\n"
+    "  --tools FILE            tool definitions ([{name, schema|parameters|input_schema}] or\n"
+    "                          {name: schema}) for argsMatchSchema\n"
+    "  --report FORMAT=PATH    also write a report: json, jsonl, junit or md (repeatable)\n"
+    "  --min-pass-rate X       gate: pass rate (0..1) must be >= X\n"
+    "  --max-cost USD          gate: total cost must be <= USD\n"
+    "  --max-p95-ms MS         gate: p95 latency must be <= MS\n"
+    "  --baseline FILE         a previous JSON report: list regressions and new passes\n"
+    "  --max-line-bytes N      longest transcript line accepted (default 67108864)\n"
+    "  --assertions FILE.lua   a Lua script that registers custom assertions with\n"
+    "                          forge.assertion(name, fn) (repeatable)\n"
+    "  -q, --quiet             print only failing cases and the summary\n"
+    "  --allow-read PATH, --lua-instructions N, --lua-memory MIB, --lua-timeout MS\n"
+    "                          sandbox limits of the --assertions scripts (as for forge script)\n"
+    "\n"
+    "Exit codes: 0 every case passed and every gate was met; 1 a case or gate failed or a case\n"
+    "had no transcript; 2 bad usage or input.\n";
+
+#define MAX_REPORTS 16
+#define MAX_ASSERTION_FILES 16
+
+struct opts {
+    const char **files;
+    int nfiles;
+    const char *transcripts, *seed, *snapshot, *tools, *baseline;
+    const char *rformat[MAX_REPORTS], *rpath[MAX_REPORTS];
+    int nreports;
+    const char *afiles[MAX_ASSERTION_FILES];
+    int nafiles;
+    struct forge_vm_opts vm;
+    bool dry_run, quiet;
+    size_t max_line;
+    struct forge_gates gates;
+};
+
+static int parse_double(const char *flag, const char *s, double lo, double hi, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (!*s || *end || errno || d < lo || d > hi) {
+        forge_cli_error("run: %s: '%s' is not a number between %g and %g", flag, s, lo, hi);
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+    o->files = forge_calloc((size_t)argc + 1, sizeof *o->files);
+    if (!o->files) return -1;
+    o->max_line = (size_t)64 << 20;
+    bool only_files = false;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
+            o->files[o->nfiles++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) { only_files = true; continue; }
+        if (strcmp(a, "--dry-run") == 0) { o->dry_run = true; continue; }
+        if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) { o->quiet = true; continue; }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(forge_usage_run, stdout);
+            return 1;
+        }
+        /* options with a value: --flag VALUE or --flag=VALUE */
+        const char *val = NULL;
+        char flag[64];
+        const char *eq = strchr(a, '=');
+        if (eq && (size_t)(eq - a) < sizeof flag) {
+            memcpy(flag, a, (size_t)(eq - a));
+            flag[eq - a] = 0;
+            val = eq + 1;
+        } else {
+            snprintf(flag, sizeof flag, "%s", a);
+        }
+        static const char *const valued[] = {"--transcripts", "--seed", "--snapshot", "--tools", "--report",
+                                             "--min-pass-rate", "--max-cost", "--max-p95-ms", "--baseline",
+                                             "--max-line-bytes", "--assertions", NULL};
+        bool known = false;
+        for (const char *const *v = valued; *v && !known; v++) known = strcmp(*v, flag) == 0;
+        if (!known) {
+            int r = forge_luaopts_parse(argc, argv, &i, &o->vm);
+            if (r < 0) return -1;
+            if (r > 0) continue;
+            forge_cli_error("run: unknown option '%s' (run 'forge help run')", a);
+            return -1;
+        }
+        if (!val) {
+            if (i + 1 >= argc) {
+                forge_cli_error("run: %s needs a value", flag);
+                return -1;
+            }
+            val = argv[++i];
+        }
+        if (strcmp(flag, "--transcripts") == 0) o->transcripts = val;
+        else if (strcmp(flag, "--seed") == 0) o->seed = val;
+        else if (strcmp(flag, "--snapshot") == 0) o->snapshot = val;
+        else if (strcmp(flag, "--tools") == 0) o->tools = val;
+        else if (strcmp(flag, "--baseline") == 0) o->baseline = val;
+        else if (strcmp(flag, "--assertions") == 0) {
+            if (o->nafiles == MAX_ASSERTION_FILES) {
+                forge_cli_error("run: at most %d --assertions files", MAX_ASSERTION_FILES);
+                return -1;
+            }
+            o->afiles[o->nafiles++] = val;
+        }
+        else if (strcmp(flag, "--report") == 0) {
+            const char *e2 = strchr(val, '=');
+            if (!e2 || e2 == val || !e2[1]) {
+                forge_cli_error("run: --report '%s': expected FORMAT=PATH (json, jsonl, junit, md)", val);
+                return -1;
+            }
+            size_t fl = (size_t)(e2 - val);
+            static const char *const formats[] = {"json", "jsonl", "junit", "md", NULL};
+            const char *fmt = NULL;
+            for (const char *const *f = formats; *f; f++)
+                if (strlen(*f) == fl && strncmp(*f, val, fl) == 0) fmt = *f;
+            if (!fmt) {
+                forge_cli_error("run: --report '%s': unknown format '%.*s' (json, jsonl, junit, md)", val, (int)fl, val);
+                return -1;
+            }
+            if (o->nreports == MAX_REPORTS) {
+                forge_cli_error("run: at most %d --report options", MAX_REPORTS);
+                return -1;
+            }
+            o->rformat[o->nreports] = fmt;
+            o->rpath[o->nreports++] = e2 + 1;
+        } else if (strcmp(flag, "--min-pass-rate") == 0) {
+            if (parse_double(flag, val, 0, 1, &o->gates.min_pass_rate)) return -1;
+            o->gates.has_min_pass_rate = true;
+        } else if (strcmp(flag, "--max-cost") == 0) {
+            if (parse_double(flag, val, 0, 1e300, &o->gates.max_cost)) return -1;
+            o->gates.has_max_cost = true;
+        } else if (strcmp(flag, "--max-p95-ms") == 0) {
+            if (parse_double(flag, val, 0, 1e300, &o->gates.max_p95_ms)) return -1;
+            o->gates.has_max_p95_ms = true;
+        } else if (strcmp(flag, "--max-line-bytes") == 0) {
+            double d;
+            if (parse_double(flag, val, 1, 1e15, &d)) return -1;
+            o->max_line = (size_t)d;
+        }
+    }
+    if (o->nfiles == 0) {
+        forge_cli_error("run: no eval file given (usage: forge run EVAL.json... [OPTIONS])");
+        return -1;
+    }
+    return 0;
+}
+
+/* Tool schemas from --tools: {name: schema} as it is, or [{name, schema|parameters|input_schema|
+ * inputSchema}] turned into that object. */
+static cJSON *load_tools(const char *path, struct forge_err *err)
+{
+    cJSON *doc = forge_json_load(path, err);
+    if (!doc) return NULL;
+    if (cJSON_IsObject(doc)) return doc;
+    cJSON *out = cJSON_CreateObject();
+    if (!cJSON_IsArray(doc) || !out) {
+        forge_err_set(err, FORGE_EINVAL, "%s: expected an array of tool definitions or an object of schemas", path);
+        goto fail;
+    }
+    int i = 0;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, doc) {
+        const char *name = forge_json_str(t, "name");
+        const cJSON *fn = cJSON_GetObjectItemCaseSensitive(t, "function"); /* OpenAI's wrapper */
+        if (!name && fn) name = forge_json_str(fn, "name"), t = fn;
+        const cJSON *s = NULL;
+        static const char *const keys[] = {"schema", "parameters", "input_schema", "inputSchema", NULL};
+        for (const char *const *k = keys; *k && !s; k++) s = cJSON_GetObjectItemCaseSensitive(t, *k);
+        if (!name || !s) {
+            forge_err_set(err, FORGE_EINVAL, "%s: [%d]: a tool definition needs \"name\" and \"schema\" (or parameters, input_schema)", path, i);
+            goto fail;
+        }
+        cJSON_AddItemToObject(out, name, cJSON_Duplicate(s, 1));
+        i++;
+    }
+    cJSON_Delete(doc);
+    return out;
+fail:
+    cJSON_Delete(doc);
+    cJSON_Delete(out);
+    return NULL;
+}
+
+/* Case index: id -> position in the flat case list (open addressing). */
+struct index {
+    const char **ids;
+    size_t cap;
+};
+
+static size_t hash_str(const char *s)
+{
+    size_t h = 5381;
+    while (*s) h = h * 33 + (unsigned char)*s++;
+    return h;
+}
+
+static long index_find(const struct index *ix, const char *const *all_ids, const char *id, size_t *slot)
+{
+    size_t h = hash_str(id) & (ix->cap - 1);
+    while (ix->ids[h] && strcmp(ix->ids[h], id) != 0) h = (h + 1) & (ix->cap - 1);
+    *slot = h;
+    (void)all_ids;
+    return ix->ids[h] ? (long)h : -1;
+}
+
+/* Rewrites a one-line parse error "NAME:1:COL: ..." to carry the file's line number. */
+static void fix_line(struct forge_err *e, const char *name, long lineno)
+{
+    size_t n = strlen(name);
+    if (strncmp(e->msg, name, n) != 0 || e->msg[n] != ':') return;
+    char *rest = NULL;
+    long l = strtol(e->msg + n + 1, &rest, 10);
+    char tail[FORGE_ERR_MAX];
+    snprintf(tail, sizeof tail, "%s", rest);
+    snprintf(e->msg + n, sizeof e->msg - n, ":%ld%s", lineno + l - 1, tail);
+}
+
+/* Every `custom` name the cases use must be registered: a typo is bad input, not a failure. */
+static int check_custom_names(const cJSON *const *cases, const char *const *case_file, size_t n,
+                              const struct forge_assertions *reg)
+{
+    for (size_t i = 0; i < n; i++) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cases[i], "expect"), "custom");
+        const cJSON *it;
+        cJSON_ArrayForEach(it, c) {
+            if (forge_assertions_find(reg, it->string)) continue;
+            const char *known[65];
+            size_t nk = 0;
+            for (; nk < forge_assertions_count(reg) && nk < 64; nk++) known[nk] = forge_assertions_name(reg, nk);
+            known[nk] = NULL;
+            char sug[128];
+            forge_evalfile_suggest(it->string, known, sug, sizeof sug);
+            if (sug[0])
+                forge_cli_error("%s: case \"%s\": expect.custom.%s: no custom assertion named \"%s\" is registered "
+                                "(did you mean \"%s\"?)", case_file[i], forge_json_str(cases[i], "id"), it->string,
+                                it->string, sug);
+            else
+                forge_cli_error("%s: case \"%s\": expect.custom.%s: no custom assertion named \"%s\" is registered "
+                                "(register it with forge.assertion in a file given with --assertions)",
+                                case_file[i], forge_json_str(cases[i], "id"), it->string, it->string);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void print_buf(struct forge_buf *b)
+{
+    if (b->len) fwrite(b->data, 1, b->len, stdout);
+    forge_buf_reset(b);
+}
+
+int forge_cmd_run(int argc, char **argv)
+{
+    struct opts o;
+    memset(&o, 0, sizeof o);
+    forge_vm_opts_init(&o.vm);
+    struct forge_vm *vm = NULL;
+    char *script_dir = NULL;
+    struct forge_err err = {0};
+    int exit_code = FORGE_EXIT_USAGE;
+    cJSON **files = NULL, *seed = NULL, *snapshot = NULL, *tools = NULL, *baseline = NULL, *report = NULL;
+    cJSON **results = NULL;
+    const cJSON **cases = NULL;
+    const char **case_file = NULL;
+    struct index ix = {0};
+    struct forge_suite *suite = NULL;
+    struct forge_jsonl *jl = NULL;
+    const struct forge_assertions *registry = NULL;
+    FILE *tf = NULL;
+    char *line = NULL;
+    long *slot_case = NULL;
+    size_t ncases = 0;
+    struct forge_buf out;
+    forge_buf_init(&out, 0);
+
+    int pa = parse_args(argc, argv, &o);
+    if (pa > 0) {
+        exit_code = FORGE_EXIT_OK;
+        goto out;
+    }
+    if (pa) goto out;
+    files = forge_calloc((size_t)o.nfiles, sizeof *files);
+    if (!files) goto nomem;
+    for (int i = 0; i < o.nfiles; i++) {
+        if (forge_evalfile_load(o.files[i], &files[i], &err)) {
+            forge_cli_error("%s", err.msg);
+            goto out;
+        }
+        ncases += (size_t)cJSON_GetArraySize(files[i]);
+    }
+    if ((o.seed && !(seed = forge_json_load(o.seed, &err))) ||
+        (o.snapshot && !(snapshot = forge_json_load(o.snapshot, &err))) ||
+        (o.tools && !(tools = load_tools(o.tools, &err))) ||
+        (o.baseline && !(baseline = forge_json_load(o.baseline, &err)))) {
+        forge_cli_error("%s", err.msg);
+        goto out;
+    }
+    if (baseline && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(baseline, "cases"))) {
+        forge_cli_error("%s: not a forge JSON report (no \"cases\" array)", o.baseline);
+        goto out;
+    }
+
+    /* one flat, indexed list of cases; ids are unique across files */
+    cases = forge_calloc(ncases + 1, sizeof *cases);
+    case_file = forge_calloc(ncases + 1, sizeof *case_file);
+    results = forge_calloc(ncases + 1, sizeof *results);
+    ix.cap = 16;
+    while (ix.cap < 2 * ncases) ix.cap *= 2;
+    ix.ids = forge_calloc(ix.cap, sizeof *ix.ids);
+    slot_case = forge_calloc(ix.cap, sizeof *slot_case);
+    if (!cases || !case_file || !results || !ix.ids || !slot_case) goto nomem;
+    size_t nc = 0;
+    for (int i = 0; i < o.nfiles; i++) {
+        const cJSON *k;
+        cJSON_ArrayForEach(k, files[i]) {
+            const char *id = forge_json_str(k, "id");
+            size_t slot;
+            if (index_find(&ix, NULL, id, &slot) >= 0) {
+                forge_cli_error("%s: case id \"%s\" is also used in %s (ids must be unique across the run)", o.files[i], id,
+                                case_file[slot_case[slot]]);
+                goto out;
+            }
+            ix.ids[slot] = id;
+            slot_case[slot] = (long)nc;
+            cases[nc] = k;
+            case_file[nc++] = o.files[i];
+        }
+    }
+    if (o.nafiles) {
+        script_dir = forge_path_dir(o.afiles[0]);
+        o.vm.script_dir = script_dir;
+        if (!script_dir || !(vm = forge_vm_new(&o.vm, &err))) {
+            forge_cli_error("%s", script_dir ? err.msg : "out of memory");
+            goto out;
+        }
+        for (int i = 0; i < o.nafiles; i++) {
+            if (forge_vm_load_file(vm, o.afiles[i], &err) || forge_vm_call(vm, 0, 0, &err)) {
+                forge_cli_error("%s", err.msg);
+                if (err.trace[0]) fprintf(stderr, "%s\n", err.trace);
+                goto out;
+            }
+        }
+        if (!(registry = forge_lua_assertions(vm))) goto nomem;
+    }
+    if (check_custom_names(cases, case_file, nc, registry)) goto out;
+    if (o.dry_run) {
+        printf("%zu case%s in %d file%s: ok\n", nc, nc == 1 ? "" : "s", o.nfiles, o.nfiles == 1 ? "" : "s");
+        exit_code = FORGE_EXIT_OK;
+        goto out;
+    }
+    if (!o.transcripts) {
+        forge_cli_error("run: no --transcripts FILE given; live runs against a model are not available in this build "
+                        "(score recorded trajectories with --transcripts, or check files with --dry-run)");
+        goto out;
+    }
+    for (int i = 0; i < o.nreports; i++) {
+        if (strcmp(o.rformat[i], "jsonl") != 0) continue;
+        if (jl) {
+            forge_cli_error("run: only one jsonl report per run");
+            goto out;
+        }
+        if (!(jl = forge_jsonl_open(o.rpath[i], &err))) {
+            forge_cli_error("%s", err.msg);
+            exit_code = FORGE_EXIT_INFRA;
+            goto out;
+        }
+    }
+
+    struct forge_eval_opts eo = {.seed = seed, .snapshot = snapshot, .tools = tools, .custom = registry};
+    tf = fopen(o.transcripts, "r");
+    if (!tf) {
+        forge_cli_error("%s: cannot read: %s", o.transcripts, strerror(errno));
+        goto out;
+    }
+    size_t lcap = 0;
+    ssize_t len;
+    long lineno = 0;
+    while ((len = getline(&line, &lcap, tf)) >= 0) {
+        lineno++;
+        if ((size_t)len > o.max_line) {
+            forge_cli_error("%s:%ld: line is longer than %zu bytes (raise the limit with --max-line-bytes)", o.transcripts,
+                            lineno, o.max_line);
+            goto out;
+        }
+        size_t n = (size_t)len;
+        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t')) n--;
+        size_t lead = 0;
+        while (lead < n && (line[lead] == ' ' || line[lead] == '\t')) lead++;
+        if (lead == n) continue;
+        line[n] = 0;
+        cJSON *traj = forge_json_parse(line, n, o.transcripts, &err);
+        if (!traj) {
+            fix_line(&err, o.transcripts, lineno);
+            forge_cli_error("%s", err.msg);
+            goto out;
+        }
+        const char *tid = forge_json_str(traj, "trajectory_id");
+        if (!cJSON_IsObject(traj) || !tid || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(traj, "turns"))) {
+            forge_cli_error("%s:%ld: expected a forge-format trajectory (an object with \"trajectory_id\" and \"turns\")",
+                            o.transcripts, lineno);
+            cJSON_Delete(traj);
+            goto out;
+        }
+        size_t slot;
+        if (index_find(&ix, NULL, tid, &slot) < 0) {
+            fprintf(stderr, "forge: warning: %s:%ld: transcript \"%s\" matches no case\n", o.transcripts, lineno, tid);
+            cJSON_Delete(traj);
+            continue;
+        }
+        long ci = slot_case[slot];
+        if (results[ci]) {
+            fprintf(stderr, "forge: warning: %s:%ld: a second transcript for case \"%s\" is ignored\n", o.transcripts,
+                    lineno, tid);
+            cJSON_Delete(traj);
+            continue;
+        }
+        int rc = forge_eval_case(cases[ci], traj, &eo, &results[ci], &err);
+        cJSON_Delete(traj);
+        if (rc) goto nomem;
+        /* the suite a case belongs to: its eval file's name without folder and .json */
+        const char *f = strrchr(case_file[ci], '/');
+        f = f ? f + 1 : case_file[ci];
+        size_t fl = strlen(f);
+        if (fl > 5 && strcmp(f + fl - 5, ".json") == 0) fl -= 5;
+        char sname[512];
+        snprintf(sname, sizeof sname, "%.*s", (int)fl, f);
+        cJSON_AddStringToObject(results[ci], "suite", sname);
+        if (jl && forge_jsonl_add(jl, results[ci], &err)) {
+            forge_cli_error("%s", err.msg);
+            exit_code = FORGE_EXIT_INFRA;
+            goto out;
+        }
+        if (!o.quiet || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(results[ci], "passed"))) {
+            if (forge_report_console_case(&out, results[ci])) goto nomem;
+            print_buf(&out);
+        }
+    }
+    if (ferror(tf)) {
+        forge_cli_error("%s: read failed: %s", o.transcripts, strerror(errno));
+        goto out;
+    }
+
+    /* cases without a transcript are error cases; the suite takes results in case order */
+    if (!(suite = forge_suite_new())) goto nomem;
+    for (size_t i = 0; i < nc; i++) {
+        if (!results[i]) {
+            if (forge_eval_case(cases[i], NULL, &eo, &results[i], &err)) goto nomem;
+            const char *f = strrchr(case_file[i], '/');
+            f = f ? f + 1 : case_file[i];
+            size_t fl = strlen(f);
+            if (fl > 5 && strcmp(f + fl - 5, ".json") == 0) fl -= 5;
+            char sname[512];
+            snprintf(sname, sizeof sname, "%.*s", (int)fl, f);
+            cJSON_AddStringToObject(results[i], "suite", sname);
+            if (jl && forge_jsonl_add(jl, results[i], &err)) {
+                forge_cli_error("%s", err.msg);
+                exit_code = FORGE_EXIT_INFRA;
+                goto out;
+            }
+            if (forge_report_console_case(&out, results[i])) goto nomem;
+            print_buf(&out);
+        }
+        int rc = forge_suite_add(suite, results[i], &err);
+        results[i] = NULL;
+        if (rc) goto nomem;
+    }
+    if (forge_suite_report(suite, &o.gates, baseline, &report, &err)) goto nomem;
+    if (forge_report_console_summary(&out, report)) goto nomem;
+    print_buf(&out);
+    fflush(stdout);
+    for (int i = 0; i < o.nreports; i++) {
+        if (strcmp(o.rformat[i], "jsonl") == 0) continue;
+        if (forge_report_write(o.rformat[i], o.rpath[i], report, &err)) {
+            forge_cli_error("%s", err.msg);
+            exit_code = FORGE_EXIT_INFRA;
+            goto out;
+        }
+    }
+    if (jl) {
+        int rc = forge_jsonl_close(jl, true, &err);
+        jl = NULL;
+        if (rc) {
+            forge_cli_error("%s", err.msg);
+            exit_code = FORGE_EXIT_INFRA;
+            goto out;
+        }
+    }
+    exit_code = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(report, "passed")) ? FORGE_EXIT_OK : FORGE_EXIT_FAIL;
+    goto out;
+nomem:
+    forge_cli_error("out of memory");
+    exit_code = FORGE_EXIT_INFRA;
+out:
+    forge_jsonl_close(jl, false, NULL);
+    if (tf) fclose(tf);
+    free(line);
+    for (size_t i = 0; results && i < ncases; i++) cJSON_Delete(results[i]);
+    forge_free(results);
+    for (int i = 0; files && i < o.nfiles; i++) cJSON_Delete(files[i]);
+    forge_free(files);
+    forge_free(cases);
+    forge_free(case_file);
+    forge_free(ix.ids);
+    forge_free(slot_case);
+    cJSON_Delete(seed);
+    cJSON_Delete(snapshot);
+    cJSON_Delete(tools);
+    cJSON_Delete(baseline);
+    cJSON_Delete(report);
+    forge_suite_free(suite);
+    forge_vm_free(vm);
+    forge_free(script_dir);
+    forge_luaopts_free(&o.vm);
+    forge_free(o.files);
+    forge_buf_free(&out);
+    return exit_code;
+}

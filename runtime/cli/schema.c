@@ -1,0 +1,317 @@
+/* forge schema validate [OPTIONS] SCHEMA INSTANCE...  |  --jsonl FILE */
+#include "cli/cli.h"
+#include "data/coerce.h"
+#include "data/json.h"
+#include "data/schema.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char forge_usage_schema[] =
+    "usage: forge schema validate [OPTIONS] SCHEMA INSTANCE...\n"
+    "       forge schema validate [OPTIONS] --jsonl FILE SCHEMA\n"
+    "\n"
+    "Validates JSON instances against a JSON Schema (drafts 4, 6, 7, 2019-09, 2020-12).\n"
+    "\n"
+    "options:\n"
+    "  --draft D          4, 6, 7, 2019-09 or 2020-12: the dialect when the schema has no\n"
+    "                     $schema (default 2020-12)\n"
+    "  --ref-dir URL=DIR  serve references under the URL prefix from the folder DIR\n"
+    "                     (repeatable; forge never fetches schemas over the network)\n"
+    "  --formats          assert \"format\" (default: an annotation only)\n"
+    "  --all-errors       report every error (default: the first one)\n"
+    "  --coerce           coerce tool-call arguments toward the schema first and report each\n"
+    "                     coercion (numeric strings, yes/no, one-item arrays, enum case)\n"
+    "  --json             print one JSON object per instance instead of text\n"
+    "  --jsonl FILE       validate every line of FILE (one JSON instance per line, '-' for\n"
+    "                     stdin) and print one JSON verdict line per instance\n"
+    "  --max-line BYTES   longest accepted --jsonl line (default 16777216)\n"
+    "\n"
+    "Exit status: 0 all valid, 1 some instance invalid, 2 bad usage, a bad schema or bad JSON\n"
+    "(reported as file:line:col).\n";
+
+#define MAX_REFDIRS 64
+
+struct opts {
+    struct forge_schema_opts so;
+    struct forge_schema_refdir refdirs[MAX_REFDIRS];
+    bool json, coerce;
+    const char *jsonl;
+    size_t max_line;
+};
+
+static int parse_draft(const char *s)
+{
+    if (!strncmp(s, "draft", 5))
+        s += 5;
+    if (!strcmp(s, "4") || !strcmp(s, "04")) return FORGE_DRAFT_4;
+    if (!strcmp(s, "6") || !strcmp(s, "06")) return FORGE_DRAFT_6;
+    if (!strcmp(s, "7") || !strcmp(s, "07")) return FORGE_DRAFT_7;
+    if (!strcmp(s, "2019-09")) return FORGE_DRAFT_2019_09;
+    if (!strcmp(s, "2020-12")) return FORGE_DRAFT_2020_12;
+    return -1;
+}
+
+/* Validates one instance; prints its verdict. Returns 1 valid, 0 invalid, negative on error. */
+static int check(const struct forge_schema *s, const cJSON *schema, cJSON *inst, const struct opts *o,
+                 const char *label, long line)
+{
+    struct forge_err err;
+    cJSON *coercions = NULL, *errors = NULL;
+    forge_err_clear(&err);
+    if (o->coerce && forge_coerce_args(inst, schema, &coercions, &err) < 0) {
+        forge_cli_error("%s", err.msg);
+        return FORGE_ENOMEM;
+    }
+    int r = forge_schema_validate(s, inst, &errors);
+    if (r < 0) {
+        forge_cli_error("schema validate: %s: %s", label,
+                        r == FORGE_ELIMIT ? "the schema nests deeper than 512 levels on this instance, or a pattern hit its match limit"
+                                          : forge_rc_name(r));
+        cJSON_Delete(coercions);
+        return r;
+    }
+    if (o->json || o->jsonl) {
+        cJSON *out = cJSON_CreateObject();
+        if (!out)
+            goto oom;
+        if (o->jsonl)
+            cJSON_AddNumberToObject(out, "line", (double)line);
+        else
+            cJSON_AddStringToObject(out, "instance", label);
+        cJSON_AddBoolToObject(out, "valid", r == 1);
+        cJSON_AddItemToObject(out, "errors", errors ? errors : cJSON_CreateArray());
+        errors = NULL;
+        if (o->coerce) {
+            cJSON_AddItemToObject(out, "coercions", coercions ? coercions : cJSON_CreateArray());
+            cJSON_AddItemToObject(out, "coerced", cJSON_Duplicate(inst, 1));
+            coercions = NULL;
+        }
+        char *text = forge_json_print(out, 0);
+        cJSON_Delete(out);
+        if (!text)
+            goto oom;
+        puts(text);
+        forge_free(text);
+    } else {
+        for (const cJSON *c = coercions ? coercions->child : NULL; c; c = c->next) {
+            char *from = forge_json_print(cJSON_GetObjectItem(c, "from"), 0);
+            const cJSON *to = cJSON_GetObjectItem(c, "to");
+            char *tos = to ? forge_json_print(to, 0) : NULL;
+            printf("%s: coerced %s: %s -> %s (%s)\n", label, forge_json_str(c, "path"),
+                   from ? from : "?", to ? (tos ? tos : "?") : "(dropped)", forge_json_str(c, "rule"));
+            forge_free(from);
+            forge_free(tos);
+        }
+        printf("%s: %s\n", label, r == 1 ? "valid" : "invalid");
+        for (const cJSON *e = errors ? errors->child : NULL; e; e = e->next) {
+            const char *il = forge_json_str(e, "instanceLocation");
+            printf("  %s: %s (at %s)\n", il && *il ? il : "(root)", forge_json_str(e, "error"),
+                   forge_json_str(e, "keywordLocation"));
+        }
+    }
+    cJSON_Delete(errors);
+    cJSON_Delete(coercions);
+    fflush(stdout);
+    return r;
+oom:
+    cJSON_Delete(errors);
+    cJSON_Delete(coercions);
+    forge_cli_error("schema validate: out of memory");
+    return FORGE_ENOMEM;
+}
+
+static int run_jsonl(const struct forge_schema *s, const cJSON *schema, const struct opts *o,
+                     bool *any_invalid, bool *any_bad)
+{
+    FILE *f = strcmp(o->jsonl, "-") ? fopen(o->jsonl, "r") : stdin;
+    if (!f) {
+        forge_cli_error("schema validate: cannot open '%s': %s", o->jsonl, strerror(errno));
+        return FORGE_EXIT_USAGE;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    long lineno = 0;
+    int rc = 0;
+    while ((n = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        if ((size_t)n > o->max_line) {
+            forge_cli_error("%s:%ld: line of %zd bytes is longer than --max-line %zu (raise it with "
+                            "--max-line BYTES)", o->jsonl, lineno, n, o->max_line);
+            *any_bad = true;
+            continue;
+        }
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = 0;
+        size_t i = 0;
+        while (i < (size_t)n && strchr(" \t\r\n", line[i]))
+            i++;
+        if (i == (size_t)n)
+            continue; /* blank line */
+        char name[512];
+        snprintf(name, sizeof name, "%s:%ld", o->jsonl, lineno);
+        struct forge_err err;
+        forge_err_clear(&err);
+        cJSON *inst = forge_json_parse(line, (size_t)n, o->jsonl, &err);
+        if (!inst) {
+            /* "<file>:1:<col>: ..." for the line alone becomes "<file>:<line>:<col>: ..." */
+            const char *rest = err.msg;
+            size_t fl = strlen(o->jsonl);
+            if (!strncmp(rest, o->jsonl, fl) && !strncmp(rest + fl, ":1:", 3))
+                forge_cli_error("%s:%s", name, rest + fl + 3);
+            else
+                forge_cli_error("%s", err.msg);
+            *any_bad = true;
+            continue;
+        }
+        int r = check(s, schema, inst, o, name, lineno);
+        cJSON_Delete(inst);
+        if (r < 0) {
+            rc = FORGE_EXIT_USAGE;
+            break;
+        }
+        if (r == 0)
+            *any_invalid = true;
+    }
+    free(line);
+    if (f != stdin)
+        fclose(f);
+    return rc;
+}
+
+static int validate(int argc, char **argv)
+{
+    struct opts o;
+    memset(&o, 0, sizeof o);
+    o.max_line = 16u << 20;
+    const char *files[4096];
+    int nfiles = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_next = i + 1 < argc;
+        if (!strcmp(a, "--draft")) {
+            int d = has_next ? parse_draft(argv[i + 1]) : -1;
+            if (d < 0) {
+                forge_cli_error("schema validate: --draft takes 4, 6, 7, 2019-09 or 2020-12%s%s%s",
+                                has_next ? " (got '" : "", has_next ? argv[i + 1] : "", has_next ? "')" : "");
+                return FORGE_EXIT_USAGE;
+            }
+            o.so.draft = (enum forge_schema_draft)d;
+            i++;
+        } else if (!strcmp(a, "--ref-dir")) {
+            const char *eq = has_next ? strchr(argv[i + 1], '=') : NULL;
+            if (!eq || eq == argv[i + 1] || !eq[1]) {
+                forge_cli_error("schema validate: --ref-dir takes URL=DIR, for example "
+                                "--ref-dir http://localhost:1234/=schemas/remotes");
+                return FORGE_EXIT_USAGE;
+            }
+            if (o.so.nrefdirs >= MAX_REFDIRS) {
+                forge_cli_error("schema validate: at most %d --ref-dir options", MAX_REFDIRS);
+                return FORGE_EXIT_USAGE;
+            }
+            *(char *)eq = 0; /* argv is ours to edit */
+            o.refdirs[o.so.nrefdirs].prefix = argv[i + 1];
+            o.refdirs[o.so.nrefdirs].dir = eq + 1;
+            o.so.nrefdirs++;
+            i++;
+        } else if (!strcmp(a, "--formats")) {
+            o.so.formats = true;
+        } else if (!strcmp(a, "--all-errors")) {
+            o.so.all_errors = true;
+        } else if (!strcmp(a, "--json")) {
+            o.json = true;
+        } else if (!strcmp(a, "--coerce")) {
+            o.coerce = true;
+        } else if (!strcmp(a, "--jsonl")) {
+            if (!has_next) {
+                forge_cli_error("schema validate: --jsonl takes a file name ('-' for stdin)");
+                return FORGE_EXIT_USAGE;
+            }
+            o.jsonl = argv[++i];
+        } else if (!strcmp(a, "--max-line")) {
+            char *end = NULL;
+            unsigned long long v = has_next ? strtoull(argv[i + 1], &end, 10) : 0;
+            if (!has_next || *end || v == 0) {
+                forge_cli_error("schema validate: --max-line takes a positive number of bytes");
+                return FORGE_EXIT_USAGE;
+            }
+            o.max_line = (size_t)v;
+            i++;
+        } else if (!strcmp(a, "--")) {
+            for (i++; i < argc && nfiles < 4096; i++)
+                files[nfiles++] = argv[i];
+        } else if (a[0] == '-' && a[1]) {
+            forge_cli_error("schema validate: unknown option '%s' (run 'forge help schema')", a);
+            return FORGE_EXIT_USAGE;
+        } else if (nfiles < 4096) {
+            files[nfiles++] = a;
+        } else {
+            forge_cli_error("schema validate: more than 4096 files; use --jsonl");
+            return FORGE_EXIT_USAGE;
+        }
+    }
+    o.so.refdirs = o.refdirs;
+    if (nfiles < 1 || (nfiles < 2 && !o.jsonl) || (o.jsonl && nfiles != 1)) {
+        forge_cli_error("schema validate: expected SCHEMA INSTANCE... or --jsonl FILE SCHEMA "
+                        "(run 'forge help schema')");
+        return FORGE_EXIT_USAGE;
+    }
+    struct forge_err err;
+    forge_err_clear(&err);
+    cJSON *schema = forge_json_load(files[0], &err);
+    if (!schema) {
+        forge_cli_error("%s", err.msg);
+        return FORGE_EXIT_USAGE;
+    }
+    struct forge_schema *s = forge_schema_compile(schema, &o.so, &err);
+    if (!s) {
+        forge_cli_error("%s: %s", files[0], err.msg);
+        cJSON_Delete(schema);
+        return FORGE_EXIT_USAGE;
+    }
+    bool any_invalid = false, any_bad = false;
+    int rc = 0;
+    if (o.jsonl) {
+        rc = run_jsonl(s, schema, &o, &any_invalid, &any_bad);
+    } else {
+        for (int i = 1; i < nfiles && !rc; i++) {
+            forge_err_clear(&err);
+            cJSON *inst = forge_json_load(files[i], &err);
+            if (!inst) {
+                forge_cli_error("%s", err.msg);
+                any_bad = true;
+                continue;
+            }
+            int r = check(s, schema, inst, &o, files[i], 0);
+            cJSON_Delete(inst);
+            if (r < 0)
+                rc = FORGE_EXIT_USAGE;
+            else if (r == 0)
+                any_invalid = true;
+        }
+    }
+    forge_schema_free(s);
+    cJSON_Delete(schema);
+    if (rc)
+        return rc;
+    if (any_bad)
+        return FORGE_EXIT_USAGE;
+    return any_invalid ? FORGE_EXIT_FAIL : FORGE_EXIT_OK;
+}
+
+int forge_cmd_schema(int argc, char **argv)
+{
+    if (argc < 1 || !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
+        fputs(forge_usage_schema, argc < 1 ? stderr : stdout);
+        return argc < 1 ? FORGE_EXIT_USAGE : FORGE_EXIT_OK;
+    }
+    if (!strcmp(argv[0], "validate"))
+        return validate(argc - 1, argv + 1);
+    forge_cli_error("schema: unknown subcommand '%s' (expected 'validate')", argv[0]);
+    return FORGE_EXIT_USAGE;
+}

@@ -1,0 +1,294 @@
+/* ECMA-262 regular expressions on PCRE2: a translation of the syntax where the two differ
+ * (\s, \S, \v, ., \u escapes, [^] and []) and compilation with JavaScript's semantics for
+ * $ (end only) and ASCII \d \w \b. */
+#include "data/schema_int.h"
+#include "base/alloc.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* JavaScript's WhiteSpace and LineTerminator code points (\s). */
+static const char WS[] = "\\t\\n\\x{0b}\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}"
+                         "\\x{202f}\\x{205f}\\x{3000}\\x{feff}";
+/* Their complement (\S), usable inside a class. */
+static const char NWS[] = "\\x{0}-\\x{8}\\x{e}-\\x{1f}\\x{21}-\\x{9f}\\x{a1}-\\x{167f}"
+                          "\\x{1681}-\\x{1fff}\\x{200b}-\\x{2027}\\x{202a}-\\x{202e}"
+                          "\\x{2030}-\\x{205e}\\x{2060}-\\x{2fff}\\x{3001}-\\x{fefe}"
+                          "\\x{ff00}-\\x{10ffff}";
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Reads \uXXXX at p (pointing after 'u'); returns the code unit or -1. */
+static long hex4(const char *p, size_t left)
+{
+    if (left < 4)
+        return -1;
+    long v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval(p[i]);
+        if (h < 0)
+            return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+/* Unicode General_Category long names (ECMA-262 accepts them) and PCRE2's short ones. */
+static const char *const gc_names[][2] = {
+    {"Letter", "L"}, {"Cased_Letter", "L&"}, {"Uppercase_Letter", "Lu"}, {"Lowercase_Letter", "Ll"},
+    {"Titlecase_Letter", "Lt"}, {"Modifier_Letter", "Lm"}, {"Other_Letter", "Lo"}, {"Mark", "M"},
+    {"Combining_Mark", "M"}, {"Nonspacing_Mark", "Mn"}, {"Spacing_Mark", "Mc"},
+    {"Enclosing_Mark", "Me"}, {"Number", "N"}, {"Decimal_Number", "Nd"}, {"digit", "Nd"},
+    {"Letter_Number", "Nl"}, {"Other_Number", "No"}, {"Punctuation", "P"}, {"punct", "P"},
+    {"Connector_Punctuation", "Pc"}, {"Dash_Punctuation", "Pd"}, {"Open_Punctuation", "Ps"},
+    {"Close_Punctuation", "Pe"}, {"Initial_Punctuation", "Pi"}, {"Final_Punctuation", "Pf"},
+    {"Other_Punctuation", "Po"}, {"Symbol", "S"}, {"Math_Symbol", "Sm"}, {"Currency_Symbol", "Sc"},
+    {"Modifier_Symbol", "Sk"}, {"Other_Symbol", "So"}, {"Separator", "Z"},
+    {"Space_Separator", "Zs"}, {"Line_Separator", "Zl"}, {"Paragraph_Separator", "Zp"},
+    {"Other", "C"}, {"Control", "Cc"}, {"cntrl", "Cc"}, {"Format", "Cf"}, {"Surrogate", "Cs"},
+    {"Private_Use", "Co"}, {"Unassigned", "Cn"},
+};
+
+/* Writes \p{...} for the ECMA-262 property expression <name> (<n> bytes). */
+static int property(struct forge_buf *out, char p, const char *name, size_t n, struct forge_err *err)
+{
+    const char *eq = memchr(name, '=', n);
+    const char *val = eq ? eq + 1 : name;
+    size_t vl = eq ? n - (size_t)(eq + 1 - name) : n;
+    size_t kl = eq ? (size_t)(eq - name) : 0;
+    if (!vl)
+        return forge_err_set(err, FORGE_EINVAL, "empty Unicode property name");
+    if (eq && ((kl == 6 && !strncmp(name, "Script", 6)) || (kl == 2 && !strncmp(name, "sc", 2))))
+        return forge_buf_addf(out, "\\%c{sc:%.*s}", p, (int)vl, val);
+    if (eq && ((kl == 17 && !strncmp(name, "Script_Extensions", 17)) || (kl == 3 && !strncmp(name, "scx", 3))))
+        return forge_buf_addf(out, "\\%c{scx:%.*s}", p, (int)vl, val);
+    if (eq && !((kl == 16 && !strncmp(name, "General_Category", 16)) || (kl == 2 && !strncmp(name, "gc", 2))))
+        return forge_err_set(err, FORGE_EINVAL, "unknown Unicode property '%.*s'", (int)kl, name);
+    for (size_t i = 0; i < sizeof gc_names / sizeof *gc_names; i++)
+        if (strlen(gc_names[i][0]) == vl && !strncmp(gc_names[i][0], val, vl))
+            return forge_buf_addf(out, "\\%c{%s}", p, gc_names[i][1]);
+    return forge_buf_addf(out, "\\%c{%.*s}", p, (int)vl, val);
+}
+
+int forge_ecmare_translate(const char *pat, size_t len, struct forge_buf *out, struct forge_err *err)
+{
+    bool in_class = false;
+    int rc = 0;
+    for (size_t i = 0; i < len && !rc; i++) {
+        char ch = pat[i];
+        if (ch == '\\') {
+            if (i + 1 >= len)
+                return forge_err_set(err, FORGE_EINVAL, "pattern ends with a lone backslash");
+            char e = pat[++i];
+            switch (e) {
+            case 's':
+                rc = in_class ? forge_buf_adds(out, WS) : forge_buf_addf(out, "[%s]", WS);
+                break;
+            case 'S':
+                rc = in_class ? forge_buf_adds(out, NWS) : forge_buf_addf(out, "[%s]", NWS);
+                break;
+            case 'v':
+                rc = forge_buf_adds(out, "\\x{0b}");
+                break;
+            case 'd': case 'D': case 'w': case 'W': case 'f': case 'n': case 'r': case 't':
+                rc = forge_buf_addc(out, '\\');
+                rc = rc ? rc : forge_buf_addc(out, e);
+                break;
+            case 'b': case 'B':
+                if (in_class && e == 'b')
+                    rc = forge_buf_adds(out, "\\x{08}");
+                else if (in_class)
+                    return forge_err_set(err, FORGE_EINVAL, "\\B is not allowed in a character class");
+                else
+                    rc = forge_buf_addf(out, "\\%c", e);
+                break;
+            case 'c':
+                if (i + 1 < len && ((pat[i + 1] >= 'a' && pat[i + 1] <= 'z') || (pat[i + 1] >= 'A' && pat[i + 1] <= 'Z'))) {
+                    rc = forge_buf_addf(out, "\\x{%x}", pat[i + 1] % 32);
+                    i++;
+                } else {
+                    return forge_err_set(err, FORGE_EINVAL, "invalid \\c escape");
+                }
+                break;
+            case 'x':
+                if (i + 2 < len + 0 && hexval(pat[i + 1]) >= 0 && hexval(pat[i + 2]) >= 0) {
+                    rc = forge_buf_addf(out, "\\x{%c%c}", pat[i + 1], pat[i + 2]);
+                    i += 2;
+                } else {
+                    return forge_err_set(err, FORGE_EINVAL, "invalid \\x escape");
+                }
+                break;
+            case 'u': {
+                long cp;
+                if (i + 1 < len && pat[i + 1] == '{') {
+                    size_t j = i + 2;
+                    cp = 0;
+                    while (j < len && hexval(pat[j]) >= 0 && cp <= 0x10FFFF)
+                        cp = cp * 16 + hexval(pat[j++]);
+                    if (j >= len || pat[j] != '}' || j == i + 2 || cp > 0x10FFFF)
+                        return forge_err_set(err, FORGE_EINVAL, "invalid \\u{...} escape");
+                    i = j;
+                } else {
+                    cp = hex4(pat + i + 1, len - i - 1);
+                    if (cp < 0)
+                        return forge_err_set(err, FORGE_EINVAL, "invalid \\u escape");
+                    i += 4;
+                    if (cp >= 0xD800 && cp <= 0xDBFF && i + 2 < len && pat[i + 1] == '\\' && pat[i + 2] == 'u') {
+                        long lo = hex4(pat + i + 3, len - i - 3);
+                        if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                            i += 6;
+                        }
+                    }
+                }
+                rc = forge_buf_addf(out, "\\x{%lx}", cp);
+                break;
+            }
+            case 'p': case 'P': {
+                const char *close = i + 1 < len && pat[i + 1] == '{' ? memchr(pat + i, '}', len - i) : NULL;
+                if (!close)
+                    return forge_err_set(err, FORGE_EINVAL, "invalid \\%c escape: expected {name}", e);
+                rc = property(out, e, pat + i + 2, (size_t)(close - pat - i - 2), err);
+                i = (size_t)(close - pat);
+                break;
+            }
+            case 'k':
+                rc = forge_buf_addc(out, '\\');
+                rc = rc ? rc : forge_buf_addc(out, e);
+                break;
+            case '0':
+                if (i + 1 < len && pat[i + 1] >= '0' && pat[i + 1] <= '9')
+                    return forge_err_set(err, FORGE_EINVAL, "invalid octal escape");
+                rc = forge_buf_adds(out, "\\x{0}");
+                break;
+            default:
+                if (e >= '1' && e <= '9') {
+                    rc = forge_buf_addc(out, '\\');
+                    rc = rc ? rc : forge_buf_addc(out, e);
+                } else if ((e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9') || e == '_') {
+                    return forge_err_set(err, FORGE_EINVAL, "invalid escape '\\%c'", e);
+                } else if (strchr("^$\\.*+?()[]{}|/-", e)) {
+                    rc = forge_buf_addc(out, '\\');
+                    rc = rc ? rc : forge_buf_addc(out, e);
+                } else {
+                    return forge_err_set(err, FORGE_EINVAL, "invalid escape '\\%c'", e);
+                }
+            }
+            continue;
+        }
+        if (in_class) {
+            if (ch == ']')
+                in_class = false;
+            if (ch == '[')
+                rc = forge_buf_adds(out, "\\[");
+            else
+                rc = forge_buf_addc(out, ch);
+            continue;
+        }
+        switch (ch) {
+        case '.':
+            rc = forge_buf_adds(out, "[^\\n\\r\\x{2028}\\x{2029}]");
+            break;
+        case '[':
+            if (i + 1 < len && pat[i + 1] == ']') {
+                rc = forge_buf_adds(out, "(?!)");
+                i++;
+            } else if (i + 2 < len && pat[i + 1] == '^' && pat[i + 2] == ']') {
+                rc = forge_buf_adds(out, "(?s:.)");
+                i += 2;
+            } else {
+                in_class = true;
+                rc = forge_buf_addc(out, '[');
+                if (i + 1 < len && pat[i + 1] == '^') {
+                    rc = rc ? rc : forge_buf_addc(out, '^');
+                    i++;
+                }
+            }
+            break;
+        case '(':
+            if (i + 1 < len && pat[i + 1] == '?') {
+                char t = i + 2 < len ? pat[i + 2] : 0;
+                if (t != ':' && t != '=' && t != '!' && t != '<')
+                    return forge_err_set(err, FORGE_EINVAL, "invalid group '(?%c'", t ? t : ' ');
+            }
+            rc = forge_buf_addc(out, ch);
+            break;
+        default:
+            rc = forge_buf_addc(out, ch);
+        }
+    }
+    if (!rc && in_class)
+        return forge_err_set(err, FORGE_EINVAL, "unterminated character class");
+    return rc;
+}
+
+void *forge_ecmare_compile(const char *pat, size_t len, struct forge_err *err)
+{
+    struct forge_buf b;
+    forge_buf_init(&b, 1 << 20);
+    int rc = forge_ecmare_translate(pat, len, &b, err);
+    if (!rc)
+        rc = forge_buf_adds(&b, "");
+    if (rc) {
+        if (rc == FORGE_ENOMEM || rc == FORGE_ELIMIT)
+            forge_err_set(err, rc, "pattern too large or out of memory");
+        else
+            forge_err_prefix(err, "invalid regex '%.*s'", (int)(len > 200 ? 200 : len), pat);
+        forge_buf_free(&b);
+        return NULL;
+    }
+    int ec;
+    PCRE2_SIZE off;
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)b.data, b.len, PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &ec,
+                                     &off, NULL);
+    forge_buf_free(&b);
+    if (!code) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(ec, msg, sizeof msg);
+        forge_err_set(err, FORGE_EINVAL, "invalid regex '%.*s': %s", (int)(len > 200 ? 200 : len),
+                      pat, (const char *)msg);
+        return NULL;
+    }
+    pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* falls back to the interpreter when absent */
+    return code;
+}
+
+void forge_ecmare_free(void *code)
+{
+    if (code)
+        pcre2_code_free(code);
+}
+
+/* One match-data block and match context per thread, created on first use, so matching does
+ * not allocate. */
+static _Thread_local pcre2_match_data *tl_md;
+static _Thread_local pcre2_match_context *tl_mc;
+
+int forge_ecmare_test(const void *code, const char *s, size_t n)
+{
+    if (!tl_md) {
+        tl_md = pcre2_match_data_create(1, NULL);
+        tl_mc = pcre2_match_context_create(NULL);
+        if (!tl_md || !tl_mc)
+            return FORGE_ENOMEM;
+        pcre2_set_match_limit(tl_mc, 10000000);
+        pcre2_set_depth_limit(tl_mc, 100000);
+    }
+    int r = pcre2_match(code, (PCRE2_SPTR)s, n, 0, 0, tl_md, tl_mc);
+    if (r >= 0)
+        return 1;
+    if (r == PCRE2_ERROR_NOMATCH)
+        return 0;
+    if (r == PCRE2_ERROR_MATCHLIMIT || r == PCRE2_ERROR_DEPTHLIMIT || r == PCRE2_ERROR_HEAPLIMIT)
+        return FORGE_ELIMIT;
+    return 0; /* invalid UTF-8 subject: no match */
+}

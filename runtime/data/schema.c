@@ -1,0 +1,2297 @@
+/* JSON Schema validator: compiles a schema into a graph of nodes (one per schema object, refs
+ * resolved to node pointers, patterns compiled), then validates instances by walking that
+ * graph. The valid path allocates nothing unless an instance is larger than the inline
+ * annotation bitmaps (unevaluated* over more than 256 members or items). */
+#include "data/schema.h"
+#include "data/schema_int.h"
+#include "data/json.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "base/file.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 512 /* nested schema evaluations per validation */
+
+enum op {
+    OP_TYPE, OP_ENUM, OP_CONST, OP_MULTOF, OP_MAX, OP_XMAX, OP_MIN, OP_XMIN, OP_MAXLEN,
+    OP_MINLEN, OP_PATTERN, OP_FORMAT, OP_MAXITEMS, OP_MINITEMS, OP_UNIQUE, OP_PREFIX, OP_ITEMS,
+    OP_ADDITEMS, OP_CONTAINS, OP_MAXPROPS, OP_MINPROPS, OP_REQUIRED, OP_PROPS, OP_PATPROPS,
+    OP_ADDPROPS, OP_PROPNAMES, OP_DEPREQ, OP_DEPSCHEMAS, OP_DEPS, OP_ALLOF, OP_ANYOF, OP_ONEOF,
+    OP_NOT, OP_IF, OP_REF, OP_DYNREF, OP_RECREF, OP_UNEVALPROPS, OP_UNEVALITEMS,
+};
+
+/* Type bits. */
+enum { T_NULL = 1, T_BOOL = 2, T_OBJECT = 4, T_ARRAY = 8, T_NUMBER = 16, T_STRING = 32,
+       T_INTEGER = 64 };
+
+/* Vocabulary bits (2019-09 and later); older drafts have all. */
+enum { V_CORE = 1, V_APPLICATOR = 2, V_VALIDATION = 4, V_UNEVALUATED = 8, V_FORMAT = 16,
+       V_ALL = 31 };
+
+struct node;
+
+struct kw {
+    int op;
+    const char *name;          /* the keyword, for locations (borrowed from the schema copy) */
+    double num, num2;          /* limits; contains: min/max */
+    const cJSON *json;         /* enum, const, required, dependentRequired (borrowed) */
+    struct node *sub;          /* single subschema; if: the condition */
+    struct node *then_, *else_;
+    struct node **subs;        /* arrays and maps of subschemas */
+    const char **names;        /* map keys (borrowed) */
+    const cJSON **arrs;        /* dependencies: string arrays where subs[i] is NULL */
+    void **res;                /* compiled patterns (patternProperties) */
+    void *re;                  /* pattern */
+    int n;
+    int fmt;
+    int ntuple;                /* additionalItems: length of the sibling items array (-1: none) */
+    const struct kw *props, *patprops; /* additionalProperties: siblings */
+    const char *anchor;        /* $dynamicRef: the fragment when it names an anchor */
+    const char *ref;           /* the reference text, for messages */
+};
+
+struct dynanchor {
+    const char *name;
+    struct node *node;
+    struct dynanchor *next;
+};
+
+struct node {
+    const cJSON *json;
+    bool is_bool, bval;
+    int draft;
+    unsigned vocab;
+    unsigned types;        /* 0: no type keyword */
+    bool has_uneval;       /* has unevaluatedProperties/Items: collects annotations */
+    bool recursive_anchor; /* $recursiveAnchor: true */
+    const char *dyn_anchor;
+    struct dynanchor *dynanchors; /* on resource roots: every $dynamicAnchor in the resource */
+    struct node *resource; /* the root of the schema resource this node belongs to */
+    char *abs;             /* absolute location: base URI '#' JSON pointer, or NULL */
+    struct kw *kws;
+    int nkws;
+};
+
+/* The registry of identified locations: resources ($id, document roots) and anchors. */
+struct ent {
+    char *uri;       /* absolute URI, with '#anchor' for anchors */
+    const cJSON *json;
+    char *parent_base; /* the base in effect before json's own $id */
+    char *ptr;       /* JSON pointer of json within the parent resource */
+    int draft;
+    unsigned vocab;
+    char *resuri;    /* anchors: the URI of the resource holding them */
+    bool dynamic;    /* a $dynamicAnchor */
+    bool resource;
+};
+
+struct pending {
+    struct node **slot;
+    char *uri;
+    const char *ref;
+    char *where;
+};
+
+struct forge_schema {
+    struct forge_schema_opts opts;
+    struct forge_schema_refdir *refdirs;
+    cJSON **docs;
+    int ndocs, capdocs;
+    struct ent *ents;
+    int nents, capents;
+    struct node **nodes; /* all nodes, for freeing */
+    int nnodes, capnodes;
+    const cJSON **mkeys; /* hash map json -> node */
+    struct node **mvals;
+    size_t mcap, mcount;
+    struct pending *pend;
+    int npend, cappend;
+    struct node *root;
+    char **strs; /* owned strings */
+    int nstrs, capstrs;
+};
+
+/* ---------- small helpers ---------- */
+
+static int grow(void **arr, int *cap, int need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    int nc = *cap ? *cap * 2 : 16;
+    while (nc < need)
+        nc *= 2;
+    void *p = forge_realloc(*arr, (size_t)nc * elem);
+    if (!p)
+        return FORGE_ENOMEM;
+    *arr = p;
+    *cap = nc;
+    return 0;
+}
+
+static char *keep(struct forge_schema *s, char *str)
+{
+    if (!str)
+        return NULL;
+    if (grow((void **)&s->strs, &s->capstrs, s->nstrs + 1, sizeof *s->strs)) {
+        forge_free(str);
+        return NULL;
+    }
+    s->strs[s->nstrs++] = str;
+    return str;
+}
+
+static char *xstrcat3(const char *a, const char *b, const char *c)
+{
+    size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+    char *r = forge_malloc(la + lb + lc + 1);
+    if (!r)
+        return NULL;
+    memcpy(r, a, la);
+    memcpy(r + la, b, lb);
+    memcpy(r + la + lb, c, lc + 1);
+    return r;
+}
+
+/* Appends "/" + <seg> escaped as a JSON pointer token. */
+static int ptr_add(struct forge_buf *b, const char *seg)
+{
+    int rc = forge_buf_addc(b, '/');
+    for (const char *p = seg; !rc && *p; p++) {
+        if (*p == '~')
+            rc = forge_buf_adds(b, "~0");
+        else if (*p == '/')
+            rc = forge_buf_adds(b, "~1");
+        else
+            rc = forge_buf_addc(b, *p);
+    }
+    return rc;
+}
+
+static char *ptr_join(const char *ptr, const char *seg)
+{
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    if (forge_buf_adds(&b, ptr) || ptr_add(&b, seg)) {
+        forge_buf_free(&b);
+        return NULL;
+    }
+    return forge_buf_take(&b);
+}
+
+static char *ptr_joini(const char *ptr, int i)
+{
+    char num[24];
+    snprintf(num, sizeof num, "%d", i);
+    return ptr_join(ptr, num);
+}
+
+/* ---------- URIs (RFC 3986 reference resolution) ---------- */
+
+struct uri {
+    const char *scheme, *auth, *path, *query, *frag;
+    size_t ls, la, lp, lq, lf;
+    bool has_scheme, has_auth, has_query, has_frag;
+};
+
+static void uri_parse(const char *s, struct uri *u)
+{
+    memset(u, 0, sizeof *u);
+    const char *p = s;
+    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')) {
+        const char *q = p;
+        while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+               *q == '+' || *q == '-' || *q == '.')
+            q++;
+        if (*q == ':') {
+            u->has_scheme = true;
+            u->scheme = p;
+            u->ls = (size_t)(q - p);
+            p = q + 1;
+        }
+    }
+    if (p[0] == '/' && p[1] == '/') {
+        p += 2;
+        u->has_auth = true;
+        u->auth = p;
+        while (*p && *p != '/' && *p != '?' && *p != '#')
+            p++;
+        u->la = (size_t)(p - u->auth);
+    }
+    u->path = p;
+    while (*p && *p != '?' && *p != '#')
+        p++;
+    u->lp = (size_t)(p - u->path);
+    if (*p == '?') {
+        u->has_query = true;
+        u->query = ++p;
+        while (*p && *p != '#')
+            p++;
+        u->lq = (size_t)(p - u->query);
+    }
+    if (*p == '#') {
+        u->has_frag = true;
+        u->frag = p + 1;
+        u->lf = strlen(u->frag);
+    }
+}
+
+/* RFC 3986 5.2.4, into <out> (at least n+1 bytes). */
+static void remove_dots(const char *in, size_t n, char *out)
+{
+    size_t o = 0, i = 0;
+    while (i < n) {
+        const char *p = in + i;
+        size_t left = n - i;
+        if (left >= 3 && !strncmp(p, "../", 3)) { i += 3; continue; }
+        if (left >= 2 && !strncmp(p, "./", 2)) { i += 2; continue; }
+        if (left >= 3 && !strncmp(p, "/./", 3)) { i += 2; continue; }
+        if (left == 2 && !strncmp(p, "/.", 2)) { out[o++] = '/'; i += 2; continue; }
+        if ((left >= 4 && !strncmp(p, "/../", 4)) || (left == 3 && !strncmp(p, "/..", 3))) {
+            i += 3;
+            if (left == 3) {
+                while (o > 0 && out[o - 1] != '/')
+                    o--;
+                if (o > 0)
+                    o--;
+                out[o++] = '/';
+                continue;
+            }
+            while (o > 0 && out[o - 1] != '/')
+                o--;
+            if (o > 0)
+                o--;
+            continue;
+        }
+        if ((left == 1 && *p == '.') || (left == 2 && !strncmp(p, "..", 2))) { i = n; continue; }
+        /* move the first segment */
+        size_t j = 0;
+        if (p[0] == '/')
+            j = 1;
+        while (j < left && p[j] != '/')
+            j++;
+        memcpy(out + o, p, j);
+        o += j;
+        i += j;
+    }
+    out[o] = 0;
+}
+
+/* Resolves <ref> against <base>; returns a new string without an empty trailing '#'. */
+static char *uri_resolve(const char *base, const char *ref)
+{
+    struct uri b, r;
+    uri_parse(base ? base : "", &b);
+    uri_parse(ref, &r);
+    struct forge_buf out;
+    forge_buf_init(&out, 0);
+    size_t cap = strlen(base ? base : "") + strlen(ref) + 4;
+    char *tmp = forge_malloc(cap * 2);
+    char *merged = forge_malloc(cap * 2);
+    int rc = (!tmp || !merged) ? FORGE_ENOMEM : 0;
+    const struct uri *S = &r, *A = &r, *Q = &r;
+    const char *path = "";
+    size_t lpath = 0;
+    if (rc)
+        goto out;
+    if (r.has_scheme) {
+        remove_dots(r.path, r.lp, tmp);
+        path = tmp;
+        lpath = strlen(tmp);
+    } else {
+        S = &b;
+        if (r.has_auth) {
+            remove_dots(r.path, r.lp, tmp);
+            path = tmp;
+            lpath = strlen(tmp);
+        } else {
+            A = &b;
+            if (r.lp == 0) {
+                path = b.path;
+                lpath = b.lp;
+                if (!r.has_query)
+                    Q = &b;
+            } else {
+                if (r.path[0] == '/') {
+                    remove_dots(r.path, r.lp, tmp);
+                } else {
+                    size_t m = 0;
+                    if (b.has_auth && b.lp == 0) {
+                        merged[m++] = '/';
+                    } else {
+                        const char *slash = NULL;
+                        for (size_t i = 0; i < b.lp; i++)
+                            if (b.path[i] == '/')
+                                slash = b.path + i;
+                        if (slash) {
+                            memcpy(merged, b.path, (size_t)(slash - b.path) + 1);
+                            m = (size_t)(slash - b.path) + 1;
+                        }
+                    }
+                    memcpy(merged + m, r.path, r.lp);
+                    m += r.lp;
+                    remove_dots(merged, m, tmp);
+                    /* a relative base without a leading slash: keep it relative */
+                }
+                path = tmp;
+                lpath = strlen(tmp);
+            }
+        }
+    }
+    if (S->has_scheme) {
+        rc = rc ? rc : forge_buf_add(&out, S->scheme, S->ls);
+        rc = rc ? rc : forge_buf_addc(&out, ':');
+    }
+    if (A->has_auth) {
+        rc = rc ? rc : forge_buf_adds(&out, "//");
+        rc = rc ? rc : forge_buf_add(&out, A->auth, A->la);
+    }
+    rc = rc ? rc : forge_buf_add(&out, path, lpath);
+    if (Q->has_query) {
+        rc = rc ? rc : forge_buf_addc(&out, '?');
+        rc = rc ? rc : forge_buf_add(&out, Q->query, Q->lq);
+    }
+    if (r.has_frag && r.lf) {
+        rc = rc ? rc : forge_buf_addc(&out, '#');
+        rc = rc ? rc : forge_buf_add(&out, r.frag, r.lf);
+    }
+    rc = rc ? rc : forge_buf_adds(&out, "");
+out:
+    forge_free(tmp);
+    forge_free(merged);
+    if (rc) {
+        forge_buf_free(&out);
+        return NULL;
+    }
+    return forge_buf_take(&out);
+}
+
+/* Percent-decodes <s> into a new string. */
+static char *pct_decode(const char *s, size_t n)
+{
+    char *r = forge_malloc(n + 1);
+    if (!r)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '%' && i + 2 < n && isxdigit((unsigned char)s[i + 1]) &&
+            isxdigit((unsigned char)s[i + 2])) {
+            char h[3] = {s[i + 1], s[i + 2], 0};
+            r[o++] = (char)strtol(h, NULL, 16);
+            i += 2;
+        } else {
+            r[o++] = s[i];
+        }
+    }
+    r[o] = 0;
+    return r;
+}
+
+/* ---------- drafts ---------- */
+
+static int draft_of_uri(const char *u)
+{
+    static const struct { const char *uri; int draft; } known[] = {
+        {"http://json-schema.org/draft-04/schema", FORGE_DRAFT_4},
+        {"http://json-schema.org/draft-06/schema", FORGE_DRAFT_6},
+        {"http://json-schema.org/draft-07/schema", FORGE_DRAFT_7},
+        {"https://json-schema.org/draft/2019-09/schema", FORGE_DRAFT_2019_09},
+        {"https://json-schema.org/draft/2020-12/schema", FORGE_DRAFT_2020_12},
+    };
+    size_t n = strlen(u);
+    if (n && u[n - 1] == '#')
+        n--;
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
+        const char *k = known[i].uri;
+        size_t kl = strlen(k);
+        if (n == kl && !strncmp(u, k, n))
+            return known[i].draft;
+        /* http and https spellings of the same URI */
+        if (!strncmp(k, "http://", 7) && n == kl + 1 && !strncmp(u, "https://", 8) &&
+            !strncmp(u + 8, k + 7, kl - 7))
+            return known[i].draft;
+        if (!strncmp(k, "https://", 8) && n + 1 == kl && !strncmp(u, "http://", 7) &&
+            !strncmp(u + 7, k + 8, kl - 8))
+            return known[i].draft;
+    }
+    return 0;
+}
+
+static const char *id_key(int draft)
+{
+    return draft == FORGE_DRAFT_4 ? "id" : "$id";
+}
+
+static const cJSON *get(const cJSON *o, const char *k)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+/* ---------- registry and documents ---------- */
+
+static struct ent *find_ent(struct forge_schema *s, const char *uri)
+{
+    for (int i = 0; i < s->nents; i++)
+        if (!strcmp(s->ents[i].uri, uri))
+            return &s->ents[i];
+    return NULL;
+}
+
+static int add_ent(struct forge_schema *s, const char *uri, const cJSON *json, const char *parent_base,
+                   const char *ptr, int draft, unsigned vocab, bool resource, bool dynamic,
+                   const char *resuri)
+{
+    struct ent *e = find_ent(s, uri);
+    if (e) {
+        if (e->json == json) {
+            e->dynamic |= dynamic;
+            return 0;
+        }
+        return 0; /* first definition wins */
+    }
+    if (grow((void **)&s->ents, &s->capents, s->nents + 1, sizeof *s->ents))
+        return FORGE_ENOMEM;
+    e = &s->ents[s->nents];
+    memset(e, 0, sizeof *e);
+    e->uri = forge_strdup(uri);
+    e->parent_base = forge_strdup(parent_base ? parent_base : "");
+    e->ptr = forge_strdup(ptr);
+    e->resuri = resuri ? forge_strdup(resuri) : NULL;
+    if (!e->uri || !e->parent_base || !e->ptr || (resuri && !e->resuri)) {
+        forge_free(e->resuri);
+        forge_free(e->uri);
+        forge_free(e->parent_base);
+        forge_free(e->ptr);
+        return FORGE_ENOMEM;
+    }
+    e->json = json;
+    e->draft = draft;
+    e->vocab = vocab;
+    e->resource = resource;
+    e->dynamic = dynamic;
+    s->nents++;
+    return 0;
+}
+
+static int load_doc(struct forge_schema *s, const char *uri, struct forge_err *err);
+
+/* The vocabularies a meta-schema declares (bits), loading it if needed. */
+static unsigned vocab_of_meta(struct forge_schema *s, const char *metauri, int *draft,
+                              struct forge_err *err)
+{
+    char *u = uri_resolve("", metauri);
+    unsigned v = V_ALL;
+    if (!u)
+        return V_ALL;
+    struct ent *e = find_ent(s, u);
+    if (!e && load_doc(s, u, err) == 0)
+        e = find_ent(s, u);
+    forge_free(u);
+    if (!e || !cJSON_IsObject(e->json))
+        return V_ALL;
+    const cJSON *ms = get(e->json, "$schema");
+    if (cJSON_IsString(ms) && draft_of_uri(ms->valuestring))
+        *draft = draft_of_uri(ms->valuestring);
+    const cJSON *voc = get(e->json, "$vocabulary");
+    if (!cJSON_IsObject(voc))
+        return V_ALL;
+    v = 0;
+    for (const cJSON *c = voc->child; c; c = c->next) {
+        const char *k = c->string;
+        const char *slash = strrchr(k, '/');
+        const char *name = slash ? slash + 1 : k;
+        if (!strcmp(name, "core"))
+            v |= V_CORE;
+        else if (!strcmp(name, "applicator"))
+            v |= V_APPLICATOR;
+        else if (!strcmp(name, "validation"))
+            v |= V_VALIDATION;
+        else if (!strcmp(name, "unevaluated"))
+            v |= V_UNEVALUATED;
+        else if (!strncmp(name, "format", 6))
+            v |= V_FORMAT;
+    }
+    /* 2019-09 has unevaluated* inside the applicator vocabulary */
+    if (*draft == FORGE_DRAFT_2019_09 && (v & V_APPLICATOR))
+        v |= V_UNEVALUATED;
+    return v;
+}
+
+/* Applies $schema of resource root <o>: sets *draft and *vocab. */
+static void apply_dialect(struct forge_schema *s, const cJSON *o, int *draft, unsigned *vocab,
+                          struct forge_err *err)
+{
+    const cJSON *ms = get(o, "$schema");
+    if (!cJSON_IsString(ms))
+        return;
+    int d = draft_of_uri(ms->valuestring);
+    if (d) {
+        *draft = d;
+        *vocab = V_ALL;
+        return;
+    }
+    int md = *draft;
+    struct forge_err e2;
+    forge_err_clear(&e2);
+    *vocab = vocab_of_meta(s, ms->valuestring, &md, &e2);
+    *draft = md;
+    (void)err;
+}
+
+enum { SK_NONE, SK_ONE, SK_ARRAY, SK_MAP, SK_ITEMS, SK_DEPS };
+
+static int subschema_kind(const char *k, int draft)
+{
+    static const struct { const char *k; int kind; int from, to; } tab[] = {
+        {"additionalItems", SK_ONE, FORGE_DRAFT_4, FORGE_DRAFT_2019_09},
+        {"additionalProperties", SK_ONE, FORGE_DRAFT_4, FORGE_DRAFT_2020_12},
+        {"contains", SK_ONE, FORGE_DRAFT_6, FORGE_DRAFT_2020_12},
+        {"not", SK_ONE, FORGE_DRAFT_4, FORGE_DRAFT_2020_12},
+        {"propertyNames", SK_ONE, FORGE_DRAFT_6, FORGE_DRAFT_2020_12},
+        {"if", SK_ONE, FORGE_DRAFT_7, FORGE_DRAFT_2020_12},
+        {"then", SK_ONE, FORGE_DRAFT_7, FORGE_DRAFT_2020_12},
+        {"else", SK_ONE, FORGE_DRAFT_7, FORGE_DRAFT_2020_12},
+        {"unevaluatedItems", SK_ONE, FORGE_DRAFT_2019_09, FORGE_DRAFT_2020_12},
+        {"unevaluatedProperties", SK_ONE, FORGE_DRAFT_2019_09, FORGE_DRAFT_2020_12},
+        {"contentSchema", SK_ONE, FORGE_DRAFT_2019_09, FORGE_DRAFT_2020_12},
+        {"items", SK_ITEMS, FORGE_DRAFT_4, FORGE_DRAFT_2020_12},
+        {"allOf", SK_ARRAY, FORGE_DRAFT_4, FORGE_DRAFT_2020_12},
+        {"anyOf", SK_ARRAY, FORGE_DRAFT_4, FORGE_DRAFT_2020_12},
+        {"oneOf", SK_ARRAY, FORGE_DRAFT_4, FORGE_DRAFT_2020_12},
+        {"prefixItems", SK_ARRAY, FORGE_DRAFT_2020_12, FORGE_DRAFT_2020_12},
+        {"properties", SK_MAP, FORGE_DRAFT_4, FORGE_DRAFT_2020_12},
+        {"patternProperties", SK_MAP, FORGE_DRAFT_4, FORGE_DRAFT_2020_12},
+        {"definitions", SK_MAP, FORGE_DRAFT_4, FORGE_DRAFT_2020_12},
+        {"$defs", SK_MAP, FORGE_DRAFT_2019_09, FORGE_DRAFT_2020_12},
+        {"dependentSchemas", SK_MAP, FORGE_DRAFT_2019_09, FORGE_DRAFT_2020_12},
+        {"dependencies", SK_DEPS, FORGE_DRAFT_4, FORGE_DRAFT_2020_12},
+    };
+    for (size_t i = 0; i < sizeof tab / sizeof *tab; i++)
+        if (!strcmp(tab[i].k, k))
+            return draft >= tab[i].from && draft <= tab[i].to ? tab[i].kind : SK_NONE;
+    return SK_NONE;
+}
+
+static bool ref_overrides(int draft, const cJSON *o)
+{
+    return draft <= FORGE_DRAFT_7 && cJSON_IsString(get(o, "$ref"));
+}
+
+/* Registers every $id and anchor under <json>. */
+static int scan(struct forge_schema *s, const cJSON *json, const char *base, int draft,
+                unsigned vocab, const char *ptr, int depth, struct forge_err *err)
+{
+    if (!cJSON_IsObject(json) || depth > 200)
+        return 0;
+    int rc = 0;
+    char *mybase = NULL, *myptr = NULL;
+    const char *pbase = base;
+    const cJSON *id = get(json, id_key(draft));
+    if (!cJSON_IsString(id) && draft >= FORGE_DRAFT_6 && draft <= FORGE_DRAFT_7)
+        id = NULL;
+    if (cJSON_IsString(id) && !ref_overrides(draft, json)) {
+        if (draft <= FORGE_DRAFT_7 && id->valuestring[0] == '#') {
+            /* a plain-name fragment: an anchor */
+            char *a = uri_resolve(base, id->valuestring);
+            rc = a ? add_ent(s, a, json, base, ptr, draft, vocab, false, false, base) : FORGE_ENOMEM;
+            forge_free(a);
+            if (rc)
+                goto out;
+        } else {
+            apply_dialect(s, json, &draft, &vocab, err);
+            mybase = uri_resolve(base, id->valuestring);
+            if (!mybase) {
+                rc = FORGE_ENOMEM;
+                goto out;
+            }
+            char *hash = strchr(mybase, '#');
+            if (hash && draft <= FORGE_DRAFT_7) {
+                /* "http://x/y.json#foo" in old drafts: resource y.json plus anchor */
+                char *a = forge_strdup(mybase);
+                *hash = 0;
+                rc = a ? add_ent(s, a, json, base, ptr, draft, vocab, false, false, NULL) : FORGE_ENOMEM;
+                forge_free(a);
+                if (rc)
+                    goto out;
+            } else if (hash) {
+                *hash = 0;
+            }
+            rc = add_ent(s, mybase, json, base, ptr, draft, vocab, true, false, NULL);
+            if (rc)
+                goto out;
+            base = mybase;
+            ptr = "";
+        }
+    }
+    if (draft >= FORGE_DRAFT_2019_09) {
+        const cJSON *a = get(json, "$anchor");
+        const cJSON *da = draft >= FORGE_DRAFT_2020_12 ? get(json, "$dynamicAnchor") : NULL;
+        for (int k = 0; k < 2; k++) {
+            const cJSON *x = k ? da : a;
+            if (!cJSON_IsString(x))
+                continue;
+            char *f = xstrcat3("#", x->valuestring, "");
+            char *u = f ? uri_resolve(base, f) : NULL;
+            rc = u ? add_ent(s, u, json, pbase, ptr, draft, vocab, false, k == 1, mybase ? NULL : base) : FORGE_ENOMEM;
+            forge_free(f);
+            forge_free(u);
+            if (rc)
+                goto out;
+        }
+    }
+    for (const cJSON *c = json->child; c; c = c->next) {
+        int kind = subschema_kind(c->string, draft);
+        if (kind == SK_NONE)
+            continue;
+        char *p1 = ptr_join(ptr, c->string);
+        if (!p1) {
+            rc = FORGE_ENOMEM;
+            goto out;
+        }
+        if (kind == SK_ONE || (kind == SK_ITEMS && !cJSON_IsArray(c))) {
+            rc = scan(s, c, base, draft, vocab, p1, depth + 1, err);
+        } else if (kind == SK_ARRAY || kind == SK_ITEMS) {
+            int i = 0;
+            for (const cJSON *x = c->child; x && !rc; x = x->next, i++) {
+                char *p2 = ptr_joini(p1, i);
+                rc = p2 ? scan(s, x, base, draft, vocab, p2, depth + 1, err) : FORGE_ENOMEM;
+                forge_free(p2);
+            }
+        } else if (cJSON_IsObject(c)) {
+            for (const cJSON *x = c->child; x && !rc; x = x->next) {
+                char *p2 = ptr_join(p1, x->string);
+                rc = p2 ? scan(s, x, base, draft, vocab, p2, depth + 1, err) : FORGE_ENOMEM;
+                forge_free(p2);
+            }
+        }
+        forge_free(p1);
+        if (rc)
+            goto out;
+    }
+out:
+    forge_free(mybase);
+    forge_free(myptr);
+    return rc;
+}
+
+/* Takes <doc>; registers it as a document with retrieval URI <uri>. */
+static int add_doc(struct forge_schema *s, cJSON *doc, const char *uri, int draft,
+                   struct forge_err *err)
+{
+    if (grow((void **)&s->docs, &s->capdocs, s->ndocs + 1, sizeof *s->docs)) {
+        cJSON_Delete(doc);
+        return FORGE_ENOMEM;
+    }
+    s->docs[s->ndocs++] = doc;
+    unsigned vocab = V_ALL;
+    if (cJSON_IsObject(doc)) {
+        apply_dialect(s, doc, &draft, &vocab, err);
+        /* a document's own $id may override the retrieval URI; register both */
+    }
+    int rc = add_ent(s, uri, doc, uri, "", draft, vocab, true, false, NULL);
+    if (rc)
+        return rc;
+    return scan(s, doc, uri, draft, vocab, "", 0, err);
+}
+
+static int load_doc(struct forge_schema *s, const char *uri, struct forge_err *err)
+{
+    const char *text = forge_schema_meta(uri);
+    cJSON *doc = NULL;
+    if (text) {
+        doc = forge_json_parse(text, strlen(text), uri, err);
+        if (!doc)
+            return FORGE_EINTERNAL;
+        return add_doc(s, doc, uri, 0 ? 0 : FORGE_DRAFT_2020_12, err);
+    }
+    for (int i = 0; i < s->opts.nrefdirs; i++) {
+        const char *pre = s->opts.refdirs[i].prefix;
+        size_t lp = strlen(pre);
+        if (strncmp(uri, pre, lp) != 0)
+            continue;
+        char *path = forge_path_join(s->opts.refdirs[i].dir, uri + lp);
+        if (!path)
+            return FORGE_ENOMEM;
+        doc = forge_json_load(path, err);
+        forge_free(path);
+        if (!doc)
+            return err->code ? err->code : FORGE_EINVAL;
+        int d = s->opts.draft ? (int)s->opts.draft : FORGE_DRAFT_2020_12;
+        return add_doc(s, doc, uri, d, err);
+    }
+    return forge_err_set(err, FORGE_EINVAL,
+                         "cannot resolve '%s': no --ref-dir maps its URL prefix to a folder", uri);
+}
+
+/* ---------- compilation ---------- */
+
+struct cctx {
+    const char *base;  /* base URI before the schema's own $id */
+    const char *ptr;   /* JSON pointer within the current resource */
+    int draft;
+    unsigned vocab;
+    struct node *resource;
+};
+
+static struct node *map_get(struct forge_schema *s, const cJSON *j)
+{
+    if (!s->mcap)
+        return NULL;
+    size_t h = ((uintptr_t)j >> 4) & (s->mcap - 1);
+    while (s->mkeys[h]) {
+        if (s->mkeys[h] == j)
+            return s->mvals[h];
+        h = (h + 1) & (s->mcap - 1);
+    }
+    return NULL;
+}
+
+static int map_put(struct forge_schema *s, const cJSON *j, struct node *n)
+{
+    if ((s->mcount + 1) * 2 > s->mcap) {
+        size_t nc = s->mcap ? s->mcap * 2 : 64;
+        const cJSON **k = forge_calloc(nc, sizeof *k);
+        struct node **v = forge_calloc(nc, sizeof *v);
+        if (!k || !v) {
+            forge_free(k);
+            forge_free(v);
+            return FORGE_ENOMEM;
+        }
+        for (size_t i = 0; i < s->mcap; i++) {
+            if (!s->mkeys[i])
+                continue;
+            size_t h = ((uintptr_t)s->mkeys[i] >> 4) & (nc - 1);
+            while (k[h])
+                h = (h + 1) & (nc - 1);
+            k[h] = s->mkeys[i];
+            v[h] = s->mvals[i];
+        }
+        forge_free(s->mkeys);
+        forge_free(s->mvals);
+        s->mkeys = k;
+        s->mvals = v;
+        s->mcap = nc;
+    }
+    size_t h = ((uintptr_t)j >> 4) & (s->mcap - 1);
+    while (s->mkeys[h])
+        h = (h + 1) & (s->mcap - 1);
+    s->mkeys[h] = j;
+    s->mvals[h] = n;
+    s->mcount++;
+    return 0;
+}
+
+static int compile(struct forge_schema *s, const cJSON *json, const struct cctx *cx,
+                   struct node **out, struct forge_err *err);
+
+static int add_pending(struct forge_schema *s, struct node **slot, const char *base,
+                       const char *ref, const char *where)
+{
+    if (grow((void **)&s->pend, &s->cappend, s->npend + 1, sizeof *s->pend))
+        return FORGE_ENOMEM;
+    struct pending *p = &s->pend[s->npend];
+    p->slot = slot;
+    p->ref = ref;
+    p->uri = uri_resolve(base, ref);
+    p->where = forge_strdup(where);
+    if (!p->uri || !p->where) {
+        forge_free(p->uri);
+        forge_free(p->where);
+        return FORGE_ENOMEM;
+    }
+    s->npend++;
+    return 0;
+}
+
+static unsigned type_bit(const char *t)
+{
+    static const char *names[] = {"null", "boolean", "object", "array", "number", "string", "integer"};
+    for (int i = 0; i < 7; i++)
+        if (!strcmp(t, names[i]))
+            return 1u << i;
+    return 0;
+}
+
+static int bad(struct forge_err *err, const struct cctx *cx, const char *kw, const char *what)
+{
+    return forge_err_set(err, FORGE_EINVAL, "invalid schema at '%s/%s': %s", cx->ptr, kw, what);
+}
+
+static int sub1(struct forge_schema *s, const cJSON *j, const struct cctx *cx, const char *seg,
+                struct node **out, struct forge_err *err)
+{
+    char *p = ptr_join(cx->ptr, seg);
+    if (!p)
+        return FORGE_ENOMEM;
+    struct cctx c2 = *cx;
+    c2.ptr = p;
+    int rc = compile(s, j, &c2, out, err);
+    forge_free(p);
+    return rc;
+}
+
+static int sub2(struct forge_schema *s, const cJSON *j, const struct cctx *cx, const char *seg,
+                const char *seg2, int idx, struct node **out, struct forge_err *err)
+{
+    char *p = ptr_join(cx->ptr, seg);
+    char *p2 = p ? (seg2 ? ptr_join(p, seg2) : ptr_joini(p, idx)) : NULL;
+    int rc = FORGE_ENOMEM;
+    if (p2) {
+        struct cctx c2 = *cx;
+        c2.ptr = p2;
+        rc = compile(s, j, &c2, out, err);
+    }
+    forge_free(p);
+    forge_free(p2);
+    return rc;
+}
+
+static bool is_schema(const cJSON *j, int draft)
+{
+    return cJSON_IsObject(j) || (draft >= FORGE_DRAFT_6 && cJSON_IsBool(j));
+}
+
+static int compile_re(struct forge_schema *s, const char *pat, void **out, const struct cctx *cx,
+                      const char *kw, struct forge_err *err)
+{
+    struct forge_err e2;
+    forge_err_clear(&e2);
+    *out = forge_ecmare_compile(pat, strlen(pat), &e2);
+    (void)s;
+    if (!*out)
+        return forge_err_set(err, FORGE_EINVAL, "invalid schema at '%s/%s': %s", cx->ptr, kw, e2.msg);
+    return 0;
+}
+
+static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, const cJSON *c,
+                      const struct cctx *cx, struct forge_err *err)
+{
+    const char *k = c->string;
+    int d = n->draft;
+    unsigned v = n->vocab;
+    bool val = v & V_VALIDATION, app = v & V_APPLICATOR;
+    struct kw *w = &n->kws[n->nkws];
+    memset(w, 0, sizeof *w);
+    w->name = k;
+    w->op = -1;
+    int rc = 0;
+
+    if (!strcmp(k, "type") && val) {
+        unsigned t = 0;
+        if (cJSON_IsString(c)) {
+            t = type_bit(c->valuestring);
+            if (!t)
+                return bad(err, cx, k, "unknown type name");
+        } else if (cJSON_IsArray(c)) {
+            for (const cJSON *x = c->child; x; x = x->next) {
+                unsigned b = cJSON_IsString(x) ? type_bit(x->valuestring) : 0;
+                if (!b)
+                    return bad(err, cx, k, "type names must be strings among null, boolean, object, array, number, string, integer");
+                t |= b;
+            }
+        } else {
+            return bad(err, cx, k, "must be a string or an array of strings");
+        }
+        n->types = t;
+        w->op = OP_TYPE;
+        w->num = t;
+    } else if (!strcmp(k, "enum") && val) {
+        if (!cJSON_IsArray(c))
+            return bad(err, cx, k, "must be an array");
+        w->op = OP_ENUM;
+        w->json = c;
+    } else if (!strcmp(k, "const") && val && d >= FORGE_DRAFT_6) {
+        w->op = OP_CONST;
+        w->json = c;
+    } else if (val && (!strcmp(k, "multipleOf") || !strcmp(k, "maximum") || !strcmp(k, "minimum") ||
+                       !strcmp(k, "exclusiveMaximum") || !strcmp(k, "exclusiveMinimum"))) {
+        if (d == FORGE_DRAFT_4 && k[0] == 'e') {
+            if (!cJSON_IsBool(c))
+                return bad(err, cx, k, "must be a boolean in draft 4");
+            return 0; /* modifies maximum/minimum */
+        }
+        if (!cJSON_IsNumber(c))
+            return bad(err, cx, k, "must be a number");
+        w->num = c->valuedouble;
+        if (k[0] == 'm' && k[1] == 'u') {
+            if (!(w->num > 0))
+                return bad(err, cx, k, "must be greater than 0");
+            w->op = OP_MULTOF;
+        } else if (!strcmp(k, "maximum")) {
+            w->op = d == FORGE_DRAFT_4 && cJSON_IsTrue(get(o, "exclusiveMaximum")) ? OP_XMAX : OP_MAX;
+        } else if (!strcmp(k, "minimum")) {
+            w->op = d == FORGE_DRAFT_4 && cJSON_IsTrue(get(o, "exclusiveMinimum")) ? OP_XMIN : OP_MIN;
+        } else {
+            w->op = k[9] == 'M' && k[10] == 'a' ? OP_XMAX : OP_XMIN;
+        }
+    } else if (val && (!strcmp(k, "maxLength") || !strcmp(k, "minLength") || !strcmp(k, "maxItems") ||
+                       !strcmp(k, "minItems") || !strcmp(k, "maxProperties") ||
+                       !strcmp(k, "minProperties"))) {
+        if (!cJSON_IsNumber(c) || c->valuedouble < 0 || c->valuedouble != floor(c->valuedouble))
+            return bad(err, cx, k, "must be a non-negative integer");
+        w->num = c->valuedouble;
+        w->op = !strcmp(k, "maxLength") ? OP_MAXLEN : !strcmp(k, "minLength") ? OP_MINLEN
+              : !strcmp(k, "maxItems") ? OP_MAXITEMS : !strcmp(k, "minItems") ? OP_MINITEMS
+              : !strcmp(k, "maxProperties") ? OP_MAXPROPS : OP_MINPROPS;
+    } else if (!strcmp(k, "pattern") && val) {
+        if (!cJSON_IsString(c))
+            return bad(err, cx, k, "must be a string");
+        rc = compile_re(s, c->valuestring, &w->re, cx, k, err);
+        if (rc)
+            return rc;
+        w->op = OP_PATTERN;
+    } else if (!strcmp(k, "format") && (v & V_FORMAT)) {
+        if (!cJSON_IsString(c))
+            return bad(err, cx, k, "must be a string");
+        w->fmt = forge_format_id(c->valuestring);
+        if (w->fmt < 0 || !s->opts.formats)
+            return 0;
+        w->op = OP_FORMAT;
+    } else if (!strcmp(k, "uniqueItems") && val) {
+        if (!cJSON_IsBool(c))
+            return bad(err, cx, k, "must be a boolean");
+        if (cJSON_IsFalse(c))
+            return 0;
+        w->op = OP_UNIQUE;
+    } else if (!strcmp(k, "required") && val) {
+        if (!cJSON_IsArray(c))
+            return d == FORGE_DRAFT_4 && cJSON_IsBool(c) ? 0 : bad(err, cx, k, "must be an array of strings");
+        for (const cJSON *x = c->child; x; x = x->next)
+            if (!cJSON_IsString(x))
+                return bad(err, cx, k, "must be an array of strings");
+        w->op = OP_REQUIRED;
+        w->json = c;
+    } else if (!strcmp(k, "dependentRequired") && val && d >= FORGE_DRAFT_2019_09) {
+        if (!cJSON_IsObject(c))
+            return bad(err, cx, k, "must be an object");
+        w->op = OP_DEPREQ;
+        w->json = c;
+    } else if ((!strcmp(k, "prefixItems") && d >= FORGE_DRAFT_2020_12 && app) ||
+               (!strcmp(k, "items") && d < FORGE_DRAFT_2020_12 && cJSON_IsArray(c) && app)) {
+        if (!cJSON_IsArray(c))
+            return bad(err, cx, k, "must be an array of schemas");
+        w->op = OP_PREFIX;
+        goto list;
+    } else if (app && (!strcmp(k, "allOf") || !strcmp(k, "anyOf") || !strcmp(k, "oneOf"))) {
+        if (!cJSON_IsArray(c) || !c->child)
+            return bad(err, cx, k, "must be a non-empty array of schemas");
+        w->op = k[0] == 'a' ? (k[1] == 'l' ? OP_ALLOF : OP_ANYOF) : OP_ONEOF;
+    list:
+        w->n = cJSON_GetArraySize(c);
+        w->subs = forge_calloc((size_t)w->n + 1, sizeof *w->subs);
+        if (!w->subs)
+            return FORGE_ENOMEM;
+        int i = 0;
+        for (const cJSON *x = c->child; x; x = x->next, i++) {
+            if (!is_schema(x, d))
+                return bad(err, cx, k, "items must be schemas");
+            rc = sub2(s, x, cx, k, NULL, i, &w->subs[i], err);
+            if (rc)
+                return rc;
+        }
+    } else if (app && (!strcmp(k, "items") || !strcmp(k, "additionalItems") ||
+                       !strcmp(k, "contains") || !strcmp(k, "not") || !strcmp(k, "propertyNames") ||
+                       !strcmp(k, "additionalProperties") || !strcmp(k, "if"))
+               && subschema_kind(k, d) != SK_NONE) {
+        if (!is_schema(c, d) && !(cJSON_IsBool(c) && k[0] == 'a' && k[1] == 'd'))
+            return bad(err, cx, k, "must be a schema");
+        rc = sub1(s, c, cx, k, &w->sub, err);
+        if (rc)
+            return rc;
+        if (!strcmp(k, "items")) {
+            w->op = OP_ITEMS;
+        } else if (!strcmp(k, "additionalItems")) {
+            const cJSON *it = get(o, "items");
+            if (!cJSON_IsArray(it))
+                return 0; /* ignored without a tuple */
+            w->op = OP_ADDITEMS;
+            w->ntuple = cJSON_GetArraySize(it);
+        } else if (!strcmp(k, "contains")) {
+            w->op = OP_CONTAINS;
+            w->num = 1;
+            w->num2 = -1;
+            if (d >= FORGE_DRAFT_2019_09 && val) {
+                const cJSON *mn = get(o, "minContains"), *mx = get(o, "maxContains");
+                if (mn) {
+                    if (!cJSON_IsNumber(mn) || mn->valuedouble < 0)
+                        return bad(err, cx, "minContains", "must be a non-negative integer");
+                    w->num = mn->valuedouble;
+                }
+                if (mx) {
+                    if (!cJSON_IsNumber(mx) || mx->valuedouble < 0)
+                        return bad(err, cx, "maxContains", "must be a non-negative integer");
+                    w->num2 = mx->valuedouble;
+                }
+            }
+        } else if (!strcmp(k, "not")) {
+            w->op = OP_NOT;
+        } else if (!strcmp(k, "propertyNames")) {
+            w->op = OP_PROPNAMES;
+        } else if (!strcmp(k, "additionalProperties")) {
+            w->op = OP_ADDPROPS;
+        } else {
+            const cJSON *t = get(o, "then"), *e = get(o, "else");
+            if (t && is_schema(t, d) && (rc = sub1(s, t, cx, "then", &w->then_, err)))
+                return rc;
+            if (e && is_schema(e, d) && (rc = sub1(s, e, cx, "else", &w->else_, err)))
+                return rc;
+            w->op = OP_IF;
+        }
+    } else if (app && (!strcmp(k, "properties") || !strcmp(k, "patternProperties") ||
+                       (!strcmp(k, "dependentSchemas") && d >= FORGE_DRAFT_2019_09) ||
+                       !strcmp(k, "dependencies"))) {
+        if (!cJSON_IsObject(c))
+            return bad(err, cx, k, "must be an object");
+        w->op = k[0] == 'p' ? (k[1] == 'r' ? OP_PROPS : OP_PATPROPS) : k[10] == 'S' ? OP_DEPSCHEMAS : OP_DEPS;
+        w->n = cJSON_GetArraySize(c);
+        w->subs = forge_calloc((size_t)w->n + 1, sizeof *w->subs);
+        w->names = forge_calloc((size_t)w->n + 1, sizeof *w->names);
+        w->arrs = forge_calloc((size_t)w->n + 1, sizeof *w->arrs);
+        w->res = forge_calloc((size_t)w->n + 1, sizeof *w->res);
+        if (!w->subs || !w->names || !w->arrs || !w->res)
+            return FORGE_ENOMEM;
+        int i = 0;
+        for (const cJSON *x = c->child; x; x = x->next, i++) {
+            w->names[i] = x->string;
+            if (w->op == OP_DEPS && cJSON_IsArray(x)) {
+                w->arrs[i] = x;
+                continue;
+            }
+            if (!is_schema(x, d))
+                return bad(err, cx, k, "values must be schemas");
+            if (w->op == OP_PATPROPS && (rc = compile_re(s, x->string, &w->res[i], cx, k, err)))
+                return rc;
+            rc = sub2(s, x, cx, k, x->string, 0, &w->subs[i], err);
+            if (rc)
+                return rc;
+        }
+    } else if ((!strcmp(k, "unevaluatedProperties") || !strcmp(k, "unevaluatedItems")) &&
+               d >= FORGE_DRAFT_2019_09 && (v & V_UNEVALUATED)) {
+        if (!is_schema(c, d))
+            return bad(err, cx, k, "must be a schema");
+        rc = sub1(s, c, cx, k, &w->sub, err);
+        if (rc)
+            return rc;
+        w->op = k[11] == 'P' ? OP_UNEVALPROPS : OP_UNEVALITEMS;
+        n->has_uneval = true;
+    } else if (!strcmp(k, "$ref") || (!strcmp(k, "$dynamicRef") && d >= FORGE_DRAFT_2020_12) ||
+               (!strcmp(k, "$recursiveRef") && d == FORGE_DRAFT_2019_09)) {
+        if (!cJSON_IsString(c))
+            return bad(err, cx, k, "must be a string");
+        w->op = !strcmp(k, "$ref") ? OP_REF : k[1] == 'd' ? OP_DYNREF : OP_RECREF;
+        w->ref = c->valuestring;
+        const char *hash = strchr(c->valuestring, '#');
+        if (w->op == OP_DYNREF && hash && hash[1] && hash[1] != '/')
+            w->anchor = hash + 1;
+        char *where = ptr_join(cx->ptr, k);
+        if (!where)
+            return FORGE_ENOMEM;
+        /* the base for a reference is the node's own base (after its $id) */
+        rc = add_pending(s, &w->sub, n->abs ? n->abs : "", w->op == OP_RECREF ? "#" : c->valuestring, where);
+        forge_free(where);
+        if (rc)
+            return rc;
+    } else {
+        return 0;
+    }
+    if (w->op >= 0)
+        n->nkws++;
+    return 0;
+}
+
+/* Keyword evaluation order: unevaluated* last, additionalProperties after its siblings. */
+static int kw_rank(const char *k)
+{
+    if (!strcmp(k, "unevaluatedProperties") || !strcmp(k, "unevaluatedItems"))
+        return 2;
+    return 0;
+}
+
+static int compile(struct forge_schema *s, const cJSON *json, const struct cctx *cx,
+                   struct node **out, struct forge_err *err)
+{
+    struct node *n = map_get(s, json);
+    if (n) {
+        *out = n;
+        return 0;
+    }
+    if (!cJSON_IsObject(json) && !cJSON_IsBool(json))
+        return forge_err_set(err, FORGE_EINVAL, "invalid schema at '%s': a schema must be an object%s",
+                             cx->ptr[0] ? cx->ptr : "(root)", cx->draft >= FORGE_DRAFT_6 ? " or a boolean" : "");
+    int rc = 0;
+    char *base = NULL;
+    if (grow((void **)&s->nodes, &s->capnodes, s->nnodes + 1, sizeof *s->nodes))
+        return FORGE_ENOMEM;
+    n = forge_calloc(1, sizeof *n);
+    if (!n)
+        return FORGE_ENOMEM;
+    s->nodes[s->nnodes++] = n;
+    if ((rc = map_put(s, json, n)))
+        return rc;
+    *out = n;
+    n->json = json;
+    n->draft = cx->draft;
+    n->vocab = cx->vocab;
+    n->resource = cx->resource ? cx->resource : n;
+    struct cctx c2 = *cx;
+    if (cJSON_IsBool(json)) {
+        n->is_bool = true;
+        n->bval = cJSON_IsTrue(json);
+    } else {
+        const cJSON *id = get(json, id_key(cx->draft));
+        bool newres = false;
+        if (cJSON_IsString(id) && !ref_overrides(cx->draft, json) &&
+            !(cx->draft <= FORGE_DRAFT_7 && id->valuestring[0] == '#')) {
+            apply_dialect(s, json, &c2.draft, &c2.vocab, err);
+            n->draft = c2.draft;
+            n->vocab = c2.vocab;
+            base = uri_resolve(cx->base, id->valuestring);
+            if (!base)
+                return FORGE_ENOMEM;
+            char *hash = strchr(base, '#');
+            if (hash)
+                *hash = 0;
+            c2.base = base;
+            c2.ptr = "";
+            newres = true;
+        } else if (!cx->resource) {
+            newres = true;
+        }
+        if (newres) {
+            n->resource = n;
+            c2.resource = n;
+        }
+        n->abs = keep(s, xstrcat3(c2.base, "#", c2.ptr));
+        if (!n->abs)
+            return FORGE_ENOMEM;
+        if (n->draft >= FORGE_DRAFT_2019_09) {
+            if (n->draft == FORGE_DRAFT_2019_09 && cJSON_IsTrue(get(json, "$recursiveAnchor")))
+                n->recursive_anchor = true;
+            const cJSON *da = get(json, "$dynamicAnchor");
+            if (n->draft >= FORGE_DRAFT_2020_12 && cJSON_IsString(da))
+                n->dyn_anchor = da->valuestring;
+        }
+        int nk = cJSON_GetArraySize(json);
+        n->kws = forge_calloc((size_t)nk + 1, sizeof *n->kws);
+        if (!n->kws) {
+            rc = FORGE_ENOMEM;
+            goto out;
+        }
+        if (ref_overrides(n->draft, json)) {
+            rc = compile_kw(s, n, json, get(json, "$ref"), &c2, err);
+            goto out;
+        }
+        for (int rank = 0; rank <= 2 && !rc; rank++)
+            for (const cJSON *c = json->child; c && !rc; c = c->next)
+                if (kw_rank(c->string) == rank)
+                    rc = compile_kw(s, n, json, c, &c2, err);
+        if (rc)
+            goto out;
+        /* additionalProperties consults properties and patternProperties */
+        for (int i = 0; i < n->nkws; i++) {
+            if (n->kws[i].op != OP_ADDPROPS && n->kws[i].op != OP_ITEMS)
+                continue;
+            for (int j = 0; j < n->nkws; j++) {
+                if (n->kws[j].op == OP_PROPS)
+                    n->kws[i].props = &n->kws[j];
+                if (n->kws[j].op == OP_PATPROPS)
+                    n->kws[i].patprops = &n->kws[j];
+                if (n->kws[j].op == OP_PREFIX && n->kws[i].op == OP_ITEMS)
+                    n->kws[i].ntuple = n->kws[j].n;
+            }
+        }
+    }
+out:
+    /* compile_kw copied c2.base where it needed it (add_pending resolves against n->abs) */
+    forge_free(base);
+    return rc;
+}
+
+/* Finds the location <uri> names, loading documents as needed, and compiles it. */
+static int resolve(struct forge_schema *s, const char *uri, struct node **out, struct forge_err *err)
+{
+    int rc = 0;
+    char *docuri = forge_strdup(uri);
+    char *frag = NULL, *walkbase = NULL;
+    struct forge_buf ptr;
+    forge_buf_init(&ptr, 0);
+    if (!docuri)
+        return FORGE_ENOMEM;
+    char *hash = strchr(docuri, '#');
+    if (hash) {
+        *hash = 0;
+        frag = pct_decode(hash + 1, strlen(hash + 1));
+        if (!frag) {
+            rc = FORGE_ENOMEM;
+            goto out;
+        }
+    }
+    struct ent *e = find_ent(s, docuri);
+    if (!e) {
+        if ((rc = load_doc(s, docuri, err)))
+            goto out;
+        e = find_ent(s, docuri);
+        if (!e) {
+            rc = forge_err_set(err, FORGE_EINVAL, "cannot resolve '%s'", uri);
+            goto out;
+        }
+    }
+    if (frag && frag[0] && frag[0] != '/') {
+        char *a = xstrcat3(docuri, "#", frag);
+        if (!a) {
+            rc = FORGE_ENOMEM;
+            goto out;
+        }
+        e = find_ent(s, a);
+        forge_free(a);
+        if (!e) {
+            rc = forge_err_set(err, FORGE_EINVAL, "cannot resolve '%s': no anchor '%s' in '%s'", uri,
+                               frag, docuri);
+            goto out;
+        }
+    }
+    struct ent ec = *e; /* the registry may grow (and move) while compiling */
+    e = &ec;
+    struct node *resnode = NULL, *holder = NULL;
+    if (e->resuri) {
+        /* an anchor: its node belongs to the resource that holds it */
+        if ((rc = resolve(s, e->resuri, &holder, err)))
+            goto out;
+        holder = holder->resource;
+    }
+    struct cctx cx = {e->parent_base, e->ptr, e->draft, e->vocab, holder};
+    if ((rc = compile(s, e->json, &cx, &resnode, err)))
+        goto out;
+    if (!frag || frag[0] != '/') {
+        *out = resnode;
+        goto out;
+    }
+    /* walk the JSON pointer from the resource root */
+    const cJSON *cur = e->json;
+    struct node *resource = resnode->resource;
+    walkbase = forge_strdup(e->uri);
+    int draft = resnode->draft;
+    unsigned vocab = resnode->vocab;
+    if (!walkbase) {
+        rc = FORGE_ENOMEM;
+        goto out;
+    }
+    const char *p = frag;
+    while (*p == '/') {
+        p++;
+        const char *end = strchr(p, '/');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char tok[512];
+        size_t t = 0;
+        for (size_t i = 0; i < len && t < sizeof tok - 1; i++) {
+            if (p[i] == '~' && i + 1 < len && p[i + 1] == '0') { tok[t++] = '~'; i++; }
+            else if (p[i] == '~' && i + 1 < len && p[i + 1] == '1') { tok[t++] = '/'; i++; }
+            else tok[t++] = p[i];
+        }
+        tok[t] = 0;
+        const cJSON *next = NULL;
+        if (cJSON_IsArray(cur)) {
+            char *endp;
+            long i = strtol(tok, &endp, 10);
+            if (*tok && !*endp && i >= 0)
+                next = cJSON_GetArrayItem(cur, (int)i);
+        } else if (cJSON_IsObject(cur)) {
+            next = get(cur, tok);
+        }
+        if (!next) {
+            rc = forge_err_set(err, FORGE_EINVAL, "cannot resolve '%s': no value at '%s'", uri, frag);
+            goto out;
+        }
+        p += len;
+        if (*p == '/' && cJSON_IsObject(next)) {
+            const cJSON *id = get(next, id_key(draft));
+            if (cJSON_IsString(id) && !ref_overrides(draft, next) &&
+                !(draft <= FORGE_DRAFT_7 && id->valuestring[0] == '#')) {
+                struct cctx c3 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource};
+                struct node *rn;
+                if ((rc = compile(s, next, &c3, &rn, err)))
+                    goto out;
+                resource = rn;
+                draft = rn->draft;
+                vocab = rn->vocab;
+                char *nb = uri_resolve(walkbase, id->valuestring);
+                if (!nb) {
+                    rc = FORGE_ENOMEM;
+                    goto out;
+                }
+                char *h2 = strchr(nb, '#');
+                if (h2)
+                    *h2 = 0;
+                forge_free(walkbase);
+                walkbase = nb;
+                forge_buf_reset(&ptr);
+                cur = next;
+                continue;
+            }
+        }
+        if ((rc = ptr_add(&ptr, tok)))
+            goto out;
+        cur = next;
+    }
+    struct cctx c4 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource};
+    rc = compile(s, cur, &c4, out, err);
+out:
+    forge_buf_free(&ptr);
+    forge_free(walkbase);
+    forge_free(frag);
+    forge_free(docuri);
+    return rc;
+}
+
+static int resolve_all(struct forge_schema *s, struct forge_err *err)
+{
+    int rc = 0;
+    int done_dyn = 0;
+    for (;;) {
+        while (s->npend) {
+            struct pending p = s->pend[--s->npend];
+            rc = resolve(s, p.uri, p.slot, err);
+            if (rc)
+                forge_err_prefix(err, "invalid schema at '%s': $ref '%s'", p.where, p.ref);
+            forge_free(p.uri);
+            forge_free(p.where);
+            if (rc)
+                return rc;
+        }
+        /* attach every $dynamicAnchor to its resource root */
+        int n0 = s->nents;
+        for (; done_dyn < n0; done_dyn++) {
+            struct ent *e = &s->ents[done_dyn];
+            if (!e->dynamic)
+                continue;
+            char *u = forge_strdup(e->uri);
+            struct node *an = NULL;
+            if (!u)
+                return FORGE_ENOMEM;
+            rc = resolve(s, u, &an, err);
+            forge_free(u);
+            if (rc)
+                return rc;
+            struct dynanchor *da = forge_calloc(1, sizeof *da);
+            if (!da)
+                return FORGE_ENOMEM;
+            da->name = strchr(s->ents[done_dyn].uri, '#') + 1;
+            da->node = an;
+            da->next = an->resource->dynanchors;
+            an->resource->dynanchors = da;
+        }
+        if (!s->npend && done_dyn >= s->nents)
+            break;
+    }
+    return 0;
+}
+
+void forge_schema_free(struct forge_schema *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->nnodes; i++) {
+        struct node *n = s->nodes[i];
+        for (int j = 0; j < n->nkws; j++) {
+            struct kw *w = &n->kws[j];
+            if (w->res)
+                for (int k = 0; k < w->n; k++)
+                    forge_ecmare_free(w->res[k]);
+            forge_ecmare_free(w->re);
+            forge_free(w->subs);
+            forge_free(w->names);
+            forge_free(w->arrs);
+            forge_free(w->res);
+        }
+        /* keywords not counted (a failed compile_kw) may hold allocations too */
+        if (n->kws) {
+            struct kw *w = &n->kws[n->nkws];
+            if (w->res)
+                for (int k = 0; k < w->n; k++)
+                    forge_ecmare_free(w->res[k]);
+            forge_ecmare_free(w->re);
+            forge_free(w->subs);
+            forge_free(w->names);
+            forge_free(w->arrs);
+            forge_free(w->res);
+        }
+        while (n->dynanchors) {
+            struct dynanchor *d = n->dynanchors;
+            n->dynanchors = d->next;
+            forge_free(d);
+        }
+        forge_free(n->kws);
+        forge_free(n);
+    }
+    for (int i = 0; i < s->npend; i++) {
+        forge_free(s->pend[i].uri);
+        forge_free(s->pend[i].where);
+    }
+    for (int i = 0; i < s->nents; i++) {
+        forge_free(s->ents[i].uri);
+        forge_free(s->ents[i].parent_base);
+        forge_free(s->ents[i].ptr);
+        forge_free(s->ents[i].resuri);
+    }
+    for (int i = 0; i < s->ndocs; i++)
+        cJSON_Delete(s->docs[i]);
+    for (int i = 0; i < s->nstrs; i++)
+        forge_free(s->strs[i]);
+    if (s->refdirs)
+        for (int i = 0; i < s->opts.nrefdirs; i++) {
+            forge_free((char *)s->refdirs[i].prefix);
+            forge_free((char *)s->refdirs[i].dir);
+        }
+    forge_free(s->refdirs);
+    forge_free(s->strs);
+    forge_free(s->docs);
+    forge_free(s->ents);
+    forge_free(s->nodes);
+    forge_free(s->mkeys);
+    forge_free(s->mvals);
+    forge_free(s->pend);
+    forge_free(s);
+}
+
+/* The internal base URI of a schema without $id: relative references resolve against it
+ * and it never appears in output. */
+#define ROOT_URI "forge:/root.json"
+
+struct forge_schema *forge_schema_compile(const cJSON *schema, const struct forge_schema_opts *opts,
+                                          struct forge_err *err)
+{
+    struct forge_schema *s = forge_calloc(1, sizeof *s);
+    int rc = 0;
+    if (!s) {
+        forge_err_set(err, FORGE_ENOMEM, "out of memory compiling a schema");
+        return NULL;
+    }
+    if (opts)
+        s->opts = *opts;
+    s->opts.refdirs = NULL;
+    if (opts && opts->nrefdirs > 0) {
+        s->refdirs = forge_calloc((size_t)opts->nrefdirs, sizeof *s->refdirs);
+        if (!s->refdirs) {
+            rc = FORGE_ENOMEM;
+            goto out;
+        }
+        for (int i = 0; i < opts->nrefdirs; i++) {
+            s->refdirs[i].prefix = forge_strdup(opts->refdirs[i].prefix);
+            s->refdirs[i].dir = forge_strdup(opts->refdirs[i].dir);
+            if (!s->refdirs[i].prefix || !s->refdirs[i].dir) {
+                s->opts.nrefdirs = i + 1;
+                rc = FORGE_ENOMEM;
+                goto out;
+            }
+        }
+        s->opts.refdirs = s->refdirs;
+    } else {
+        s->opts.nrefdirs = 0;
+    }
+    cJSON *doc = cJSON_Duplicate(schema, 1);
+    if (!doc) {
+        rc = FORGE_ENOMEM;
+        goto out;
+    }
+    int draft = s->opts.draft ? (int)s->opts.draft : FORGE_DRAFT_2020_12;
+    if (!is_schema(doc, draft)) {
+        cJSON_Delete(doc);
+        rc = forge_err_set(err, FORGE_EINVAL, "invalid schema: a schema must be an object%s",
+                           draft >= FORGE_DRAFT_6 ? " or a boolean" : "");
+        goto out;
+    }
+    if ((rc = add_doc(s, doc, ROOT_URI, draft, err)))
+        goto out;
+    struct ent *e = find_ent(s, ROOT_URI);
+    struct cctx cx = {ROOT_URI, "", e->draft, e->vocab, NULL};
+    if ((rc = compile(s, doc, &cx, &s->root, err)))
+        goto out;
+    rc = resolve_all(s, err);
+out:
+    if (rc) {
+        if (rc == FORGE_ENOMEM)
+            forge_err_set(err, rc, "out of memory compiling a schema");
+        forge_schema_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* ---------- validation ---------- */
+
+struct iloc {
+    const struct iloc *up;
+    const char *key; /* NULL: index */
+    long idx;
+};
+
+struct kloc {
+    const struct kloc *up;
+    const char *seg; /* NULL: index */
+    long idx;
+};
+
+/* Annotations: which members (objects) or items (arrays) of one instance were evaluated. */
+#define ANN_INLINE 4
+struct ann {
+    uint64_t *bits;
+    size_t n;
+    uint64_t inl[ANN_INLINE];
+};
+
+static int ann_init(struct ann *a, const cJSON *inst)
+{
+    size_t n = 0;
+    if (cJSON_IsObject(inst) || cJSON_IsArray(inst))
+        for (const cJSON *c = inst->child; c; c = c->next)
+            n++;
+    a->n = n;
+    size_t words = (n + 63) / 64;
+    if (words <= ANN_INLINE) {
+        a->bits = a->inl;
+        memset(a->inl, 0, sizeof a->inl);
+    } else {
+        a->bits = forge_calloc(words, sizeof *a->bits);
+        if (!a->bits)
+            return FORGE_ENOMEM;
+    }
+    return 0;
+}
+
+static void ann_done(struct ann *a)
+{
+    if (a->bits != a->inl)
+        forge_free(a->bits);
+}
+
+static inline void ann_set(struct ann *a, size_t i)
+{
+    if (a && i < a->n)
+        a->bits[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
+static inline bool ann_get(const struct ann *a, size_t i)
+{
+    return (a->bits[i / 64] >> (i % 64)) & 1;
+}
+
+static void ann_merge(struct ann *to, const struct ann *from)
+{
+    if (!to)
+        return;
+    size_t words = (to->n + 63) / 64;
+    for (size_t i = 0; i < words; i++)
+        to->bits[i] |= from->bits[i];
+}
+
+static void ann_all(struct ann *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->n; i++)
+        ann_set(a, i);
+}
+
+struct vctx {
+    const struct forge_schema *s;
+    bool all;
+    int quiet;       /* > 0: inside a probe (anyOf branch, not, if, contains): no error output */
+    bool want;       /* errors are wanted */
+    cJSON *errors;   /* created on the first error */
+    int rc;          /* a failure other than "invalid" */
+    int depth;
+    const struct node *scope[MAX_DEPTH + 1];
+    int nscope;
+};
+
+static int jptr_write(struct forge_buf *b, const struct iloc *l)
+{
+    if (!l)
+        return 0;
+    int rc = jptr_write(b, l->up);
+    if (rc)
+        return rc;
+    if (l->key)
+        return ptr_add(b, l->key);
+    return forge_buf_addf(b, "/%ld", l->idx);
+}
+
+static int kptr_write(struct forge_buf *b, const struct kloc *l)
+{
+    if (!l)
+        return 0;
+    int rc = kptr_write(b, l->up);
+    if (rc)
+        return rc;
+    if (l->seg)
+        return ptr_add(b, l->seg);
+    return forge_buf_addf(b, "/%ld", l->idx);
+}
+
+static const char *type_name(const cJSON *v)
+{
+    if (cJSON_IsNull(v)) return "null";
+    if (cJSON_IsBool(v)) return "boolean";
+    if (cJSON_IsNumber(v)) return (isfinite(v->valuedouble) && v->valuedouble == floor(v->valuedouble)) ? "integer" : "number";
+    if (cJSON_IsString(v)) return "string";
+    if (cJSON_IsArray(v)) return "array";
+    return "object";
+}
+
+/* Records an error. Returns 0 (the keyword failed), or a negative code on out of memory. */
+static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
+                const char *kw, const char *sub, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
+static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
+                const char *kw, const char *sub, const char *fmt, ...)
+{
+    if (c->quiet || !c->want)
+        return 0;
+    if (!c->errors && !(c->errors = cJSON_CreateArray())) {
+        c->rc = FORGE_ENOMEM;
+        return FORGE_ENOMEM;
+    }
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cJSON *e = cJSON_CreateObject();
+    int rc = e ? 0 : FORGE_ENOMEM;
+    if (!rc)
+        cJSON_AddItemToArray(c->errors, e);
+    rc = rc ? rc : forge_buf_adds(&b, "");
+    rc = rc ? rc : jptr_write(&b, il);
+    if (!rc && !cJSON_AddStringToObject(e, "instanceLocation", b.data))
+        rc = FORGE_ENOMEM;
+    forge_buf_reset(&b);
+    rc = rc ? rc : forge_buf_adds(&b, "");
+    rc = rc ? rc : kptr_write(&b, kl);
+    if (!rc && kw)
+        rc = ptr_add(&b, kw);
+    if (!rc && sub)
+        rc = ptr_add(&b, sub);
+    if (!rc && !cJSON_AddStringToObject(e, "keywordLocation", b.data))
+        rc = FORGE_ENOMEM;
+    forge_buf_reset(&b);
+    if (!rc && n->abs && strncmp(n->abs, ROOT_URI, strlen(ROOT_URI)) != 0) {
+        rc = forge_buf_adds(&b, n->abs);
+        if (!rc && kw)
+            rc = ptr_add(&b, kw);
+        if (!rc && sub)
+            rc = ptr_add(&b, sub);
+        if (!rc && !cJSON_AddStringToObject(e, "absoluteKeywordLocation", b.data))
+            rc = FORGE_ENOMEM;
+    }
+    if (!rc && !cJSON_AddStringToObject(e, "error", msg))
+        rc = FORGE_ENOMEM;
+    forge_buf_free(&b);
+    if (rc)
+        c->rc = rc;
+    return rc;
+}
+
+static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
+                 const struct kloc *kl, struct ann *ann);
+
+/* Runs <n> without reporting errors (a probe); returns 1, 0 or negative. */
+static int probe(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
+                 const struct kloc *kl, struct ann *ann)
+{
+    c->quiet++;
+    int r = vnode(c, n, inst, il, kl, ann);
+    c->quiet--;
+    return r;
+}
+
+static size_t cp_len(const char *s)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        n += (*p & 0xC0) != 0x80;
+    return n;
+}
+
+static bool is_integer(const cJSON *v)
+{
+    return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble == floor(v->valuedouble);
+}
+
+static bool type_ok(unsigned t, const cJSON *v)
+{
+    switch (v->type & 0xFF) {
+    case cJSON_NULL: return t & T_NULL;
+    case cJSON_True:
+    case cJSON_False: return t & T_BOOL;
+    case cJSON_Object: return t & T_OBJECT;
+    case cJSON_Array: return t & T_ARRAY;
+    case cJSON_String: return t & T_STRING;
+    case cJSON_Number: return (t & T_NUMBER) || ((t & T_INTEGER) && is_integer(v));
+    default: return false;
+    }
+}
+
+static void type_list(unsigned t, char *out, size_t cap)
+{
+    static const char *names[] = {"null", "boolean", "object", "array", "number", "string", "integer"};
+    out[0] = 0;
+    for (int i = 0; i < 7; i++) {
+        if (!(t & (1u << i)))
+            continue;
+        if (out[0])
+            strncat(out, " or ", cap - strlen(out) - 1);
+        strncat(out, names[i], cap - strlen(out) - 1);
+    }
+}
+
+static void short_json(const cJSON *v, char *out, size_t cap)
+{
+    char *p = forge_json_print(v, 0);
+    if (!p) {
+        snprintf(out, cap, "(value)");
+        return;
+    }
+    if (strlen(p) >= cap - 4) {
+        memcpy(out, p, cap - 4);
+        strcpy(out + cap - 4, "...");
+    } else {
+        strcpy(out, p);
+    }
+    forge_free(p);
+}
+
+static bool multiple_of(double x, double m)
+{
+    if (m == floor(m) && x == floor(x) && fabs(x) < 9007199254740992.0 && fabs(m) < 9007199254740992.0)
+        return fmod(x, m) == 0;
+    double q = x / m;
+    if (!isfinite(q))
+        return false;
+    return fabs(q - nearbyint(q)) < 1e-9;
+}
+
+static int member_count(const cJSON *o)
+{
+    int n = 0;
+    for (const cJSON *c = o->child; c; c = c->next)
+        n++;
+    return n;
+}
+
+/* Evaluates one keyword; returns 1 passed, 0 failed (error recorded), negative on failure. */
+static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
+               const struct iloc *il, const struct kloc *kl, struct ann *ann)
+{
+    char buf[512];
+    int r;
+    struct kloc k1 = {kl, w->name, 0};
+    switch (w->op) {
+    case OP_TYPE:
+        if (type_ok((unsigned)w->num, inst))
+            return 1;
+        type_list((unsigned)w->num, buf, sizeof buf);
+        return fail(c, n, il, kl, w->name, NULL, "expected %s, got %s", buf, type_name(inst));
+    case OP_ENUM:
+        for (const cJSON *x = w->json->child; x; x = x->next)
+            if (forge_json_equal(x, inst))
+                return 1;
+        if (!c->quiet && c->want)
+            short_json(w->json, buf, 200);
+        return fail(c, n, il, kl, w->name, NULL, "value must be one of %s", buf);
+    case OP_CONST:
+        if (forge_json_equal(w->json, inst))
+            return 1;
+        if (!c->quiet && c->want)
+            short_json(w->json, buf, 200);
+        return fail(c, n, il, kl, w->name, NULL, "value must be %s", buf);
+    default:
+        break;
+    }
+    if (cJSON_IsNumber(inst)) {
+        double x = inst->valuedouble;
+        char a[32], b[32];
+        switch (w->op) {
+        case OP_MULTOF:
+            if (multiple_of(x, w->num)) return 1;
+            return fail(c, n, il, kl, w->name, NULL, "%s is not a multiple of %s", forge_json_number(x, a), forge_json_number(w->num, b));
+        case OP_MAX:
+            if (x <= w->num) return 1;
+            return fail(c, n, il, kl, w->name, NULL, "%s is greater than the maximum %s", forge_json_number(x, a), forge_json_number(w->num, b));
+        case OP_XMAX:
+            if (x < w->num) return 1;
+            return fail(c, n, il, kl, w->name, NULL, "%s is not less than the exclusive maximum %s", forge_json_number(x, a), forge_json_number(w->num, b));
+        case OP_MIN:
+            if (x >= w->num) return 1;
+            return fail(c, n, il, kl, w->name, NULL, "%s is less than the minimum %s", forge_json_number(x, a), forge_json_number(w->num, b));
+        case OP_XMIN:
+            if (x > w->num) return 1;
+            return fail(c, n, il, kl, w->name, NULL, "%s is not greater than the exclusive minimum %s", forge_json_number(x, a), forge_json_number(w->num, b));
+        default:
+            break;
+        }
+    }
+    if (cJSON_IsString(inst)) {
+        const char *sv = inst->valuestring;
+        switch (w->op) {
+        case OP_MAXLEN:
+        case OP_MINLEN: {
+            size_t len = cp_len(sv);
+            if (w->op == OP_MAXLEN ? (double)len <= w->num : (double)len >= w->num)
+                return 1;
+            return fail(c, n, il, kl, w->name, NULL, "string has %zu characters, %s %.0f", len,
+                        w->op == OP_MAXLEN ? "more than the maximum" : "fewer than the minimum", w->num);
+        }
+        case OP_PATTERN:
+            r = forge_ecmare_test(w->re, sv, strlen(sv));
+            if (r < 0) {
+                c->rc = r;
+                return r;
+            }
+            if (r) return 1;
+            return fail(c, n, il, kl, w->name, NULL, "string does not match the pattern %s",
+                        cJSON_GetStringValue(get(n->json, "pattern")));
+        case OP_FORMAT:
+            if (forge_format_check(w->fmt, sv, strlen(sv))) return 1;
+            return fail(c, n, il, kl, w->name, NULL, "string is not a valid %s",
+                        cJSON_GetStringValue(get(n->json, "format")));
+        default:
+            break;
+        }
+    }
+    if (cJSON_IsArray(inst)) {
+        int cnt = cJSON_GetArraySize(inst);
+        switch (w->op) {
+        case OP_MAXITEMS:
+            if (cnt <= w->num) return 1;
+            return fail(c, n, il, kl, w->name, NULL, "array has %d items, more than the maximum %.0f", cnt, w->num);
+        case OP_MINITEMS:
+            if (cnt >= w->num) return 1;
+            return fail(c, n, il, kl, w->name, NULL, "array has %d items, fewer than the minimum %.0f", cnt, w->num);
+        case OP_UNIQUE: {
+            int i = 0;
+            for (const cJSON *x = inst->child; x; x = x->next, i++) {
+                int j = i + 1;
+                for (const cJSON *y = x->next; y; y = y->next, j++)
+                    if (forge_json_equal(x, y))
+                        return fail(c, n, il, kl, w->name, NULL, "items %d and %d are equal", i, j);
+            }
+            return 1;
+        }
+        case OP_PREFIX:
+        case OP_ITEMS:
+        case OP_ADDITEMS:
+        case OP_UNEVALITEMS: {
+            int from = w->op == OP_PREFIX ? 0 : w->op == OP_ITEMS ? (w->ntuple > 0 ? w->ntuple : 0)
+                     : w->op == OP_ADDITEMS ? w->ntuple : 0;
+            int ok = 1, i = 0;
+            for (const cJSON *x = inst->child; x; x = x->next, i++) {
+                if (i < from)
+                    continue;
+                if (w->op == OP_PREFIX && i >= w->n)
+                    break;
+                if (w->op == OP_UNEVALITEMS && ann_get(ann, (size_t)i))
+                    continue;
+                const struct node *sub = w->op == OP_PREFIX ? w->subs[i] : w->sub;
+                struct iloc i1 = {il, NULL, i};
+                struct kloc k2 = {&k1, NULL, i};
+                r = vnode(c, sub, x, &i1, w->op == OP_PREFIX ? &k2 : &k1, NULL);
+                if (r < 0)
+                    return r;
+                if (!r) {
+                    ok = 0;
+                    if (!c->all || c->quiet)
+                        return 0;
+                }
+                if (w->op != OP_UNEVALITEMS)
+                    ann_set(ann, (size_t)i);
+            }
+            if (ok && w->op == OP_UNEVALITEMS)
+                ann_all(ann);
+            return ok;
+        }
+        case OP_CONTAINS: {
+            int matches = 0, i = 0;
+            for (const cJSON *x = inst->child; x; x = x->next, i++) {
+                struct iloc i1 = {il, NULL, i};
+                r = probe(c, w->sub, x, &i1, &k1, NULL);
+                if (r < 0)
+                    return r;
+                if (r) {
+                    matches++;
+                    if (n->draft >= FORGE_DRAFT_2020_12)
+                        ann_set(ann, (size_t)i);
+                    if ((!ann || n->draft < FORGE_DRAFT_2020_12) && w->num2 < 0 && matches >= w->num)
+                        break;
+                }
+            }
+            if (matches < w->num) {
+                if (w->num == 1)
+                    return fail(c, n, il, kl, w->name, NULL, "no item matches the contains schema");
+                return fail(c, n, il, kl, w->name, NULL, "%d items match the contains schema, fewer than minContains %.0f", matches, w->num);
+            }
+            if (w->num2 >= 0 && matches > w->num2)
+                return fail(c, n, il, kl, w->name, NULL, "%d items match the contains schema, more than maxContains %.0f", matches, w->num2);
+            return 1;
+        }
+        default:
+            break;
+        }
+    }
+    if (cJSON_IsObject(inst)) {
+        switch (w->op) {
+        case OP_MAXPROPS:
+        case OP_MINPROPS: {
+            int cnt = member_count(inst);
+            if (w->op == OP_MAXPROPS ? cnt <= w->num : cnt >= w->num)
+                return 1;
+            return fail(c, n, il, kl, w->name, NULL, "object has %d properties, %s %.0f", cnt,
+                        w->op == OP_MAXPROPS ? "more than the maximum" : "fewer than the minimum", w->num);
+        }
+        case OP_REQUIRED: {
+            int ok = 1;
+            for (const cJSON *x = w->json->child; x; x = x->next)
+                if (!get(inst, x->valuestring)) {
+                    ok = 0;
+                    if ((r = fail(c, n, il, kl, w->name, NULL, "missing required property '%s'", x->valuestring)) < 0)
+                        return r;
+                    if (!c->all || c->quiet)
+                        return 0;
+                }
+            return ok;
+        }
+        case OP_DEPREQ:
+        case OP_DEPSCHEMAS:
+        case OP_DEPS: {
+            int ok = 1, i = 0;
+            const cJSON *dep = w->op == OP_DEPREQ ? w->json->child : NULL;
+            for (;; i++) {
+                const char *name;
+                const cJSON *arr = NULL;
+                const struct node *sub = NULL;
+                if (w->op == OP_DEPREQ) {
+                    if (!dep)
+                        break;
+                    name = dep->string;
+                    arr = dep;
+                    dep = dep->next;
+                } else {
+                    if (i >= w->n)
+                        break;
+                    name = w->names[i];
+                    arr = w->arrs[i];
+                    sub = w->subs[i];
+                }
+                if (!get(inst, name))
+                    continue;
+                if (arr) {
+                    for (const cJSON *x = arr->child; x; x = x->next)
+                        if (cJSON_IsString(x) && !get(inst, x->valuestring)) {
+                            ok = 0;
+                            if ((r = fail(c, n, il, kl, w->name, name, "property '%s' requires property '%s'", name, x->valuestring)) < 0)
+                                return r;
+                            if (!c->all || c->quiet)
+                                return 0;
+                        }
+                } else if (sub) {
+                    struct kloc k2 = {&k1, name, 0};
+                    r = vnode(c, sub, inst, il, &k2, ann);
+                    if (r < 0)
+                        return r;
+                    if (!r) {
+                        ok = 0;
+                        if (!c->all || c->quiet)
+                            return 0;
+                    }
+                }
+            }
+            return ok;
+        }
+        case OP_PROPS:
+        case OP_PATPROPS:
+        case OP_ADDPROPS:
+        case OP_UNEVALPROPS:
+        case OP_PROPNAMES: {
+            int ok = 1;
+            size_t i = 0;
+            for (const cJSON *x = inst->child; x; x = x->next, i++) {
+                const char *key = x->string;
+                struct iloc i1 = {il, key, 0};
+                if (w->op == OP_PROPS || w->op == OP_PATPROPS) {
+                    for (int j = 0; j < w->n; j++) {
+                        if (w->op == OP_PROPS) {
+                            if (strcmp(w->names[j], key) != 0)
+                                continue;
+                        } else {
+                            r = forge_ecmare_test(w->res[j], key, strlen(key));
+                            if (r < 0) {
+                                c->rc = r;
+                                return r;
+                            }
+                            if (!r)
+                                continue;
+                        }
+                        struct kloc k2 = {&k1, w->names[j], 0};
+                        r = vnode(c, w->subs[j], x, &i1, &k2, NULL);
+                        if (r < 0)
+                            return r;
+                        if (!r) {
+                            ok = 0;
+                            if (!c->all || c->quiet)
+                                return 0;
+                        }
+                        ann_set(ann, i);
+                        if (w->op == OP_PROPS)
+                            break;
+                    }
+                    continue;
+                }
+                if (w->op == OP_PROPNAMES) {
+                    cJSON name;
+                    memset(&name, 0, sizeof name);
+                    name.type = cJSON_String;
+                    name.valuestring = (char *)key;
+                    r = vnode(c, w->sub, &name, il, &k1, NULL);
+                } else {
+                    if (w->op == OP_UNEVALPROPS) {
+                        if (ann_get(ann, i))
+                            continue;
+                    } else {
+                        bool matched = false;
+                        if (w->props)
+                            for (int j = 0; j < w->props->n && !matched; j++)
+                                matched = !strcmp(w->props->names[j], key);
+                        if (w->patprops)
+                            for (int j = 0; j < w->patprops->n && !matched; j++) {
+                                r = forge_ecmare_test(w->patprops->res[j], key, strlen(key));
+                                if (r < 0) {
+                                    c->rc = r;
+                                    return r;
+                                }
+                                matched = r;
+                            }
+                        if (matched)
+                            continue;
+                    }
+                    if (w->sub->is_bool && !w->sub->bval) {
+                        r = fail(c, n, il, kl, w->name, NULL, "property '%s' is not allowed", key);
+                        if (r < 0)
+                            return r;
+                        ok = 0;
+                        if (!c->all || c->quiet)
+                            return 0;
+                        continue;
+                    }
+                    r = vnode(c, w->sub, x, &i1, &k1, NULL);
+                }
+                if (r < 0)
+                    return r;
+                if (!r) {
+                    ok = 0;
+                    if (!c->all || c->quiet)
+                        return 0;
+                }
+                if (w->op != OP_UNEVALPROPS && w->op != OP_PROPNAMES)
+                    ann_set(ann, i);
+            }
+            if (ok && w->op == OP_UNEVALPROPS)
+                ann_all(ann);
+            return ok;
+        }
+        default:
+            break;
+        }
+    }
+    switch (w->op) {
+    case OP_ALLOF: {
+        int ok = 1;
+        for (int i = 0; i < w->n; i++) {
+            struct kloc k2 = {&k1, NULL, i};
+            r = vnode(c, w->subs[i], inst, il, &k2, ann);
+            if (r < 0)
+                return r;
+            if (!r) {
+                ok = 0;
+                if (!c->all || c->quiet)
+                    return 0;
+            }
+        }
+        return ok;
+    }
+    case OP_ANYOF:
+    case OP_ONEOF: {
+        int matched = 0, first = -1, second = -1;
+        for (int i = 0; i < w->n; i++) {
+            struct kloc k2 = {&k1, NULL, i};
+            struct ann tmp;
+            if (ann && (r = ann_init(&tmp, inst)) < 0)
+                return c->rc = r;
+            r = probe(c, w->subs[i], inst, il, &k2, ann ? &tmp : NULL);
+            if (r > 0 && ann)
+                ann_merge(ann, &tmp);
+            if (ann)
+                ann_done(&tmp);
+            if (r < 0)
+                return r;
+            if (r) {
+                matched++;
+                if (first < 0)
+                    first = i;
+                else if (second < 0)
+                    second = i;
+                if (w->op == OP_ANYOF && !ann)
+                    break;
+                if (w->op == OP_ONEOF && matched > 1 && !ann)
+                    break;
+            }
+        }
+        if (w->op == OP_ANYOF) {
+            if (matched)
+                return 1;
+            return fail(c, n, il, kl, w->name, NULL, "value matches none of the %d anyOf schemas", w->n);
+        }
+        if (matched == 1)
+            return 1;
+        if (!matched)
+            return fail(c, n, il, kl, w->name, NULL, "value matches none of the %d oneOf schemas", w->n);
+        return fail(c, n, il, kl, w->name, NULL, "value matches oneOf schemas %d and %d; exactly one must match", first, second);
+    }
+    case OP_NOT:
+        r = probe(c, w->sub, inst, il, &k1, NULL);
+        if (r < 0)
+            return r;
+        if (!r)
+            return 1;
+        return fail(c, n, il, kl, w->name, NULL, "value must not match the 'not' schema");
+    case OP_IF: {
+        struct ann tmp;
+        if (!ann && !w->then_ && !w->else_)
+            return 1;
+        if (ann && (r = ann_init(&tmp, inst)) < 0)
+            return c->rc = r;
+        r = probe(c, w->sub, inst, il, &k1, ann ? &tmp : NULL);
+        if (r > 0 && ann)
+            ann_merge(ann, &tmp);
+        if (ann)
+            ann_done(&tmp);
+        if (r < 0)
+            return r;
+        const struct node *branch = r ? w->then_ : w->else_;
+        if (!branch)
+            return 1;
+        struct kloc k2 = {kl, r ? "then" : "else", 0};
+        return vnode(c, branch, inst, il, &k2, ann);
+    }
+    case OP_REF:
+    case OP_DYNREF:
+    case OP_RECREF: {
+        const struct node *t = w->sub;
+        if (w->op == OP_DYNREF && w->anchor && t->dyn_anchor && !strcmp(t->dyn_anchor, w->anchor)) {
+            for (int i = 0; i < c->nscope; i++) {
+                const struct dynanchor *d;
+                for (d = c->scope[i]->dynanchors; d; d = d->next)
+                    if (!strcmp(d->name, w->anchor))
+                        break;
+                if (d) {
+                    t = d->node;
+                    break;
+                }
+            }
+        } else if (w->op == OP_RECREF && t->recursive_anchor) {
+            for (int i = 0; i < c->nscope; i++)
+                if (c->scope[i]->recursive_anchor) {
+                    t = c->scope[i];
+                    break;
+                }
+        }
+        return vnode(c, t, inst, il, &k1, ann);
+    }
+    default:
+        return 1;
+    }
+}
+
+static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
+                 const struct kloc *kl, struct ann *ann)
+{
+    if (n->is_bool) {
+        if (n->bval)
+            return 1;
+        return fail(c, n, il, kl, NULL, NULL, "no value is allowed here (schema false)");
+    }
+    if (c->depth >= MAX_DEPTH) {
+        c->rc = FORGE_ELIMIT;
+        return FORGE_ELIMIT;
+    }
+    c->depth++;
+    bool pushed = false;
+    if (!c->nscope || c->scope[c->nscope - 1] != n->resource) {
+        c->scope[c->nscope++] = n->resource;
+        pushed = true;
+    }
+    struct ann local, *a = ann;
+    int ok = 1, r = 0;
+    if (n->has_uneval) {
+        if ((r = ann_init(&local, inst)) < 0) {
+            c->rc = r;
+            goto out;
+        }
+        a = &local;
+    }
+    for (int i = 0; i < n->nkws; i++) {
+        r = vkw(c, n, &n->kws[i], inst, il, kl, a);
+        if (r < 0)
+            break;
+        if (!r) {
+            ok = 0;
+            if (!c->all || c->quiet)
+                break;
+        }
+    }
+    if (n->has_uneval) {
+        if (ok && r >= 0)
+            ann_merge(ann, &local);
+        ann_done(&local);
+    }
+out:
+    if (pushed)
+        c->nscope--;
+    c->depth--;
+    return r < 0 ? r : ok;
+}
+
+int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, cJSON **errors)
+{
+    struct vctx c;
+    c.s = s;
+    c.all = s->opts.all_errors;
+    c.quiet = 0;
+    c.want = errors != NULL;
+    c.errors = NULL;
+    c.rc = 0;
+    c.depth = 0;
+    c.nscope = 0;
+    if (errors)
+        *errors = NULL;
+    int r = vnode(&c, s->root, instance, NULL, NULL, NULL);
+    if (r < 0 || c.rc < 0) {
+        cJSON_Delete(c.errors);
+        return c.rc < 0 ? c.rc : r;
+    }
+    if (r == 0 && errors) {
+        if (!c.errors && !(c.errors = cJSON_CreateArray()))
+            return FORGE_ENOMEM;
+        *errors = c.errors;
+        return 0;
+    }
+    cJSON_Delete(c.errors);
+    return r;
+}

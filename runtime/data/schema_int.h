@@ -1,0 +1,33 @@
+/* Internal helpers shared by the schema modules (schema.c, schema_format.c, schema_meta.c,
+ * ecmare.c). Not part of the public interface. */
+#ifndef FORGE_DATA_SCHEMA_INT_H
+#define FORGE_DATA_SCHEMA_INT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "base/buf.h"
+#include "base/err.h"
+
+/* Formats: forge_format_id returns an id >= 0 for a known format name, -1 for an unknown one
+ * (unknown formats are annotations only). forge_format_check returns true when the <n> bytes
+ * of <s> are valid for format <id>. */
+int forge_format_id(const char *name);
+bool forge_format_check(int id, const char *s, size_t n);
+
+/* Translates an ECMA-262 pattern (<len> bytes of UTF-8) to PCRE2 syntax, appended to <out>, for
+ * compilation with PCRE2_UTF | PCRE2_DOLLAR_ENDONLY (no UCP: \d \w \b stay ASCII as in
+ * JavaScript). Returns 0, or FORGE_EINVAL with <err> saying what ECMA-262 rejects, or the
+ * buffer's error. */
+int forge_ecmare_translate(const char *pat, size_t len, struct forge_buf *out,
+                           struct forge_err *err);
+
+/* Compiles an ECMA-262 pattern. Returns a new pcre2_code (as void *, free with
+ * forge_ecmare_free) or NULL with <err>. */
+void *forge_ecmare_compile(const char *pat, size_t len, struct forge_err *err);
+void forge_ecmare_free(void *code);
+/* 1 when <code> matches somewhere in the <n> bytes of <s>, 0 when not, negative FORGE_E* when
+ * a match limit was hit. */
+int forge_ecmare_test(const void *code, const char *s, size_t n);
+
+/* Built-in meta-schemas: the text of the document with URI <uri> (no fragment), or NULL. */
+const char *forge_schema_meta(const char *uri);
+#endif

@@ -1,0 +1,730 @@
+/* Eval-file loading and validation. cJSON keeps no positions, so errors are located afterwards
+ * by a small scanner that walks the original text along the failing key path. */
+#include "eval/evalfile.h"
+#include "base/alloc.h"
+#include "base/file.h"
+#include "data/json.h"
+#include "data/re.h"
+#include "score/template.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- locating a key path in the text ---- */
+
+static const char *ws(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+    return p;
+}
+
+/* Skips a JSON string starting at the quote; returns the position after it. */
+static const char *skip_string(const char *p, const char *e)
+{
+    for (p++; p < e && *p != '"'; p++)
+        if (*p == '\\') p++;
+    return p < e ? p + 1 : e;
+}
+
+static const char *skip_value(const char *p, const char *e)
+{
+    p = ws(p, e);
+    if (p >= e) return e;
+    if (*p == '"') return skip_string(p, e);
+    if (*p == '{' || *p == '[') {
+        int depth = 0;
+        for (; p < e; p++) {
+            if (*p == '"') { p = skip_string(p, e) - 1; continue; }
+            if (*p == '{' || *p == '[') depth++;
+            else if ((*p == '}' || *p == ']') && --depth == 0) return p + 1;
+        }
+        return e;
+    }
+    while (p < e && !strchr(",]} \t\r\n", *p)) p++;
+    return p;
+}
+
+/* Does the JSON string at <p> (a quote) equal <key> (<klen> bytes)? Handles the common escapes. */
+static bool key_equals(const char *p, const char *e, const char *key, size_t klen)
+{
+    size_t i = 0;
+    for (p++; p < e && *p != '"'; p++) {
+        char ch = *p;
+        if (ch == '\\' && p + 1 < e) {
+            p++;
+            switch (*p) {
+            case 'n': ch = '\n'; break;
+            case 't': ch = '\t'; break;
+            case 'r': ch = '\r'; break;
+            case 'b': ch = '\b'; break;
+            case 'f': ch = '\f'; break;
+            case 'u': return false; /* rare in keys: give up on the exact position */
+            default: ch = *p;
+            }
+        }
+        if (i >= klen || key[i] != ch) return false;
+        i++;
+    }
+    return i == klen;
+}
+
+/* Finds the byte offset of the value (or, with <at_key>, of the member's key) at <path>
+ * ("[2].expect.toolsCalled", keys also as ["..."]). Falls back to the deepest position found. */
+static size_t locate(const char *text, size_t len, const char *path, bool at_key)
+{
+    const char *e = text + len, *p = ws(text, e), *q = path;
+    const char *best = p;
+    char key[512];
+    while (*q) {
+        size_t klen = 0;
+        long idx = -1;
+        if (q[0] == '[' && q[1] == '"') {
+            q += 2;
+            while (*q && !(q[0] == '"' && q[1] == ']') && klen < sizeof key - 1) {
+                if (*q == '\\' && q[1]) q++;
+                key[klen++] = *q++;
+            }
+            if (*q) q += 2;
+        } else if (*q == '[') {
+            idx = strtol(q + 1, (char **)&q, 10);
+            if (*q == ']') q++;
+        } else {
+            if (*q == '.') q++;
+            while (*q && *q != '.' && *q != '[' && klen < sizeof key - 1) key[klen++] = *q++;
+        }
+        p = ws(p, e);
+        if (idx >= 0) {
+            if (p >= e || *p != '[') return (size_t)(best - text);
+            p = ws(p + 1, e);
+            for (long i = 0; i < idx; i++) {
+                p = ws(skip_value(p, e), e);
+                if (p < e && *p == ',') p = ws(p + 1, e);
+                else return (size_t)(best - text);
+            }
+            best = p;
+            continue;
+        }
+        if (p >= e || *p != '{') return (size_t)(best - text);
+        p = ws(p + 1, e);
+        bool found = false;
+        while (p < e && *p == '"') {
+            const char *kstart = p;
+            bool match = key_equals(p, e, key, klen);
+            p = ws(skip_string(p, e), e);
+            if (p < e && *p == ':') p = ws(p + 1, e);
+            if (match) {
+                found = true;
+                best = (at_key && !*q) ? kstart : p;
+                break;
+            }
+            p = ws(skip_value(p, e), e);
+            if (p < e && *p == ',') p = ws(p + 1, e);
+        }
+        if (!found) return (size_t)(best - text);
+    }
+    return (size_t)(best - text);
+}
+
+/* ---- did you mean ---- */
+
+static int distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64) return 99;
+    int d[65][65];
+    for (size_t i = 0; i <= la; i++) d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++) d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            int m = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < m) m = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < m) m = d[i - 1][j - 1] + cost;
+            d[i][j] = m;
+        }
+    return d[la][lb];
+}
+
+char *forge_evalfile_suggest(const char *key, const char *const *known, char *out, size_t n)
+{
+    int best = 99;
+    out[0] = 0;
+    for (; *known; known++) {
+        int d = distance(key, *known);
+        int limit = (int)strlen(*known) / 3;
+        if (limit < 2) limit = 2;
+        if (d <= limit && d < best) {
+            best = d;
+            snprintf(out, n, "%s", *known);
+        }
+    }
+    return out;
+}
+
+/* ---- validation ---- */
+
+struct val {
+    const char *name, *text; /* text NULL: no positions */
+    size_t len;
+    struct forge_err *err;
+    char path[1024];
+    int failed;
+};
+
+static const char *type_name(const cJSON *v)
+{
+    if (!v) return "nothing";
+    if (cJSON_IsString(v)) return "string";
+    if (cJSON_IsNumber(v)) return "number";
+    if (cJSON_IsBool(v)) return "boolean";
+    if (cJSON_IsNull(v)) return "null";
+    if (cJSON_IsArray(v)) return "array";
+    return "object";
+}
+
+static int failv(struct val *v, bool at_key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int failv(struct val *v, bool at_key, const char *fmt, ...)
+{
+    if (v->failed) return FORGE_EINVAL;
+    v->failed = 1;
+    char what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    const char *path = v->path[0] == '.' ? v->path + 1 : v->path;
+    if (v->text) {
+        int line, col;
+        forge_json_position(v->text, locate(v->text, v->len, v->path, at_key), &line, &col);
+        if (!*path) return forge_err_set(v->err, FORGE_EINVAL, "%s:%d:%d: %s", v->name, line, col, what);
+        return forge_err_set(v->err, FORGE_EINVAL, "%s:%d:%d: %s: %s", v->name, line, col, path, what);
+    }
+    if (v->name) return forge_err_set(v->err, FORGE_EINVAL, "%s: %s: %s", v->name, path, what);
+    return forge_err_set(v->err, FORGE_EINVAL, "%s: %s", path, what);
+}
+
+/* Pushes a key (or index when key is NULL) onto the path; returns the old length to pop to. */
+static size_t push(struct val *v, const char *key, int index)
+{
+    size_t old = strlen(v->path);
+    char *at = v->path + old;
+    size_t room = sizeof v->path - old;
+    if (!key) {
+        snprintf(at, room, "[%d]", index);
+        return old;
+    }
+    bool plain = *key != 0;
+    for (const char *k = key; *k && plain; k++)
+        plain = isalnum((unsigned char)*k) || *k == '_' || *k == '-' || *k == '$';
+    if (plain) snprintf(at, room, ".%s", key);
+    else snprintf(at, room, "[\"%s\"]", key);
+    return old;
+}
+
+static void pop(struct val *v, size_t old) { v->path[old] = 0; }
+
+/* Checks the keys of object <o> against <known>: unknown -> error with a suggestion. */
+static int known_keys(struct val *v, const cJSON *o, const char *const *known)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, o) {
+        bool ok = false;
+        for (const char *const *k = known; *k && !ok; k++) ok = strcmp(*k, it->string) == 0;
+        if (ok) continue;
+        char sug[128];
+        forge_evalfile_suggest(it->string, known, sug, sizeof sug);
+        size_t old = push(v, it->string, 0);
+        int rc = sug[0] ? failv(v, true, "unknown key \"%s\" (did you mean \"%s\"?)", it->string, sug)
+                        : failv(v, true, "unknown key \"%s\"", it->string);
+        pop(v, old);
+        return rc;
+    }
+    return 0;
+}
+
+static int want_type(struct val *v, const cJSON *x, bool ok, const char *expected)
+{
+    if (ok) return 0;
+    return failv(v, false, "expected %s, got %s", expected, type_name(x));
+}
+
+static int v_string(struct val *v, const cJSON *x) { return want_type(v, x, cJSON_IsString(x), "a string"); }
+static int v_bool(struct val *v, const cJSON *x) { return want_type(v, x, cJSON_IsBool(x), "a boolean"); }
+static int v_object(struct val *v, const cJSON *x) { return want_type(v, x, cJSON_IsObject(x), "an object"); }
+
+static int v_nonneg(struct val *v, const cJSON *x)
+{
+    if (want_type(v, x, cJSON_IsNumber(x), "a number")) return FORGE_EINVAL;
+    if (x->valuedouble < 0 || !isfinite(x->valuedouble)) return failv(v, false, "must be a number >= 0, got %g", x->valuedouble);
+    return 0;
+}
+
+static int v_count(struct val *v, const cJSON *x)
+{
+    if (v_nonneg(v, x)) return FORGE_EINVAL;
+    if (x->valuedouble != floor(x->valuedouble)) return failv(v, false, "expected a whole number, got %g", x->valuedouble);
+    return 0;
+}
+
+static int v_regex(struct val *v, const cJSON *x, int flags)
+{
+    if (v_string(v, x)) return FORGE_EINVAL;
+    struct forge_err e = {0};
+    struct forge_re *re = forge_re_compile(x->valuestring, strlen(x->valuestring), flags, &e);
+    if (!re) return failv(v, false, "%s", e.msg);
+    forge_re_free(re);
+    return 0;
+}
+
+static int no_template(struct val *v, const cJSON *x)
+{
+    if (cJSON_IsString(x) && forge_template_has(x->valuestring))
+        return failv(v, false, "templates ({{seed:...}}, {{snapshot:...}}) are allowed only in responseContains, "
+                               "responseContainsAny, responseNotContains and toolParams[].value");
+    return 0;
+}
+
+/* An array whose elements all pass <each>. */
+static int v_array_of(struct val *v, const cJSON *x, int (*each)(struct val *, const cJSON *), const char *what)
+{
+    if (want_type(v, x, cJSON_IsArray(x), what)) return FORGE_EINVAL;
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, x) {
+        size_t old = push(v, NULL, i++);
+        int rc = each(v, it);
+        pop(v, old);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static int v_strings(struct val *v, const cJSON *x) { return v_array_of(v, x, v_string, "an array of strings"); }
+
+static int v_plain_string(struct val *v, const cJSON *x) { return v_string(v, x) || no_template(v, x) ? FORGE_EINVAL : 0; }
+
+/* A string or an array of strings (a scalar is wrapped, as upstream does). */
+static int v_str_or_strings(struct val *v, const cJSON *x)
+{
+    if (cJSON_IsString(x)) return 0;
+    if (!cJSON_IsArray(x)) return failv(v, false, "expected a string or an array of strings, got %s", type_name(x));
+    return v_strings(v, x);
+}
+
+static int v_plain_str_or_strings(struct val *v, const cJSON *x)
+{
+    if (cJSON_IsString(x)) return no_template(v, x);
+    if (!cJSON_IsArray(x)) return failv(v, false, "expected a string or an array of strings, got %s", type_name(x));
+    return v_array_of(v, x, v_plain_string, "an array of strings");
+}
+
+static int v_regex_plain(struct val *v, const cJSON *x) { return v_regex(v, x, 0); }
+
+static int v_acceptable_set(struct val *v, const cJSON *x) { return v_array_of(v, x, v_plain_string, "an array of tool names"); }
+
+static int v_contains_any(struct val *v, const cJSON *x)
+{
+    if (want_type(v, x, cJSON_IsArray(x), "an array of strings or an array of arrays of strings")) return FORGE_EINVAL;
+    if (cJSON_IsArray(cJSON_GetArrayItem(x, 0))) return v_array_of(v, x, v_strings, "an array of arrays of strings");
+    return v_strings(v, x);
+}
+
+static const char *const typeof_names[] = {"string", "number", "boolean", "object", "undefined", "function", "bigint", "symbol", NULL};
+
+static int v_typeof(struct val *v, const cJSON *x)
+{
+    if (v_string(v, x)) return FORGE_EINVAL;
+    for (const char *const *t = typeof_names; *t; t++)
+        if (strcmp(*t, x->valuestring) == 0) return 0;
+    char sug[64];
+    forge_evalfile_suggest(x->valuestring, typeof_names, sug, sizeof sug);
+    return failv(v, false, "\"%s\" is not a JavaScript typeof name (string, number, boolean, object, undefined)%s%s%s",
+                 x->valuestring, sug[0] ? "; did you mean \"" : "", sug, sug[0] ? "\"?" : "");
+}
+
+static int v_object_of(struct val *v, const cJSON *x, int (*each)(struct val *, const cJSON *))
+{
+    if (v_object(v, x)) return FORGE_EINVAL;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, x) {
+        size_t old = push(v, it->string, 0);
+        int rc = each(v, it);
+        pop(v, old);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static int v_enum(struct val *v, const cJSON *x, const char *const *names)
+{
+    if (v_string(v, x)) return FORGE_EINVAL;
+    for (const char *const *n = names; *n; n++)
+        if (strcmp(*n, x->valuestring) == 0) return 0;
+    char list[256] = "", sug[64];
+    for (const char *const *n = names; *n; n++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", n == names ? "" : ", ", *n);
+    forge_evalfile_suggest(x->valuestring, names, sug, sizeof sug);
+    if (sug[0]) return failv(v, false, "\"%s\" is not one of %s (did you mean \"%s\"?)", x->valuestring, list, sug);
+    return failv(v, false, "\"%s\" is not one of %s", x->valuestring, list);
+}
+
+/* Runs <fn> on member <key> of <o> when present, with the path extended. */
+#define MEMBER(o, key, fn) do { const cJSON *m_ = cJSON_GetObjectItemCaseSensitive((o), (key)); \
+    if (m_) { size_t old_ = push(v, (key), 0); int rc_ = (fn); pop(v, old_); if (rc_) return rc_; } } while (0)
+#define REQUIRE(o, key, what) do { if (!cJSON_GetObjectItemCaseSensitive((o), (key))) \
+    return failv(v, false, "missing required key \"%s\" (%s)", (key), (what)); } while (0)
+
+static const char *const param_ops[] = {"equals", "contains", "oneOf", "exists", "notExists", "matches", NULL};
+static const char *const param_keys[] = {"tool", "paramName", "assertion", "value", NULL};
+
+static int v_tool_param(struct val *v, const cJSON *x)
+{
+    if (v_object(v, x) || known_keys(v, x, param_keys)) return FORGE_EINVAL;
+    REQUIRE(x, "tool", "the tool's name");
+    REQUIRE(x, "paramName", "the argument's name or path");
+    REQUIRE(x, "assertion", "equals, contains, oneOf, exists, notExists or matches");
+    MEMBER(x, "tool", v_plain_string(v, m_));
+    MEMBER(x, "paramName", v_string(v, m_));
+    MEMBER(x, "assertion", v_enum(v, m_, param_ops));
+    const char *op = cJSON_GetObjectItemCaseSensitive(x, "assertion")->valuestring;
+    const cJSON *val = cJSON_GetObjectItemCaseSensitive(x, "value");
+    bool needs = strcmp(op, "exists") != 0 && strcmp(op, "notExists") != 0;
+    if (needs && !val) return failv(v, false, "missing required key \"value\" (the %s assertion compares against it)", op);
+    if (strcmp(op, "oneOf") == 0) MEMBER(x, "value", want_type(v, m_, cJSON_IsArray(m_), "an array (oneOf lists the allowed values)"));
+    if (strcmp(op, "matches") == 0 && !forge_template_has(val->valuestring ? val->valuestring : ""))
+        MEMBER(x, "value", v_regex_plain(v, m_));
+    return 0;
+}
+
+static const char *const matcher_keys[] = {"equals", "regex", "contains", "range", "json_schema", NULL};
+static const char *const range_keys[] = {"gte", "lte", "gt", "lt", NULL};
+
+static int v_number(struct val *v, const cJSON *x) { return want_type(v, x, cJSON_IsNumber(x), "a number"); }
+
+static int v_matcher(struct val *v, const cJSON *x)
+{
+    if (v_object(v, x) || known_keys(v, x, matcher_keys)) return FORGE_EINVAL;
+    if (cJSON_GetArraySize(x) != 1)
+        return failv(v, false, "a matcher has exactly one of equals, regex, contains, range, json_schema (got %d keys)", cJSON_GetArraySize(x));
+    MEMBER(x, "regex", v_regex_plain(v, m_));
+    MEMBER(x, "contains", (v_string(v, m_) || (!*m_->valuestring && failv(v, false, "must not be empty"))) ? FORGE_EINVAL : 0);
+    MEMBER(x, "json_schema", want_type(v, m_, cJSON_IsObject(m_) || cJSON_IsBool(m_), "a JSON Schema (object or boolean)"));
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(x, "range");
+    if (r) {
+        size_t old = push(v, "range", 0);
+        int rc = v_object(v, r) || known_keys(v, r, range_keys) ? FORGE_EINVAL : 0;
+        if (!rc && !r->child) rc = failv(v, false, "needs at least one of gte, lte, gt, lt");
+        const cJSON *b;
+        cJSON_ArrayForEach(b, r) {
+            if (rc) break;
+            size_t o2 = push(v, b->string, 0);
+            rc = v_number(v, b);
+            pop(v, o2);
+        }
+        pop(v, old);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static const char *const waza_expect_keys[] = {"tool", "args", NULL};
+
+static int v_waza_expect(struct val *v, const cJSON *x)
+{
+    if (v_object(v, x) || known_keys(v, x, waza_expect_keys)) return FORGE_EINVAL;
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(x, "tool");
+    if (!cJSON_IsString(t) || !*t->valuestring) {
+        size_t old = push(v, "tool", 0);
+        int rc = failv(v, false, "required non-empty string (a regex over tool names)");
+        pop(v, old);
+        return rc;
+    }
+    MEMBER(x, "tool", v_regex(v, m_, FORGE_RE_CASELESS));
+    MEMBER(x, "args", v_object_of(v, m_, v_matcher));
+    return 0;
+}
+
+static const char *const waza_keys[] = {"required_tools", "forbidden_tools", "min_calls", "max_calls", "expect", NULL};
+
+static int v_waza(struct val *v, const cJSON *x)
+{
+    if (v_object(v, x) || known_keys(v, x, waza_keys)) return FORGE_EINVAL;
+    if (!x->child)
+        return failv(v, false, "at least one constraint (required_tools, forbidden_tools, min_calls, max_calls, expect) must be specified");
+    MEMBER(x, "required_tools", v_strings(v, m_));
+    MEMBER(x, "forbidden_tools", v_strings(v, m_));
+    MEMBER(x, "min_calls", v_count(v, m_));
+    MEMBER(x, "max_calls", v_count(v, m_));
+    MEMBER(x, "expect", v_array_of(v, m_, v_waza_expect, "an array of {tool, args}"));
+    const cJSON *mn = cJSON_GetObjectItemCaseSensitive(x, "min_calls"), *mx = cJSON_GetObjectItemCaseSensitive(x, "max_calls");
+    if (mn && mx && mn->valuedouble > mx->valuedouble) {
+        size_t old = push(v, "min_calls", 0);
+        int rc = failv(v, false, "min_calls (%g) must not exceed max_calls (%g)", mn->valuedouble, mx->valuedouble);
+        pop(v, old);
+        return rc;
+    }
+    return 0;
+}
+
+static int v_step(struct val *v, const cJSON *x)
+{
+    if (cJSON_IsString(x)) return 0;
+    if (!cJSON_IsArray(x) || cJSON_GetArraySize(x) == 0)
+        return failv(v, false, "expected a tool name or a non-empty array of tool names (one round), got %s", type_name(x));
+    return v_strings(v, x);
+}
+
+static const char *const seq_keys[] = {"steps", "mode", NULL};
+static const char *const seq_modes[] = {"exact", "in_order", "any_order", NULL};
+
+static int v_sequence(struct val *v, const cJSON *x)
+{
+    if (v_object(v, x) || known_keys(v, x, seq_keys)) return FORGE_EINVAL;
+    REQUIRE(x, "steps", "the expected tool names in order");
+    MEMBER(x, "steps", v_array_of(v, m_, v_step, "an array of steps"));
+    MEMBER(x, "mode", v_enum(v, m_, seq_modes));
+    return 0;
+}
+
+static const char *const f1_keys[] = {"expected", "threshold", NULL};
+
+static int v_f1(struct val *v, const cJSON *x)
+{
+    if (v_object(v, x) || known_keys(v, x, f1_keys)) return FORGE_EINVAL;
+    REQUIRE(x, "expected", "the expected tool names");
+    MEMBER(x, "expected", v_str_or_strings(v, m_));
+    MEMBER(x, "threshold", (v_number(v, m_) || ((m_->valuedouble < 0 || m_->valuedouble > 1) &&
+                                                 failv(v, false, "must be between 0 and 1, got %g", m_->valuedouble))) ? FORGE_EINVAL : 0);
+    return 0;
+}
+
+static const char *const targs_keys[] = {"tool", "args", "mode", "ignore", "defaults", NULL};
+static const char *const targs_modes[] = {"partial", "exact", NULL};
+
+static int v_tool_args(struct val *v, const cJSON *x)
+{
+    if (v_object(v, x) || known_keys(v, x, targs_keys)) return FORGE_EINVAL;
+    REQUIRE(x, "tool", "the tool's name");
+    REQUIRE(x, "args", "the expected arguments");
+    MEMBER(x, "tool", v_string(v, m_));
+    MEMBER(x, "args", v_object(v, m_));
+    MEMBER(x, "mode", v_enum(v, m_, targs_modes));
+    MEMBER(x, "ignore", v_strings(v, m_));
+    MEMBER(x, "defaults", v_object(v, m_));
+    return 0;
+}
+
+static int v_schema(struct val *v, const cJSON *x)
+{
+    return want_type(v, x, cJSON_IsObject(x) || cJSON_IsBool(x), "a JSON Schema (object or boolean)");
+}
+
+static int v_true(struct val *v, const cJSON *x) { return v_bool(v, x); }
+
+static const char *const expect_keys[] = {
+    "toolsCalled", "toolsAcceptable", "toolsNotCalled", "toolParams", "noToolErrors", "responseNonEmpty",
+    "responseContains", "responseContainsAny", "responseNotContains", "maxLatencyMs", "maxCost",
+    "minToolCalls", "maxToolCalls", "jsonValid", "schemaData", "requiredKeys", "typeChecks", "minLength",
+    "maxLength", "regexPattern", "copOutPhrases", "responseMatches", "maxTokens",
+    "tool_calls", "toolSequence", "toolCallF1", "toolArgs", "argsMatchSchema", "responseSchema",
+    "noVerifierBlocks", "custom", "weights", NULL};
+
+static int v_expect(struct val *v, const cJSON *x)
+{
+    if (v_object(v, x) || known_keys(v, x, expect_keys)) return FORGE_EINVAL;
+    MEMBER(x, "toolsCalled", v_plain_str_or_strings(v, m_));
+    MEMBER(x, "toolsAcceptable", v_array_of(v, m_, v_acceptable_set, "an array of arrays of tool names"));
+    MEMBER(x, "toolsNotCalled", v_plain_str_or_strings(v, m_));
+    MEMBER(x, "toolParams", v_array_of(v, m_, v_tool_param, "an array of {tool, paramName, assertion, value}"));
+    MEMBER(x, "noToolErrors", v_bool(v, m_));
+    MEMBER(x, "responseNonEmpty", v_bool(v, m_));
+    MEMBER(x, "responseContains", v_str_or_strings(v, m_));
+    MEMBER(x, "responseContainsAny", v_contains_any(v, m_));
+    MEMBER(x, "responseNotContains", v_str_or_strings(v, m_));
+    MEMBER(x, "maxLatencyMs", v_nonneg(v, m_));
+    MEMBER(x, "maxCost", v_nonneg(v, m_));
+    MEMBER(x, "minToolCalls", v_count(v, m_));
+    MEMBER(x, "maxToolCalls", v_count(v, m_));
+    MEMBER(x, "jsonValid", v_bool(v, m_));
+    MEMBER(x, "schemaData", v_object(v, m_));
+    MEMBER(x, "requiredKeys", v_strings(v, m_));
+    MEMBER(x, "typeChecks", v_object_of(v, m_, v_typeof));
+    MEMBER(x, "minLength", v_count(v, m_));
+    MEMBER(x, "maxLength", v_count(v, m_));
+    MEMBER(x, "regexPattern", v_regex_plain(v, m_));
+    MEMBER(x, "copOutPhrases", v_strings(v, m_));
+    MEMBER(x, "responseMatches", cJSON_IsString(m_) ? v_regex_plain(v, m_)
+                                                    : v_array_of(v, m_, v_regex_plain, "a regex or an array of regexes"));
+    MEMBER(x, "maxTokens", v_count(v, m_));
+    MEMBER(x, "tool_calls", v_waza(v, m_));
+    MEMBER(x, "toolSequence", v_sequence(v, m_));
+    MEMBER(x, "toolCallF1", v_f1(v, m_));
+    MEMBER(x, "toolArgs", v_array_of(v, m_, v_tool_args, "an array of {tool, args, mode, ignore, defaults}"));
+    MEMBER(x, "argsMatchSchema", v_true(v, m_));
+    MEMBER(x, "responseSchema", v_schema(v, m_));
+    MEMBER(x, "noVerifierBlocks", v_true(v, m_));
+    MEMBER(x, "custom", v_object(v, m_));
+    MEMBER(x, "weights", v_object_of(v, m_, v_nonneg));
+    const cJSON *mn = cJSON_GetObjectItemCaseSensitive(x, "minToolCalls"), *mx = cJSON_GetObjectItemCaseSensitive(x, "maxToolCalls");
+    if (mn && mx && mn->valuedouble > mx->valuedouble) {
+        size_t old = push(v, "minToolCalls", 0);
+        int rc = failv(v, false, "minToolCalls (%g) must not exceed maxToolCalls (%g)", mn->valuedouble, mx->valuedouble);
+        pop(v, old);
+        return rc;
+    }
+    if (cJSON_GetObjectItemCaseSensitive(x, "requiredKeys") && !cJSON_GetObjectItemCaseSensitive(x, "schemaData"))
+        return failv(v, false, "requiredKeys needs schemaData (the object it checks)");
+    if (cJSON_GetObjectItemCaseSensitive(x, "typeChecks") && !cJSON_GetObjectItemCaseSensitive(x, "schemaData"))
+        return failv(v, false, "typeChecks needs schemaData (the object it checks)");
+    return 0;
+}
+
+static const char *const check_keys[] = {"type", "tool", "arg", "value", NULL};
+static const char *const check_types[] = {"tool_called", "arg_equals", NULL};
+
+static int v_check(struct val *v, const cJSON *x)
+{
+    if (v_object(v, x) || known_keys(v, x, check_keys)) return FORGE_EINVAL;
+    REQUIRE(x, "type", "tool_called or arg_equals");
+    MEMBER(x, "type", v_enum(v, m_, check_types));
+    MEMBER(x, "tool", v_plain_string(v, m_));
+    MEMBER(x, "arg", v_string(v, m_));
+    const char *t = cJSON_GetObjectItemCaseSensitive(x, "type")->valuestring;
+    if (strcmp(t, "arg_equals") == 0) {
+        REQUIRE(x, "arg", "the argument's name");
+        REQUIRE(x, "value", "the expected value");
+    }
+    return 0;
+}
+
+static const char *const input_keys[] = {"message", NULL};
+static const char *const labels[] = {"correct", "incorrect", "partial", NULL};
+static const char *const case_keys[] = {
+    "id", "description", "difficulty", "input", "stubs", "maxTurns", "requiresPreamble", "expect",
+    "expectedTool", "expectedArgs", "checks", "label", "expectedTools", "weight", "createdAt", "bugRef",
+    "tags", NULL};
+
+static int v_input(struct val *v, const cJSON *x)
+{
+    if (v_object(v, x) || known_keys(v, x, input_keys)) return FORGE_EINVAL;
+    MEMBER(x, "message", v_plain_string(v, m_));
+    return 0;
+}
+
+static int v_case(struct val *v, const cJSON *x)
+{
+    if (want_type(v, x, cJSON_IsObject(x), "a case object")) return FORGE_EINVAL;
+    if (known_keys(v, x, case_keys)) return FORGE_EINVAL;
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(x, "id");
+    if (!id) return failv(v, false, "missing required key \"id\" (a unique case id, such as \"gs-get_weather-001\")");
+    MEMBER(x, "id", (v_string(v, m_) || (!*m_->valuestring && failv(v, false, "must not be empty"))) ? FORGE_EINVAL : 0);
+    MEMBER(x, "description", v_string(v, m_));
+    MEMBER(x, "difficulty", v_string(v, m_));
+    MEMBER(x, "input", v_input(v, m_));
+    MEMBER(x, "stubs", v_object(v, m_));
+    MEMBER(x, "maxTurns", (v_count(v, m_) || (m_->valuedouble < 1 && failv(v, false, "must be at least 1"))) ? FORGE_EINVAL : 0);
+    MEMBER(x, "requiresPreamble", v_bool(v, m_));
+    MEMBER(x, "expect", v_expect(v, m_));
+    MEMBER(x, "expectedTool", v_plain_string(v, m_));
+    MEMBER(x, "expectedArgs", v_object(v, m_));
+    MEMBER(x, "checks", v_array_of(v, m_, v_check, "an array of {type, tool, arg, value}"));
+    MEMBER(x, "label", v_enum(v, m_, labels));
+    MEMBER(x, "expectedTools", v_plain_str_or_strings(v, m_));
+    MEMBER(x, "weight", v_nonneg(v, m_));
+    MEMBER(x, "createdAt", v_string(v, m_));
+    MEMBER(x, "bugRef", v_string(v, m_));
+    MEMBER(x, "tags", v_strings(v, m_));
+    const cJSON *ch;
+    int i = 0;
+    cJSON_ArrayForEach(ch, cJSON_GetObjectItemCaseSensitive(x, "checks")) {
+        const char *t = forge_json_str(ch, "type");
+        if (t && strcmp(t, "tool_called") == 0 && !cJSON_GetObjectItemCaseSensitive(ch, "tool") &&
+            !cJSON_GetObjectItemCaseSensitive(x, "expectedTool")) {
+            size_t o1 = push(v, "checks", 0), o2 = push(v, NULL, i);
+            int rc = failv(v, false, "a tool_called check needs \"tool\" (or the case's expectedTool)");
+            pop(v, o2);
+            pop(v, o1);
+            return rc;
+        }
+        i++;
+    }
+    return 0;
+}
+
+int forge_evalfile_check_case(const cJSON *kase, struct forge_err *err)
+{
+    struct val v = {.err = err};
+    return v_case(&v, kase);
+}
+
+/* A small open-addressing set of ids to find duplicates. */
+static unsigned long hash(const char *s)
+{
+    unsigned long h = 5381;
+    while (*s) h = h * 33 + (unsigned char)*s++;
+    return h;
+}
+
+int forge_evalfile_parse(const char *text, size_t len, const char *name, cJSON **cases, struct forge_err *err)
+{
+    *cases = NULL;
+    cJSON *doc = forge_json_parse(text, len, name, err);
+    if (!doc) return err ? err->code : FORGE_EINVAL;
+    struct val v = {.name = name, .text = text, .len = len, .err = err};
+    int rc = 0;
+    const char **ids = NULL;
+    if (!cJSON_IsArray(doc)) {
+        rc = failv(&v, false, "an eval file is a JSON array of cases (agent-tool-forge's format), got %s", type_name(doc));
+        goto out;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(doc), cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    ids = forge_calloc(cap, sizeof *ids);
+    if (!ids) {
+        rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        goto out;
+    }
+    int i = 0;
+    const cJSON *k;
+    cJSON_ArrayForEach(k, doc) {
+        size_t old = push(&v, NULL, i);
+        rc = v_case(&v, k);
+        if (!rc) {
+            const char *id = forge_json_str(k, "id");
+            size_t h = hash(id) & (cap - 1);
+            while (ids[h] && strcmp(ids[h], id) != 0) h = (h + 1) & (cap - 1);
+            if (ids[h]) {
+                size_t o2 = push(&v, "id", 0);
+                rc = failv(&v, false, "duplicate case id \"%s\"", id);
+                pop(&v, o2);
+            }
+            ids[h] = id;
+        }
+        pop(&v, old);
+        if (rc) goto out;
+        i++;
+    }
+    *cases = doc;
+    doc = NULL;
+out:
+    forge_free(ids);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+int forge_evalfile_load(const char *path, cJSON **cases, struct forge_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    *cases = NULL;
+    int rc = forge_file_read(path, FORGE_FILE_LIMIT, &text, &len, err);
+    if (rc) return rc;
+    rc = forge_evalfile_parse(text, len, path, cases, err);
+    forge_free(text);
+    return rc;
+}

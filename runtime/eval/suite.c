@@ -1,0 +1,237 @@
+/* Suite accumulation, summary statistics, gates and baseline comparison. */
+#include "eval/suite.h"
+#include "base/alloc.h"
+#include "base/clock.h"
+#include "data/json.h"
+#include "score/assert.h"
+#include "score/stats.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int forge_eval_case(const cJSON *kase, const cJSON *traj, const struct forge_eval_opts *opts,
+                    cJSON **result, struct forge_err *err)
+{
+    struct forge_assert_opts ao = {0};
+    if (opts) {
+        ao.seed = opts->seed;
+        ao.snapshot = opts->snapshot;
+        ao.tools = opts->tools;
+        if (opts->custom) {
+            ao.custom = forge_assertions_lookup;
+            ao.custom_ctx = (void *)opts->custom;
+        }
+    }
+    return forge_assert_case(kase, traj, &ao, result, err);
+}
+
+struct forge_suite {
+    cJSON *cases;
+};
+
+struct forge_suite *forge_suite_new(void)
+{
+    struct forge_suite *s = forge_calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->cases = cJSON_CreateArray();
+    if (!s->cases) {
+        forge_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int forge_suite_add(struct forge_suite *s, cJSON *result, struct forge_err *err)
+{
+    if (!cJSON_AddItemToArray(s->cases, result)) {
+        cJSON_Delete(result);
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+/* "passed", "failed", "error" or "skipped". */
+static const char *status(const cJSON *r)
+{
+    if (cJSON_GetObjectItemCaseSensitive(r, "error")) return "error";
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "skipped"))) return "skipped";
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed")) ? "passed" : "failed";
+}
+
+static size_t hash_str(const char *s)
+{
+    size_t h = 5381;
+    while (*s) h = h * 33 + (unsigned char)*s++;
+    return h;
+}
+
+static void run_id(char *id, size_t n, char *stamp, size_t sn)
+{
+    const char *sde = getenv("SOURCE_DATE_EPOCH");
+    struct tm tm;
+    if (sde && *sde) {
+        time_t t = (time_t)strtoll(sde, NULL, 10);
+        gmtime_r(&t, &tm);
+        strftime(stamp, sn, "%Y-%m-%dT%H:%M:%S.000Z", &tm);
+    } else {
+        forge_clock_iso(stamp, sn);
+    }
+    /* run-YYYYMMDDTHHMMSSmmmZ from the timestamp */
+    char compact[40];
+    size_t j = 0;
+    for (const char *p = stamp; *p && j < sizeof compact - 1; p++)
+        if (*p != '-' && *p != ':' && *p != '.') compact[j++] = *p;
+    compact[j] = 0;
+    snprintf(id, n, "run-%s", compact);
+}
+
+static cJSON *gate_row(const char *gate, double threshold, double actual, bool pass)
+{
+    cJSON *g = cJSON_CreateObject();
+    if (!g) return NULL;
+    cJSON_AddStringToObject(g, "gate", gate);
+    cJSON_AddNumberToObject(g, "threshold", threshold);
+    cJSON_AddNumberToObject(g, "actual", actual);
+    cJSON_AddBoolToObject(g, "pass", pass);
+    return g;
+}
+
+int forge_suite_report(struct forge_suite *s, const struct forge_gates *gates, const cJSON *baseline,
+                       cJSON **report, struct forge_err *err)
+{
+    *report = NULL;
+    int n = cJSON_GetArraySize(s->cases);
+    double *lat = forge_calloc((size_t)n + 1, sizeof *lat);
+    cJSON *rep = cJSON_CreateObject();
+    if (!lat || !rep) goto nomem;
+    long passed = 0, failed = 0, errors = 0, skipped = 0, skipped_assert = 0;
+    size_t nlat = 0;
+    double cost = 0, duration = 0, wsum = 0, wscore = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, s->cases) {
+        const char *st = status(r);
+        duration += forge_json_num(r, "durationMs", 0);
+        skipped_assert += (long)forge_json_num(r, "skippedAssertions", 0);
+        if (strcmp(st, "error") == 0) { errors++; continue; }
+        if (strcmp(st, "skipped") == 0) { skipped++; continue; }
+        if (strcmp(st, "passed") == 0) passed++;
+        else failed++;
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(r, "latencyMs");
+        if (cJSON_IsNumber(l)) lat[nlat++] = l->valuedouble;
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "costUsd");
+        if (cJSON_IsNumber(c)) cost += c->valuedouble;
+        double w = forge_json_num(r, "weight", 1);
+        wsum += w;
+        wscore += w * forge_json_num(r, "score", 0);
+    }
+    long ran = passed + failed;
+    double rate = ran ? (double)passed / (double)ran : 0, lo, hi;
+    forge_stats_wilson(passed, ran, 1.96, &lo, &hi);
+    double p50 = forge_stats_quantile(lat, nlat, 0.5), p95 = forge_stats_quantile(lat, nlat, 0.95);
+
+    char id[64], stamp[40];
+    run_id(id, sizeof id, stamp, sizeof stamp);
+    cJSON_AddStringToObject(rep, "runId", id);
+    cJSON_AddStringToObject(rep, "timestamp", stamp);
+    cJSON *okitem = cJSON_AddBoolToObject(rep, "passed", false);
+    cJSON_AddItemToObject(rep, "cases", s->cases);
+    s->cases = cJSON_CreateArray();
+    cJSON *sum = cJSON_AddObjectToObject(rep, "summary");
+    if (!okitem || !sum || !s->cases) goto nomem;
+    cJSON_AddNumberToObject(sum, "totalCases", n);
+    cJSON_AddNumberToObject(sum, "passed", (double)passed);
+    cJSON_AddNumberToObject(sum, "failed", (double)failed);
+    cJSON_AddNumberToObject(sum, "errors", (double)errors);
+    cJSON_AddNumberToObject(sum, "skipped", (double)skipped);
+    cJSON_AddNumberToObject(sum, "skippedAssertions", (double)skipped_assert);
+    cJSON_AddNumberToObject(sum, "passRate", rate);
+    cJSON *ci = cJSON_AddArrayToObject(sum, "passRateInterval");
+    if (!ci) goto nomem;
+    cJSON_AddItemToArray(ci, cJSON_CreateNumber(lo));
+    cJSON_AddItemToArray(ci, cJSON_CreateNumber(hi));
+    cJSON_AddNumberToObject(sum, "score", wsum > 0 ? wscore / wsum : 0);
+    cJSON_AddNumberToObject(sum, "totalDurationMs", duration);
+    cJSON_AddNumberToObject(sum, "p50LatencyMs", p50);
+    cJSON_AddNumberToObject(sum, "p95LatencyMs", p95);
+    cJSON_AddNumberToObject(sum, "estimatedCostUsd", cost);
+
+    bool ok = failed == 0 && errors == 0;
+    cJSON *g = cJSON_AddArrayToObject(rep, "gates");
+    if (!g) goto nomem;
+    if (gates && gates->has_min_pass_rate) {
+        bool p = rate >= gates->min_pass_rate;
+        ok = ok && p;
+        cJSON_AddItemToArray(g, gate_row("passRate", gates->min_pass_rate, rate, p));
+    }
+    if (gates && gates->has_max_cost) {
+        bool p = cost <= gates->max_cost;
+        ok = ok && p;
+        cJSON_AddItemToArray(g, gate_row("maxCost", gates->max_cost, cost, p));
+    }
+    if (gates && gates->has_max_p95_ms) {
+        bool p = p95 <= gates->max_p95_ms;
+        ok = ok && p;
+        cJSON_AddItemToArray(g, gate_row("p95LatencyMs", gates->max_p95_ms, p95, p));
+    }
+    okitem->type = ok ? cJSON_True : cJSON_False;
+
+    cJSON *reg = cJSON_CreateArray(), *np = cJSON_CreateArray();
+    if (!reg || !np) {
+        cJSON_Delete(reg);
+        cJSON_Delete(np);
+        goto nomem;
+    }
+    if (baseline) {
+        const char *bid = forge_json_str(baseline, "runId");
+        if (bid) cJSON_AddStringToObject(rep, "baselineRunId", bid);
+        /* index the baseline's cases by id (open addressing) */
+        const cJSON *bcases = cJSON_GetObjectItemCaseSensitive(baseline, "cases");
+        size_t cap = 16, bn = (size_t)cJSON_GetArraySize(bcases);
+        while (cap < 2 * bn) cap *= 2;
+        const cJSON **tab = forge_calloc(cap, sizeof *tab);
+        if (!tab) {
+            cJSON_Delete(reg);
+            cJSON_Delete(np);
+            goto nomem;
+        }
+        const cJSON *b;
+        cJSON_ArrayForEach(b, bcases) {
+            const char *bcid = forge_json_str(b, "id");
+            if (!bcid) continue;
+            size_t h = hash_str(bcid) & (cap - 1);
+            while (tab[h] && strcmp(forge_json_str(tab[h], "id"), bcid) != 0) h = (h + 1) & (cap - 1);
+            tab[h] = b;
+        }
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(rep, "cases")) {
+            const char *cid = forge_json_str(r, "id");
+            const char *now = status(r);
+            size_t h = hash_str(cid) & (cap - 1);
+            while (tab[h] && strcmp(forge_json_str(tab[h], "id"), cid) != 0) h = (h + 1) & (cap - 1);
+            if (!tab[h]) continue;
+            const char *then = status(tab[h]);
+            if (strcmp(then, "passed") == 0 && (strcmp(now, "failed") == 0 || strcmp(now, "error") == 0))
+                cJSON_AddItemToArray(reg, cJSON_CreateString(cid));
+            else if (strcmp(then, "passed") != 0 && strcmp(now, "passed") == 0)
+                cJSON_AddItemToArray(np, cJSON_CreateString(cid));
+        }
+        forge_free(tab);
+    }
+    cJSON_AddItemToObject(rep, "regressions", reg);
+    cJSON_AddItemToObject(rep, "newPasses", np);
+    forge_free(lat);
+    *report = rep;
+    return 0;
+nomem:
+    forge_free(lat);
+    cJSON_Delete(rep);
+    return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+}
+
+void forge_suite_free(struct forge_suite *s)
+{
+    if (!s) return;
+    cJSON_Delete(s->cases);
+    forge_free(s);
+}

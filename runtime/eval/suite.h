@@ -1,0 +1,59 @@
+/* Suite results: scoring cases through the catalogue and the custom-assertion registry,
+ * accumulating case results, and the suite report (summary, gates, baseline comparison).
+ * The same path serves offline runs (`forge run --transcripts`) and live runs (the agent loop
+ * produces a trajectory, then calls forge_eval_case and forge_suite_add). */
+#ifndef FORGE_EVAL_SUITE_H
+#define FORGE_EVAL_SUITE_H
+#include <stdbool.h>
+#include <cjson/cJSON.h>
+#include "base/err.h"
+#include "eval/registry.h"
+
+struct forge_eval_opts {
+    const cJSON *seed;                      /* --seed FILE; may be NULL */
+    const cJSON *snapshot;                  /* --snapshot FILE; may be NULL */
+    const cJSON *tools;                     /* tool name -> argument schema; may be NULL */
+    const struct forge_assertions *custom;  /* may be NULL */
+};
+
+/* Scores <kase> (validated; borrowed) against <traj> (forge-format trajectory; borrowed; NULL
+ * when the case has none, which makes an error case). Sets *result to a new case result
+ * (the shape of forge_assert_case). Returns 0 or FORGE_ENOMEM. */
+int forge_eval_case(const cJSON *kase, const cJSON *traj, const struct forge_eval_opts *opts,
+                    cJSON **result, struct forge_err *err);
+
+/* Gates: a gate is checked only when its has_ flag is set. Bounds are inclusive. */
+struct forge_gates {
+    bool has_min_pass_rate, has_max_cost, has_max_p95_ms;
+    double min_pass_rate; /* 0..1 */
+    double max_cost;      /* USD, total */
+    double max_p95_ms;
+};
+
+struct forge_suite;
+
+/* Returns a new, empty accumulator (free with forge_suite_free) or NULL when out of memory. */
+struct forge_suite *forge_suite_new(void);
+
+/* Adds a case result (takes it, also on failure). Returns 0 or FORGE_ENOMEM. */
+int forge_suite_add(struct forge_suite *s, cJSON *result, struct forge_err *err);
+
+/* Builds the suite report from the results added so far (moving them into it; the accumulator is
+ * empty afterwards). <gates> may be NULL; <baseline> (borrowed, may be NULL) is a previous report
+ * of the same shape. The report (a new tree, agent-tool-forge's EvalSuiteResult plus forge's
+ * fields):
+ *   { "runId", "timestamp", "passed": bool (every case passed, no error case, gates met),
+ *     "cases": [results],
+ *     "summary": {totalCases, passed, failed, errors, skipped, skippedAssertions, passRate,
+ *                 passRateInterval: [low, high], score, totalDurationMs, p50LatencyMs,
+ *                 p95LatencyMs, estimatedCostUsd},
+ *     "gates": [{gate, threshold, actual, pass}],
+ *     "baselineRunId"?, "regressions": [ids], "newPasses": [ids] }
+ * pass rate = passed / (passed + failed); error and skipped cases are outside it. The run id and
+ * timestamp come from the clock, or from SOURCE_DATE_EPOCH when it is set (reproducible
+ * reports). Returns 0 or FORGE_ENOMEM. */
+int forge_suite_report(struct forge_suite *s, const struct forge_gates *gates, const cJSON *baseline,
+                       cJSON **report, struct forge_err *err);
+
+void forge_suite_free(struct forge_suite *s);
+#endif

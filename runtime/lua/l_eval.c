@@ -1,0 +1,217 @@
+/* forge.eval / forge.assertion: Lua custom assertions behind the eval engine's registry.
+ *
+ *   forge.assertion("mentions_number", function(run, expected)
+ *     return run.response:find("%d") ~= nil, "the answer has no number"
+ *   end)
+ *
+ * The function gets run = {response, tool_calls, trajectory, latency_ms, cost_usd} and the
+ * expected value from the eval file; it returns a boolean, a score, or {pass, score, reason},
+ * optionally followed by a reason string. Each call runs under the VM's limits through
+ * forge_vm_call, so an error or a runaway fails that assertion and the run goes on. */
+#include "lua/l_eval.h"
+#include "lua/bind.h"
+#include "base/alloc.h"
+
+#include <string.h>
+
+#define REGISTRY_KEY "forge.eval.registry"
+
+struct lfn {
+    struct forge_vm *vm;
+    int ref; /* the function in the Lua registry */
+};
+
+/* `trajectory` is converted only when a script reads it: most assertions look at the response
+ * and the calls, and converting the whole trajectory would dominate the cost of a call. */
+struct lazy {
+    const cJSON *traj; /* valid during the call only; NULL afterwards */
+};
+
+static int run_index(lua_State *L)
+{
+    const char *key = lua_tostring(L, 2);
+    struct lazy *z = lua_touserdata(L, lua_upvalueindex(1));
+    if (!key || strcmp(key, "trajectory") != 0 || !z || !z->traj)
+        return 0;
+    forge_lua_push_json(L, z->traj);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, 1, "trajectory"); /* rawset: the table has no __newindex */
+    return 1;
+}
+
+/* Pushes fn, run, expected. Runs protected (may raise on memory). */
+static int push_args(lua_State *L)
+{
+    struct lfn *f = lua_touserdata(L, 1);
+    const cJSON *args = lua_touserdata(L, 2);
+    struct lazy *z = lua_touserdata(L, 3);
+    const cJSON *run = cJSON_GetObjectItemCaseSensitive(args, "run");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
+    lua_createtable(L, 0, 5);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, run) {
+        if (strcmp(it->string, "trajectory") == 0) {
+            z->traj = it;
+            continue;
+        }
+        forge_lua_push_json(L, it);
+        lua_setfield(L, -2, it->string);
+    }
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, 3);
+    lua_pushcclosure(L, run_index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    forge_lua_push_json(L, cJSON_GetObjectItemCaseSensitive(args, "expected"));
+    return 3;
+}
+
+static int call(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err)
+{
+    struct lfn *f = ctx;
+    lua_State *L = forge_vm_state(f->vm);
+    int top = lua_gettop(L);
+    *out = NULL;
+    struct lazy *z = lua_newuserdatauv(L, sizeof *z, 0);
+    z->traj = NULL;
+    int zi = lua_gettop(L);
+    lua_pushcfunction(L, push_args);
+    lua_pushlightuserdata(L, f);
+    lua_pushlightuserdata(L, (void *)args);
+    lua_pushvalue(L, zi);
+    if (lua_pcall(L, 3, 3, 0) != LUA_OK) {
+        forge_err_set(err, FORGE_ENOMEM, "custom assertion: %s", lua_tostring(L, -1));
+        lua_settop(L, top);
+        return err->code;
+    }
+    int rc = forge_vm_call(f->vm, 2, 2, err);
+    z->traj = NULL;
+    if (rc) {
+        lua_settop(L, top);
+        return rc;
+    }
+    /* value at -2, optional reason at -1 */
+    cJSON *v = lua_isnil(L, -2) ? NULL : forge_lua_to_json(L, -2, err);
+    if (!v && !lua_isnil(L, -2)) {
+        forge_err_prefix(err, "the custom assertion returned a value JSON cannot hold");
+        lua_settop(L, top);
+        return FORGE_ELUA;
+    }
+    if (v && lua_type(L, -1) == LUA_TSTRING) {
+        cJSON *pair = cJSON_CreateArray();
+        if (!pair) {
+            cJSON_Delete(v);
+            lua_settop(L, top);
+            return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        }
+        cJSON_AddItemToArray(pair, v);
+        cJSON_AddItemToArray(pair, cJSON_CreateString(lua_tostring(L, -1)));
+        v = pair;
+    }
+    lua_settop(L, top);
+    *out = v;
+    return 0;
+}
+
+static void free_lfn(void *p)
+{
+    forge_free(p);
+}
+
+static void free_registry(void *p)
+{
+    forge_assertions_free(p);
+}
+
+static int l_registry(lua_State *L)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, REGISTRY_KEY) == LUA_TUSERDATA) {
+        void **box = lua_touserdata(L, -1); /* a forge_lua_box: its first member is the pointer */
+        lua_pushlightuserdata(L, *box);
+        return 1;
+    }
+    lua_pop(L, 1);
+    struct forge_assertions *r = forge_assertions_new();
+    if (!r)
+        return luaL_error(L, "out of memory");
+    forge_lua_box(L, r, free_registry);
+    lua_setfield(L, LUA_REGISTRYINDEX, REGISTRY_KEY);
+    lua_pushlightuserdata(L, r);
+    return 1;
+}
+
+struct forge_assertions *forge_lua_assertions(struct forge_vm *vm)
+{
+    lua_State *L = forge_vm_state(vm);
+    lua_pushcfunction(L, l_registry);
+    if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    struct forge_assertions *r = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return r;
+}
+
+/* forge.assertion(name, fn) */
+static int l_assertion(lua_State *L)
+{
+    int base = lua_istable(L, 1) ? 2 : 1; /* 2: called through the callable table */
+    const char *name = luaL_checkstring(L, base);
+    luaL_checktype(L, base + 1, LUA_TFUNCTION);
+    lua_pushcfunction(L, l_registry);
+    lua_call(L, 0, 1);
+    struct forge_assertions *r = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    if (forge_assertions_find(r, name))
+        return luaL_error(L, "forge.assertion: \"%s\" is already registered", name);
+    struct lfn *f = forge_malloc(sizeof *f);
+    if (!f)
+        return luaL_error(L, "out of memory");
+    f->vm = forge_vm_of(L);
+    lua_pushvalue(L, base + 1);
+    f->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    struct forge_callable fn = {call, f, NULL};
+    struct forge_err err = {0};
+    if (forge_assertions_add(r, name, &fn, free_lfn, &err)) {
+        luaL_unref(L, LUA_REGISTRYINDEX, f->ref);
+        forge_free(f);
+        return luaL_error(L, "forge.assertion: %s", err.msg);
+    }
+    return 0;
+}
+
+/* forge.eval.assertions(): the registered names, in registration order. */
+static int l_names(lua_State *L)
+{
+    lua_pushcfunction(L, l_registry);
+    lua_call(L, 0, 1);
+    struct forge_assertions *r = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    size_t n = forge_assertions_count(r);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushstring(L, forge_assertions_name(r, i));
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+int forge_luaopen_eval(lua_State *L)
+{
+    static const luaL_Reg fns[] = {{"assertion", l_assertion}, {"assertions", l_names}, {NULL, NULL}};
+    luaL_newlib(L, fns);
+    return 1;
+}
+
+/* require "forge.assertion" (and forge.assertion): a callable table, so that
+ * forge.assertion(name, fn) works through the forge module's lazy loading. */
+int forge_luaopen_assertion(lua_State *L)
+{
+    lua_newtable(L);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, l_assertion);
+    lua_setfield(L, -2, "__call");
+    lua_setmetatable(L, -2);
+    return 1;
+}

@@ -1,0 +1,356 @@
+/* Console, JSON, JSONL, JUnit and Markdown reports. */
+#include "report/report.h"
+#include "base/alloc.h"
+#include "base/file.h"
+#include "data/json.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *status(const cJSON *r)
+{
+    if (cJSON_GetObjectItemCaseSensitive(r, "error")) return "error";
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "skipped"))) return "skipped";
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed")) ? "passed" : "failed";
+}
+
+static const char *str(const cJSON *o, const char *key, const char *dflt)
+{
+    const char *s = forge_json_str(o, key);
+    return s ? s : dflt;
+}
+
+static char *num(double d, char *out) { return forge_json_number(d, out); }
+
+int forge_report_console_case(struct forge_buf *out, const cJSON *r)
+{
+    const char *st = status(r), *id = str(r, "id", "");
+    int rc = 0;
+    if (strcmp(st, "error") == 0) return forge_buf_addf(out, "! %s: error: %s\n", id, str(r, "error", ""));
+    if (strcmp(st, "skipped") == 0) return forge_buf_addf(out, "- %s: skipped: %s\n", id, str(r, "reason", ""));
+    rc = forge_buf_addf(out, "%s %s\n", strcmp(st, "passed") == 0 ? "\xe2\x9c\x93" : "\xe2\x9c\x97", id);
+    const cJSON *a;
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(r, "assertions")) {
+        if (rc || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "passed"))) continue;
+        rc = forge_buf_addf(out, "    %s: %s\n", str(a, "type", ""), str(a, "reason", ""));
+    }
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(r, "warnings"))
+        if (!rc && cJSON_IsString(a)) rc = forge_buf_addf(out, "    warning: %s\n", a->valuestring);
+    return rc;
+}
+
+int forge_report_console_summary(struct forge_buf *out, const cJSON *rep)
+{
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(rep, "summary");
+    double passed = forge_json_num(s, "passed", 0), failed = forge_json_num(s, "failed", 0);
+    double errors = forge_json_num(s, "errors", 0), skipped = forge_json_num(s, "skipped", 0);
+    double rate = forge_json_num(s, "passRate", 0), p95 = forge_json_num(s, "p95LatencyMs", 0);
+    double cost = forge_json_num(s, "estimatedCostUsd", 0);
+    bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rep, "passed"));
+    char a[40], b[40], c[40];
+    int rc = forge_buf_addf(out, "\n%s %s/%s passed (%.1f%%)", ok ? "\xe2\x9c\x93" : "\xe2\x9c\x97", num(passed, a),
+                            num(passed + failed, b), rate * 100);
+    if (!rc && errors > 0) rc = forge_buf_addf(out, ", %s error%s", num(errors, a), errors == 1 ? "" : "s");
+    if (!rc && skipped > 0) rc = forge_buf_addf(out, ", %s skipped", num(skipped, a));
+    if (!rc && p95 > 0) rc = forge_buf_addf(out, ", p95 latency: %sms", num(p95, a));
+    if (!rc && cost > 0) rc = forge_buf_addf(out, ", est. cost: $%.6f", cost);
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(s, "passRateInterval");
+    double lo = cJSON_IsNumber(cJSON_GetArrayItem(ci, 0)) ? cJSON_GetArrayItem(ci, 0)->valuedouble : 0;
+    double hi = cJSON_IsNumber(cJSON_GetArrayItem(ci, 1)) ? cJSON_GetArrayItem(ci, 1)->valuedouble : 0;
+    double sa = forge_json_num(s, "skippedAssertions", 0);
+    if (!rc) rc = forge_buf_addf(out, "\n  pass rate 95%% interval %.1f%%-%.1f%%, score %.3f, %s skipped assertion%s\n",
+                                 lo * 100, hi * 100, forge_json_num(s, "score", 0), num(sa, c), sa == 1 ? "" : "s");
+    (void)b;
+    bool header = false;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(rep, "cases")) {
+        const char *st = status(r);
+        if (rc || strcmp(st, "passed") == 0 || strcmp(st, "skipped") == 0) continue;
+        if (!header) rc = forge_buf_adds(out, "\nFailing cases:\n"), header = true;
+        if (!rc) rc = forge_buf_addf(out, "  \xe2\x9c\x97 %s: %s\n", str(r, "id", ""),
+                                     strcmp(st, "error") == 0 ? str(r, "error", "") : str(r, "reason", ""));
+    }
+    const cJSON *g;
+    cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(rep, "gates")) {
+        if (rc) break;
+        const char *name = str(g, "gate", "");
+        const char *op = strcmp(name, "passRate") == 0 ? ">=" : "<=";
+        bool p = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "pass"));
+        rc = forge_buf_addf(out, "gate %s %s %s: actual %s %s\n", name, op, num(forge_json_num(g, "threshold", 0), a),
+                            num(forge_json_num(g, "actual", 0), c), p ? "pass" : "FAIL");
+    }
+    const char *lists[2] = {"regressions", "newPasses"};
+    const char *titles[2] = {"Regressions (passed in the baseline, fail now)", "New passes"};
+    for (int i = 0; i < 2 && !rc; i++) {
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(rep, lists[i]);
+        if (cJSON_GetArraySize(l) == 0) continue;
+        rc = forge_buf_addf(out, "%s:\n", titles[i]);
+        cJSON_ArrayForEach(g, l)
+            if (!rc) rc = forge_buf_addf(out, "  %s\n", g->valuestring);
+    }
+    return rc;
+}
+
+int forge_report_json(struct forge_buf *out, const cJSON *report)
+{
+    int rc = forge_json_write(out, report, FORGE_JSON_PRETTY);
+    return rc ? rc : forge_buf_addc(out, '\n');
+}
+
+/* XML text: escapes markup and drops characters XML 1.0 forbids. */
+static int xml(struct forge_buf *b, const char *s)
+{
+    int rc = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && !rc; p++) {
+        switch (*p) {
+        case '&': rc = forge_buf_adds(b, "&amp;"); break;
+        case '<': rc = forge_buf_adds(b, "&lt;"); break;
+        case '>': rc = forge_buf_adds(b, "&gt;"); break;
+        case '"': rc = forge_buf_adds(b, "&quot;"); break;
+        case '\'': rc = forge_buf_adds(b, "&apos;"); break;
+        case '\n': rc = forge_buf_adds(b, "&#10;"); break;
+        case '\t': case '\r': rc = forge_buf_addc(b, (char)*p); break;
+        default: rc = *p < 0x20 ? forge_buf_addc(b, '?') : forge_buf_addc(b, (char)*p);
+        }
+    }
+    return rc;
+}
+
+/* Seconds with three decimals from milliseconds. */
+static int secs(struct forge_buf *b, double ms) { return forge_buf_addf(b, "%.3f", ms / 1000.0); }
+
+int forge_report_junit(struct forge_buf *out, const cJSON *rep)
+{
+    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(rep, "cases");
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(rep, "summary");
+    char a[40];
+    int rc = forge_buf_adds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"forge\"");
+    if (!rc) rc = forge_buf_addf(out, " tests=\"%s\"", num(forge_json_num(s, "totalCases", 0), a));
+    if (!rc) rc = forge_buf_addf(out, " failures=\"%s\"", num(forge_json_num(s, "failed", 0), a));
+    if (!rc) rc = forge_buf_addf(out, " errors=\"%s\"", num(forge_json_num(s, "errors", 0), a));
+    if (!rc) rc = forge_buf_addf(out, " skipped=\"%s\" time=\"", num(forge_json_num(s, "skipped", 0), a));
+    if (!rc) rc = secs(out, forge_json_num(s, "totalDurationMs", 0));
+    if (!rc) rc = forge_buf_adds(out, "\">\n");
+    /* suites in first-seen order */
+    int n = cJSON_GetArraySize(cases);
+    const char **names = forge_calloc((size_t)n + 1, sizeof *names);
+    if (!names) return FORGE_ENOMEM;
+    int nn = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cases) {
+        const char *sn = str(r, "suite", "forge");
+        bool seen = false;
+        for (int i = 0; i < nn && !seen; i++) seen = strcmp(names[i], sn) == 0;
+        if (!seen) names[nn++] = sn;
+    }
+    for (int i = 0; i < nn && !rc; i++) {
+        long t = 0, f = 0, e = 0, sk = 0;
+        double ms = 0;
+        cJSON_ArrayForEach(r, cases) {
+            if (strcmp(str(r, "suite", "forge"), names[i]) != 0) continue;
+            const char *st = status(r);
+            t++;
+            f += strcmp(st, "failed") == 0;
+            e += strcmp(st, "error") == 0;
+            sk += strcmp(st, "skipped") == 0;
+            ms += forge_json_num(r, "durationMs", 0);
+        }
+        rc = forge_buf_adds(out, "  <testsuite name=\"");
+        if (!rc) rc = xml(out, names[i]);
+        if (!rc) rc = forge_buf_addf(out, "\" tests=\"%ld\" failures=\"%ld\" errors=\"%ld\" skipped=\"%ld\" time=\"", t, f, e, sk);
+        if (!rc) rc = secs(out, ms);
+        if (!rc) rc = forge_buf_adds(out, "\">\n");
+        cJSON_ArrayForEach(r, cases) {
+            if (rc) break;
+            if (strcmp(str(r, "suite", "forge"), names[i]) != 0) continue;
+            const char *st = status(r);
+            rc = forge_buf_adds(out, "    <testcase name=\"");
+            if (!rc) rc = xml(out, str(r, "id", ""));
+            if (!rc) rc = forge_buf_adds(out, "\" classname=\"");
+            if (!rc) rc = xml(out, names[i]);
+            if (!rc) rc = forge_buf_adds(out, "\" time=\"");
+            if (!rc) rc = secs(out, forge_json_num(r, "durationMs", 0));
+            if (!rc && strcmp(st, "passed") == 0) {
+                rc = forge_buf_adds(out, "\"/>\n");
+                continue;
+            }
+            if (!rc) rc = forge_buf_adds(out, "\">\n");
+            if (!rc && strcmp(st, "error") == 0) {
+                rc = forge_buf_adds(out, "      <error type=\"error\" message=\"");
+                if (!rc) rc = xml(out, str(r, "error", ""));
+                if (!rc) rc = forge_buf_adds(out, "\"/>\n");
+            } else if (!rc && strcmp(st, "skipped") == 0) {
+                rc = forge_buf_adds(out, "      <skipped message=\"");
+                if (!rc) rc = xml(out, str(r, "reason", ""));
+                if (!rc) rc = forge_buf_adds(out, "\"/>\n");
+            } else if (!rc) {
+                rc = forge_buf_adds(out, "      <failure type=\"assertion\" message=\"");
+                if (!rc) rc = xml(out, str(r, "reason", ""));
+                if (!rc) rc = forge_buf_adds(out, "\">");
+                const cJSON *as;
+                cJSON_ArrayForEach(as, cJSON_GetObjectItemCaseSensitive(r, "assertions")) {
+                    if (rc || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(as, "passed"))) continue;
+                    rc = xml(out, str(as, "type", ""));
+                    if (!rc) rc = forge_buf_adds(out, ": ");
+                    if (!rc) rc = xml(out, str(as, "reason", ""));
+                    if (!rc) rc = forge_buf_adds(out, "&#10;");
+                }
+                if (!rc) rc = forge_buf_adds(out, "</failure>\n");
+            }
+            if (!rc) rc = forge_buf_adds(out, "    </testcase>\n");
+        }
+        if (!rc) rc = forge_buf_adds(out, "  </testsuite>\n");
+    }
+    forge_free(names);
+    if (!rc) rc = forge_buf_adds(out, "</testsuites>\n");
+    return rc;
+}
+
+/* Markdown table cell text: pipes escaped, new lines as spaces. */
+static int md(struct forge_buf *b, const char *s)
+{
+    int rc = 0;
+    for (; *s && !rc; s++) {
+        if (*s == '|') rc = forge_buf_adds(b, "\\|");
+        else if (*s == '\n' || *s == '\r') rc = forge_buf_addc(b, ' ');
+        else rc = forge_buf_addc(b, *s);
+    }
+    return rc;
+}
+
+int forge_report_md(struct forge_buf *out, const cJSON *rep)
+{
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(rep, "summary");
+    bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rep, "passed"));
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(s, "passRateInterval");
+    double lo = cJSON_IsNumber(cJSON_GetArrayItem(ci, 0)) ? cJSON_GetArrayItem(ci, 0)->valuedouble : 0;
+    double hi = cJSON_IsNumber(cJSON_GetArrayItem(ci, 1)) ? cJSON_GetArrayItem(ci, 1)->valuedouble : 0;
+    char a[40], b[40], c[40], d[40], e[40], f[40], g[40];
+    int rc = forge_buf_addf(out, "## forge eval: %s\n\n", ok ? "passed" : "failed");
+    if (!rc) rc = forge_buf_adds(out, "| cases | passed | failed | errors | skipped | pass rate | 95% interval | score | p50 latency | p95 latency | cost |\n"
+                                      "|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
+    if (!rc) rc = forge_buf_addf(out, "| %s | %s | %s | %s | %s | %.1f%% | %.1f%% - %.1f%% | %.3f | %s ms | %s ms | $%.6f |\n",
+                                 num(forge_json_num(s, "totalCases", 0), a), num(forge_json_num(s, "passed", 0), b),
+                                 num(forge_json_num(s, "failed", 0), c), num(forge_json_num(s, "errors", 0), d),
+                                 num(forge_json_num(s, "skipped", 0), e), forge_json_num(s, "passRate", 0) * 100,
+                                 lo * 100, hi * 100, forge_json_num(s, "score", 0),
+                                 num(forge_json_num(s, "p50LatencyMs", 0), f), num(forge_json_num(s, "p95LatencyMs", 0), g),
+                                 forge_json_num(s, "estimatedCostUsd", 0));
+    const cJSON *gates = cJSON_GetObjectItemCaseSensitive(rep, "gates"), *it;
+    if (!rc && cJSON_GetArraySize(gates) > 0) {
+        rc = forge_buf_adds(out, "\n### Gates\n\n| gate | threshold | actual | result |\n|---|---:|---:|---|\n");
+        cJSON_ArrayForEach(it, gates)
+            if (!rc) rc = forge_buf_addf(out, "| %s | %s | %s | %s |\n", str(it, "gate", ""), num(forge_json_num(it, "threshold", 0), a),
+                                         num(forge_json_num(it, "actual", 0), b),
+                                         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "pass")) ? "pass" : "**fail**");
+    }
+    bool header = false;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rep, "cases")) {
+        const char *st = status(it);
+        if (rc || strcmp(st, "passed") == 0 || strcmp(st, "skipped") == 0) continue;
+        if (!header) {
+            rc = forge_buf_adds(out, "\n### Failing cases\n\n| case | status | reason |\n|---|---|---|\n");
+            header = true;
+        }
+        if (!rc) rc = forge_buf_adds(out, "| `");
+        if (!rc) rc = md(out, str(it, "id", ""));
+        if (!rc) rc = forge_buf_addf(out, "` | %s | ", st);
+        if (!rc) rc = md(out, strcmp(st, "error") == 0 ? str(it, "error", "") : str(it, "reason", ""));
+        if (!rc) rc = forge_buf_adds(out, " |\n");
+    }
+    const char *lists[2] = {"regressions", "newPasses"};
+    const char *titles[2] = {"Regressions", "New passes"};
+    for (int i = 0; i < 2 && !rc; i++) {
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(rep, lists[i]);
+        if (cJSON_GetArraySize(l) == 0) continue;
+        rc = forge_buf_addf(out, "\n### %s\n\n", titles[i]);
+        cJSON_ArrayForEach(it, l) {
+            if (!rc) rc = forge_buf_adds(out, "- `");
+            if (!rc) rc = md(out, it->valuestring);
+            if (!rc) rc = forge_buf_adds(out, "`\n");
+        }
+    }
+    return rc;
+}
+
+int forge_report_write(const char *format, const char *path, const cJSON *report, struct forge_err *err)
+{
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    int rc;
+    if (strcmp(format, "json") == 0) rc = forge_report_json(&b, report);
+    else if (strcmp(format, "junit") == 0) rc = forge_report_junit(&b, report);
+    else if (strcmp(format, "md") == 0) rc = forge_report_md(&b, report);
+    else {
+        forge_buf_free(&b);
+        return forge_err_set(err, FORGE_EINVAL, "unknown report format '%s' (json, jsonl, junit, md)", format);
+    }
+    if (rc) {
+        forge_buf_free(&b);
+        return forge_err_set(err, rc, "%s report: out of memory", format);
+    }
+    rc = forge_file_write_atomic(path, b.data ? b.data : "", b.len, err);
+    forge_buf_free(&b);
+    return rc;
+}
+
+struct forge_jsonl {
+    FILE *f;
+    char *path, *tmp;
+};
+
+struct forge_jsonl *forge_jsonl_open(const char *path, struct forge_err *err)
+{
+    struct forge_jsonl *j = forge_calloc(1, sizeof *j);
+    size_t n = strlen(path) + 40;
+    if (!j || !(j->path = forge_strdup(path)) || !(j->tmp = forge_malloc(n))) {
+        if (j) forge_free(j->path);
+        forge_free(j);
+        forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        return NULL;
+    }
+    snprintf(j->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    j->f = fopen(j->tmp, "w");
+    if (!j->f) {
+        forge_err_set(err, FORGE_EIO, "%s: cannot write the report: %s", path, strerror(errno));
+        forge_free(j->tmp);
+        forge_free(j->path);
+        forge_free(j);
+        return NULL;
+    }
+    return j;
+}
+
+int forge_jsonl_add(struct forge_jsonl *j, const cJSON *result, struct forge_err *err)
+{
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    int rc = forge_json_write(&b, result, 0);
+    if (!rc) rc = forge_buf_addc(&b, '\n');
+    if (rc) {
+        forge_buf_free(&b);
+        return forge_err_set(err, rc, "jsonl report: out of memory");
+    }
+    if (fwrite(b.data, 1, b.len, j->f) != b.len || fflush(j->f) != 0)
+        rc = forge_err_set(err, FORGE_EIO, "%s: write failed: %s", j->path, strerror(errno));
+    forge_buf_free(&b);
+    return rc;
+}
+
+int forge_jsonl_close(struct forge_jsonl *j, bool commit, struct forge_err *err)
+{
+    if (!j) return 0;
+    int rc = 0;
+    if (fclose(j->f) != 0 && commit) rc = forge_err_set(err, FORGE_EIO, "%s: write failed: %s", j->path, strerror(errno));
+    if (!rc && commit) {
+        if (rename(j->tmp, j->path) != 0) rc = forge_err_set(err, FORGE_EIO, "%s: cannot write the report: %s", j->path, strerror(errno));
+    }
+    if (rc || !commit) remove(j->tmp);
+    forge_free(j->tmp);
+    forge_free(j->path);
+    forge_free(j);
+    return rc;
+}

@@ -1,0 +1,43 @@
+/* Reports of a suite run: the console text, JSON (agent-tool-forge's EvalSuiteResult shape plus
+ * forge's fields), JSONL (a case per line, written as cases finish), JUnit XML and Markdown.
+ * Builders append text to a buffer (the CLI prints it); file writers are atomic (a reader never
+ * sees a half-written report). The report tree is the one forge_suite_report returns. */
+#ifndef FORGE_REPORT_REPORT_H
+#define FORGE_REPORT_REPORT_H
+#include <stdbool.h>
+#include <cjson/cJSON.h>
+#include "base/buf.h"
+#include "base/err.h"
+
+/* Appends the console line of one case result, with the reasons of its failed assertions and its
+ * warnings on the lines under it:
+ *   "✓ <id>" | "✗ <id>" + "    <type>: <reason>" lines | "! <id>: error: <error>" | "- <id>: skipped: <reason>"
+ * Returns 0 or the buffer's error. */
+int forge_report_console_case(struct forge_buf *out, const cJSON *result);
+
+/* Appends the console summary of <report>: the totals line as agent-tool-forge prints it
+ * ("✓ 5/5 passed (100.0%)[, N skipped][, p95 latency: Xms][, est. cost: $x.xxxxxx]"), the
+ * Wilson interval, the failing cases, the gates, regressions and new passes. */
+int forge_report_console_summary(struct forge_buf *out, const cJSON *report);
+
+/* Appends the report as pretty JSON. */
+int forge_report_json(struct forge_buf *out, const cJSON *report);
+/* Appends JUnit XML: one <testsuite> per case "suite" (in first-seen order), a <testcase> per
+ * case with <failure>, <error> or <skipped>. */
+int forge_report_junit(struct forge_buf *out, const cJSON *report);
+/* Appends a Markdown summary fit for a CI job page. */
+int forge_report_md(struct forge_buf *out, const cJSON *report);
+
+/* Writes the report in <format> ("json", "junit" or "md") to <path> atomically. */
+int forge_report_write(const char *format, const char *path, const cJSON *report, struct forge_err *err);
+
+/* A JSONL report written as cases finish: lines go to a temporary file beside <path>, which is
+ * renamed over <path> when the run closes it with commit = true (removed otherwise). */
+struct forge_jsonl;
+/* Opens the temporary file; returns a new writer or NULL with <err> (FORGE_EIO naming the path). */
+struct forge_jsonl *forge_jsonl_open(const char *path, struct forge_err *err);
+/* Appends <result> as one line and flushes it. */
+int forge_jsonl_add(struct forge_jsonl *j, const cJSON *result, struct forge_err *err);
+/* Finishes (rename when <commit>, else remove) and frees <j>; NULL is a no-op. */
+int forge_jsonl_close(struct forge_jsonl *j, bool commit, struct forge_err *err);
+#endif

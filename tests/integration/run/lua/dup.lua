@@ -1,0 +1,3 @@
+local forge = require "forge"
+forge.assertion("x", function() return true end)
+forge.assertion("x", function() return true end)
