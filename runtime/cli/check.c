@@ -959,6 +959,7 @@ int forge_cmd_check(int argc, char **argv)
     cfg.jobs = ncpu > 0 ? (int)(ncpu > 64 ? 64 : ncpu) : 2;
     const char **files = forge_calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0, code = FORGE_EXIT_USAGE;
+    struct forge_tooluse_schemas *schemas = NULL;
     if (!files) {
         forge_cli_error("check: out of memory");
         return FORGE_EXIT_INFRA;
@@ -1078,6 +1079,16 @@ int forge_cmd_check(int argc, char **argv)
         forge_cli_error("check: no trajectory file given (usage: forge check FILE... [options])");
         goto out;
     }
+    if (cfg.vo.deep && cfg.tools) {
+        struct forge_err err = {0};
+        schemas = forge_tooluse_schemas_compile(cfg.tools, &err);
+        if (!schemas) {
+            forge_cli_error("check: --tools: %s", err.msg);
+            goto out;
+        }
+        cfg.vo.schema_check = forge_tooluse_schemas_check;
+        cfg.vo.schema_ctx = schemas;
+    }
     cJSON_Hooks hooks = {hook_malloc, hook_free};
     cJSON_InitHooks(&hooks);
     struct emit e = {.fmt = cfg.fmt};
@@ -1121,6 +1132,7 @@ int forge_cmd_check(int argc, char **argv)
         code = t->failed ? FORGE_EXIT_FAIL : FORGE_EXIT_OK;
     }
 out:
+    forge_tooluse_schemas_free(schemas);
     cJSON_Delete(cfg.tools);
     forge_free(files);
     return code;

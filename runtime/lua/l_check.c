@@ -31,6 +31,21 @@ static cJSON *keep(lua_State *L, int idx, const char *what)
     return v;
 }
 
+/* In deep mode, compiles the tools' JSON Schemas for the schema_violation check (boxed on the
+ * stack so a raise frees them). */
+static void deep_schemas(lua_State *L, struct forge_tooluse_opts *o, const cJSON *schemas)
+{
+    if (!o->deep || !cJSON_IsObject(schemas))
+        return;
+    struct forge_err err = {0};
+    struct forge_tooluse_schemas *s = forge_tooluse_schemas_compile(schemas, &err);
+    if (!s)
+        luaL_error(L, "forge.check: %s", err.msg);
+    forge_lua_box(L, s, (void (*)(void *))forge_tooluse_schemas_free);
+    o->schema_check = forge_tooluse_schemas_check;
+    o->schema_ctx = s;
+}
+
 static int push_result(lua_State *L, cJSON *r, const struct forge_err *err)
 {
     if (!r)
@@ -49,6 +64,15 @@ static int l_validate_tool_call(lua_State *L)
     cJSON *opts = keep(L, 3, "options");
     struct forge_tooluse_opts o;
     forge_tooluse_opts_json(opts, &o);
+    if (o.deep && cJSON_IsObject(schema) && cJSON_IsObject(call) &&
+        cJSON_IsString(cJSON_GetObjectItemCaseSensitive(call, "name"))) {
+        cJSON *map = cJSON_CreateObject();
+        forge_lua_box(L, map, (void (*)(void *))cJSON_Delete);
+        if (!map || !cJSON_AddItemReferenceToObject(
+                        map, cJSON_GetObjectItemCaseSensitive(call, "name")->valuestring, schema))
+            return luaL_error(L, "forge.check: out of memory");
+        deep_schemas(L, &o, map);
+    }
     struct forge_err err = {0};
     return push_result(L, forge_tooluse_validate_tool_call(call, cJSON_IsNull(schema) ? NULL : schema, &o, &err), &err);
 }
@@ -63,6 +87,7 @@ static int l_validate_turn(lua_State *L)
     cJSON *traj = keep(L, 4, "trajectory");
     struct forge_tooluse_opts o;
     forge_tooluse_opts_json(opts, &o);
+    deep_schemas(L, &o, schemas);
     struct forge_err err = {0};
     return push_result(L, forge_tooluse_validate_turn(turn, schemas, traj, &o, &err), &err);
 }
@@ -76,6 +101,7 @@ static int l_validate_trajectory(lua_State *L)
     cJSON *opts = keep(L, 3, "options");
     struct forge_tooluse_opts o;
     forge_tooluse_opts_json(opts, &o);
+    deep_schemas(L, &o, schemas);
     struct forge_err err = {0};
     return push_result(L, forge_tooluse_validate_trajectory(traj, schemas, &o, &err), &err);
 }
@@ -151,6 +177,7 @@ static int l_check(lua_State *L)
     struct forge_verify_opts ro;
     forge_tooluse_opts_json(opts, &vo);
     forge_verify_opts_json(opts, &ro);
+    deep_schemas(L, &vo, schemas);
     struct forge_err err = {0};
     return push_result(L, forge_tooluse_check(traj, schemas, &vo, &ro, &err), &err);
 }

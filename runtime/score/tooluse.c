@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "data/json.h"
+#include "data/schema.h"
 
 #include <locale.h>
 #include <math.h>
@@ -2687,4 +2688,69 @@ cJSON *forge_tooluse_check(const cJSON *traj, const cJSON *schemas,
         return NULL;
     }
     return out;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Compiled schemas for the deep schema_violation check                                      */
+
+struct forge_tooluse_schemas {
+    int n;
+    char **names;
+    struct forge_schema **compiled;
+};
+
+void forge_tooluse_schemas_free(struct forge_tooluse_schemas *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->n; i++) {
+        forge_free(s->names[i]);
+        forge_schema_free(s->compiled[i]);
+    }
+    forge_free(s->names);
+    forge_free(s->compiled);
+    forge_free(s);
+}
+
+struct forge_tooluse_schemas *forge_tooluse_schemas_compile(const cJSON *schemas,
+                                                            struct forge_err *err)
+{
+    struct forge_tooluse_schemas *s = forge_calloc(1, sizeof *s);
+    int n = cJSON_IsObject(schemas) ? cJSON_GetArraySize(schemas) : 0;
+    if (!s || (n && (!(s->names = forge_calloc((size_t)n, sizeof *s->names)) ||
+                     !(s->compiled = forge_calloc((size_t)n, sizeof *s->compiled))))) {
+        forge_tooluse_schemas_free(s);
+        forge_err_set(err, FORGE_ENOMEM, "out of memory compiling tool schemas");
+        return NULL;
+    }
+    struct forge_schema_opts so = {.draft = FORGE_DRAFT_DEFAULT, .all_errors = true};
+    for (const cJSON *t = n ? schemas->child : NULL; t; t = t->next) {
+        const cJSON *params = own(t, "parameters");
+        if (!cJSON_IsObject(params) || !t->string)
+            continue;
+        struct forge_schema *c = forge_schema_compile(params, &so, err);
+        if (!c) {
+            forge_err_prefix(err, "the parameters of tool '%s'", t->string);
+            forge_tooluse_schemas_free(s);
+            return NULL;
+        }
+        s->compiled[s->n] = c;
+        s->names[s->n] = forge_strdup(t->string);
+        s->n++;
+        if (!s->names[s->n - 1]) {
+            forge_tooluse_schemas_free(s);
+            forge_err_set(err, FORGE_ENOMEM, "out of memory compiling tool schemas");
+            return NULL;
+        }
+    }
+    return s;
+}
+
+int forge_tooluse_schemas_check(void *ctx, const char *tool, const cJSON *args, cJSON **errors)
+{
+    const struct forge_tooluse_schemas *s = ctx;
+    for (int i = 0; s && i < s->n; i++)
+        if (strcmp(s->names[i], tool) == 0)
+            return forge_schema_validate(s->compiled[i], args, errors);
+    return 1;
 }

@@ -108,6 +108,17 @@ cJSON *forge_tooluse_check(const cJSON *traj, const cJSON *schemas,
                            const struct forge_tooluse_opts *vo,
                            const struct forge_verify_opts *ro, struct forge_err *err);
 
+/* Compiled JSON Schemas of a name -> ToolSchema map, for the deep schema_violation check: each
+ * tool's `parameters` is compiled as a full JSON Schema (draft from its $schema, else 2020-12;
+ * formats are annotations). Returns a new set (free with forge_tooluse_schemas_free) or NULL
+ * with FORGE_EINVAL naming the tool whose schema does not compile. Thread-safe once built. */
+struct forge_tooluse_schemas;
+struct forge_tooluse_schemas *forge_tooluse_schemas_compile(const cJSON *schemas,
+                                                            struct forge_err *err);
+void forge_tooluse_schemas_free(struct forge_tooluse_schemas *s);
+/* A forge_tooluse_schema_fn over a compiled set (<ctx> is the set); tools not in it pass. */
+int forge_tooluse_schemas_check(void *ctx, const char *tool, const cJSON *args, cJSON **errors);
+
 /* JavaScript's String(v).toLowerCase() appended to <out> (a forge_buf): exposed for tests. */
 struct forge_buf;
 int forge_tooluse_lower(struct forge_buf *out, const char *s, size_t n);
