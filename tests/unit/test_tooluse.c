@@ -1,0 +1,233 @@
+/* score/tooluse beyond the conformance vectors: JavaScript quirks, Unicode lower case, and the
+ * deep detectors (on under deep only). */
+#include "test.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "data/json.h"
+#include "score/tooluse.h"
+
+static cJSON *J(const char *s)
+{
+    struct forge_err err = {0};
+    cJSON *v = forge_json_parse(s, strlen(s), "<test>", &err);
+    if (!v)
+        fprintf(stderr, "bad test JSON: %s\n", err.msg);
+    return v;
+}
+
+/* "type/severity,type/severity" of an issues array */
+static char *types(const cJSON *issues)
+{
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    forge_buf_adds(&b, "");
+    for (const cJSON *i = issues ? issues->child : NULL; i; i = i->next)
+        forge_buf_addf(&b, "%s%s/%s", i == issues->child ? "" : ",", forge_json_str(i, "type"),
+                       forge_json_str(i, "severity"));
+    return forge_buf_take(&b);
+}
+
+static void check_lower(const char *in, const char *want)
+{
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    CHECK_INT(forge_tooluse_lower(&b, in, strlen(in)), 0);
+    CHECK_STR(b.data ? b.data : "", want);
+    forge_buf_free(&b);
+}
+
+TEST(lower_case)
+{
+    check_lower("Hello WORLD", "hello world");
+    check_lower("ÀÉÎÕÜ Ärger", "àéîõü ärger");
+    check_lower("\xc4\xb0stanbul", "i\xcc\x87stanbul"); /* İ -> i + U+0307, as JavaScript */
+    check_lower("ΟΔΟΣ ΣΑΣ", "οδος σας");               /* final sigma */
+    check_lower("Σ", "σ");
+    check_lower("\xff\xfe" "ABC", "\xff\xfe" "abc");       /* invalid bytes kept */
+}
+
+static cJSON *validate_call(const char *call, const char *schema, const char *opts)
+{
+    struct forge_err err = {0};
+    struct forge_tooluse_opts o;
+    cJSON *c = J(call), *s = schema ? J(schema) : NULL, *op = opts ? J(opts) : NULL;
+    forge_tooluse_opts_json(op, &o);
+    cJSON *r = forge_tooluse_validate_tool_call(c, s, &o, &err);
+    cJSON_Delete(c);
+    cJSON_Delete(s);
+    cJSON_Delete(op);
+    return r;
+}
+
+TEST(js_quirks)
+{
+    /* Object.entries order: array-index keys first, ascending */
+    cJSON *r = validate_call(
+        "{\"name\":\"t\",\"arguments\":{\"b\":1,\"2\":1,\"1\":1},\"result\":{\"x\":1}}",
+        "{\"parameters\":{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"string\"},"
+        "\"1\":{\"type\":\"string\"},\"2\":{\"type\":\"string\"}}}}", NULL);
+    const cJSON *is = cJSON_GetObjectItem(r, "issues");
+    CHECK_STR(forge_json_str(forge_json_at(is, "[0].details"), "parameter"), "1");
+    CHECK_STR(forge_json_str(forge_json_at(is, "[1].details"), "parameter"), "2");
+    CHECK_STR(forge_json_str(forge_json_at(is, "[2].details"), "parameter"), "b");
+    cJSON_Delete(r);
+    /* typeMap["constructor"] is inherited (truthy): never equal to a typeof */
+    r = validate_call("{\"name\":\"t\",\"arguments\":{\"a\":\"x\"},\"result\":{\"x\":1}}",
+                      "{\"parameters\":{\"properties\":{\"a\":{\"type\":\"constructor\"}}}}", NULL);
+    CHECK_STR(forge_json_str(forge_json_at(r, "issues[0]"), "description"),
+              "Parameter \"a\" expected constructor, got string");
+    cJSON_Delete(r);
+    /* `"toString" in {}` is true: no missing_required_param; "integer" is not checked */
+    r = validate_call("{\"name\":\"t\",\"arguments\":{\"n\":\"x\"},\"result\":{\"x\":1}}",
+                      "{\"parameters\":{\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"toString\"]}}", NULL);
+    char *t = types(cJSON_GetObjectItem(r, "issues"));
+    CHECK_STR(t, "");
+    forge_free(t);
+    cJSON_Delete(r);
+    /* a string enum is searched as a substring (String.prototype.includes) */
+    r = validate_call("{\"name\":\"t\",\"arguments\":{\"s\":\"bc\",\"u\":\"zz\"},\"result\":{\"x\":1}}",
+                      "{\"parameters\":{\"properties\":{\"s\":{\"enum\":\"abcd\"},\"u\":{\"enum\":\"abcd\"}}}}", NULL);
+    t = types(cJSON_GetObjectItem(r, "issues"));
+    CHECK_STR(t, "invalid_arguments/medium");
+    forge_free(t);
+    cJSON_Delete(r);
+    /* falsy results: 0 and "" are missing; true has no keys (empty_result) */
+    struct forge_verify_opts vo;
+    forge_verify_opts_init(&vo);
+    struct forge_err err = {0};
+    cJSON *turn = J("{\"turn_id\":1,\"role\":\"agent\",\"content\":\"ok\"}");
+    cJSON *c1 = J("{\"name\":\"t\",\"result\":0}"), *c2 = J("{\"name\":\"t\",\"result\":true}");
+    r = forge_tooluse_verify_result(c1, turn, NULL, &vo, &err);
+    t = types(cJSON_GetObjectItem(r, "issues"));
+    CHECK_STR(t, "missing_result/medium");
+    forge_free(t);
+    cJSON_Delete(r);
+    r = forge_tooluse_verify_result(c2, turn, NULL, &vo, &err);
+    t = types(cJSON_GetObjectItem(r, "issues"));
+    CHECK_STR(t, "empty_result/low,unused_result/medium");
+    forge_free(t);
+    cJSON_Delete(r);
+    cJSON_Delete(c1);
+    cJSON_Delete(c2);
+    cJSON_Delete(turn);
+}
+
+/* Validation issues of the one agent turn of <traj> (deep on or off), as "type/severity,...". */
+static char *deep_validation(const char *traj, const char *schemas, bool deep)
+{
+    struct forge_err err = {0};
+    struct forge_tooluse_opts o;
+    forge_tooluse_opts_init(&o);
+    o.deep = deep;
+    o.allow_unknown_tools = true;
+    cJSON *t = J(traj), *s = schemas ? J(schemas) : NULL;
+    struct forge_tooluse_schemas *cs = NULL;
+    if (deep && s) {
+        cs = forge_tooluse_schemas_compile(s, &err);
+        o.schema_check = forge_tooluse_schemas_check;
+        o.schema_ctx = cs;
+    }
+    cJSON *r = forge_tooluse_validate_trajectory(t, s, &o, &err);
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    forge_buf_adds(&b, "");
+    for (const cJSON *v = r ? r->child : NULL; v; v = v->next) {
+        char *x = types(cJSON_GetObjectItem(v, "issues"));
+        forge_buf_addf(&b, "%s[%s]", v == r->child ? "" : " ", x);
+        forge_free(x);
+    }
+    forge_tooluse_schemas_free(cs);
+    cJSON_Delete(r);
+    cJSON_Delete(t);
+    cJSON_Delete(s);
+    return forge_buf_take(&b);
+}
+
+#define U(c) "{\"turn_id\":" #c ",\"role\":\"user\",\"content\":\"q\"}"
+
+TEST(deep_validation_detectors)
+{
+    /* tool_not_found from the recorded error; tool_misuse on a repeated identical call */
+    const char *t1 = "{\"turns\":[" U(1) ",{\"turn_id\":1,\"role\":\"agent\",\"content\":\"Sunny.\",\"tool_calls\":["
+        "{\"name\":\"w\",\"arguments\":{\"c\":\"Lima\"},\"result\":{\"s\":\"sunny\"}},"
+        "{\"name\":\"w\",\"arguments\":{\"c\":\"Lima\"},\"result\":{\"s\":\"sunny\"}},"
+        "{\"name\":\"mail\",\"arguments\":{},\"error\":\"Unknown tool: mail\"}]}]}";
+    char *got = deep_validation(t1, NULL, false);
+    CHECK_STR(got, "[missing_result/medium]");
+    forge_free(got);
+    got = deep_validation(t1, NULL, true);
+    CHECK_STR(got, "[tool_misuse/medium,missing_result/medium,tool_not_found/high]");
+    forge_free(got);
+    /* result_unused (a >3-char result string nowhere in this or a later turn) and
+     * hallucinated_result (a number in the answer that nothing before supports) */
+    const char *t2 = "{\"turns\":[" U(1) ",{\"turn_id\":1,\"role\":\"agent\",\"content\":\"It is 25 degrees, 1,200 m up.\",\"tool_calls\":["
+        "{\"name\":\"w\",\"arguments\":{\"alt\":1200},\"result\":{\"temp\":19,\"note\":\"windy\"}}]}," U(2) "]}";
+    got = deep_validation(t2, NULL, false);
+    CHECK_STR(got, "[]");
+    forge_free(got);
+    got = deep_validation(t2, NULL, true);
+    CHECK_STR(got, "[result_unused/low,hallucinated_result/high]");
+    forge_free(got);
+    /* schema_violation against the full JSON Schema */
+    const char *t3 = "{\"turns\":[" U(1) ",{\"turn_id\":1,\"role\":\"agent\",\"content\":\"done\",\"tool_calls\":["
+        "{\"name\":\"w\",\"arguments\":{\"c\":\"\"},\"result\":{\"done\":\"yes\"}}]}]}";
+    const char *sch = "{\"w\":{\"name\":\"w\",\"parameters\":{\"type\":\"object\",\"properties\":{\"c\":{\"type\":\"string\",\"minLength\":1}}}}}";
+    got = deep_validation(t3, sch, false);
+    CHECK_STR(got, "[]");
+    forge_free(got);
+    got = deep_validation(t3, sch, true);
+    CHECK_STR(got, "[schema_violation/high]");
+    forge_free(got);
+}
+
+static char *deep_result(const char *call, const char *content, bool deep)
+{
+    struct forge_err err = {0};
+    struct forge_verify_opts o;
+    forge_verify_opts_init(&o);
+    o.deep = deep;
+    cJSON *c = J(call), *turn = cJSON_CreateObject();
+    cJSON_AddNumberToObject(turn, "turn_id", 1);
+    cJSON_AddStringToObject(turn, "role", "agent");
+    cJSON_AddStringToObject(turn, "content", content);
+    cJSON *r = forge_tooluse_verify_result(c, turn, NULL, &o, &err);
+    char *t = types(cJSON_GetObjectItem(r, "issues"));
+    cJSON_Delete(r);
+    cJSON_Delete(c);
+    cJSON_Delete(turn);
+    return t;
+}
+
+TEST(deep_result_detectors)
+{
+    const char *partial = "{\"name\":\"w\",\"result\":{\"condition\":\"sunny\",\"wind\":\"strong gusts\",\"pressure\":\"1013 hPa\"}}";
+    char *got = deep_result(partial, "It is sunny.", false);
+    CHECK_STR(got, "");
+    forge_free(got);
+    got = deep_result(partial, "It is sunny.", true);
+    CHECK_STR(got, "incomplete_integration/low");
+    forge_free(got);
+    got = deep_result(partial, "It is sunny with strong gusts.", true);
+    CHECK_STR(got, "");
+    forge_free(got);
+    const char *broken = "{\"name\":\"w\",\"result\":\"{\\\"status\\\": \\\"queued\\\", \\\"id\\\": \"}";
+    /* upstream reads a string result character by character: never "used" */
+    got = deep_result(broken, "Queued.", false);
+    CHECK_STR(got, "unused_result/medium");
+    forge_free(got);
+    got = deep_result(broken, "Queued.", true);
+    CHECK_STR(got, "unused_result/medium,malformed_result/medium");
+    forge_free(got);
+    got = deep_result("{\"name\":\"w\",\"result\":\"[1,2]\"}", "Queued.", true);
+    CHECK_STR(got, "unused_result/medium");
+    forge_free(got);
+}
+
+int main(void)
+{
+    RUN(lower_case);
+    RUN(js_quirks);
+    RUN(deep_validation_detectors);
+    RUN(deep_result_detectors);
+    return TEST_DONE();
+}
