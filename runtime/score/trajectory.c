@@ -236,6 +236,23 @@ static cJSON *maybe_json(const char *s)
     return cJSON_CreateString(s);
 }
 
+/* A tool's text output as a result: JSON text holding an object or array becomes that value;
+ * other text becomes {"content": text}, so result checks read it as one value (a bare string
+ * result would be read character by character, as agent-eval-harness does). */
+static cJSON *text_result(const char *s)
+{
+    cJSON *v = maybe_json(s);
+    if (!cJSON_IsString(v))
+        return v;
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToObject(o, "content", v)) {
+        cJSON_Delete(o);
+        cJSON_Delete(v);
+        return NULL;
+    }
+    return o;
+}
+
 /* Adds a call; takes <args>. */
 static void agent_call(struct tb *b, const char *id, const char *name, cJSON *args)
 {
@@ -347,9 +364,9 @@ static void import_openai(struct tb *b, const cJSON *msgs)
                 bad(b, "messages", i, "tool message without tool_call_id");
                 break;
             }
-            call_result(b, "messages", i, id, NULL, maybe_json(text), NULL);
+            call_result(b, "messages", i, id, NULL, text_result(text), NULL);
         } else if (is(role, "function")) {
-            call_result(b, "messages", i, NULL, gets(m, "name"), maybe_json(text), NULL);
+            call_result(b, "messages", i, NULL, gets(m, "name"), text_result(text), NULL);
         } else {
             char msg[160];
             snprintf(msg, sizeof msg, "unknown role '%.100s'", role);
@@ -393,14 +410,14 @@ static void import_responses(struct tb *b, const cJSON *items)
             const cJSON *out = get(m, "output");
             cJSON *r;
             if (cJSON_IsString(out))
-                r = maybe_json(out->valuestring);
+                r = text_result(out->valuestring);
             else {
                 forge_buf_reset(&txt);
                 if (content_text(out, &txt)) {
                     oom(b);
                     break;
                 }
-                r = maybe_json(txt.data ? txt.data : "");
+                r = text_result(txt.data ? txt.data : "");
             }
             call_result(b, "items", i, id, NULL, r, NULL);
         }
@@ -460,7 +477,7 @@ static void import_anthropic(struct tb *b, const cJSON *msgs)
                 if (cJSON_IsTrue(get(blk, "is_error")))
                     call_result(b, "messages", i, id, NULL, NULL, rt);
                 else
-                    call_result(b, "messages", i, id, NULL, maybe_json(rt), NULL);
+                    call_result(b, "messages", i, id, NULL, text_result(rt), NULL);
             }
         }
         if (b->rc)

@@ -9,8 +9,10 @@
  * new turn_id shared by the agent turn that answers it, as agent-eval-harness numbers them);
  * every assistant message up to the next user message belongs to one agent turn whose content
  * is their texts joined by a newline, and whose calls carry `round` = the index (from 1) of the
- * assistant message that issued them. Tool results that are JSON text are parsed (a string
- * holding an object or array becomes that value); other results stay strings. */
+ * assistant message that issued them. Tool results that are JSON text holding an object or an
+ * array become that value; other text becomes {"content": text}. Arguments that are JSON text
+ * are parsed; other argument text stays a string. An Anthropic tool_result with is_error sets
+ * the call's "error" to its text (and no result). */
 #ifndef FORGE_SCORE_TRAJECTORY_H
 #define FORGE_SCORE_TRAJECTORY_H
 #include <cjson/cJSON.h>

@@ -52,7 +52,7 @@ TEST(openai_chat)
     check_import(in, NULL,
         "{\"turns\":[{\"turn_id\":1,\"role\":\"user\",\"content\":\"Weather in Paris and Rome?\"},"
         "{\"turn_id\":1,\"role\":\"agent\",\"content\":\"Paris 18C, Rome 24C.\",\"tool_calls\":["
-        "{\"id\":\"c1\",\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"},\"round\":1,\"result\":\"18C, cloudy\"},"
+        "{\"id\":\"c1\",\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"},\"round\":1,\"result\":{\"content\":\"18C, cloudy\"}},"
         "{\"id\":\"c2\",\"name\":\"get_weather\",\"arguments\":{\"city\":\"Rome\"},\"round\":1,\"result\":{\"temp_c\":24}}]},"
         "{\"turn_id\":2,\"role\":\"user\",\"content\":\"thanks\"},"
         "{\"turn_id\":2,\"role\":\"agent\",\"content\":\"You're welcome.\",\"tool_calls\":[]}]}");
@@ -78,7 +78,7 @@ TEST(openai_responses)
         "{\"turns\":[{\"turn_id\":1,\"role\":\"user\",\"content\":\"find flights\"},"
         "{\"turn_id\":1,\"role\":\"agent\",\"content\":\"Booked.\",\"tool_calls\":["
         "{\"id\":\"f1\",\"name\":\"search\",\"arguments\":{\"q\":\"LHR\"},\"round\":1,\"result\":[1,2]},"
-        "{\"id\":\"f2\",\"name\":\"book\",\"arguments\":\"not json\",\"round\":2,\"result\":\"ok\"}]}]}");
+        "{\"id\":\"f2\",\"name\":\"book\",\"arguments\":\"not json\",\"round\":2,\"result\":{\"content\":\"ok\"}}]}]}");
 }
 
 TEST(anthropic)
