@@ -538,6 +538,14 @@ static bool has_critical(const cJSON *issues)
 /* ---------------------------------------------------------------------------------------- */
 /* Trajectory context: turns and their lowered contents, computed once                      */
 
+/* A set of doubles (open addressing). */
+struct numset {
+    double *v;
+    unsigned char *used;
+    size_t cap, n;
+};
+static void numset_free(struct numset *s);
+
 struct lowtext {
     char *s;
     size_t n;
@@ -553,6 +561,8 @@ struct tctx {
     struct forge_buf lb, rs, kb, tmp; /* scratch reused across calls */
     struct forge_buf all; /* every turn's lowered content, NUL-separated */
     bool all_done;
+    struct numset known; /* deep: numbers of turns [0, known_upto) */
+    int known_upto;
 };
 
 static const char *content_of(const cJSON *turn, size_t *n)
@@ -597,6 +607,7 @@ static void tctx_free(struct tctx *t)
     forge_buf_free(&t->kb);
     forge_buf_free(&t->tmp);
     forge_buf_free(&t->all);
+    numset_free(&t->known);
     if (t->low)
         for (int i = 0; i < t->n; i++)
             forge_free(t->low[i].s);
@@ -1077,14 +1088,17 @@ static void deep_result_unused(struct out *o, cJSON *issues, const cJSON *call, 
     forge_free(e);
 }
 
-/* Numbers written in <s> (digit runs with an optional decimal part, at least two digits). */
+/* Numbers for hallucinated_result: those an answer states (digit runs with an optional decimal
+ * part and thousands separators, at least two digits, not part of a word) and those its sources
+ * hold, compared by value. */
 struct numlist {
     char (*v)[40];
     int n, cap;
 };
 
-static int numlist_add(struct numlist *l, const char *s, size_t n)
+static int numlist_add(void *ctx, const char *s, size_t n)
 {
+    struct numlist *l = ctx;
     if (n >= 40)
         n = 39;
     for (int i = 0; i < l->n; i++)
@@ -1104,7 +1118,81 @@ static int numlist_add(struct numlist *l, const char *s, size_t n)
     return 0;
 }
 
-static int scan_numbers(const char *s, struct numlist *l)
+
+static uint64_t dbl_hash(double d)
+{
+    uint64_t x;
+    if (d == 0)
+        d = 0; /* -0 and 0 are one number */
+    memcpy(&x, &d, sizeof x);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static bool numset_has(const struct numset *s, double d)
+{
+    if (!s->cap)
+        return false;
+    for (size_t i = dbl_hash(d) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+        if (!s->used[i])
+            return false;
+        if (s->v[i] == d)
+            return true;
+    }
+}
+
+static int numset_put(struct numset *s, double d)
+{
+    if (isnan(d) || numset_has(s, d))
+        return 0;
+    if ((s->n + 1) * 2 > s->cap) {
+        struct numset g = {0};
+        g.cap = s->cap ? s->cap * 2 : 64;
+        g.v = forge_malloc(sizeof *g.v * g.cap);
+        g.used = forge_calloc(g.cap, 1);
+        if (!g.v || !g.used) {
+            forge_free(g.v);
+            forge_free(g.used);
+            return FORGE_ENOMEM;
+        }
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->used[i])
+                numset_put(&g, s->v[i]);
+        forge_free(s->v);
+        forge_free(s->used);
+        *s = g;
+    }
+    size_t i = dbl_hash(d) & (s->cap - 1);
+    while (s->used[i])
+        i = (i + 1) & (s->cap - 1);
+    s->used[i] = 1;
+    s->v[i] = d;
+    s->n++;
+    return 0;
+}
+
+static void numset_free(struct numset *s)
+{
+    forge_free(s->v);
+    forge_free(s->used);
+    memset(s, 0, sizeof *s);
+}
+
+static int numset_add_text(void *ctx, const char *s, size_t n)
+{
+    char t[40];
+    if (n >= sizeof t)
+        n = sizeof t - 1;
+    memcpy(t, s, n);
+    t[n] = '\0';
+    return numset_put(ctx, strtod(t, NULL));
+}
+
+/* Calls <add> for each number written in <s> (separators dropped); <min_digits> filters. */
+static int scan_numbers(const char *s, int min_digits, int (*add)(void *, const char *, size_t),
+                        void *ctx)
 {
     size_t n = strlen(s);
     for (size_t i = 0; i < n;) {
@@ -1118,9 +1206,9 @@ static int scan_numbers(const char *s, struct numlist *l)
                 break;
             j++;
         }
-        /* canonical form: thousands separators dropped */
         char t[40];
-        size_t k = 0, digits = 0;
+        size_t k = 0;
+        int digits = 0;
         for (size_t q = i; q < j && k < sizeof t - 1; q++) {
             if (s[q] == ',')
                 continue;
@@ -1130,26 +1218,48 @@ static int scan_numbers(const char *s, struct numlist *l)
         }
         bool word = (i > 0 && (((s[i - 1] | 32) >= 'a' && (s[i - 1] | 32) <= 'z') || s[i - 1] == '_')) ||
                     (j < n && (((s[j] | 32) >= 'a' && (s[j] | 32) <= 'z') || s[j] == '_'));
-        if (digits >= 2 && !word && numlist_add(l, t, k))
+        if (digits >= min_digits && !word && add(ctx, t, k))
             return FORGE_ENOMEM;
         i = j;
     }
     return 0;
 }
 
-/* Appends every number-bearing text of <v> (JSON text of objects, String() of scalars). */
-static int json_text(struct forge_buf *b, const cJSON *v)
+/* Every number a JSON value holds: number values, and numbers written in its strings. */
+static int tree_numbers(const cJSON *v, struct numset *set)
 {
     if (!v)
         return 0;
-    int rc = forge_json_write(b, v, 0);
-    return rc ? rc : forge_buf_addc(b, '\n');
+    if (cJSON_IsNumber(v))
+        return numset_put(set, v->valuedouble);
+    if (cJSON_IsString(v) && v->valuestring)
+        return scan_numbers(v->valuestring, 1, numset_add_text, set);
+    int rc = 0;
+    if (cJSON_IsArray(v) || cJSON_IsObject(v))
+        for (const cJSON *c = v->child; c && !rc; c = c->next)
+            rc = tree_numbers(c, set);
+    return rc;
+}
+
+/* The numbers of a turn as a source: its text and its calls' arguments and results. */
+static int turn_numbers(const cJSON *turn, bool with_text, struct numset *set)
+{
+    size_t cn;
+    int rc = with_text ? scan_numbers(content_of(turn, &cn), 1, numset_add_text, set) : 0;
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(turn, "tool_calls");
+    for (const cJSON *c = cJSON_IsArray(tc) ? tc->child : NULL; c && !rc; c = c->next) {
+        rc = tree_numbers(cJSON_GetObjectItemCaseSensitive(c, "arguments"), set);
+        if (!rc)
+            rc = tree_numbers(cJSON_GetObjectItemCaseSensitive(c, "result"), set);
+    }
+    return rc;
 }
 
 /* hallucinated_result: numbers in the agent's answer that no tool result, argument or earlier
- * turn of the conversation contains. Only for turns whose calls returned something. */
+ * turn of the conversation contains. Only for turns whose calls returned something. The
+ * numbers of earlier turns accumulate in the context as turns are validated in order. */
 static void deep_hallucinated_result(struct out *o, cJSON *issues, const cJSON *turn,
-                                     const cJSON *traj)
+                                     struct tctx *t)
 {
     const cJSON *calls = cJSON_GetObjectItemCaseSensitive(turn, "tool_calls");
     bool any_result = false;
@@ -1160,30 +1270,24 @@ static void deep_hallucinated_result(struct out *o, cJSON *issues, const cJSON *
     const char *content = content_of(turn, &cn);
     if (!any_result || !cn)
         return;
-    struct numlist said = {0}, known = {0};
-    struct forge_buf src;
-    forge_buf_init(&src, 0);
-    int rc = scan_numbers(content, &said);
+    struct numlist said = {0};
+    struct numset own = {0}, before = {0};
+    const struct numset *known = &before;
+    int rc = scan_numbers(content, 2, numlist_add, &said);
     if (rc || !said.n)
         goto out;
-    const cJSON *turns = cJSON_GetObjectItemCaseSensitive(traj, "turns");
-    for (const cJSON *t = cJSON_IsArray(turns) ? turns->child : NULL; t && t != turn && !rc; t = t->next) {
-        size_t l;
-        rc = forge_buf_adds(&src, content_of(t, &l));
-        const cJSON *tc = cJSON_GetObjectItemCaseSensitive(t, "tool_calls");
-        for (const cJSON *c = cJSON_IsArray(tc) ? tc->child : NULL; c && !rc; c = c->next) {
-            rc = json_text(&src, cJSON_GetObjectItemCaseSensitive(c, "arguments"));
-            if (!rc)
-                rc = json_text(&src, cJSON_GetObjectItemCaseSensitive(c, "result"));
+    int ix = tctx_index(t, turn);
+    if (ix >= 0) {
+        if (t->known_upto > ix) { /* validated out of order: start again */
+            numset_free(&t->known);
+            t->known_upto = 0;
         }
-    }
-    for (const cJSON *c = cJSON_IsArray(calls) ? calls->child : NULL; c && !rc; c = c->next) {
-        rc = json_text(&src, cJSON_GetObjectItemCaseSensitive(c, "arguments"));
-        if (!rc)
-            rc = json_text(&src, cJSON_GetObjectItemCaseSensitive(c, "result"));
+        for (; t->known_upto < ix && !rc; t->known_upto++)
+            rc = turn_numbers(t->turns[t->known_upto], true, &t->known);
+        known = &t->known;
     }
     if (!rc)
-        rc = scan_numbers(src.data ? src.data : "", &known);
+        rc = turn_numbers(turn, false, &own);
     if (rc)
         goto out;
     cJSON *missing = cJSON_CreateArray();
@@ -1192,10 +1296,8 @@ static void deep_hallucinated_result(struct out *o, cJSON *issues, const cJSON *
         goto out;
     }
     for (int i = 0; i < said.n; i++) {
-        bool found = false;
-        for (int k = 0; k < known.n && !found; k++)
-            found = strcmp(said.v[i], known.v[k]) == 0 || strtod(said.v[i], NULL) == strtod(known.v[k], NULL);
-        if (!found)
+        double d = strtod(said.v[i], NULL);
+        if (!numset_has(known, d) && !numset_has(&own, d))
             add_str(o, missing, NULL, said.v[i]);
     }
     if (!missing->child) {
@@ -1219,8 +1321,8 @@ out:
     if (rc)
         o->oom = true;
     forge_free(said.v);
-    forge_free(known.v);
-    forge_buf_free(&src);
+    numset_free(&own);
+    numset_free(&before);
 }
 
 static void deep_schema_violation(struct out *o, cJSON *issues, const cJSON *call, const cJSON *turn,
@@ -1359,7 +1461,7 @@ static cJSON *validate_turn_impl(const cJSON *turn, const cJSON *schemas, struct
     }
     forge_free(tmp_low.s);
     if (opt->deep && opt->detect_hallucination && !o.oom)
-        deep_hallucinated_result(&o, issues, turn, t ? t->traj : NULL);
+        deep_hallucinated_result(&o, issues, turn, t);
     add_bool(&o, res, "valid", !has_critical(issues));
     add(&o, res, "issues", issues);
     add(&o, res, "suggestions", sugg);
