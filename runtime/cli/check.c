@@ -59,6 +59,8 @@ const char forge_usage_check[] =
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_JSONL };
 
+static void tree_free(cJSON *v);
+
 struct cfg {
     struct forge_tooluse_opts vo;
     struct forge_verify_opts ro;
@@ -273,10 +275,10 @@ static int check_one(const struct cfg *cfg, const cJSON *traj, const char *file,
         } else {
             rc = FORGE_ENOMEM;
         }
-        cJSON_Delete(o);
+        tree_free(o);
     }
 out:
-    cJSON_Delete(r);
+    tree_free(r);
     if (rc)
         forge_err_set(err, rc, "out of memory writing the report (or the output limit was hit)");
     return rc;
@@ -372,6 +374,13 @@ static void arena_release(void)
     }
 }
 
+/* Frees a tree, unless it lives in the line's arena (which is dropped whole at the line's end). */
+static void tree_free(cJSON *v)
+{
+    if (!arena.on)
+        cJSON_Delete(v);
+}
+
 static void diag(struct forge_buf *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void diag(struct forge_buf *d, const char *fmt, ...)
 {
@@ -406,7 +415,7 @@ static void check_line(const struct cfg *cfg, const char *text, size_t len, cons
     }
     if (check_one(cfg, traj, file, line, -1, out, st, &err))
         diag(dg, "%s:%ld: %s", file, line, err.msg);
-    cJSON_Delete(traj);
+    tree_free(traj);
 }
 
 /* ---------------------------------------------------------------------------------------- */

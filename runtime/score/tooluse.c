@@ -366,6 +366,17 @@ int forge_tooluse_lower(struct forge_buf *out, const char *s, size_t n)
     return rc;
 }
 
+/* JavaScript's s.length compared with a small bound, counting UTF-16 units only when the byte
+ * length leaves it open (a character is 1 to 4 bytes and 1 or 2 units). */
+static size_t u16len(const char *s, size_t n, size_t bound)
+{
+    /* every unit takes at most 3 bytes (a 4-byte character is 2 units): 3(bound+1) bytes or
+     * more hold more than <bound> units */
+    if (n >= 3 * (bound + 1))
+        return n;
+    return forge_utf16_len(s, n);
+}
+
 static bool includes(const char *hay, size_t hn, const char *needle, size_t nn)
 {
     if (nn == 0)
@@ -1052,7 +1063,7 @@ static void deep_result_unused(struct out *o, cJSON *issues, const cJSON *call, 
     forge_buf_init(&lb, 0);
     for (int i = 0; i < n && !o->oom; i++) {
         const char *v = sval(e[i].val);
-        if (!v || forge_utf16_len(v, strlen(v)) <= 3)
+        if (!v || u16len(v, strlen(v), 3) <= 3)
             continue;
         forge_buf_reset(&lb);
         if (forge_tooluse_lower(&lb, v, strlen(v))) {
@@ -2300,7 +2311,7 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
         for (int i = 0; i < n && !o.oom; i++) {
             const cJSON *v = e[i].val;
             const char *s = sval(v);
-            if (s && forge_utf16_len(s, strlen(s)) > 5) {
+            if (s && u16len(s, strlen(s), 5) > 5) {
                 forge_buf_reset(&t->lb);
                 if (forge_tooluse_lower(&t->lb, s, strlen(s))) {
                     o.oom = true;
@@ -2355,7 +2366,7 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
                 o.oom = true;
                 break;
             }
-            if (forge_utf16_len(t->lb.data ? t->lb.data : "", t->lb.len) < 3)
+            if (u16len(t->lb.data ? t->lb.data : "", t->lb.len, 3) < 3)
                 continue;
             if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
                 candidates++;
@@ -2386,7 +2397,7 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
             while (!key_mentioned) {
                 const char *sp = strchr(w, ' ');
                 size_t wl = sp ? (size_t)(sp - w) : strlen(w);
-                if (forge_utf16_len(w, wl) > 2) {
+                if (u16len(w, wl, 2) > 2) {
                     if (includes(cl->s, cl->n, w, wl))
                         key_mentioned = true;
                     else {
@@ -2424,7 +2435,7 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
                     o.oom = true;
                     break;
                 }
-                if (forge_utf16_len(t->lb.data ? t->lb.data : "", t->lb.len) < 3)
+                if (u16len(t->lb.data ? t->lb.data : "", t->lb.len, 3) < 3)
                     continue;
                 bool found = false;
                 for (int k = 0; k < t->n && !found; k++) {
