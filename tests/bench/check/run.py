@@ -26,7 +26,7 @@ def sh(*cmd, **kw):
 
 
 def measure(cmd, stdin_path=None, stdin_cmd=None):
-    """Runs cmd with stdout to /dev/null; returns (seconds, peak RSS MB, exit code)."""
+    """Runs cmd with stdout to /dev/null; returns (seconds, peak RSS MB, exit code, CPU seconds)."""
     devnull = open(os.devnull, "w")
     feeder = None
     stdin = open(stdin_path, "rb") if stdin_path else None
@@ -40,12 +40,13 @@ def measure(cmd, stdin_path=None, stdin_cmd=None):
     if feeder:
         feeder.stdout.close()
         feeder.wait()
-    return dt, ru.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status)
+    return dt, ru.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status), ru.ru_utime + ru.ru_stime
 
 
 def best(cmd, runs, **kw):
+    """Best wall time and best CPU time of <runs> runs (the machine may be shared)."""
     res = [measure(cmd, **kw) for _ in range(runs)]
-    return min(r[0] for r in res), max(r[1] for r in res), res[0][2]
+    return min(r[0] for r in res), max(r[1] for r in res), res[0][2], min(r[3] for r in res)
 
 
 def main():
@@ -77,20 +78,20 @@ def main():
 
     rows = []
     ncpu = os.cpu_count() or 2
-    t, rss, _ = best([parse_only, data, "1"], a.runs)
-    rows.append(("cJSON parse only, 1 thread", t, rss))
-    t, rss, _ = best([parse_only, data, str(ncpu)], a.runs)
-    rows.append((f"cJSON parse only, {ncpu} threads", t, rss))
+    t, rss, _, cpu = best([parse_only, data, "1"], a.runs)
+    rows.append(("cJSON parse only, 1 thread", t, rss, cpu))
+    t, rss, _, cpu = best([parse_only, data, str(ncpu)], a.runs)
+    rows.append((f"cJSON parse only, {ncpu} threads", t, rss, cpu))
     base = [forge, "check", data, "--tools", tools, "--format", "jsonl"]
-    t, rss, code = best(base + ["-j", "1"], a.runs)
-    rows.append(("forge check -j 1", t, rss))
-    t, rss, code = best(base, a.runs)
-    forge_t = t
-    rows.append((f"forge check (-j {ncpu})", t, rss))
-    t, rss, _ = best([forge, "check", data, "--tools", tools, "--quiet"], a.runs)
-    rows.append((f"forge check --quiet (text)", t, rss))
-    t, rss, _ = best(base + ["--deep"], a.runs)
-    rows.append((f"forge check --deep", t, rss))
+    t, rss, code, cpu = best(base + ["-j", "1"], a.runs)
+    rows.append(("forge check -j 1", t, rss, cpu))
+    t, rss, code, cpu = best(base, a.runs)
+    forge_t, forge_cpu = t, cpu
+    rows.append((f"forge check (-j {ncpu})", t, rss, cpu))
+    t, rss, _, cpu = best([forge, "check", data, "--tools", tools, "--quiet"], a.runs)
+    rows.append((f"forge check --quiet (text)", t, rss, cpu))
+    t, rss, _, cpu = best(base + ["--deep"], a.runs)
+    rows.append((f"forge check --deep", t, rss, cpu))
 
     ref_t = None
     if a.reference_src:
@@ -109,26 +110,29 @@ def main():
         if not os.path.isdir(os.path.join(ref, "node_modules", "typescript")):
             sh("npm", "install", "--prefix", ref, "--no-audit", "--no-fund", "--silent", "typescript@5")
         sh("node", os.path.join(HERE, "build_ref.mjs"), os.path.join(ref, "node_modules"), srcdir, lib)
-        t, rss, _ = best(["node", os.path.join(HERE, "ref_check.mjs"), lib, data, tools], a.runs)
-        ref_t = t
+        t, rss, _, cpu = best(["node", os.path.join(HERE, "ref_check.mjs"), lib, data, tools], a.runs)
+        ref_t, ref_cpu = t, cpu
         rows.append(("agent-eval-harness (node " + subprocess.run(["node", "--version"], capture_output=True,
-                                                                   text=True).stdout.strip() + ")", t, rss))
+                                                                   text=True).stdout.strip() + ")", t, rss, cpu))
     else:
         print("(no --reference-src: the reference is not run)")
 
     print(f"\n{ntraj} trajectories, {size_mb:.1f} MB, {ncpu} CPUs, best of {a.runs}\n")
-    print(f"{'':34} {'seconds':>8} {'MB/s':>8} {'traj/s':>9} {'peak RSS':>9}" + ("  vs reference" if ref_t else ""))
-    for name, t, rss in rows:
-        ratio = f"  {ref_t / t:6.1f}x" if ref_t else ""
-        print(f"{name:34} {t:8.2f} {size_mb / t:8.0f} {ntraj / t:9.0f} {rss:7.1f}MB{ratio}")
+    print(f"{'':34} {'seconds':>8} {'MB/s':>8} {'traj/s':>9} {'peak RSS':>9} {'CPU s':>7}"
+          + ("  vs reference (wall, CPU)" if ref_t else ""))
+    for name, t, rss, cpu in rows:
+        ratio = f"  {ref_t / t:6.1f}x {ref_cpu / cpu:6.1f}x" if ref_t else ""
+        print(f"{name:34} {t:8.2f} {size_mb / t:8.0f} {ntraj / t:9.0f} {rss:7.1f}MB {cpu:7.2f}{ratio}")
 
     # Memory on a stream four times the size, through stdin.
-    t, rss, _ = measure([forge, "check", "-", "--tools", tools, "--format", "jsonl"],
-                        stdin_cmd=["cat", data, data, data, data])
+    t, rss, _, _ = measure([forge, "check", "-", "--tools", tools, "--format", "jsonl"],
+                           stdin_cmd=["cat", data, data, data, data])
     print(f"\nforge check on a {4 * size_mb:.0f} MB stream (stdin): {t:.2f} s, {4 * size_mb / t:.0f} MB/s, "
           f"peak RSS {rss:.1f} MB")
+    load = os.getloadavg()[0]
+    print(f"load average at the end: {load:.2f} on {ncpu} CPUs (wall times suffer when it exceeds 0)")
     if ref_t:
-        print(f"forge / reference throughput: {ref_t / forge_t:.1f}x")
+        print(f"forge / reference throughput: {ref_t / forge_t:.1f}x wall, {ref_cpu / forge_cpu:.1f}x CPU time")
 
 
 if __name__ == "__main__":
