@@ -223,11 +223,44 @@ TEST(deep_result_detectors)
     forge_free(got);
 }
 
+TEST(contradiction_rules_are_separate)
+{
+    /* "there" holds rule 2's "here"; "sent" is rule 1's word: no contradiction (a scan that
+     * mixed the two rules once reported one) */
+    char *got = deep_result("{\"name\":\"e\",\"result\":{\"status\":\"sent\"}}",
+                            "I sent it. Go there.", false);
+    CHECK_STR(got, "");
+    forge_free(got);
+    got = deep_result("{\"name\":\"e\",\"result\":{\"status\":\"sent\"}}",
+                      "Sorry, it failed.", false);
+    CHECK_STR(got, "unused_result/medium,contradicts_response/high");
+    forge_free(got);
+    got = deep_result("{\"name\":\"e\",\"result\":{\"note\":\"not\\nfound\"}}",
+                      "Here.", false); /* JSON.stringify writes \\n: two characters between */
+    CHECK_STR(got, "unused_result/medium");
+    forge_free(got);
+    got = deep_result("{\"name\":\"e\",\"result\":{\"note\":\"\\not found\"}}",
+                      "Here.", false); /* "\\n" + "ot found" reads "not found" */
+    CHECK_STR(got, "unused_result/medium,contradicts_response/high");
+    forge_free(got);
+}
+
+TEST(signed_numbers_are_grounded)
+{
+    const char *t = "{\"turns\":[{\"turn_id\":1,\"role\":\"user\",\"content\":\"q\"},{\"turn_id\":1,\"role\":\"agent\","
+        "\"content\":\"It is -4.9 degrees.\",\"tool_calls\":[{\"name\":\"w\",\"arguments\":{},\"result\":{\"temp\":-4.9}}]}]}";
+    char *got = deep_validation(t, NULL, true);
+    CHECK_STR(got, "[]");
+    forge_free(got);
+}
+
 int main(void)
 {
     RUN(lower_case);
     RUN(js_quirks);
     RUN(deep_validation_detectors);
     RUN(deep_result_detectors);
+    RUN(contradiction_rules_are_separate);
+    RUN(signed_numbers_are_grounded);
     return TEST_DONE();
 }
