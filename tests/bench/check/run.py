@@ -133,6 +133,17 @@ def main():
     print(f"load average at the end: {load:.2f} on {ncpu} CPUs (wall times suffer when it exceeds 0)")
     if ref_t:
         print(f"forge / reference throughput: {ref_t / forge_t:.1f}x wall, {ref_cpu / forge_cpu:.1f}x CPU time")
+        # Same verdicts: every trajectory's validation results and summary, field for field.
+        import json
+        ref_out = subprocess.run(["node", os.path.join(HERE, "ref_check.mjs"), lib, data, tools],
+                                 capture_output=True, text=True, check=True).stdout.splitlines()
+        forge_out = subprocess.run(base, capture_output=True, text=True).stdout.splitlines()[:-1]
+        same = 0
+        for r, f in zip(ref_out, forge_out):
+            r, f = json.loads(r), json.loads(f)
+            val = [{k: v for k, v in x.items() if k != "turn_id"} for x in f["validation"]]
+            same += r["validation"] == val and r["summary"] == f["summary"]
+        print(f"identical results (validation and summary, every field): {same} of {len(ref_out)} trajectories")
 
 
 if __name__ == "__main__":
