@@ -38,7 +38,7 @@ const char forge_usage_check[] =
     "  --tools FILE                 tool definitions (forge, OpenAI, Anthropic, MCP tools/list,\n"
     "                               agent-eval-harness ToolSchema); repeatable\n"
     "  --input-format F             forge, agent-eval-harness, turns, openai, openai-responses,\n"
-    "                               anthropic (default: detected per trajectory)\n"
+    "                               anthropic, gemini (default: detected per trajectory)\n"
     "  --strict                     unknown tools are high; any high or critical issue scores 0\n"
     "  --allow-unknown-tools        no unknown_tool issue for calls without a definition\n"
     "  --no-schemas                 do not check arguments against the definitions\n"
@@ -1016,7 +1016,8 @@ int forge_cmd_check(int argc, char **argv)
                 known |= strcmp(v, forge_trajectory_formats[k]) == 0;
             if (!known) {
                 forge_cli_error("check: --input-format must be one of forge, agent-eval-harness, "
-                                "turns, openai, openai-responses, anthropic (got '%s')", v ? v : "");
+                                "turns, openai, openai-responses, anthropic, gemini (got '%s')",
+                                v ? v : "");
                 goto out;
             }
             cfg.input_format = v;

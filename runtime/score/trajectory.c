@@ -9,7 +9,7 @@
 #include <string.h>
 
 const char *const forge_trajectory_formats[] = {
-    "forge", "agent-eval-harness", "turns", "openai", "openai-responses", "anthropic", NULL};
+    "forge", "agent-eval-harness", "turns", "openai", "openai-responses", "anthropic", "gemini", NULL};
 
 static const cJSON *get(const cJSON *o, const char *k)
 {
@@ -54,6 +54,9 @@ static const char *detect_list(const cJSON *a)
         return "turns";
     if (get(first, "turns"))
         return NULL; /* a list of trajectories: the caller's business */
+    for (const cJSON *m = a->child; m; m = m->next)
+        if (cJSON_IsArray(get(m, "parts")))
+            return "gemini";
     for (const cJSON *m = a->child; m; m = m->next) {
         const char *type = gets(m, "type");
         for (int i = 0; type && resp_items[i]; i++)
@@ -91,6 +94,8 @@ const char *forge_trajectory_detect(const cJSON *doc)
     }
     if (cJSON_IsArray(get(doc, "input")) || cJSON_IsArray(get(doc, "output")))
         return "openai-responses";
+    if (cJSON_IsArray(get(doc, "contents")))
+        return "gemini";
     if (get(doc, "turn_id") && get(doc, "role"))
         return "turns";
     return NULL;
@@ -496,6 +501,56 @@ static void import_anthropic(struct tb *b, const cJSON *msgs)
     forge_buf_free(&res);
 }
 
+static void import_gemini(struct tb *b, const cJSON *contents)
+{
+    int i = 0;
+    struct forge_buf txt;
+    forge_buf_init(&txt, 0);
+    for (const cJSON *m = contents->child; m && !b->rc; m = m->next, i++) {
+        const char *role = gets(m, "role");
+        const cJSON *parts = get(m, "parts");
+        bool model = is(role, "model");
+        if (!model && role && !is(role, "user") && !is(role, "function") && !is(role, "tool")) {
+            bad(b, "contents", i, "unknown role");
+            break;
+        }
+        if (model) {
+            b->new_round = true;
+            agent_turn(b);
+        }
+        forge_buf_reset(&txt);
+        for (const cJSON *p = cJSON_IsArray(parts) ? parts->child : NULL; p && !b->rc; p = p->next) {
+            const char *t = gets(p, "text");
+            const cJSON *fc = get(p, "functionCall"), *fr = get(p, "functionResponse");
+            if (t && !cJSON_IsTrue(get(p, "thought"))) {
+                if ((txt.len && forge_buf_addc(&txt, '\n')) || forge_buf_adds(&txt, t))
+                    oom(b);
+            } else if (fc && model) {
+                const cJSON *args = get(fc, "args");
+                cJSON *a = args ? cJSON_Duplicate(args, 1) : NULL;
+                if (args && !a) {
+                    oom(b);
+                    break;
+                }
+                agent_call(b, gets(fc, "id"), gets(fc, "name"), a);
+            } else if (fr) {
+                const cJSON *resp = get(fr, "response");
+                cJSON *r = cJSON_IsString(resp) ? text_result(resp->valuestring)
+                                                : resp ? cJSON_Duplicate(resp, 1) : cJSON_CreateObject();
+                call_result(b, "contents", i, gets(fr, "id"), gets(fr, "name"), r, NULL);
+            }
+        }
+        if (b->rc)
+            break;
+        const char *text = txt.data ? txt.data : "";
+        if (model)
+            agent_text(b, text);
+        else if (txt.len)
+            user_turn(b, text);
+    }
+    forge_buf_free(&txt);
+}
+
 static cJSON *import_forge(const cJSON *doc, const char *format, struct forge_err *err)
 {
     if (cJSON_IsArray(doc)) { /* bare turns */
@@ -532,7 +587,7 @@ cJSON *forge_trajectory_import(const cJSON *doc, const char *format, struct forg
         if (!format) {
             forge_err_set(err, FORGE_EINVAL,
                           "not a trajectory in a known format (forge, agent-eval-harness, turns, "
-                          "openai, openai-responses, anthropic); name it with --input-format");
+                          "openai, openai-responses, anthropic, gemini); name it with --input-format");
             return NULL;
         }
     }
@@ -562,6 +617,9 @@ cJSON *forge_trajectory_import(const cJSON *doc, const char *format, struct forg
     if (is(format, "openai") || is(format, "anthropic")) {
         if (cJSON_IsObject(doc))
             list = get(doc, "messages");
+    } else if (is(format, "gemini")) {
+        if (cJSON_IsObject(doc))
+            list = get(doc, "contents");
     } else if (is(format, "openai-responses")) {
         if (cJSON_IsObject(doc)) {
             const cJSON *in = get(doc, "input"), *out = get(doc, "output");
@@ -570,12 +628,14 @@ cJSON *forge_trajectory_import(const cJSON *doc, const char *format, struct forg
     } else {
         forge_err_set(err, FORGE_EINVAL,
                       "unknown trajectory format '%s' (forge, agent-eval-harness, turns, openai, "
-                      "openai-responses, anthropic)", format);
+                      "openai-responses, anthropic, gemini)", format);
         return NULL;
     }
     if (!cJSON_IsArray(list)) {
         forge_err_set(err, FORGE_EINVAL, "%s: expected an array of %s", format,
-                      is(format, "openai-responses") ? "items" : "messages");
+                      is(format, "openai-responses") ? "items"
+                      : is(format, "gemini")         ? "contents"
+                                                     : "messages");
         return NULL;
     }
     b.traj = cJSON_CreateObject();
@@ -598,6 +658,8 @@ cJSON *forge_trajectory_import(const cJSON *doc, const char *format, struct forg
     }
     if (is(format, "openai"))
         import_openai(&b, list);
+    else if (is(format, "gemini"))
+        import_gemini(&b, list);
     else if (is(format, "anthropic"))
         import_anthropic(&b, list);
     else

@@ -24,7 +24,9 @@
  *   "turns"              agent-eval-harness's turns (an array of Turn, as its JSONL holds)
  *   "openai"             OpenAI chat completions messages (array, or {"messages": [...]})
  *   "openai-responses"   OpenAI responses items (array, or {"input"|"output": [...]})
- *   "anthropic"          Anthropic messages (array, or {"messages": [...], "system"?}) */
+ *   "anthropic"          Anthropic messages (array, or {"messages": [...], "system"?})
+ *   "gemini"             Gemini contents (array, or {"contents": [...]}); functionResponse
+ *                        parts pair with calls by id, else by name (the last unanswered) */
 extern const char *const forge_trajectory_formats[];
 
 /* Guesses the format of <doc> (borrowed). Returns one of the names above, or NULL when the

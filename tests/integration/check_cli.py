@@ -50,7 +50,7 @@ expect("malformed.exit", code == 0, f"exit {code}")
 expect("malformed.stderr", err.splitlines() == [
     f"forge: check: {f}:2:3: invalid JSON near 'ot json' (line skipped)",
     f"forge: check: {f}:5: not a trajectory in a known format (forge, agent-eval-harness, turns, openai, "
-    "openai-responses, anthropic); name it with --input-format (line skipped)",
+    "openai-responses, anthropic, gemini); name it with --input-format (line skipped)",
     f"forge: check: {f}:6: openai: messages[0]: tool result for unknown call id 'q' (line skipped)",
 ], err)
 expect("malformed.stdout", out.splitlines() == [

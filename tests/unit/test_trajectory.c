@@ -99,6 +99,22 @@ TEST(anthropic)
         "{\"id\":\"tu2\",\"name\":\"track\",\"arguments\":{},\"round\":2,\"error\":\"tracking down\"}]}]}");
 }
 
+TEST(gemini)
+{
+    const char *in =
+        "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"Weather in Oslo?\"}]},"
+        "{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"get_weather\",\"args\":{\"city\":\"Oslo\"}}}]},"
+        "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"get_weather\",\"response\":{\"temp_c\":-2}}}]},"
+        "{\"role\":\"model\",\"parts\":[{\"text\":\"It is -2C in Oslo.\"}]}]}";
+    check_detect(in, "gemini");
+    check_import(in, NULL,
+        "{\"turns\":[{\"turn_id\":1,\"role\":\"user\",\"content\":\"Weather in Oslo?\"},"
+        "{\"turn_id\":1,\"role\":\"agent\",\"content\":\"It is -2C in Oslo.\",\"tool_calls\":["
+        "{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Oslo\"},\"round\":1,\"result\":{\"temp_c\":-2}}]}]}");
+    check_import("[{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"x\",\"response\":{}}}]}]", NULL,
+                 "gemini: contents[0]: tool result for unknown call name 'x'");
+}
+
 TEST(forge_and_turns)
 {
     const char *traj = "{\"trajectory_id\":\"t1\",\"turns\":[{\"turn_id\":1,\"role\":\"user\",\"content\":\"hi\"}],\"metadata\":{\"model\":\"m\"}}";
@@ -115,10 +131,10 @@ TEST(forge_and_turns)
     check_import("{\"turns\":[1]}", NULL, "forge: turns[0]: expected an object");
     check_import("{\"x\":1}", NULL,
         "not a trajectory in a known format (forge, agent-eval-harness, turns, openai, "
-        "openai-responses, anthropic); name it with --input-format");
-    check_import("[]", "gemini",
-        "unknown trajectory format 'gemini' (forge, agent-eval-harness, turns, openai, "
-        "openai-responses, anthropic)");
+        "openai-responses, anthropic, gemini); name it with --input-format");
+    check_import("[]", "bard",
+        "unknown trajectory format 'bard' (forge, agent-eval-harness, turns, openai, "
+        "openai-responses, anthropic, gemini)");
 }
 
 int main(void)
@@ -126,6 +142,7 @@ int main(void)
     RUN(openai_chat);
     RUN(openai_responses);
     RUN(anthropic);
+    RUN(gemini);
     RUN(forge_and_turns);
     return TEST_DONE();
 }
