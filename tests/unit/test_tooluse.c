@@ -254,6 +254,51 @@ TEST(signed_numbers_are_grounded)
     forge_free(got);
 }
 
+/* Every allocation failure (cJSON's included) is reported as ENOMEM or survived, never a crash
+ * or a leak (run under the sanitizers). */
+TEST(allocation_failures)
+{
+    cJSON_Hooks hooks = {forge_malloc, forge_free};
+    const char *traj_s = "{\"turns\":[{\"turn_id\":1,\"role\":\"user\",\"content\":\"Mail Ana the 12 results\"},"
+        "{\"turn_id\":1,\"role\":\"agent\",\"content\":\"Sorry, I sent 14 of them. Here they are.\",\"tool_calls\":["
+        "{\"name\":\"send\",\"arguments\":{\"to\":5,\"tags\":[1]},\"result\":{\"status\":\"sent\",\"d\":\"12/25/2024\",\"n\":0}},"
+        "{\"name\":\"send\",\"arguments\":{\"to\":5,\"tags\":[1]},\"result\":\"{broken\"},"
+        "{\"name\":\"\",\"arguments\":{}},{\"name\":\"old\",\"error\":\"unknown tool\"}]},"
+        "{\"turn_id\":2,\"role\":\"user\",\"content\":\"thanks\"}]}";
+    const char *schemas_s = "{\"send\":{\"name\":\"send\",\"parameters\":{\"type\":\"object\",\"properties\":"
+        "{\"to\":{\"type\":\"string\",\"format\":\"email\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
+        "\"required\":[\"to\",\"cc\"]}},\"old\":{\"name\":\"old\",\"deprecated\":true,\"parameters\":{}}}";
+    cJSON *traj = J(traj_s), *schemas = J(schemas_s);
+    cJSON_InitHooks(&hooks);
+    struct forge_tooluse_opts vo;
+    struct forge_verify_opts ro;
+    forge_tooluse_opts_init(&vo);
+    forge_verify_opts_init(&ro);
+    vo.deep = ro.deep = true;
+    int ok = 0, failed = 0;
+    for (long n = 1; n < 20000; n++) {
+        struct forge_err err = {0};
+        forge_alloc_fail_at(n);
+        cJSON *r = forge_tooluse_check(traj, schemas, &vo, &ro, &err);
+        cJSON *v = forge_tooluse_validate_schema(forge_json_at(traj, "turns[1].tool_calls[0]"),
+                                                 cJSON_GetObjectItem(schemas, "send"), &err);
+        long used = forge_alloc_fail_at(0);
+        if (r && v)
+            ok++;
+        else
+            failed++;
+        cJSON_Delete(r);
+        cJSON_Delete(v);
+        if (used < n) /* the run finished before the n-th allocation: all paths tried */
+            break;
+    }
+    cJSON_InitHooks(NULL);
+    CHECK(failed > 50);
+    CHECK(ok >= 1);
+    cJSON_Delete(traj);
+    cJSON_Delete(schemas);
+}
+
 int main(void)
 {
     RUN(lower_case);
@@ -262,5 +307,6 @@ int main(void)
     RUN(deep_result_detectors);
     RUN(contradiction_rules_are_separate);
     RUN(signed_numbers_are_grounded);
+    RUN(allocation_failures);
     return TEST_DONE();
 }
