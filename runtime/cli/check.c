@@ -792,6 +792,10 @@ static int check_jsonl(const struct cfg *cfg, FILE *f, const char *file, struct 
             e->total.bad++;
             continue;
         }
+        if (r.lineno == 1 && n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
+            s += 3; /* a UTF-8 byte order mark */
+            n -= 3;
+        }
         if (blank_or_comment(s, n))
             continue;
         if (!decided) {
@@ -1114,9 +1118,10 @@ int forge_cmd_check(int argc, char **argv)
     else
         forge_json_number(mean, ms);
     if (cfg.fmt == FMT_TEXT) {
-        printf("%ld trajectories: %ld passed, %ld failed; %ld calls; mean score %s; issues %ld "
+        printf("%ld trajector%s: %ld passed, %ld failed; %ld call%s; mean score %s; issues %ld "
                "critical, %ld high, %ld medium, %ld low",
-               t->trajectories, t->passed, t->failed, t->calls, ms, t->sev[0], t->sev[1],
+               t->trajectories, t->trajectories == 1 ? "y" : "ies", t->passed, t->failed, t->calls,
+               t->calls == 1 ? "" : "s", ms, t->sev[0], t->sev[1],
                t->sev[2], t->sev[3] + t->sev[4]);
         if (t->bad)
             printf("; %ld skipped (unreadable)", t->bad);

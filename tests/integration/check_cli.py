@@ -155,6 +155,14 @@ expect("order.ids", ids == [f"t{i}" for i in range(5000)], ids[:5])
 code, out, err = run("-", "--allow-unknown-tools", stdin=traj("s") + "\n")
 expect("stdin", code == 0 and out.startswith("PASS s  <stdin>:1  "), out + err)
 
+# 10. a UTF-8 byte order mark before the first line is skipped; singular summary
+f = os.path.join(tmp, "bom.jsonl")
+with open(f, "wb") as fh:
+    fh.write(b"\xef\xbb\xbf" + traj("bom").encode() + b"\n")
+code, out, err = run(f, "--allow-unknown-tools")
+expect("bom", code == 0 and out.splitlines()[-1] ==
+       "1 trajectory: 1 passed, 0 failed; 1 call; mean score 1; issues 0 critical, 0 high, 0 medium, 0 low", out + err)
+
 for fl in failures:
     print("FAIL", fl)
 print(f"check CLI: {len(failures)} failure(s)")
