@@ -10,6 +10,7 @@
 #include "base/err.h"
 #include "base/file.h"
 #include "data/json.h"
+#include "data/jsnum.h"
 #include "score/tooldefs.h"
 #include "score/tooluse.h"
 #include "score/trajectory.h"
@@ -130,26 +131,13 @@ static char *short_num(double d, char *out)
     return out;
 }
 
-/* JSON output as forge_json_write writes it (JavaScript's JSON.stringify), with whole numbers
- * formatted directly: reports are mostly counts, ids and scores of 0 or 1. */
+/* JSON output as forge_json_write writes it (JavaScript's JSON.stringify), numbers through the
+ * fast formatter. */
 static int out_json(struct forge_buf *b, const cJSON *v)
 {
     if (cJSON_IsNumber(v)) {
-        double d = v->valuedouble;
-        if (d == floor(d) && fabs(d) < 9007199254740992.0) {
-            char t[24], *p = t + sizeof t;
-            long long x = (long long)d;
-            unsigned long long u = x < 0 ? (unsigned long long)-x : (unsigned long long)x;
-            *--p = '\0';
-            do {
-                *--p = (char)('0' + u % 10);
-                u /= 10;
-            } while (u);
-            if (x < 0)
-                *--p = '-';
-            return forge_buf_adds(b, p);
-        }
-        return forge_json_write(b, v, 0);
+        char t[40];
+        return forge_buf_adds(b, forge_jsnum_format(v->valuedouble, t));
     }
     if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
         return forge_json_write(b, v, 0);

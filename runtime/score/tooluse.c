@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "data/json.h"
+#include "data/jsnum.h"
 #include "data/schema.h"
 
 #include <locale.h>
@@ -55,11 +56,7 @@ static const char *sval(const cJSON *v)
 static int js_num(struct forge_buf *b, double d)
 {
     char tmp[40];
-    if (d == floor(d) && fabs(d) < 1e15) {
-        snprintf(tmp, sizeof tmp, "%lld", (long long)d);
-        return forge_buf_adds(b, tmp);
-    }
-    return forge_buf_adds(b, forge_json_number(d, tmp));
+    return forge_buf_adds(b, forge_jsnum_format(d, tmp));
 }
 
 /* String(v), appended. Missing is "undefined". */
@@ -2126,17 +2123,21 @@ static bool gap_at(const char *p, size_t avail, const char *w1, const char *w2)
     return d && ci_prefix(p + l1 + d, avail - l1 - d, w2);
 }
 
-/* /success|sent|created|updated/i and /not.?found|no.?result|empty/i in one pass. */
+/* /success|sent|created|updated/i and /not.?found|no.?result|empty/i in one pass; only the
+ * first letters of the wanted rules' words stop the scan. */
 static int scan_words(const char *s, size_t n, int want)
 {
+    /* bit 1: first letter of a success word, bit 2: of a not-found word */
+    static const unsigned char firsts[256] = {['s'] = 1, ['S'] = 1, ['c'] = 1, ['C'] = 1,
+                                              ['u'] = 1, ['U'] = 1, ['e'] = 2, ['E'] = 2,
+                                              ['n'] = 2, ['N'] = 2};
     int f = 0;
     for (size_t i = 0; i < n && (f & want) != want; i++) {
-        char c = s[i];
-        if (c >= 'A' && c <= 'Z')
-            c = (char)(c + 32);
+        if (!(firsts[(unsigned char)s[i]] & want))
+            continue;
         const char *p = s + i;
         size_t av = n - i;
-        switch (c) {
+        switch (s[i] | 32) {
         case 's':
             if (ci_prefix(p, av, "success") || ci_prefix(p, av, "sent"))
                 f |= WORDS_SUCCESS;
@@ -2161,7 +2162,7 @@ static int scan_words(const char *s, size_t n, int want)
             break;
         }
     }
-    return f;
+    return f & want;
 }
 
 /* One string of the result as JSON.stringify writes it (escapes included; the quotes cannot
