@@ -378,7 +378,22 @@ static bool includes(const char *hay, size_t hn, const char *needle, size_t nn)
 {
     if (nn == 0)
         return true;
-    return nn <= hn && memmem(hay, hn, needle, nn) != NULL;
+    if (nn > hn)
+        return false;
+    if (hn > 2048) /* long texts: glibc's memmem scales better */
+        return memmem(hay, hn, needle, nn) != NULL;
+    /* short texts (a turn's answer): first byte by memchr, then the rest */
+    const char *p = hay, *last = hay + (hn - nn);
+    char c0 = needle[0];
+    while (p <= last) {
+        p = memchr(p, c0, (size_t)(last - p) + 1);
+        if (!p)
+            return false;
+        if (memcmp(p + 1, needle + 1, nn - 1) == 0)
+            return true;
+        p++;
+    }
+    return false;
 }
 
 /* ---------------------------------------------------------------------------------------- */
