@@ -103,7 +103,9 @@ cJSON *forge_tooluse_summarize(const cJSON *traj, const struct forge_verify_opts
 /* The whole check of one trajectory as `forge check` reports it: {"validation": [...one
  * ValidationResult per agent turn with tool_calls, each with "turn_id"...], "results": [...one
  * ResultVerificationResult per call of an agent turn, each with "turn_id" and "tool"...],
- * "summary": {...summarizeResultVerification...}}. Computes each verification once. */
+ * "summary": {...summarizeResultVerification...}}. Computes each verification once: the
+ * summary's "issues" are cJSON references to the issue objects inside "results", so keep the
+ * tree whole (free it with one cJSON_Delete; do not free "results" before "summary"). */
 cJSON *forge_tooluse_check(const cJSON *traj, const cJSON *schemas,
                            const struct forge_tooluse_opts *vo,
                            const struct forge_verify_opts *ro, struct forge_err *err);
