@@ -561,14 +561,6 @@ static bool has_critical(const cJSON *issues)
 /* ---------------------------------------------------------------------------------------- */
 /* Trajectory context: turns and their lowered contents, computed once                      */
 
-/* A set of doubles (open addressing). */
-struct numset {
-    double *v;
-    unsigned char *used;
-    size_t cap, n;
-};
-static void numset_free(struct numset *s);
-
 struct lowtext {
     char *s;
     size_t n;
@@ -585,8 +577,6 @@ struct tctx {
     struct forge_buf all; /* every turn's lowered content, NUL-separated */
     bool all_done;
     uint64_t *tri;        /* trigrams present in `all` (a filter before memmem) */
-    struct numset known; /* deep: numbers of turns [0, known_upto) */
-    int known_upto;
 };
 
 static const char *content_of(const cJSON *turn, size_t *n)
@@ -632,7 +622,6 @@ static void tctx_free(struct tctx *t)
     forge_buf_free(&t->tmp);
     forge_buf_free(&t->all);
     forge_free(t->tri);
-    numset_free(&t->known);
     if (t->low)
         for (int i = 0; i < t->n; i++)
             forge_free(t->low[i].s);
@@ -1170,77 +1159,6 @@ static int numlist_add(void *ctx, const char *s, size_t n)
 }
 
 
-static uint64_t dbl_hash(double d)
-{
-    uint64_t x;
-    if (d == 0)
-        d = 0; /* -0 and 0 are one number */
-    memcpy(&x, &d, sizeof x);
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return x;
-}
-
-static bool numset_has(const struct numset *s, double d)
-{
-    if (!s->cap)
-        return false;
-    for (size_t i = dbl_hash(d) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-        if (!s->used[i])
-            return false;
-        if (s->v[i] == d)
-            return true;
-    }
-}
-
-static int numset_put(struct numset *s, double d)
-{
-    if (isnan(d) || numset_has(s, d))
-        return 0;
-    if ((s->n + 1) * 2 > s->cap) {
-        struct numset g = {0};
-        g.cap = s->cap ? s->cap * 2 : 64;
-        g.v = forge_malloc(sizeof *g.v * g.cap);
-        g.used = forge_calloc(g.cap, 1);
-        if (!g.v || !g.used) {
-            forge_free(g.v);
-            forge_free(g.used);
-            return FORGE_ENOMEM;
-        }
-        for (size_t i = 0; i < s->cap; i++)
-            if (s->used[i])
-                numset_put(&g, s->v[i]);
-        forge_free(s->v);
-        forge_free(s->used);
-        *s = g;
-    }
-    size_t i = dbl_hash(d) & (s->cap - 1);
-    while (s->used[i])
-        i = (i + 1) & (s->cap - 1);
-    s->used[i] = 1;
-    s->v[i] = d;
-    s->n++;
-    return 0;
-}
-
-static void numset_free(struct numset *s)
-{
-    forge_free(s->v);
-    forge_free(s->used);
-    memset(s, 0, sizeof *s);
-}
-
-static int numset_add_text(void *ctx, const char *s, size_t n)
-{
-    char t[40];
-    if (n >= sizeof t)
-        n = sizeof t - 1;
-    memcpy(t, s, n);
-    t[n] = '\0';
-    return numset_put(ctx, strtod(t, NULL));
-}
-
 /* Calls <add> for each number written in <s> (separators dropped); <min_digits> filters. */
 static int scan_numbers(const char *s, int min_digits, int (*add)(void *, const char *, size_t),
                         void *ctx)
@@ -1276,39 +1194,66 @@ static int scan_numbers(const char *s, int min_digits, int (*add)(void *, const 
     return 0;
 }
 
-/* Every number a JSON value holds: number values, and numbers written in its strings. */
-static int tree_numbers(const cJSON *v, struct numset *set)
+/* The numbers an answer states, each marked once a source holds it. */
+struct said {
+    struct numlist text; /* as written */
+    double *v;           /* by value */
+    bool *found;
+    int left;            /* not found yet */
+};
+
+static void said_mark(struct said *sd, double d)
 {
-    if (!v)
-        return 0;
-    if (cJSON_IsNumber(v)) /* text is scanned without signs: "-4.9" states 4.9 */
-        return numset_put(set, fabs(v->valuedouble));
-    if (cJSON_IsString(v) && v->valuestring)
-        return scan_numbers(v->valuestring, 1, numset_add_text, set);
-    int rc = 0;
-    if (cJSON_IsArray(v) || cJSON_IsObject(v))
-        for (const cJSON *c = v->child; c && !rc; c = c->next)
-            rc = tree_numbers(c, set);
-    return rc;
+    for (int i = 0; i < sd->text.n; i++)
+        if (!sd->found[i] && sd->v[i] == d) {
+            sd->found[i] = true;
+            sd->left--;
+        }
 }
 
-/* The numbers of a turn as a source: its text and its calls' arguments and results. */
-static int turn_numbers(const cJSON *turn, bool with_text, struct numset *set)
+static int said_mark_text(void *ctx, const char *s, size_t n)
 {
-    size_t cn;
-    int rc = with_text ? scan_numbers(content_of(turn, &cn), 1, numset_add_text, set) : 0;
+    struct said *sd = ctx;
+    char t[40];
+    if (n >= sizeof t)
+        n = sizeof t - 1;
+    memcpy(t, s, n);
+    t[n] = '\0';
+    said_mark(sd, strtod(t, NULL));
+    return 0;
+}
+
+/* Marks the numbers a JSON value holds: number values (without sign: text is scanned without
+ * signs, "-4.9" states 4.9), and numbers written in its strings. Stops once all are found. */
+static void tree_mark(const cJSON *v, struct said *sd)
+{
+    if (!v || sd->left == 0)
+        return;
+    if (cJSON_IsNumber(v))
+        said_mark(sd, fabs(v->valuedouble));
+    else if (cJSON_IsString(v) && v->valuestring)
+        scan_numbers(v->valuestring, 1, said_mark_text, sd);
+    else if (cJSON_IsArray(v) || cJSON_IsObject(v))
+        for (const cJSON *c = v->child; c && sd->left; c = c->next)
+            tree_mark(c, sd);
+}
+
+/* A turn as a source: its calls' arguments and results, and (for earlier turns) its text. */
+static void turn_mark(const cJSON *turn, bool with_text, struct said *sd)
+{
     const cJSON *tc = cJSON_GetObjectItemCaseSensitive(turn, "tool_calls");
-    for (const cJSON *c = cJSON_IsArray(tc) ? tc->child : NULL; c && !rc; c = c->next) {
-        rc = tree_numbers(cJSON_GetObjectItemCaseSensitive(c, "arguments"), set);
-        if (!rc)
-            rc = tree_numbers(cJSON_GetObjectItemCaseSensitive(c, "result"), set);
+    for (const cJSON *c = cJSON_IsArray(tc) ? tc->child : NULL; c && sd->left; c = c->next) {
+        tree_mark(cJSON_GetObjectItemCaseSensitive(c, "result"), sd);
+        tree_mark(cJSON_GetObjectItemCaseSensitive(c, "arguments"), sd);
     }
-    return rc;
+    size_t cn;
+    if (with_text && sd->left)
+        scan_numbers(content_of(turn, &cn), 1, said_mark_text, sd);
 }
 
-/* hallucinated_result: numbers in the agent's answer that no tool result, argument or earlier
- * turn of the conversation contains. Only for turns whose calls returned something. The
- * numbers of earlier turns accumulate in the context as turns are validated in order. */
+/* hallucinated_result: numbers in the agent's answer that no tool result or argument of this or
+ * an earlier turn, and no earlier turn's text, contains. Only for turns whose calls returned
+ * something. Sources are searched nearest first and the search stops when all are found. */
 static void deep_hallucinated_result(struct out *o, cJSON *issues, const cJSON *turn,
                                      struct tctx *t)
 {
@@ -1321,40 +1266,39 @@ static void deep_hallucinated_result(struct out *o, cJSON *issues, const cJSON *
     const char *content = content_of(turn, &cn);
     if (!any_result || !cn)
         return;
-    struct numlist said = {0};
-    struct numset own = {0}, before = {0};
-    const struct numset *known = &before;
-    int rc = scan_numbers(content, 2, numlist_add, &said);
-    if (rc || !said.n)
+    struct said sd = {0};
+    int rc = scan_numbers(content, 2, numlist_add, &sd.text);
+    if (rc || !sd.text.n)
         goto out;
-    int ix = tctx_index(t, turn);
-    if (ix >= 0) {
-        if (t->known_upto > ix) { /* validated out of order: start again */
-            numset_free(&t->known);
-            t->known_upto = 0;
-        }
-        for (; t->known_upto < ix && !rc; t->known_upto++)
-            rc = turn_numbers(t->turns[t->known_upto], true, &t->known);
-        known = &t->known;
+    sd.v = forge_malloc(sizeof *sd.v * (size_t)sd.text.n);
+    sd.found = forge_calloc((size_t)sd.text.n, sizeof *sd.found);
+    if (!sd.v || !sd.found) {
+        rc = FORGE_ENOMEM;
+        goto out;
     }
-    if (!rc)
-        rc = turn_numbers(turn, false, &own);
-    if (rc)
+    for (int i = 0; i < sd.text.n; i++)
+        sd.v[i] = strtod(sd.text.v[i], NULL);
+    sd.left = sd.text.n;
+    turn_mark(turn, false, &sd);
+    int ix = tctx_index(t, turn);
+    if (ix < 0 && t->traj) { /* not one of the context's turns: every turn before it by pointer */
+        const cJSON *turns = cJSON_GetObjectItemCaseSensitive(t->traj, "turns");
+        for (const cJSON *p = cJSON_IsArray(turns) ? turns->child : NULL; p && p != turn && sd.left;
+             p = p->next)
+            turn_mark(p, true, &sd);
+    }
+    for (int k = ix - 1; k >= 0 && sd.left; k--)
+        turn_mark(t->turns[k], true, &sd);
+    if (sd.left == 0)
         goto out;
     cJSON *missing = cJSON_CreateArray();
     if (!missing) {
         rc = FORGE_ENOMEM;
         goto out;
     }
-    for (int i = 0; i < said.n; i++) {
-        double d = strtod(said.v[i], NULL);
-        if (!numset_has(known, d) && !numset_has(&own, d))
-            add_str(o, missing, NULL, said.v[i]);
-    }
-    if (!missing->child) {
-        cJSON_Delete(missing);
-        goto out;
-    }
+    for (int i = 0; i < sd.text.n; i++)
+        if (!sd.found[i])
+            add_str(o, missing, NULL, sd.text.v[i]);
     cJSON *is = issue_new(o, issues, "hallucinated_result", "high", turn);
     if (!is) {
         cJSON_Delete(missing);
@@ -1371,9 +1315,9 @@ static void deep_hallucinated_result(struct out *o, cJSON *issues, const cJSON *
 out:
     if (rc)
         o->oom = true;
-    forge_free(said.v);
-    numset_free(&own);
-    numset_free(&before);
+    forge_free(sd.text.v);
+    forge_free(sd.v);
+    forge_free(sd.found);
 }
 
 static void deep_schema_violation(struct out *o, cJSON *issues, const cJSON *call, const cJSON *turn,
