@@ -163,6 +163,26 @@ code, out, err = run(f, "--allow-unknown-tools")
 expect("bom", code == 0 and out.splitlines()[-1] ==
        "1 trajectory: 1 passed, 0 failed; 1 call; mean score 1; issues 0 critical, 0 high, 0 medium, 0 low", out + err)
 
+# 11. --deep adds forge's detectors (each one fires on the example file) and nothing else changes
+def issue_types(out):
+    types = {}
+    for line in out.splitlines()[:-1]:
+        d = json.loads(line)
+        ts = [i["type"] for v in d["validation"] for i in v["issues"]] + [i["type"] for r in d["results"] for i in r["issues"]]
+        types[d["trajectory_id"]] = ts
+    return types
+support = os.path.join(EXAMPLES, "support.jsonl")
+code, out, err = run(support, "--tools", tools, "--format", "jsonl")
+plain = issue_types(out)
+code, out, err = run(support, "--tools", tools, "--format", "jsonl", "--deep")
+deep = issue_types(out)
+DEEP = {"tool_not_found", "tool_misuse", "result_unused", "hallucinated_result", "schema_violation",
+        "incomplete_integration", "malformed_result"}
+expect("deep.none-by-default", not any(t in DEEP for ts in plain.values() for t in ts), plain)
+expect("deep.all-fire", {t for ts in deep.values() for t in ts} >= DEEP, deep)
+expect("deep.adds-only", all([t for t in deep[k] if t not in DEEP] == plain[k] for k in plain), (plain, deep))
+expect("deep.schema", "schema_violation" in deep["bad-arguments"], deep)
+
 for fl in failures:
     print("FAIL", fl)
 print(f"check CLI: {len(failures)} failure(s)")
