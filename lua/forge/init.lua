@@ -27,6 +27,27 @@ function forge.tool(def)
   return tagged("tool", def)
 end
 
+-- forge.load_tools(path): tools from a JSON file (relative to the script): one definition, an
+-- array of them (forge's or OpenAI `tools`), or an MCP tools/list result {"tools": [...]}.
+function forge.load_tools(path)
+  local text, err = forge.read_file(path)
+  if not text then error("forge.load_tools: " .. err, 2) end
+  local doc = forge.json.decode(text, path)
+  local list = doc
+  if forge.json.type(doc) == "object" then
+    list = forge.json.type(doc.tools) == "array" and doc.tools or { doc }
+  end
+  local out = {}
+  for i, def in ipairs(list) do
+    local t = def["function"] or def
+    if type(t) ~= "table" or type(t.name) ~= "string" then
+      error(("forge.load_tools: %s: tools[%d] has no name"):format(path, i), 2)
+    end
+    out[i] = tagged("tool", def)
+  end
+  return out
+end
+
 -- forge.verifier{name, tools = {...} | "*", order, verify = fn | schema = {...} | pattern = {...}}
 -- Registered verifiers apply to every suite that does not list its own.
 local verifiers = {}

@@ -20,7 +20,8 @@
 -- Strings in arguments and replies may use $1..$9 (captures of `match`) and {{path}} over ctx
 -- (result = the first result of the previous round, results, calls, message, round, case_id).
 -- After the last step the model answers with an empty text. ctx.results holds the previous
--- round's tool results: {name, arguments, result (decoded JSON when it is JSON), error}.
+-- round's tool results: {name, arguments, result (decoded JSON when it is JSON), error};
+-- ctx.history every result of the case so far, in order.
 local json = require "forge.json"
 local re = require "forge.re"
 
@@ -85,7 +86,7 @@ end
 -- Builds ctx from the normalized request.
 local function context(req)
   local msgs = req.messages or {}
-  local ctx = { messages = msgs, case_id = req.case_id, calls = {}, results = {}, round = 1 }
+  local ctx = { messages = msgs, case_id = req.case_id, calls = {}, results = {}, history = {}, round = 1 }
   local by_id = {}
   local last_user
   for _, m in ipairs(msgs) do
@@ -109,6 +110,7 @@ local function context(req)
         r.result = ok and v or m.content
       end
       ctx.results[#ctx.results + 1] = r
+      ctx.history[#ctx.history + 1] = r
     end
   end
   ctx.message = last_user or ""

@@ -23,7 +23,7 @@ static int push_call(lua_State *L)
     int n = 0;
     for (const cJSON *a = cJSON_IsArray(args) ? args->child : NULL; a; a = a->next, n++) {
         luaL_checkstack(L, 2, "too many arguments");
-        forge_lua_push_json(L, a);
+        forge_lua_push_json_unordered(L, a);
     }
     return n + 1;
 }

@@ -651,6 +651,14 @@ void forge_vm_unlock(struct forge_vm *vm)
     pthread_mutex_unlock(&vm->lock);
 }
 
+long forge_vm_remaining_ms(struct forge_vm *vm)
+{
+    if (!vm->depth || !vm->deadline_ns)
+        return -1;
+    uint64_t now = forge_clock_ns();
+    return now >= vm->deadline_ns ? 0 : (long)((vm->deadline_ns - now) / 1000000u);
+}
+
 struct forge_vm_limits forge_vm_get_limits(struct forge_vm *vm)
 {
     return vm->limits;

@@ -60,6 +60,10 @@ int forge_vm_call(struct forge_vm *vm, int nargs, int nres, struct forge_err *er
 int forge_vm_call_limited(struct forge_vm *vm, int nargs, int nres,
                           const struct forge_vm_limits *limits, struct forge_err *err);
 
+/* Milliseconds left before the current entry's deadline (0 when it has passed; -1 when there is
+ * no deadline or no entry is running). Bindings that block (HTTP) stay within it. */
+long forge_vm_remaining_ms(struct forge_vm *vm);
+
 /* The VM's limits. */
 struct forge_vm_limits forge_vm_get_limits(struct forge_vm *vm);
 

@@ -15,8 +15,14 @@ struct scripted {
 static int complete(struct forge_model *m, const cJSON *req, cJSON **resp, struct forge_err *err)
 {
     struct scripted *s = (struct scripted *)m;
+    /* The rules see the conversation, not the tool definitions: leaving them out saves
+     * converting every schema into Lua on every request. */
+    cJSON *view = cJSON_CreateObject();
+    for (const cJSON *c = req->child; c; c = c->next)
+        if (strcmp(c->string, "tools") != 0)
+            cJSON_AddItemReferenceToObject(view, c->string, (cJSON *)c);
     cJSON *args = cJSON_CreateArray();
-    cJSON_AddItemReferenceToArray(args, (cJSON *)req);
+    cJSON_AddItemToArray(args, view);
     double t0 = forge_clock_ms();
     cJSON *out = NULL;
     int rc = s->respond.call(s->respond.ctx, args, &out, err);

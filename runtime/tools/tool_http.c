@@ -4,9 +4,8 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "data/json.h"
-#include "net/curl_shim.h"
+#include "net/fetch.h"
 
-#include <curl/curl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,21 +49,6 @@ int forge_tool_http_check(const cJSON *http, const char *tool, const char *where
     return 0;
 }
 
-struct sink {
-    struct forge_buf buf;
-    int over;
-};
-
-static size_t on_data(char *p, size_t size, size_t n, void *ud)
-{
-    struct sink *s = ud;
-    if (forge_buf_add(&s->buf, p, size * n)) {
-        s->over = 1;
-        return 0;
-    }
-    return size * n;
-}
-
 static char *new_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *new_message(const char *fmt, ...)
 {
@@ -93,11 +77,6 @@ int forge_tool_http_execute(const struct forge_tool *t, const struct forge_tool_
                               "with --allow-net");
         return 0;
     }
-    struct forge_err lerr = {0};
-    if (forge_curl_load(&lerr)) {
-        *error = forge_strdup(lerr.msg);
-        return 0;
-    }
     const char *method = forge_json_str(http, "method");
     char m[8] = "GET";
     if (method) {
@@ -113,17 +92,13 @@ int forge_tool_http_execute(const struct forge_tool *t, const struct forge_tool_
         timeout = t->timeout_ms > 0 ? t->timeout_ms : DEFAULT_TIMEOUT_MS;
     size_t cap = (size_t)forge_json_num(http, "max_bytes", (double)DEFAULT_MAX_BYTES);
 
-    CURL *h = curl_easy_init();
-    if (!h)
-        return forge_err_set(err, FORGE_ENOMEM, "cannot create an HTTP handle");
     cJSON *rest = call->arguments ? cJSON_Duplicate(call->arguments, 1) : cJSON_CreateObject();
     struct forge_buf url;
     forge_buf_init(&url, 0);
-    struct curl_slist *headers = NULL;
     char *body = NULL;
-    struct sink sink;
-    forge_buf_init(&sink.buf, cap);
-    sink.over = 0;
+    const char *headers[64];
+    char *owned[64];
+    int nh = 0, no = 0;
 
     /* URL template: {param} takes the argument, which is then not sent again. */
     const char *u = forge_json_str(http, "url");
@@ -142,9 +117,9 @@ int forge_tool_http_execute(const struct forge_tool *t, const struct forge_tool_
         cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(rest, key);
         if (v) {
             char *txt = value_text(v);
-            char *esc = txt ? curl_easy_escape(h, txt, 0) : NULL;
+            char *esc = txt ? forge_fetch_escape(txt) : NULL;
             forge_buf_adds(&url, esc ? esc : "");
-            curl_free(esc);
+            forge_free(esc);
             forge_free(txt);
             cJSON_Delete(v);
         }
@@ -157,32 +132,31 @@ int forge_tool_http_execute(const struct forge_tool *t, const struct forge_tool_
             if (cJSON_IsNull(c))
                 continue;
             char *txt = value_text(c);
-            char *k = curl_easy_escape(h, c->string, 0);
-            char *v = txt ? curl_easy_escape(h, txt, 0) : NULL;
+            char *k = forge_fetch_escape(c->string);
+            char *v = txt ? forge_fetch_escape(txt) : NULL;
             forge_buf_addf(&url, "%s%s=%s", first ? "" : "&", k ? k : "", v ? v : "");
             first = 0;
-            curl_free(k);
-            curl_free(v);
+            forge_free(k);
+            forge_free(v);
             forge_free(txt);
         }
     }
     if (as_body) {
         body = forge_json_print(rest, 0);
-        headers = curl_slist_append(headers, "Content-Type: application/json");
+        headers[nh++] = "Content-Type: application/json";
     }
-    headers = curl_slist_append(headers, "Accept: application/json");
+    headers[nh++] = "Accept: application/json";
     const cJSON *hs = cJSON_GetObjectItemCaseSensitive(http, "headers");
-    for (const cJSON *c = hs ? hs->child : NULL; c; c = c->next) {
+    for (const cJSON *c = hs ? hs->child : NULL; c && nh < 62; c = c->next) {
         if (!cJSON_IsString(c))
             continue;
         struct forge_buf line;
         forge_buf_init(&line, 0);
         forge_buf_addf(&line, "%s: %s", c->string, c->valuestring);
-        headers = curl_slist_append(headers, line.data);
-        forge_buf_free(&line);
+        headers[nh++] = owned[no++] = forge_buf_take(&line);
     }
     const cJSON *he = cJSON_GetObjectItemCaseSensitive(http, "headers_from_env");
-    for (const cJSON *c = he ? he->child : NULL; c; c = c->next) {
+    for (const cJSON *c = he ? he->child : NULL; c && nh < 62; c = c->next) {
         const char *eq = strchr(c->valuestring, '=');
         const char *val = getenv(eq + 1);
         if (!val || !*val)
@@ -191,41 +165,31 @@ int forge_tool_http_execute(const struct forge_tool *t, const struct forge_tool_
         forge_buf_init(&line, 0);
         forge_buf_add(&line, c->valuestring, (size_t)(eq - c->valuestring));
         forge_buf_addf(&line, ": %s", val);
-        headers = curl_slist_append(headers, line.data);
-        forge_buf_free(&line);
+        headers[nh++] = owned[no++] = forge_buf_take(&line);
     }
+    headers[nh] = NULL;
 
-    curl_easy_setopt(h, CURLOPT_URL, url.data);
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, m);
-    if (!strcmp(m, "HEAD"))
-        curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-    if (body)
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    CURLcode cc = curl_easy_perform(h);
-    long status = 0;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-    if (sink.over) {
+    struct forge_fetch req = {.method = m, .url = url.data, .headers = headers, .body = body,
+                              .body_len = body ? strlen(body) : 0, .timeout_ms = timeout,
+                              .max_bytes = cap};
+    struct forge_fetch_result res;
+    struct forge_err ferr = {0};
+    int rc = forge_fetch(&req, &res, &ferr);
+    if (rc == FORGE_ELIMIT) {
         *error = new_message("HTTP response larger than the tool's max_bytes cap of %zu bytes "
                              "(raise http.max_bytes)", cap);
-    } else if (cc == CURLE_OPERATION_TIMEDOUT) {
-        *error = new_message("HTTP request timed out after %ld ms (raise http.timeout_ms)",
-                             timeout);
-    } else if (cc != CURLE_OK) {
-        *error = new_message("HTTP request failed: %s", curl_easy_strerror(cc));
-    } else if (status < 200 || status > 299) {
-        *error = new_message("HTTP %ld: %.200s", status, sink.buf.data ? sink.buf.data : "");
+    } else if (rc == FORGE_ENOMEM) {
+        forge_err_set(err, rc, "%s", ferr.msg);
+    } else if (rc) {
+        *error = new_message("%s%s", ferr.msg, strstr(ferr.msg, "timed out")
+                                                   ? " (raise http.timeout_ms)" : "");
+    } else if (res.status < 200 || res.status > 299) {
+        *error = new_message("HTTP %ld: %.200s", res.status, res.body);
     } else {
-        const char *text = sink.buf.data ? sink.buf.data : "";
-        cJSON *v = sink.buf.len ? forge_json_parse(text, sink.buf.len, "response", NULL) : NULL;
+        cJSON *v = res.len ? forge_json_parse(res.body, res.len, "response", NULL) : NULL;
         if (!v) {
             v = cJSON_CreateObject();
-            cJSON_AddStringToObject(v, "result", text);
+            cJSON_AddStringToObject(v, "result", res.body);
         }
         const cJSON *red = cJSON_GetObjectItemCaseSensitive(http, "redact");
         for (const cJSON *c = red ? red->child : NULL; c && cJSON_IsObject(v); c = c->next)
@@ -234,11 +198,12 @@ int forge_tool_http_execute(const struct forge_tool *t, const struct forge_tool_
                                                        cJSON_CreateString("[REDACTED]"));
         *result = v;
     }
-    curl_easy_cleanup(h);
-    curl_slist_free_all(headers);
+    if (!rc)
+        forge_fetch_result_free(&res);
+    for (int i = 0; i < no; i++)
+        forge_free(owned[i]);
     forge_free(body);
     forge_buf_free(&url);
-    forge_buf_free(&sink.buf);
     cJSON_Delete(rest);
-    return 0;
+    return rc == FORGE_ENOMEM ? rc : 0;
 }
