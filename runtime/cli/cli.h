@@ -32,4 +32,6 @@ int forge_cmd_model(int argc, char **argv);
 extern const char forge_usage_model[];
 int forge_cmd_bfcl(int argc, char **argv);
 extern const char forge_usage_bfcl[];
+int forge_cmd_check(int argc, char **argv);
+extern const char forge_usage_check[];
 #endif

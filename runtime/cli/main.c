@@ -18,6 +18,7 @@ const struct forge_command forge_commands[] = {
     {"schema", forge_cmd_schema, "validate JSON instances against a JSON Schema", forge_usage_schema},
     {"model", forge_cmd_model, "send chat requests to a model provider (debugging)", forge_usage_model},
     {"bfcl", forge_cmd_bfcl, "BFCL-compatible scoring; ask a model BFCL's questions", forge_usage_bfcl},
+    {"check", forge_cmd_check, "tool-use validation of recorded trajectories", forge_usage_check},
     {"version", cmd_version, "print version information", usage_version},
     {"help", cmd_help, "show help for a command", usage_help},
     {NULL, NULL, NULL, NULL},

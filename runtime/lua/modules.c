@@ -9,6 +9,7 @@ int forge_luaopen_re(lua_State *L);
 int forge_luaopen_http(lua_State *L);
 int forge_luaopen_eval(lua_State *L);
 int forge_luaopen_assertion(lua_State *L);
+int forge_luaopen_check(lua_State *L);
 
 static const struct forge_module modules[] = {
     {"forge.core", forge_luaopen_core},
@@ -17,6 +18,7 @@ static const struct forge_module modules[] = {
     {"forge.http", forge_luaopen_http},
     {"forge.eval", forge_luaopen_eval},
     {"forge.assertion", forge_luaopen_assertion},
+    {"forge.check", forge_luaopen_check},
     {NULL, NULL},
 };
 

@@ -1,0 +1,1142 @@
+/* forge check FILE... : tool-use validation of recorded trajectories (docs/check.md).
+ *
+ * JSONL input streams: a reader (this thread) cuts the file into chunks of whole lines, worker
+ * threads parse, import and check them, and the reader prints finished chunks in input order,
+ * so memory stays bounded by (chunks in flight x chunk size) whatever the file size. */
+#define _GNU_SOURCE
+#include "cli/cli.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/file.h"
+#include "data/json.h"
+#include "data/jsnum.h"
+#include "score/tooldefs.h"
+#include "score/tooluse.h"
+#include "score/trajectory.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char forge_usage_check[] =
+    "usage: forge check FILE... [options]\n"
+    "\n"
+    "Checks every tool call of recorded trajectories: right tool, valid arguments, a result\n"
+    "that was used, no invented data, no answer that contradicts the tool. Scores and issues\n"
+    "are agent-eval-harness's (tool-use package); --deep adds forge's own detectors.\n"
+    "FILE is a JSON file (one trajectory, or an array of them) or a JSONL file (one trajectory\n"
+    "per line, or agent-eval-harness's one turn per line); '-' reads JSONL from stdin.\n"
+    "\n"
+    "options:\n"
+    "  --tools FILE                 tool definitions (forge, OpenAI, Anthropic, MCP tools/list,\n"
+    "                               agent-eval-harness ToolSchema); repeatable\n"
+    "  --input-format F             forge, agent-eval-harness, turns, openai, openai-responses,\n"
+    "                               anthropic, gemini (default: detected per trajectory)\n"
+    "  --strict                     unknown tools are high; any high or critical issue scores 0\n"
+    "  --allow-unknown-tools        no unknown_tool issue for calls without a definition\n"
+    "  --no-schemas                 do not check arguments against the definitions\n"
+    "  --no-result-usage            no missing_result / unused_result checks\n"
+    "  --no-hallucination           no hallucinated-content checks\n"
+    "  --hallucination-threshold X  flag results whose hallucination score exceeds X (0.3)\n"
+    "  --deep                       forge's extra detectors (tool_not_found, tool_misuse,\n"
+    "                               result_unused, hallucinated_result, incomplete_integration,\n"
+    "                               malformed_result)\n"
+    "  --min-score X                a trajectory scoring under X fails (default 0)\n"
+    "  --format text|json|jsonl     output format (default text)\n"
+    "  --quiet                      text: only failing trajectories and the summary\n"
+    "  -j N                         worker threads (default: the number of CPUs)\n"
+    "  --max-line-bytes N           longest JSONL line accepted (default 16777216)\n"
+    "\n"
+    "Exit: 0 all passed; 1 a trajectory has a critical issue or scores under --min-score;\n"
+    "2 bad usage, or no trajectory could be read.\n";
+
+enum fmt { FMT_TEXT, FMT_JSON, FMT_JSONL };
+
+static void tree_free(cJSON *v);
+
+struct cfg {
+    struct forge_tooluse_opts vo;
+    struct forge_verify_opts ro;
+    cJSON *tools; /* name -> ToolSchema */
+    const char *input_format;
+    double min_score;
+    enum fmt fmt;
+    bool quiet;
+    int jobs;
+    size_t max_line;
+};
+
+static const char *const sev_names[4] = {"critical", "high", "medium", "low"};
+
+struct stats {
+    long trajectories, passed, failed, bad, calls;
+    double score_sum;
+    long sev[5]; /* critical, high, medium, low, other */
+};
+
+static void stats_merge(struct stats *a, const struct stats *b)
+{
+    a->trajectories += b->trajectories;
+    a->passed += b->passed;
+    a->failed += b->failed;
+    a->bad += b->bad;
+    a->calls += b->calls;
+    a->score_sum += b->score_sum;
+    for (int i = 0; i < 5; i++)
+        a->sev[i] += b->sev[i];
+}
+
+static int sev_index(const char *s)
+{
+    for (int i = 0; i < 4; i++)
+        if (s && strcmp(s, sev_names[i]) == 0)
+            return i;
+    return 4;
+}
+
+static void count_issues(const cJSON *issues, long *sev)
+{
+    for (const cJSON *i = issues ? issues->child : NULL; i; i = i->next)
+        sev[sev_index(forge_json_str(i, "severity"))]++;
+}
+
+static int num(struct forge_buf *b, double d)
+{
+    char tmp[40];
+    return forge_buf_adds(b, forge_json_number(d, tmp));
+}
+
+/* A score for people: three decimals, trailing zeros dropped ("0.3", "1", "0.667"). */
+static char *short_num(double d, char *out)
+{
+    snprintf(out, 40, "%.3f", d);
+    char *dot = strchr(out, '.');
+    if (dot) {
+        char *e = out + strlen(out) - 1;
+        while (e > dot && *e == '0')
+            *e-- = '\0';
+        if (e == dot)
+            *e = '\0';
+    }
+    if (strcmp(out, "-0") == 0)
+        strcpy(out, "0");
+    return out;
+}
+
+/* JSON output as forge_json_write writes it (JavaScript's JSON.stringify), numbers through the
+ * fast formatter. */
+static int out_json(struct forge_buf *b, const cJSON *v)
+{
+    if (cJSON_IsNumber(v)) {
+        char t[40];
+        return forge_buf_adds(b, forge_jsnum_format(v->valuedouble, t));
+    }
+    if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
+        return forge_json_write(b, v, 0);
+    bool obj = cJSON_IsObject(v);
+    int rc = forge_buf_addc(b, obj ? '{' : '[');
+    for (const cJSON *c = v->child; c && !rc; c = c->next) {
+        if (c != v->child)
+            rc = forge_buf_addc(b, ',');
+        if (!rc && obj) {
+            cJSON key = {0};
+            key.type = cJSON_String;
+            key.valuestring = c->string;
+            rc = forge_json_write(b, &key, 0);
+            if (!rc)
+                rc = forge_buf_addc(b, ':');
+        }
+        if (!rc)
+            rc = out_json(b, c);
+    }
+    return rc ? rc : forge_buf_addc(b, obj ? '}' : ']');
+}
+
+static int text_issue(struct forge_buf *b, const cJSON *is)
+{
+    const cJSON *tid = cJSON_GetObjectItemCaseSensitive(is, "turnId");
+    int rc = forge_buf_adds(b, "  ");
+    if (!rc && cJSON_IsNumber(tid)) {
+        rc = forge_buf_adds(b, "turn ");
+        if (!rc)
+            rc = num(b, tid->valuedouble);
+        if (!rc)
+            rc = forge_buf_adds(b, ": ");
+    }
+    if (!rc)
+        rc = forge_buf_addf(b, "%s (%s): %s\n", forge_json_str(is, "type"),
+                            forge_json_str(is, "severity"), forge_json_str(is, "description"));
+    return rc;
+}
+
+/* Checks one trajectory (borrowed) and renders it into <out>. <where> names it ("file:line"). */
+static int check_one(const struct cfg *cfg, const cJSON *traj, const char *file, long line,
+                     int index, struct forge_buf *out, struct stats *st, struct forge_err *err)
+{
+    cJSON *r = forge_tooluse_check(traj, cfg->tools, &cfg->vo, &cfg->ro, err);
+    if (!r)
+        return err->code;
+    int rc = 0;
+    const cJSON *val = cJSON_GetObjectItemCaseSensitive(r, "validation");
+    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(r, "summary");
+    double vsum = 0;
+    int nv = 0;
+    long sev[5] = {0};
+    for (const cJSON *v = val->child; v; v = v->next, nv++) {
+        vsum += forge_json_num(v, "score", 0);
+        count_issues(cJSON_GetObjectItemCaseSensitive(v, "issues"), sev);
+    }
+    count_issues(cJSON_GetObjectItemCaseSensitive(sum, "issues"), sev);
+    double vscore = nv ? vsum / nv : 1;
+    double rscore = forge_json_num(sum, "averageScore", 1);
+    double score = (vscore + rscore) / 2;
+    bool passed = sev[0] == 0 && !(score < cfg->min_score);
+    st->trajectories++;
+    if (passed)
+        st->passed++;
+    else
+        st->failed++;
+    st->calls += (long)forge_json_num(sum, "totalTools", 0);
+    st->score_sum += score;
+    for (int i = 0; i < 5; i++)
+        st->sev[i] += sev[i];
+    const char *id = forge_json_str(traj, "trajectory_id");
+    char where[1200];
+    if (line > 0)
+        snprintf(where, sizeof where, "%s:%ld", file, line);
+    else if (index >= 0)
+        snprintf(where, sizeof where, "%s[%d]", file, index);
+    else
+        snprintf(where, sizeof where, "%s", file);
+    if (cfg->fmt == FMT_TEXT) {
+        if (cfg->quiet && passed)
+            goto out;
+        rc = forge_buf_addf(out, "%s %s%s%s  score ", passed ? "PASS" : "FAIL", id ? id : where,
+                            id ? "  " : "", id ? where : "");
+        char n1[40], n2[40], n3[40];
+        if (!rc)
+            rc = forge_buf_addf(out, "%s  validation %s  results %s", short_num(score, n1),
+                                short_num(vscore, n2), short_num(rscore, n3));
+        if (!rc)
+            rc = forge_buf_addf(out, "  calls %ld  issues %ld critical, %ld high, %ld medium, %ld low\n",
+                                (long)forge_json_num(sum, "totalTools", 0), sev[0], sev[1], sev[2],
+                                sev[3] + sev[4]);
+        for (const cJSON *v = val->child; v && !rc; v = v->next) {
+            const cJSON *is = cJSON_GetObjectItemCaseSensitive(v, "issues");
+            for (const cJSON *i = is ? is->child : NULL; i && !rc; i = i->next)
+                rc = text_issue(out, i);
+        }
+        const cJSON *is = cJSON_GetObjectItemCaseSensitive(sum, "issues");
+        for (const cJSON *i = is ? is->child : NULL; i && !rc; i = i->next)
+            rc = text_issue(out, i);
+    } else {
+        cJSON *o = cJSON_CreateObject();
+        bool ok = o && cJSON_AddStringToObject(o, "file", file);
+        if (ok && line > 0)
+            ok = cJSON_AddNumberToObject(o, "line", (double)line);
+        if (ok && index >= 0)
+            ok = cJSON_AddNumberToObject(o, "index", index);
+        if (ok && id)
+            ok = cJSON_AddStringToObject(o, "trajectory_id", id);
+        ok = ok && cJSON_AddNumberToObject(o, "score", score) && cJSON_AddBoolToObject(o, "passed", passed);
+        cJSON *ic = ok ? cJSON_AddObjectToObject(o, "issueCounts") : NULL;
+        for (int k = 0; k < 4 && ic; k++)
+            ok = ok && cJSON_AddNumberToObject(ic, sev_names[k], (double)(sev[k] + (k == 3 ? sev[4] : 0)));
+        if (ok && ic) {
+            cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(r, "validation");
+            cJSON *res = cJSON_DetachItemFromObjectCaseSensitive(r, "results");
+            cJSON *s = cJSON_DetachItemFromObjectCaseSensitive(r, "summary");
+            cJSON_AddItemToObject(o, "validation", v);
+            cJSON_AddItemToObject(o, "results", res);
+            cJSON_AddItemToObject(o, "summary", s);
+            rc = out_json(out, o);
+            if (!rc)
+                rc = forge_buf_addc(out, '\n');
+        } else {
+            rc = FORGE_ENOMEM;
+        }
+        tree_free(o);
+    }
+out:
+    tree_free(r);
+    if (rc)
+        forge_err_set(err, rc, "out of memory writing the report (or the output limit was hit)");
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Per-line arena for cJSON                                                                  */
+/* A JSONL line's trees (the parsed line, the imported trajectory, the check's results) all die
+ * when the line is done, so while a worker checks a line, cJSON allocates from a thread-local
+ * bump arena and its frees are no-ops; the arena is reset after the line. Outside a line the
+ * hooks fall through to malloc/free. This halves the cost of parsing and building results. */
+
+struct achunk {
+    struct achunk *next;
+    size_t cap, used;
+    char *data; /* follows the header */
+};
+
+static _Thread_local struct {
+    struct achunk *head; /* current chunk first */
+    bool on;
+} arena;
+
+#define ARENA_CHUNK ((size_t)1 << 20)
+
+static void *hook_malloc(size_t n)
+{
+    if (!arena.on)
+        return malloc(n);
+    n = (n + 15) & ~(size_t)15;
+    struct achunk *c = arena.head;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+        c = malloc(sizeof *c + cap + 16);
+        if (!c)
+            return NULL;
+        c->cap = cap;
+        c->used = 0;
+        c->data = (char *)(((uintptr_t)(c + 1) + 15) & ~(uintptr_t)15);
+        c->next = arena.head;
+        arena.head = c;
+    }
+    void *p = c->data + c->used;
+    c->used += n;
+    return p;
+}
+
+static bool in_arena(const void *p)
+{
+    for (const struct achunk *c = arena.head; c; c = c->next)
+        if ((const char *)p >= c->data && (const char *)p < c->data + c->cap)
+            return true;
+    return false;
+}
+
+static void hook_free(void *p)
+{
+    if (!p || (arena.on && in_arena(p)))
+        return;
+    free(p);
+}
+
+static void arena_begin(void)
+{
+    arena.on = true;
+}
+
+/* Ends the line: everything allocated since arena_begin is released (the first chunk kept). */
+static void arena_end(void)
+{
+    arena.on = false;
+    struct achunk *c = arena.head, *keep = NULL;
+    while (c) {
+        struct achunk *next = c->next;
+        if (!next && c->cap == ARENA_CHUNK)
+            keep = c;
+        else
+            free(c);
+        c = next;
+    }
+    arena.head = keep;
+    if (keep)
+        keep->used = 0;
+}
+
+static void arena_release(void)
+{
+    arena.on = false;
+    while (arena.head) {
+        struct achunk *n = arena.head->next;
+        free(arena.head);
+        arena.head = n;
+    }
+}
+
+/* Frees a tree, unless it lives in the line's arena (which is dropped whole at the line's end). */
+static void tree_free(cJSON *v)
+{
+    if (!arena.on)
+        cJSON_Delete(v);
+}
+
+static void diag(struct forge_buf *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void diag(struct forge_buf *d, const char *fmt, ...)
+{
+    char msg[FORGE_ERR_MAX + 1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    forge_buf_addf(d, "forge: check: %s\n", msg);
+}
+
+/* Parses, imports and checks one JSONL line. Bad lines are reported to <dg> and counted. */
+static void check_line(const struct cfg *cfg, const char *text, size_t len, const char *file,
+                       long line, struct forge_buf *out, struct forge_buf *dg, struct stats *st)
+{
+    struct forge_err err = {0};
+    cJSON *doc = forge_json_parse(text, len, "", &err);
+    if (!doc) {
+        /* message is ":1:COL: what"; put the file's line number in */
+        const char *m = err.msg;
+        if (strncmp(m, ":1:", 3) == 0)
+            m += 2;
+        diag(dg, "%s:%ld%s (line skipped)", file, line, m);
+        st->bad++;
+        return;
+    }
+    cJSON *traj = forge_trajectory_adopt(doc, cfg->input_format, &err);
+    if (!traj) {
+        diag(dg, "%s:%ld: %s (line skipped)", file, line, err.msg);
+        st->bad++;
+        return;
+    }
+    if (check_one(cfg, traj, file, line, -1, out, st, &err))
+        diag(dg, "%s:%ld: %s", file, line, err.msg);
+    tree_free(traj);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Bounded line reader                                                                       */
+
+struct reader {
+    FILE *f;
+    char *buf;
+    size_t cap, start, end, limit;
+    bool eof;
+    long lineno;
+};
+
+/* Returns 1 with the next line in *p and *n (valid until the next call), 0 at the end, -1 for a
+ * line over the limit (skipped; *n = its line number), -2 on a read error. */
+static int reader_next(struct reader *r, const char **p, size_t *n)
+{
+    bool skipping = false;
+    for (;;) {
+        char *nl = r->end > r->start ? memchr(r->buf + r->start, '\n', r->end - r->start) : NULL;
+        if (nl) {
+            size_t s = r->start;
+            r->start = (size_t)(nl - r->buf) + 1;
+            r->lineno++;
+            if (skipping)
+                return -1;
+            *p = r->buf + s;
+            *n = (size_t)(nl - r->buf) - s;
+            return 1;
+        }
+        if (r->eof) {
+            if (r->end > r->start || skipping) {
+                size_t s = r->start;
+                r->start = r->end;
+                r->lineno++;
+                if (skipping)
+                    return -1;
+                *p = r->buf + s;
+                *n = r->end - s;
+                return 1;
+            }
+            return 0;
+        }
+        if (skipping) {
+            r->start = r->end = 0;
+        } else if (r->end - r->start > r->limit) {
+            skipping = true;
+            r->start = r->end = 0;
+        } else if (r->start > 0) {
+            memmove(r->buf, r->buf + r->start, r->end - r->start);
+            r->end -= r->start;
+            r->start = 0;
+        }
+        if (r->end == r->cap) {
+            size_t cap = r->cap ? r->cap * 2 : (1 << 20);
+            if (cap > r->limit + 2)
+                cap = r->limit + 2 > r->cap ? r->limit + 2 : r->cap;
+            if (cap == r->cap) {
+                /* full buffer without a newline: the line is over the limit */
+                skipping = true;
+                r->start = r->end = 0;
+            } else {
+                char *b = forge_realloc(r->buf, cap);
+                if (!b)
+                    return -2;
+                r->buf = b;
+                r->cap = cap;
+            }
+        }
+        size_t got = fread(r->buf + r->end, 1, r->cap - r->end, r->f);
+        r->end += got;
+        if (got == 0) {
+            if (ferror(r->f))
+                return -2;
+            r->eof = true;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Worker pool: chunks of lines checked in parallel, output in input order                   */
+
+#define CHUNK_BYTES (256u << 10)
+
+struct job {
+    struct forge_buf in;  /* lines, each followed by '\0' */
+    long *lines;          /* line number of each */
+    size_t *offs;         /* offset of each in `in` */
+    int n, cap;
+    struct forge_buf out, dg;
+    struct stats st;
+    const char *file;
+    int state; /* 0 free, 1 queued, 2 done */
+};
+
+struct pool {
+    const struct cfg *cfg;
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    struct job *jobs;
+    int njobs;
+    long fill, take, flush;
+    bool stop;
+    pthread_t *threads;
+    int nthreads;
+};
+
+static void *worker(void *arg)
+{
+    struct pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        while (p->take == p->fill && !p->stop)
+            pthread_cond_wait(&p->work, &p->mu);
+        if (p->take == p->fill) {
+            pthread_mutex_unlock(&p->mu);
+            arena_release();
+            return NULL;
+        }
+        struct job *j = &p->jobs[p->take % p->njobs];
+        p->take++;
+        pthread_mutex_unlock(&p->mu);
+        for (int i = 0; i < j->n; i++) {
+            const char *s = j->in.data + j->offs[i];
+            size_t len = (i + 1 < j->n ? j->offs[i + 1] - 1 : j->in.len - 1) - j->offs[i];
+            arena_begin();
+            check_line(p->cfg, s, len, j->file, j->lines[i], &j->out, &j->dg, &j->st);
+            arena_end();
+        }
+        pthread_mutex_lock(&p->mu);
+        j->state = 2;
+        pthread_cond_broadcast(&p->done);
+        pthread_mutex_unlock(&p->mu);
+    }
+}
+
+struct emit {
+    enum fmt fmt;
+    long items; /* json: items written so far */
+    struct stats total;
+};
+
+static void emit_out(struct emit *e, const char *s, size_t n)
+{
+    if (e->fmt != FMT_JSON) {
+        fwrite(s, 1, n, stdout);
+        return;
+    }
+    /* json: each item is one line; join them with commas inside the array */
+    const char *end = s + n;
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        size_t l = nl ? (size_t)(nl - s) : (size_t)(end - s);
+        if (l) {
+            fputs(e->items++ ? ",\n" : "\n", stdout);
+            fwrite(s, 1, l, stdout);
+        }
+        s += l + (nl ? 1 : 0);
+    }
+}
+
+static void flush_one(struct pool *p, struct emit *e)
+{
+    struct job *j = &p->jobs[p->flush % p->njobs];
+    pthread_mutex_lock(&p->mu);
+    while (j->state != 2)
+        pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    if (j->dg.len) {
+        fflush(stdout);
+        fwrite(j->dg.data, 1, j->dg.len, stderr);
+    }
+    if (j->out.len)
+        emit_out(e, j->out.data, j->out.len);
+    stats_merge(&e->total, &j->st);
+    forge_buf_reset(&j->in);
+    forge_buf_reset(&j->out);
+    forge_buf_reset(&j->dg);
+    memset(&j->st, 0, sizeof j->st);
+    j->n = 0;
+    j->state = 0;
+    p->flush++;
+}
+
+static int pool_start(struct pool *p, const struct cfg *cfg)
+{
+    memset(p, 0, sizeof *p);
+    p->cfg = cfg;
+    p->nthreads = cfg->jobs;
+    p->njobs = cfg->jobs * 3;
+    p->jobs = forge_calloc((size_t)p->njobs, sizeof *p->jobs);
+    p->threads = forge_calloc((size_t)p->nthreads, sizeof *p->threads);
+    if (!p->jobs || !p->threads)
+        return FORGE_ENOMEM;
+    for (int i = 0; i < p->njobs; i++) {
+        forge_buf_init(&p->jobs[i].in, 0);
+        forge_buf_init(&p->jobs[i].out, 0);
+        forge_buf_init(&p->jobs[i].dg, 0);
+    }
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->work, NULL);
+    pthread_cond_init(&p->done, NULL);
+    for (int i = 0; i < p->nthreads; i++) {
+        if (pthread_create(&p->threads[i], NULL, worker, p)) {
+            p->nthreads = i;
+            return FORGE_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+static void pool_stop(struct pool *p, struct emit *e)
+{
+    if (p->jobs)
+        while (p->flush < p->fill)
+            flush_one(p, e);
+    pthread_mutex_lock(&p->mu);
+    p->stop = true;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->nthreads; i++)
+        pthread_join(p->threads[i], NULL);
+    for (int i = 0; p->jobs && i < p->njobs; i++) {
+        forge_buf_free(&p->jobs[i].in);
+        forge_buf_free(&p->jobs[i].out);
+        forge_buf_free(&p->jobs[i].dg);
+        forge_free(p->jobs[i].lines);
+        forge_free(p->jobs[i].offs);
+    }
+    forge_free(p->jobs);
+    forge_free(p->threads);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->work);
+    pthread_cond_destroy(&p->done);
+}
+
+/* The job being filled (waiting for a free slot, printing finished ones, when needed). */
+static struct job *pool_slot(struct pool *p, struct emit *e)
+{
+    while (p->fill - p->flush >= p->njobs)
+        flush_one(p, e);
+    return &p->jobs[p->fill % p->njobs];
+}
+
+static void pool_submit(struct pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->jobs[p->fill % p->njobs].state = 1;
+    p->fill++;
+    pthread_cond_signal(&p->work);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static int job_add(struct job *j, const char *s, size_t n, long line)
+{
+    if (j->n == j->cap) {
+        int cap = j->cap ? j->cap * 2 : 64;
+        long *l = forge_realloc(j->lines, sizeof *l * (size_t)cap);
+        if (!l)
+            return FORGE_ENOMEM;
+        j->lines = l;
+        size_t *o = forge_realloc(j->offs, sizeof *o * (size_t)cap);
+        if (!o)
+            return FORGE_ENOMEM;
+        j->offs = o;
+        j->cap = cap;
+    }
+    j->offs[j->n] = j->in.len;
+    j->lines[j->n] = line;
+    int rc = forge_buf_add(&j->in, s, n);
+    if (!rc)
+        rc = forge_buf_addc(&j->in, '\0');
+    if (!rc)
+        j->n++;
+    return rc;
+}
+
+static bool blank_or_comment(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+        i++;
+    return i == n || s[i] == '#';
+}
+
+/* agent-eval-harness's one-turn-per-line files: the whole file is one trajectory. */
+static int check_turn_lines(const struct cfg *cfg, struct reader *r, const char *first,
+                            size_t first_n, const char *file, struct emit *e)
+{
+    struct forge_err err = {0};
+    cJSON *turns = cJSON_CreateArray();
+    size_t total = 0;
+    int rc = 0;
+    const char *s = first;
+    size_t n = first_n;
+    int got = 1;
+    while (got != 0 && !rc) {
+        if (got == -2) {
+            forge_cli_error("check: %s: read error: %s", file, strerror(errno));
+            rc = FORGE_EIO;
+            break;
+        }
+        if (got == -1) {
+            forge_cli_error("check: %s:%ld: line longer than %zu bytes (raise --max-line-bytes); "
+                            "line skipped", file, r->lineno, cfg->max_line);
+            e->total.bad++;
+        } else if (!blank_or_comment(s, n)) {
+            total += n;
+            if (total > FORGE_FILE_LIMIT) {
+                forge_cli_error("check: %s: a one-turn-per-line trajectory is held whole and may "
+                                "not pass %zu bytes", file, (size_t)FORGE_FILE_LIMIT);
+                rc = FORGE_ELIMIT;
+                break;
+            }
+            cJSON *t = forge_json_parse(s, n, "", &err);
+            if (!t) {
+                const char *m = err.msg;
+                if (strncmp(m, ":1:", 3) == 0)
+                    m += 2;
+                forge_cli_error("check: %s:%ld%s (line skipped)", file, r->lineno, m);
+                e->total.bad++;
+            } else {
+                cJSON_AddItemToArray(turns, t);
+            }
+        }
+        got = reader_next(r, &s, &n);
+    }
+    if (!rc && turns->child) {
+        cJSON *traj = forge_trajectory_import(turns, "turns", &err);
+        struct forge_buf out;
+        forge_buf_init(&out, 0);
+        if (!traj || check_one(cfg, traj, file, -1, -1, &out, &e->total, &err)) {
+            forge_cli_error("check: %s: %s", file, err.msg);
+            rc = err.code;
+        } else {
+            emit_out(e, out.data, out.len);
+        }
+        forge_buf_free(&out);
+        cJSON_Delete(traj);
+    }
+    cJSON_Delete(turns);
+    return rc;
+}
+
+static int check_jsonl(const struct cfg *cfg, FILE *f, const char *file, struct emit *e)
+{
+    struct reader r = {.f = f, .limit = cfg->max_line};
+    struct pool p;
+    int rc = 0;
+    bool started = false, decided = false;
+    const char *s;
+    size_t n;
+    int got;
+    struct job *j = NULL;
+    while ((got = reader_next(&r, &s, &n)) != 0) {
+        if (got == -2) {
+            forge_cli_error("check: %s: read error: %s", file, strerror(errno));
+            rc = FORGE_EIO;
+            break;
+        }
+        if (got == -1) {
+            /* ordered with the chunk outputs: flush what is before it first */
+            if (started) {
+                if (j && j->n) {
+                    pool_submit(&p);
+                    j = NULL;
+                }
+                while (p.flush < p.fill)
+                    flush_one(&p, e);
+            }
+            fflush(stdout);
+            forge_cli_error("check: %s:%ld: line longer than %zu bytes (the limit; raise it with "
+                            "--max-line-bytes); line skipped", file, r.lineno, cfg->max_line);
+            e->total.bad++;
+            continue;
+        }
+        if (r.lineno == 1 && n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
+            s += 3; /* a UTF-8 byte order mark */
+            n -= 3;
+        }
+        if (blank_or_comment(s, n))
+            continue;
+        if (!decided) {
+            decided = true;
+            bool turns = cfg->input_format && strcmp(cfg->input_format, "turns") == 0;
+            if (!cfg->input_format) {
+                cJSON *doc = cJSON_ParseWithLength(s, n);
+                const char *fmt = doc ? forge_trajectory_detect(doc) : NULL;
+                turns = fmt && strcmp(fmt, "turns") == 0;
+                cJSON_Delete(doc);
+            }
+            if (turns) {
+                rc = check_turn_lines(cfg, &r, s, n, file, e);
+                break;
+            }
+        }
+        if (!started) {
+            if (pool_start(&p, cfg)) {
+                forge_cli_error("check: cannot start worker threads");
+                rc = FORGE_ENOMEM;
+                break;
+            }
+            started = true;
+        }
+        if (!j) {
+            j = pool_slot(&p, e);
+            j->file = file;
+        }
+        if (job_add(j, s, n, r.lineno)) {
+            forge_cli_error("check: out of memory");
+            rc = FORGE_ENOMEM;
+            break;
+        }
+        if (j->in.len >= CHUNK_BYTES) {
+            pool_submit(&p);
+            j = NULL;
+        }
+    }
+    if (started) {
+        if (j && j->n)
+            pool_submit(&p);
+        pool_stop(&p, e);
+    }
+    forge_free(r.buf);
+    return rc;
+}
+
+/* A whole JSON document: one trajectory, or an array of trajectories. */
+static int check_document(const struct cfg *cfg, const cJSON *doc, const char *file, struct emit *e)
+{
+    struct forge_err err = {0};
+    struct forge_buf out, dg;
+    forge_buf_init(&out, 0);
+    forge_buf_init(&dg, 0);
+    bool list = cJSON_IsArray(doc) && doc->child && cJSON_IsObject(doc->child) &&
+                cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc->child, "turns"));
+    int rc = 0;
+    if (list) {
+        int i = 0;
+        for (const cJSON *t = doc->child; t && !rc; t = t->next, i++) {
+            cJSON *traj = forge_trajectory_import(t, cfg->input_format, &err);
+            if (!traj) {
+                diag(&dg, "%s[%d]: %s (skipped)", file, i, err.msg);
+                e->total.bad++;
+            } else {
+                rc = check_one(cfg, traj, file, -1, i, &out, &e->total, &err);
+                if (rc)
+                    diag(&dg, "%s[%d]: %s", file, i, err.msg);
+            }
+            cJSON_Delete(traj);
+            if (dg.len) {
+                fflush(stdout);
+                fputs(dg.data, stderr);
+                forge_buf_reset(&dg);
+            }
+            if (out.len) {
+                emit_out(e, out.data, out.len);
+                forge_buf_reset(&out);
+            }
+        }
+    } else {
+        cJSON *traj = forge_trajectory_import(doc, cfg->input_format, &err);
+        if (!traj) {
+            forge_cli_error("check: %s: %s", file, err.msg);
+            e->total.bad++;
+        } else if ((rc = check_one(cfg, traj, file, -1, -1, &out, &e->total, &err))) {
+            forge_cli_error("check: %s: %s", file, err.msg);
+        } else {
+            emit_out(e, out.data, out.len);
+        }
+        cJSON_Delete(traj);
+    }
+    forge_buf_free(&out);
+    forge_buf_free(&dg);
+    return rc;
+}
+
+static bool ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static int check_file(const struct cfg *cfg, const char *file, struct emit *e)
+{
+    if (strcmp(file, "-") == 0)
+        return check_jsonl(cfg, stdin, "<stdin>", e);
+    bool jsonl = ends_with(file, ".jsonl") || ends_with(file, ".ndjson");
+    if (!jsonl) {
+        struct forge_err err = {0};
+        char *text = NULL;
+        size_t len = 0;
+        if (forge_file_read(file, FORGE_FILE_LIMIT, &text, &len, &err)) {
+            if (err.code == FORGE_ELIMIT)
+                jsonl = true; /* too big to be one document: stream it as lines */
+            else {
+                forge_cli_error("check: %s", err.msg);
+                e->total.bad++;
+                return err.code;
+            }
+        } else {
+            cJSON *doc = forge_json_parse(text, len, file, &err);
+            if (doc) {
+                forge_free(text);
+                int rc = check_document(cfg, doc, file, e);
+                cJSON_Delete(doc);
+                return rc;
+            }
+            /* not one document: JSON lines when its first line is a JSON value */
+            const char *nl = memchr(text, '\n', len);
+            cJSON *first = nl ? cJSON_ParseWithLength(text, (size_t)(nl - text)) : NULL;
+            forge_free(text);
+            if (!first) {
+                forge_cli_error("check: %s", err.msg);
+                e->total.bad++;
+                return FORGE_EINVAL;
+            }
+            cJSON_Delete(first);
+            jsonl = true;
+        }
+    }
+    FILE *f = fopen(file, "rb");
+    if (!f) {
+        forge_cli_error("check: %s: %s", file, strerror(errno));
+        e->total.bad++;
+        return FORGE_EIO;
+    }
+    int rc = check_jsonl(cfg, f, file, e);
+    fclose(f);
+    return rc;
+}
+
+static int parse_double(const char *flag, const char *v, double *out)
+{
+    char *end;
+    errno = 0;
+    double d = v ? strtod(v, &end) : 0;
+    if (!v || !*v || *end || errno || isnan(d)) {
+        forge_cli_error("check: %s needs a number, got '%s'", flag, v ? v : "");
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
+int forge_cmd_check(int argc, char **argv)
+{
+    struct cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    forge_tooluse_opts_init(&cfg.vo);
+    forge_verify_opts_init(&cfg.ro);
+    cfg.max_line = 16u << 20;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    cfg.jobs = ncpu > 0 ? (int)(ncpu > 64 ? 64 : ncpu) : 2;
+    const char **files = forge_calloc((size_t)argc + 1, sizeof *files);
+    int nfiles = 0, code = FORGE_EXIT_USAGE;
+    struct forge_tooluse_schemas *schemas = NULL;
+    if (!files) {
+        forge_cli_error("check: out of memory");
+        return FORGE_EXIT_INFRA;
+    }
+    bool opts_done = false;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (opts_done || a[0] != '-' || strcmp(a, "-") == 0) {
+            files[nfiles++] = a;
+        } else if (strcmp(a, "--") == 0) {
+            opts_done = true;
+        } else if (strcmp(a, "--tools") == 0) {
+            if (!v) {
+                forge_cli_error("check: --tools needs a FILE");
+                goto out;
+            }
+            i++;
+            struct forge_err err = {0};
+            cJSON *t = forge_tooldefs_load(v, &err);
+            if (!t) {
+                forge_cli_error("check: %s", err.msg);
+                goto out;
+            }
+            if (!cfg.tools) {
+                cfg.tools = t;
+            } else {
+                for (cJSON *c = t->child; c; c = c->next)
+                    if (cJSON_GetObjectItemCaseSensitive(cfg.tools, c->string)) {
+                        forge_cli_error("check: %s: tool '%s' is already defined by an earlier "
+                                        "--tools file", v, c->string);
+                        cJSON_Delete(t);
+                        goto out;
+                    }
+                while (t->child) {
+                    cJSON *c = t->child;
+                    cJSON_DetachItemViaPointer(t, c);
+                    cJSON_AddItemToObject(cfg.tools, c->string, c);
+                }
+                cJSON_Delete(t);
+            }
+        } else if (strcmp(a, "--input-format") == 0) {
+            bool known = false;
+            for (int k = 0; v && forge_trajectory_formats[k]; k++)
+                known |= strcmp(v, forge_trajectory_formats[k]) == 0;
+            if (!known) {
+                forge_cli_error("check: --input-format must be one of forge, agent-eval-harness, "
+                                "turns, openai, openai-responses, anthropic, gemini (got '%s')",
+                                v ? v : "");
+                goto out;
+            }
+            cfg.input_format = v;
+            i++;
+        } else if (strcmp(a, "--strict") == 0) {
+            cfg.vo.strict = true;
+        } else if (strcmp(a, "--allow-unknown-tools") == 0) {
+            cfg.vo.allow_unknown_tools = true;
+        } else if (strcmp(a, "--no-schemas") == 0) {
+            cfg.vo.validate_schemas = false;
+        } else if (strcmp(a, "--no-result-usage") == 0) {
+            cfg.vo.check_result_usage = false;
+            cfg.ro.check_usage = false;
+        } else if (strcmp(a, "--no-hallucination") == 0) {
+            cfg.vo.detect_hallucination = false;
+            cfg.ro.detect_hallucination = false;
+        } else if (strcmp(a, "--hallucination-threshold") == 0) {
+            if (parse_double(a, v, &cfg.ro.hallucination_threshold))
+                goto out;
+            i++;
+        } else if (strcmp(a, "--deep") == 0) {
+            cfg.vo.deep = true;
+            cfg.ro.deep = true;
+        } else if (strcmp(a, "--min-score") == 0) {
+            if (parse_double(a, v, &cfg.min_score))
+                goto out;
+            i++;
+        } else if (strcmp(a, "--format") == 0) {
+            if (v && strcmp(v, "text") == 0)
+                cfg.fmt = FMT_TEXT;
+            else if (v && strcmp(v, "json") == 0)
+                cfg.fmt = FMT_JSON;
+            else if (v && strcmp(v, "jsonl") == 0)
+                cfg.fmt = FMT_JSONL;
+            else {
+                forge_cli_error("check: --format must be text, json or jsonl (got '%s')", v ? v : "");
+                goto out;
+            }
+            i++;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            cfg.quiet = true;
+        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
+            double d;
+            if (parse_double(a, v, &d))
+                goto out;
+            if (d < 1 || d > 256 || d != floor(d)) {
+                forge_cli_error("check: %s must be a whole number from 1 to 256", a);
+                goto out;
+            }
+            cfg.jobs = (int)d;
+            i++;
+        } else if (strcmp(a, "--max-line-bytes") == 0) {
+            double d;
+            if (parse_double(a, v, &d))
+                goto out;
+            if (d < 1 || d > (double)FORGE_FILE_LIMIT * 4) {
+                forge_cli_error("check: --max-line-bytes must be from 1 to %zu",
+                                (size_t)FORGE_FILE_LIMIT * 4);
+                goto out;
+            }
+            cfg.max_line = (size_t)d;
+            i++;
+        } else {
+            forge_cli_error("check: unknown option '%s' (run 'forge help check')", a);
+            goto out;
+        }
+    }
+    if (!nfiles) {
+        forge_cli_error("check: no trajectory file given (usage: forge check FILE... [options])");
+        goto out;
+    }
+    if (cfg.vo.deep && cfg.tools) {
+        struct forge_err err = {0};
+        schemas = forge_tooluse_schemas_compile(cfg.tools, &err);
+        if (!schemas) {
+            forge_cli_error("check: --tools: %s", err.msg);
+            goto out;
+        }
+        cfg.vo.schema_check = forge_tooluse_schemas_check;
+        cfg.vo.schema_ctx = schemas;
+    }
+    cJSON_Hooks hooks = {hook_malloc, hook_free};
+    cJSON_InitHooks(&hooks);
+    struct emit e = {.fmt = cfg.fmt};
+    if (cfg.fmt == FMT_JSON)
+        fputs("{\"trajectories\":[", stdout);
+    for (int i = 0; i < nfiles; i++)
+        check_file(&cfg, files[i], &e);
+    const struct stats *t = &e.total;
+    double mean = t->trajectories ? t->score_sum / (double)t->trajectories : 0;
+    char ms[40];
+    if (cfg.fmt == FMT_TEXT)
+        short_num(mean, ms);
+    else
+        forge_json_number(mean, ms);
+    if (cfg.fmt == FMT_TEXT) {
+        printf("%ld trajector%s: %ld passed, %ld failed; %ld call%s; mean score %s; issues %ld "
+               "critical, %ld high, %ld medium, %ld low",
+               t->trajectories, t->trajectories == 1 ? "y" : "ies", t->passed, t->failed, t->calls,
+               t->calls == 1 ? "" : "s", ms, t->sev[0], t->sev[1],
+               t->sev[2], t->sev[3] + t->sev[4]);
+        if (t->bad)
+            printf("; %ld skipped (unreadable)", t->bad);
+        putchar('\n');
+    } else {
+        char sum[512];
+        snprintf(sum, sizeof sum,
+                 "{\"trajectories\":%ld,\"passed\":%ld,\"failed\":%ld,\"skipped\":%ld,"
+                 "\"calls\":%ld,\"meanScore\":%s,\"issueCounts\":{\"critical\":%ld,\"high\":%ld,"
+                 "\"medium\":%ld,\"low\":%ld}}",
+                 t->trajectories, t->passed, t->failed, t->bad, t->calls, ms, t->sev[0],
+                 t->sev[1], t->sev[2], t->sev[3] + t->sev[4]);
+        if (cfg.fmt == FMT_JSON)
+            printf("\n],\"summary\":%s}\n", sum);
+        else
+            printf("{\"summary\":%s}\n", sum);
+    }
+    fflush(stdout);
+    if (t->trajectories == 0) {
+        forge_cli_error("check: no trajectory could be read");
+        code = FORGE_EXIT_USAGE;
+    } else {
+        code = t->failed ? FORGE_EXIT_FAIL : FORGE_EXIT_OK;
+    }
+out:
+    forge_tooluse_schemas_free(schemas);
+    cJSON_Delete(cfg.tools);
+    forge_free(files);
+    return code;
+}

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Benchmark: `forge check` against agent-eval-harness's tool-use checks (the reference) on the
+same generated JSONL trajectories, plus a cJSON parse-only ceiling. Prints seconds, MB/s,
+trajectories/s and peak RSS side by side, and the ratios. Not a test: no timed assertions.
+
+usage: tests/bench/check/run.py [--mb 77] [--reference-src DIR] [--forge BIN] [--runs 3]
+
+--reference-src is a checkout (or bare git directory) of github.com/reaatech/agent-eval-harness;
+its packages/tool-use/src/*.ts are transpiled with TypeScript (installed from npm into
+tests/bench/.scratch, git-ignored) and run under node. The npm registry has no published
+@reaatech/agent-eval-harness-tool-use package, so the reference runs from source."""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+SCRATCH = os.path.join(SRC, "tests", "bench", ".scratch", "check")
+
+
+def sh(*cmd, **kw):
+    subprocess.run(cmd, check=True, **kw)
+
+
+def measure(cmd, stdin_path=None, stdin_cmd=None):
+    """Runs cmd with stdout to /dev/null; returns (seconds, peak RSS MB, exit code, CPU seconds)."""
+    devnull = open(os.devnull, "w")
+    feeder = None
+    stdin = open(stdin_path, "rb") if stdin_path else None
+    if stdin_cmd:
+        feeder = subprocess.Popen(stdin_cmd, stdout=subprocess.PIPE)
+        stdin = feeder.stdout
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=devnull, stderr=subprocess.DEVNULL, stdin=stdin)
+    _, status, ru = os.wait4(p.pid, 0)
+    dt = time.perf_counter() - t0
+    if feeder:
+        feeder.stdout.close()
+        feeder.wait()
+    return dt, ru.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status), ru.ru_utime + ru.ru_stime
+
+
+def best(cmd, runs, **kw):
+    """Best wall time and best CPU time of <runs> runs (the machine may be shared)."""
+    res = [measure(cmd, **kw) for _ in range(runs)]
+    return min(r[0] for r in res), max(r[1] for r in res), res[0][2], min(r[3] for r in res)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mb", type=float, default=77)
+    ap.add_argument("--reference-src", default=os.environ.get("AEH_SRC"))
+    ap.add_argument("--forge")
+    ap.add_argument("--runs", type=int, default=3)
+    a = ap.parse_args()
+    os.makedirs(SCRATCH, exist_ok=True)
+
+    data = os.path.join(SCRATCH, f"trajectories-{a.mb:g}mb.jsonl")
+    tools = os.path.join(SCRATCH, "tools.json")
+    if not os.path.exists(data) or not os.path.exists(tools):
+        sh(sys.executable, os.path.join(HERE, "gen_trajectories.py"), data, tools, "--mb", str(a.mb))
+    size_mb = os.path.getsize(data) / 1e6
+    with open(data, "rb") as f:
+        ntraj = sum(1 for _ in f)
+
+    forge = a.forge
+    if not forge:
+        build = os.path.join(SCRATCH, "build-release")
+        sh("cmake", "-S", SRC, "-B", build, "-DCMAKE_BUILD_TYPE=Release", stdout=subprocess.DEVNULL)
+        sh("cmake", "--build", build, "-j2", "--target", "forge", stdout=subprocess.DEVNULL)
+        forge = os.path.join(build, "forge")
+
+    parse_only = os.path.join(SCRATCH, "parse_only")
+    sh("cc", "-O2", "-o", parse_only, os.path.join(HERE, "parse_only.c"), "-lcjson", "-lpthread")
+
+    rows = []
+    ncpu = os.cpu_count() or 2
+    t, rss, _, cpu = best([parse_only, data, "1"], a.runs)
+    rows.append(("cJSON parse only, 1 thread", t, rss, cpu))
+    t, rss, _, cpu = best([parse_only, data, str(ncpu)], a.runs)
+    rows.append((f"cJSON parse only, {ncpu} threads", t, rss, cpu))
+    base = [forge, "check", data, "--tools", tools, "--format", "jsonl"]
+    t, rss, code, cpu = best(base + ["-j", "1"], a.runs)
+    rows.append(("forge check -j 1", t, rss, cpu))
+    t, rss, code, cpu = best(base, a.runs)
+    forge_t, forge_cpu = t, cpu
+    rows.append((f"forge check (-j {ncpu})", t, rss, cpu))
+    t, rss, _, cpu = best([forge, "check", data, "--tools", tools, "--quiet"], a.runs)
+    rows.append((f"forge check --quiet (text)", t, rss, cpu))
+    t, rss, _, cpu = best(base + ["--deep"], a.runs)
+    rows.append((f"forge check --deep", t, rss, cpu))
+
+    ref_t = None
+    if a.reference_src:
+        ref = os.path.join(SCRATCH, "ref")
+        lib = os.path.join(ref, "lib")
+        srcdir = os.path.join(ref, "src")
+        os.makedirs(srcdir, exist_ok=True)
+        for f in ("validator", "schema-checker", "result-verifier"):
+            rel = f"packages/tool-use/src/{f}.ts"
+            path = os.path.join(a.reference_src, rel)
+            if os.path.exists(path):
+                shutil.copy(path, os.path.join(srcdir, f + ".ts"))
+            else:
+                with open(os.path.join(srcdir, f + ".ts"), "wb") as out:
+                    sh("git", "--git-dir", a.reference_src, "show", "HEAD:" + rel, stdout=out)
+        if not os.path.isdir(os.path.join(ref, "node_modules", "typescript")):
+            sh("npm", "install", "--prefix", ref, "--no-audit", "--no-fund", "--silent", "typescript@5")
+        sh("node", os.path.join(HERE, "build_ref.mjs"), os.path.join(ref, "node_modules"), srcdir, lib)
+        t, rss, _, cpu = best(["node", os.path.join(HERE, "ref_check.mjs"), lib, data, tools], a.runs)
+        ref_t, ref_cpu = t, cpu
+        rows.append(("agent-eval-harness (node " + subprocess.run(["node", "--version"], capture_output=True,
+                                                                   text=True).stdout.strip() + ")", t, rss, cpu))
+    else:
+        print("(no --reference-src: the reference is not run)")
+
+    print(f"\n{ntraj} trajectories, {size_mb:.1f} MB, {ncpu} CPUs, best of {a.runs}\n")
+    print(f"{'':34} {'seconds':>8} {'MB/s':>8} {'traj/s':>9} {'peak RSS':>9} {'CPU s':>7}"
+          + ("  vs reference (wall, CPU)" if ref_t else ""))
+    for name, t, rss, cpu in rows:
+        ratio = f"  {ref_t / t:6.1f}x {ref_cpu / cpu:6.1f}x" if ref_t else ""
+        print(f"{name:34} {t:8.2f} {size_mb / t:8.0f} {ntraj / t:9.0f} {rss:7.1f}MB {cpu:7.2f}{ratio}")
+
+    # Memory on a stream four times the size, through stdin.
+    t, rss, _, _ = measure([forge, "check", "-", "--tools", tools, "--format", "jsonl"],
+                           stdin_cmd=["cat", data, data, data, data])
+    print(f"\nforge check on a {4 * size_mb:.0f} MB stream (stdin): {t:.2f} s, {4 * size_mb / t:.0f} MB/s, "
+          f"peak RSS {rss:.1f} MB")
+    load = os.getloadavg()[0]
+    print(f"load average at the end: {load:.2f} on {ncpu} CPUs (wall times suffer when it exceeds 0)")
+    if ref_t:
+        print(f"forge / reference throughput: {ref_t / forge_t:.1f}x wall, {ref_cpu / forge_cpu:.1f}x CPU time")
+        # Same verdicts: every trajectory's validation results and summary, field for field.
+        import json
+        ref_out = subprocess.run(["node", os.path.join(HERE, "ref_check.mjs"), lib, data, tools],
+                                 capture_output=True, text=True, check=True).stdout.splitlines()
+        forge_out = subprocess.run(base, capture_output=True, text=True).stdout.splitlines()[:-1]
+        same = 0
+        for r, f in zip(ref_out, forge_out):
+            r, f = json.loads(r), json.loads(f)
+            val = [{k: v for k, v in x.items() if k != "turn_id"} for x in f["validation"]]
+            same += r["validation"] == val and r["summary"] == f["summary"]
+        print(f"identical results (validation and summary, every field): {same} of {len(ref_out)} trajectories")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,312 @@
+/* score/tooluse beyond the conformance vectors: JavaScript quirks, Unicode lower case, and the
+ * deep detectors (on under deep only). */
+#include "test.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "data/json.h"
+#include "score/tooluse.h"
+
+static cJSON *J(const char *s)
+{
+    struct forge_err err = {0};
+    cJSON *v = forge_json_parse(s, strlen(s), "<test>", &err);
+    if (!v)
+        fprintf(stderr, "bad test JSON: %s\n", err.msg);
+    return v;
+}
+
+/* "type/severity,type/severity" of an issues array */
+static char *types(const cJSON *issues)
+{
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    forge_buf_adds(&b, "");
+    for (const cJSON *i = issues ? issues->child : NULL; i; i = i->next)
+        forge_buf_addf(&b, "%s%s/%s", i == issues->child ? "" : ",", forge_json_str(i, "type"),
+                       forge_json_str(i, "severity"));
+    return forge_buf_take(&b);
+}
+
+static void check_lower(const char *in, const char *want)
+{
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    CHECK_INT(forge_tooluse_lower(&b, in, strlen(in)), 0);
+    CHECK_STR(b.data ? b.data : "", want);
+    forge_buf_free(&b);
+}
+
+TEST(lower_case)
+{
+    check_lower("Hello WORLD", "hello world");
+    check_lower("ÀÉÎÕÜ Ärger", "àéîõü ärger");
+    check_lower("\xc4\xb0stanbul", "i\xcc\x87stanbul"); /* İ -> i + U+0307, as JavaScript */
+    check_lower("ΟΔΟΣ ΣΑΣ", "οδος σας");               /* final sigma */
+    check_lower("Σ", "σ");
+    check_lower("\xff\xfe" "ABC", "\xff\xfe" "abc");       /* invalid bytes kept */
+}
+
+static cJSON *validate_call(const char *call, const char *schema, const char *opts)
+{
+    struct forge_err err = {0};
+    struct forge_tooluse_opts o;
+    cJSON *c = J(call), *s = schema ? J(schema) : NULL, *op = opts ? J(opts) : NULL;
+    forge_tooluse_opts_json(op, &o);
+    cJSON *r = forge_tooluse_validate_tool_call(c, s, &o, &err);
+    cJSON_Delete(c);
+    cJSON_Delete(s);
+    cJSON_Delete(op);
+    return r;
+}
+
+TEST(js_quirks)
+{
+    /* Object.entries order: array-index keys first, ascending */
+    cJSON *r = validate_call(
+        "{\"name\":\"t\",\"arguments\":{\"b\":1,\"2\":1,\"1\":1},\"result\":{\"x\":1}}",
+        "{\"parameters\":{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"string\"},"
+        "\"1\":{\"type\":\"string\"},\"2\":{\"type\":\"string\"}}}}", NULL);
+    const cJSON *is = cJSON_GetObjectItem(r, "issues");
+    CHECK_STR(forge_json_str(forge_json_at(is, "[0].details"), "parameter"), "1");
+    CHECK_STR(forge_json_str(forge_json_at(is, "[1].details"), "parameter"), "2");
+    CHECK_STR(forge_json_str(forge_json_at(is, "[2].details"), "parameter"), "b");
+    cJSON_Delete(r);
+    /* typeMap["constructor"] is inherited (truthy): never equal to a typeof */
+    r = validate_call("{\"name\":\"t\",\"arguments\":{\"a\":\"x\"},\"result\":{\"x\":1}}",
+                      "{\"parameters\":{\"properties\":{\"a\":{\"type\":\"constructor\"}}}}", NULL);
+    CHECK_STR(forge_json_str(forge_json_at(r, "issues[0]"), "description"),
+              "Parameter \"a\" expected constructor, got string");
+    cJSON_Delete(r);
+    /* `"toString" in {}` is true: no missing_required_param; "integer" is not checked */
+    r = validate_call("{\"name\":\"t\",\"arguments\":{\"n\":\"x\"},\"result\":{\"x\":1}}",
+                      "{\"parameters\":{\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"toString\"]}}", NULL);
+    char *t = types(cJSON_GetObjectItem(r, "issues"));
+    CHECK_STR(t, "");
+    forge_free(t);
+    cJSON_Delete(r);
+    /* a string enum is searched as a substring (String.prototype.includes) */
+    r = validate_call("{\"name\":\"t\",\"arguments\":{\"s\":\"bc\",\"u\":\"zz\"},\"result\":{\"x\":1}}",
+                      "{\"parameters\":{\"properties\":{\"s\":{\"enum\":\"abcd\"},\"u\":{\"enum\":\"abcd\"}}}}", NULL);
+    t = types(cJSON_GetObjectItem(r, "issues"));
+    CHECK_STR(t, "invalid_arguments/medium");
+    forge_free(t);
+    cJSON_Delete(r);
+    /* falsy results: 0 and "" are missing; true has no keys (empty_result) */
+    struct forge_verify_opts vo;
+    forge_verify_opts_init(&vo);
+    struct forge_err err = {0};
+    cJSON *turn = J("{\"turn_id\":1,\"role\":\"agent\",\"content\":\"ok\"}");
+    cJSON *c1 = J("{\"name\":\"t\",\"result\":0}"), *c2 = J("{\"name\":\"t\",\"result\":true}");
+    r = forge_tooluse_verify_result(c1, turn, NULL, &vo, &err);
+    t = types(cJSON_GetObjectItem(r, "issues"));
+    CHECK_STR(t, "missing_result/medium");
+    forge_free(t);
+    cJSON_Delete(r);
+    r = forge_tooluse_verify_result(c2, turn, NULL, &vo, &err);
+    t = types(cJSON_GetObjectItem(r, "issues"));
+    CHECK_STR(t, "empty_result/low,unused_result/medium");
+    forge_free(t);
+    cJSON_Delete(r);
+    cJSON_Delete(c1);
+    cJSON_Delete(c2);
+    cJSON_Delete(turn);
+}
+
+/* Validation issues of the one agent turn of <traj> (deep on or off), as "type/severity,...". */
+static char *deep_validation(const char *traj, const char *schemas, bool deep)
+{
+    struct forge_err err = {0};
+    struct forge_tooluse_opts o;
+    forge_tooluse_opts_init(&o);
+    o.deep = deep;
+    o.allow_unknown_tools = true;
+    cJSON *t = J(traj), *s = schemas ? J(schemas) : NULL;
+    struct forge_tooluse_schemas *cs = NULL;
+    if (deep && s) {
+        cs = forge_tooluse_schemas_compile(s, &err);
+        o.schema_check = forge_tooluse_schemas_check;
+        o.schema_ctx = cs;
+    }
+    cJSON *r = forge_tooluse_validate_trajectory(t, s, &o, &err);
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    forge_buf_adds(&b, "");
+    for (const cJSON *v = r ? r->child : NULL; v; v = v->next) {
+        char *x = types(cJSON_GetObjectItem(v, "issues"));
+        forge_buf_addf(&b, "%s[%s]", v == r->child ? "" : " ", x);
+        forge_free(x);
+    }
+    forge_tooluse_schemas_free(cs);
+    cJSON_Delete(r);
+    cJSON_Delete(t);
+    cJSON_Delete(s);
+    return forge_buf_take(&b);
+}
+
+#define U(c) "{\"turn_id\":" #c ",\"role\":\"user\",\"content\":\"q\"}"
+
+TEST(deep_validation_detectors)
+{
+    /* tool_not_found from the recorded error; tool_misuse on a repeated identical call */
+    const char *t1 = "{\"turns\":[" U(1) ",{\"turn_id\":1,\"role\":\"agent\",\"content\":\"Sunny.\",\"tool_calls\":["
+        "{\"name\":\"w\",\"arguments\":{\"c\":\"Lima\"},\"result\":{\"s\":\"sunny\"}},"
+        "{\"name\":\"w\",\"arguments\":{\"c\":\"Lima\"},\"result\":{\"s\":\"sunny\"}},"
+        "{\"name\":\"mail\",\"arguments\":{},\"error\":\"Unknown tool: mail\"}]}]}";
+    char *got = deep_validation(t1, NULL, false);
+    CHECK_STR(got, "[missing_result/medium]");
+    forge_free(got);
+    got = deep_validation(t1, NULL, true);
+    CHECK_STR(got, "[tool_misuse/medium,missing_result/medium,tool_not_found/high]");
+    forge_free(got);
+    /* result_unused (a >3-char result string nowhere in this or a later turn) and
+     * hallucinated_result (a number in the answer that nothing before supports) */
+    const char *t2 = "{\"turns\":[" U(1) ",{\"turn_id\":1,\"role\":\"agent\",\"content\":\"It is 25 degrees, 1,200 m up.\",\"tool_calls\":["
+        "{\"name\":\"w\",\"arguments\":{\"alt\":1200},\"result\":{\"temp\":19,\"note\":\"windy\"}}]}," U(2) "]}";
+    got = deep_validation(t2, NULL, false);
+    CHECK_STR(got, "[]");
+    forge_free(got);
+    got = deep_validation(t2, NULL, true);
+    CHECK_STR(got, "[result_unused/low,hallucinated_result/high]");
+    forge_free(got);
+    /* schema_violation against the full JSON Schema */
+    const char *t3 = "{\"turns\":[" U(1) ",{\"turn_id\":1,\"role\":\"agent\",\"content\":\"done\",\"tool_calls\":["
+        "{\"name\":\"w\",\"arguments\":{\"c\":\"\"},\"result\":{\"done\":\"yes\"}}]}]}";
+    const char *sch = "{\"w\":{\"name\":\"w\",\"parameters\":{\"type\":\"object\",\"properties\":{\"c\":{\"type\":\"string\",\"minLength\":1}}}}}";
+    got = deep_validation(t3, sch, false);
+    CHECK_STR(got, "[]");
+    forge_free(got);
+    got = deep_validation(t3, sch, true);
+    CHECK_STR(got, "[schema_violation/high]");
+    forge_free(got);
+}
+
+static char *deep_result(const char *call, const char *content, bool deep)
+{
+    struct forge_err err = {0};
+    struct forge_verify_opts o;
+    forge_verify_opts_init(&o);
+    o.deep = deep;
+    cJSON *c = J(call), *turn = cJSON_CreateObject();
+    cJSON_AddNumberToObject(turn, "turn_id", 1);
+    cJSON_AddStringToObject(turn, "role", "agent");
+    cJSON_AddStringToObject(turn, "content", content);
+    cJSON *r = forge_tooluse_verify_result(c, turn, NULL, &o, &err);
+    char *t = types(cJSON_GetObjectItem(r, "issues"));
+    cJSON_Delete(r);
+    cJSON_Delete(c);
+    cJSON_Delete(turn);
+    return t;
+}
+
+TEST(deep_result_detectors)
+{
+    const char *partial = "{\"name\":\"w\",\"result\":{\"condition\":\"sunny\",\"wind\":\"strong gusts\",\"pressure\":\"1013 hPa\"}}";
+    char *got = deep_result(partial, "It is sunny.", false);
+    CHECK_STR(got, "");
+    forge_free(got);
+    got = deep_result(partial, "It is sunny.", true);
+    CHECK_STR(got, "incomplete_integration/low");
+    forge_free(got);
+    got = deep_result(partial, "It is sunny with strong gusts.", true);
+    CHECK_STR(got, "");
+    forge_free(got);
+    const char *broken = "{\"name\":\"w\",\"result\":\"{\\\"status\\\": \\\"queued\\\", \\\"id\\\": \"}";
+    /* upstream reads a string result character by character: never "used" */
+    got = deep_result(broken, "Queued.", false);
+    CHECK_STR(got, "unused_result/medium");
+    forge_free(got);
+    got = deep_result(broken, "Queued.", true);
+    CHECK_STR(got, "unused_result/medium,malformed_result/medium");
+    forge_free(got);
+    got = deep_result("{\"name\":\"w\",\"result\":\"[1,2]\"}", "Queued.", true);
+    CHECK_STR(got, "unused_result/medium");
+    forge_free(got);
+}
+
+TEST(contradiction_rules_are_separate)
+{
+    /* "there" holds rule 2's "here"; "sent" is rule 1's word: no contradiction (a scan that
+     * mixed the two rules once reported one) */
+    char *got = deep_result("{\"name\":\"e\",\"result\":{\"status\":\"sent\"}}",
+                            "I sent it. Go there.", false);
+    CHECK_STR(got, "");
+    forge_free(got);
+    got = deep_result("{\"name\":\"e\",\"result\":{\"status\":\"sent\"}}",
+                      "Sorry, it failed.", false);
+    CHECK_STR(got, "unused_result/medium,contradicts_response/high");
+    forge_free(got);
+    got = deep_result("{\"name\":\"e\",\"result\":{\"note\":\"not\\nfound\"}}",
+                      "Here.", false); /* JSON.stringify writes \\n: two characters between */
+    CHECK_STR(got, "unused_result/medium");
+    forge_free(got);
+    got = deep_result("{\"name\":\"e\",\"result\":{\"note\":\"\\not found\"}}",
+                      "Here.", false); /* "\\n" + "ot found" reads "not found" */
+    CHECK_STR(got, "unused_result/medium,contradicts_response/high");
+    forge_free(got);
+}
+
+TEST(signed_numbers_are_grounded)
+{
+    const char *t = "{\"turns\":[{\"turn_id\":1,\"role\":\"user\",\"content\":\"q\"},{\"turn_id\":1,\"role\":\"agent\","
+        "\"content\":\"It is -4.9 degrees.\",\"tool_calls\":[{\"name\":\"w\",\"arguments\":{},\"result\":{\"temp\":-4.9}}]}]}";
+    char *got = deep_validation(t, NULL, true);
+    CHECK_STR(got, "[]");
+    forge_free(got);
+}
+
+/* Every allocation failure (cJSON's included) is reported as ENOMEM or survived, never a crash
+ * or a leak (run under the sanitizers). */
+TEST(allocation_failures)
+{
+    cJSON_Hooks hooks = {forge_malloc, forge_free};
+    const char *traj_s = "{\"turns\":[{\"turn_id\":1,\"role\":\"user\",\"content\":\"Mail Ana the 12 results\"},"
+        "{\"turn_id\":1,\"role\":\"agent\",\"content\":\"Sorry, I sent 14 of them. Here they are.\",\"tool_calls\":["
+        "{\"name\":\"send\",\"arguments\":{\"to\":5,\"tags\":[1]},\"result\":{\"status\":\"sent\",\"d\":\"12/25/2024\",\"n\":0}},"
+        "{\"name\":\"send\",\"arguments\":{\"to\":5,\"tags\":[1]},\"result\":\"{broken\"},"
+        "{\"name\":\"\",\"arguments\":{}},{\"name\":\"old\",\"error\":\"unknown tool\"}]},"
+        "{\"turn_id\":2,\"role\":\"user\",\"content\":\"thanks\"}]}";
+    const char *schemas_s = "{\"send\":{\"name\":\"send\",\"parameters\":{\"type\":\"object\",\"properties\":"
+        "{\"to\":{\"type\":\"string\",\"format\":\"email\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
+        "\"required\":[\"to\",\"cc\"]}},\"old\":{\"name\":\"old\",\"deprecated\":true,\"parameters\":{}}}";
+    cJSON *traj = J(traj_s), *schemas = J(schemas_s);
+    cJSON_InitHooks(&hooks);
+    struct forge_tooluse_opts vo;
+    struct forge_verify_opts ro;
+    forge_tooluse_opts_init(&vo);
+    forge_verify_opts_init(&ro);
+    vo.deep = ro.deep = true;
+    int ok = 0, failed = 0;
+    for (long n = 1; n < 20000; n++) {
+        struct forge_err err = {0};
+        forge_alloc_fail_at(n);
+        cJSON *r = forge_tooluse_check(traj, schemas, &vo, &ro, &err);
+        cJSON *v = forge_tooluse_validate_schema(forge_json_at(traj, "turns[1].tool_calls[0]"),
+                                                 cJSON_GetObjectItem(schemas, "send"), &err);
+        long used = forge_alloc_fail_at(0);
+        if (r && v)
+            ok++;
+        else
+            failed++;
+        cJSON_Delete(r);
+        cJSON_Delete(v);
+        if (used < n) /* the run finished before the n-th allocation: all paths tried */
+            break;
+    }
+    cJSON_InitHooks(NULL);
+    CHECK(failed > 50);
+    CHECK(ok >= 1);
+    cJSON_Delete(traj);
+    cJSON_Delete(schemas);
+}
+
+int main(void)
+{
+    RUN(lower_case);
+    RUN(js_quirks);
+    RUN(deep_validation_detectors);
+    RUN(deep_result_detectors);
+    RUN(contradiction_rules_are_separate);
+    RUN(signed_numbers_are_grounded);
+    RUN(allocation_failures);
+    return TEST_DONE();
+}
