@@ -281,6 +281,21 @@ static int check_custom_names(const cJSON *const *cases, const char *const *case
     return 0;
 }
 
+/* Drops what only the JSON report shows (passing assertions, warnings, tool names) from a result
+ * that is kept for the summary, so long runs hold little per case. */
+static void compact(cJSON *result)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(result, "toolsCalled");
+    cJSON_DeleteItemFromObjectCaseSensitive(result, "warnings");
+    cJSON *as = cJSON_GetObjectItemCaseSensitive(result, "assertions");
+    cJSON *a = as ? as->child : NULL;
+    while (a) {
+        cJSON *next = a->next;
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "passed"))) cJSON_Delete(cJSON_DetachItemViaPointer(as, a));
+        a = next;
+    }
+}
+
 static void print_buf(struct forge_buf *b)
 {
     if (b->len) fwrite(b->data, 1, b->len, stdout);
@@ -404,6 +419,8 @@ int forge_cmd_run(int argc, char **argv)
         }
     }
 
+    bool full = false; /* the JSON report shows every assertion; the others only failures */
+    for (int i = 0; i < o.nreports; i++) full = full || strcmp(o.rformat[i], "json") == 0;
     struct forge_eval_opts eo = {.seed = seed, .snapshot = snapshot, .tools = tools, .custom = registry};
     tf = fopen(o.transcripts, "r");
     if (!tf) {
@@ -472,6 +489,9 @@ int forge_cmd_run(int argc, char **argv)
             if (forge_report_console_case(&out, results[ci])) goto nomem;
             print_buf(&out);
         }
+        /* a scored case's assertions are not needed again */
+        cJSON_Delete(cJSON_DetachItemFromObjectCaseSensitive((cJSON *)cases[ci], "expect"));
+        if (!full) compact(results[ci]);
     }
     if (ferror(tf)) {
         forge_cli_error("%s: read failed: %s", o.transcripts, strerror(errno));
@@ -529,6 +549,7 @@ nomem:
     forge_cli_error("out of memory");
     exit_code = FORGE_EXIT_INFRA;
 out:
+    forge_buf_free(&out); /* before the trees: one big free after many small ones is slow */
     forge_jsonl_close(jl, false, NULL);
     if (tf) fclose(tf);
     free(line);
@@ -550,6 +571,5 @@ out:
     forge_free(script_dir);
     forge_luaopts_free(&o.vm);
     forge_free(o.files);
-    forge_buf_free(&out);
     return exit_code;
 }

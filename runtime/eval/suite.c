@@ -55,9 +55,17 @@ int forge_suite_add(struct forge_suite *s, cJSON *result, struct forge_err *err)
 /* "passed", "failed", "error" or "skipped". */
 static const char *status(const cJSON *r)
 {
-    if (cJSON_GetObjectItemCaseSensitive(r, "error")) return "error";
-    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "skipped"))) return "skipped";
-    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed")) ? "passed" : "failed";
+    /* one pass over the result's members instead of three lookups */
+    bool passed = false, skipped = false;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, r) {
+        const char *k = it->string;
+        if (k[0] == 'e' && strcmp(k, "error") == 0) return "error";
+        if (k[0] == 's' && strcmp(k, "skipped") == 0) skipped = cJSON_IsTrue(it);
+        else if (k[0] == 'p' && strcmp(k, "passed") == 0) passed = cJSON_IsTrue(it);
+    }
+    if (skipped) return "skipped";
+    return passed ? "passed" : "failed";
 }
 
 static size_t hash_str(const char *s)
@@ -111,20 +119,38 @@ int forge_suite_report(struct forge_suite *s, const struct forge_gates *gates, c
     double cost = 0, duration = 0, wsum = 0, wscore = 0;
     const cJSON *r;
     cJSON_ArrayForEach(r, s->cases) {
-        const char *st = status(r);
-        duration += forge_json_num(r, "durationMs", 0);
-        skipped_assert += (long)forge_json_num(r, "skippedAssertions", 0);
-        if (strcmp(st, "error") == 0) { errors++; continue; }
-        if (strcmp(st, "skipped") == 0) { skipped++; continue; }
-        if (strcmp(st, "passed") == 0) passed++;
+        /* one pass over the result's members: lookups by name would scan them six times */
+        const cJSON *lat_v = NULL, *cost_v = NULL, *err_v = NULL;
+        double dur = 0, sa = 0, w = 1, score = 0;
+        bool ok = false, skip = false;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, r) {
+            const char *k = it->string;
+            switch (k[0]) {
+            case 'd': if (strcmp(k, "durationMs") == 0 && cJSON_IsNumber(it)) dur = it->valuedouble; break;
+            case 's':
+                if (strcmp(k, "skippedAssertions") == 0 && cJSON_IsNumber(it)) sa = it->valuedouble;
+                else if (strcmp(k, "skipped") == 0) skip = cJSON_IsTrue(it);
+                else if (strcmp(k, "score") == 0 && cJSON_IsNumber(it)) score = it->valuedouble;
+                break;
+            case 'e': if (strcmp(k, "error") == 0) err_v = it; break;
+            case 'p': if (strcmp(k, "passed") == 0) ok = cJSON_IsTrue(it); break;
+            case 'l': if (strcmp(k, "latencyMs") == 0) lat_v = it; break;
+            case 'c': if (strcmp(k, "costUsd") == 0) cost_v = it; break;
+            case 'w': if (strcmp(k, "weight") == 0 && cJSON_IsNumber(it)) w = it->valuedouble; break;
+            default: break;
+            }
+        }
+        duration += dur;
+        skipped_assert += (long)sa;
+        if (err_v) { errors++; continue; }
+        if (skip) { skipped++; continue; }
+        if (ok) passed++;
         else failed++;
-        const cJSON *l = cJSON_GetObjectItemCaseSensitive(r, "latencyMs");
-        if (cJSON_IsNumber(l)) lat[nlat++] = l->valuedouble;
-        const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "costUsd");
-        if (cJSON_IsNumber(c)) cost += c->valuedouble;
-        double w = forge_json_num(r, "weight", 1);
+        if (cJSON_IsNumber(lat_v)) lat[nlat++] = lat_v->valuedouble;
+        if (cJSON_IsNumber(cost_v)) cost += cost_v->valuedouble;
         wsum += w;
-        wscore += w * forge_json_num(r, "score", 0);
+        wscore += w * score;
     }
     long ran = passed + failed;
     double rate = ran ? (double)passed / (double)ran : 0, lo, hi;
