@@ -191,6 +191,11 @@ TEST(upstream_other_checks)
     EXPECT_PASS("{\"expect\":{\"responseContains\":[\"ZÜRICH\", \"Σ\"]}}", traj("in zürich σ", NULL, -1, -1));
     EXPECT_FAIL("{\"expect\":{\"responseContains\":[\"Zürich\"]}}", traj("in Zurich", NULL, -1, -1),
                 "Missing from response: Zürich");
+    /* ASCII needles in non-ASCII answers, including the letters that fold to ASCII */
+    EXPECT_PASS("{\"expect\":{\"responseContains\":[\"paris\", \"18°c\"]}}", traj("18°C in PARIS", NULL, -1, -1));
+    EXPECT_PASS("{\"expect\":{\"responseContains\":[\"5 k\"]}}", traj("it is 5 \xe2\x84\xaa", NULL, -1, -1));
+    EXPECT_FAIL("{\"expect\":{\"responseNotContains\":[\"ks\"]}}", traj("\xe2\x84\xaa\xc5\xbf", NULL, -1, -1),
+                "Forbidden content found: ks");
     /* responseContainsAny is case-sensitive; a scalar responseContains is wrapped */
     EXPECT_FAIL("{\"expect\":{\"responseContainsAny\":[\"Warm\"]}}", traj("warm", NULL, -1, -1),
                 "response should contain any of [Warm]");
