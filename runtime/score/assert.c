@@ -1513,10 +1513,9 @@ cJSON *forge_assert_run_view(const cJSON *traj)
         }
     }
     cJSON_AddItemReferenceToObject(v, "trajectory", (cJSON *)traj);
+    /* absent when unmeasured, so that a script sees nil */
     if (r.has_latency) cJSON_AddNumberToObject(v, "latency_ms", r.latency);
-    else cJSON_AddNullToObject(v, "latency_ms");
     if (r.has_cost) cJSON_AddNumberToObject(v, "cost_usd", r.cost);
-    else cJSON_AddNullToObject(v, "cost_usd");
     goto out;
 fail:
     cJSON_Delete(v);

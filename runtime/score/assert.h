@@ -37,7 +37,8 @@ int forge_assert_case(const cJSON *kase, const cJSON *traj, const struct forge_a
 
 /* Builds the `run` object custom assertions receive for <traj> (borrowed; the result refers to
  * it and must be deleted before it): {response, tool_calls: [{name, arguments, result, error,
- * round, turn_id}], trajectory, latency_ms, cost_usd}. NULL when out of memory. */
+ * round, turn_id}], trajectory, latency_ms, cost_usd}; latency_ms and cost_usd are absent when
+ * the trajectory does not give them. NULL when out of memory. */
 cJSON *forge_assert_run_view(const cJSON *traj);
 
 /* The default cop-out phrases of responseNonEmpty, NULL-terminated. */

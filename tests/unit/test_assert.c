@@ -145,6 +145,10 @@ TEST(upstream_pinned_cases)
                 traj("foo baz", names("b"), -1, -1),
                 "Missing from response: bar; Forbidden content found: baz; missing: a; unexpected: b; "
                 "response should contain any of [q]; response should contain any of [r]");
+    /* row 17: upstream ignores toolsNotCalled and toolParams; forge implements them */
+    EXPECT_FAIL("{\"expect\":{\"toolsNotCalled\":[\"a\"],\"toolParams\":[{\"tool\":\"a\",\"paramName\":\"x\",\"assertion\":\"exists\"}]}}",
+                traj("", names("a"), -1, -1),
+                "Tools that must not be called were called: a; toolParams a.x: no call of a satisfies exists (got (absent))");
     /* row 18: empty input message -> skipped */
     cJSON *r = run_case("{\"input\":{\"message\":\"\"},\"expect\":{\"toolsCalled\":[\"a\"]}}", traj("", NULL, -1, -1));
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r, "skipped")));
@@ -489,7 +493,7 @@ TEST(run_view_and_errors)
     char *s = forge_json_print(cJSON_GetObjectItem(v, "tool_calls"), 0);
     CHECK_STR(s, "[{\"name\":\"a\",\"arguments\":{\"x\":1},\"result\":{\"ok\":true},\"error\":null,\"round\":1,\"turn_id\":1}]");
     forge_free(s);
-    CHECK(cJSON_IsNull(cJSON_GetObjectItem(v, "latency_ms")));
+    CHECK(cJSON_GetObjectItem(v, "latency_ms") == NULL);
     CHECK(forge_json_num(v, "cost_usd", 0) == 0.5);
     cJSON_Delete(v);
     cJSON_Delete(t);
