@@ -1393,6 +1393,8 @@ static void check_custom(struct ctx *c, const cJSON *traj)
         } else {
             reason = "the custom assertion returned no boolean, number or {pass, score, reason}";
         }
+        /* a trailing reason (`return ok, "why"`) explains a failure; a passing one drops it */
+        if (pass && cJSON_IsArray(res) && !cJSON_IsObject(val)) reason = NULL;
         char msg[1200];
         if (!pass && !reason) {
             char sb[40];
