@@ -296,6 +296,13 @@ static void compact(cJSON *result)
     }
 }
 
+static bool has_json(const struct opts *o)
+{
+    for (int i = 0; i < o->nreports; i++)
+        if (strcmp(o->rformat[i], "json") == 0) return true;
+    return false;
+}
+
 static void print_buf(struct forge_buf *b)
 {
     if (b->len) fwrite(b->data, 1, b->len, stdout);
@@ -419,9 +426,12 @@ int forge_cmd_run(int argc, char **argv)
         }
     }
 
-    bool full = false; /* the JSON report shows every assertion; the others only failures */
-    for (int i = 0; i < o.nreports; i++) full = full || strcmp(o.rformat[i], "json") == 0;
-    struct forge_eval_opts eo = {.seed = seed, .snapshot = snapshot, .tools = tools, .custom = registry};
+    /* the JSON and JSONL reports show every assertion; the others only failures */
+    bool full = false;
+    for (int i = 0; i < o.nreports; i++)
+        full = full || strcmp(o.rformat[i], "json") == 0 || strcmp(o.rformat[i], "jsonl") == 0;
+    struct forge_eval_opts eo = {.seed = seed, .snapshot = snapshot, .tools = tools, .custom = registry,
+                                 .lean = !full};
     tf = fopen(o.transcripts, "r");
     if (!tf) {
         forge_cli_error("%s: cannot read: %s", o.transcripts, strerror(errno));
@@ -491,7 +501,7 @@ int forge_cmd_run(int argc, char **argv)
         }
         /* a scored case's assertions are not needed again */
         cJSON_Delete(cJSON_DetachItemFromObjectCaseSensitive((cJSON *)cases[ci], "expect"));
-        if (!full) compact(results[ci]);
+        if (full && !has_json(&o)) compact(results[ci]);
     }
     if (ferror(tf)) {
         forge_cli_error("%s: read failed: %s", o.transcripts, strerror(errno));

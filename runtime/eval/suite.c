@@ -19,6 +19,7 @@ int forge_eval_case(const cJSON *kase, const cJSON *traj, const struct forge_eva
         ao.seed = opts->seed;
         ao.snapshot = opts->snapshot;
         ao.tools = opts->tools;
+        ao.lean = opts->lean;
         if (opts->custom) {
             ao.custom = forge_assertions_lookup;
             ao.custom_ctx = (void *)opts->custom;

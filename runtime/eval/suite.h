@@ -14,6 +14,8 @@ struct forge_eval_opts {
     const cJSON *snapshot;                  /* --snapshot FILE; may be NULL */
     const cJSON *tools;                     /* tool name -> argument schema; may be NULL */
     const struct forge_assertions *custom;  /* may be NULL */
+    bool lean;                              /* results without passing assertions (see
+                                             * forge_assert_opts.lean) */
 };
 
 /* Scores <kase> (validated; borrowed) against <traj> (forge-format trajectory; borrowed; NULL

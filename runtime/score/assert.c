@@ -199,8 +199,16 @@ static void warn(struct ctx *c, const char *fmt, ...)
 }
 
 /* Records one assertion. <reason> may be NULL (passed, nothing to say). */
+static double weight_of(const struct ctx *c, const char *type);
+
 static void record(struct ctx *c, const char *type, bool passed, double score, const char *reason)
 {
+    if (passed && c->o && c->o->lean) {
+        double w = weight_of(c, type);
+        c->wsum += w;
+        c->wscore += w * score;
+        return;
+    }
     cJSON *a = cJSON_CreateObject();
     if (!a || !cJSON_AddStringToObject(a, "type", type) || !cJSON_AddBoolToObject(a, "passed", passed) ||
         !cJSON_AddNumberToObject(a, "score", score) ||
@@ -210,11 +218,7 @@ static void record(struct ctx *c, const char *type, bool passed, double score, c
         oom(c);
         return;
     }
-    double w = 1;
-    const cJSON *ws = ex(c, "weights");
-    const cJSON *wv = ws ? cJSON_GetObjectItemCaseSensitive(ws, type) : NULL;
-    if (!wv && ws && strncmp(type, "custom:", 7) == 0) wv = cJSON_GetObjectItemCaseSensitive(ws, "custom");
-    if (cJSON_IsNumber(wv)) w = wv->valuedouble;
+    double w = weight_of(c, type);
     c->wsum += w;
     c->wscore += w * score;
     if (!passed) {
@@ -222,6 +226,15 @@ static void record(struct ctx *c, const char *type, bool passed, double score, c
         if (c->reason.len && forge_buf_adds(&c->reason, "; ")) oom(c);
         if (forge_buf_adds(&c->reason, reason ? reason : type)) oom(c);
     }
+}
+
+static double weight_of(const struct ctx *c, const char *type)
+{
+    const cJSON *ws = ex(c, "weights");
+    if (!ws) return 1;
+    const cJSON *wv = cJSON_GetObjectItemCaseSensitive(ws, type);
+    if (!wv && strncmp(type, "custom:", 7) == 0) wv = cJSON_GetObjectItemCaseSensitive(ws, "custom");
+    return cJSON_IsNumber(wv) ? wv->valuedouble : 1;
 }
 
 static void pass_fail(struct ctx *c, const char *type, bool ok, const char *reason)
@@ -1626,8 +1639,10 @@ int forge_assert_case(const cJSON *kase, const cJSON *traj, const struct forge_a
     if (c.passed) cJSON_AddNullToObject(res, "reason");
     else cJSON_AddStringToObject(res, "reason", c.reason.data ? c.reason.data : "");
     cJSON_AddNumberToObject(res, "skippedAssertions", c.skipped);
-    cJSON *tc = cJSON_AddArrayToObject(res, "toolsCalled");
-    for (int i = 0; tc && i < r.ncalls; i++) cJSON_AddItemToArray(tc, cJSON_CreateString(r.calls[i].name));
+    if (!opts || !opts->lean) {
+        cJSON *tc = cJSON_AddArrayToObject(res, "toolsCalled");
+        for (int i = 0; tc && i < r.ncalls; i++) cJSON_AddItemToArray(tc, cJSON_CreateString(r.calls[i].name));
+    }
     cJSON_AddItemToObject(res, "warnings", c.warnings);
     c.warnings = NULL;
     cJSON_AddItemToObject(res, "assertions", c.assertions);

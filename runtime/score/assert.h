@@ -17,6 +17,9 @@ struct forge_assert_opts {
      * NULL itself: then every `custom` assertion fails as unregistered. */
     const struct forge_callable *(*custom)(void *ctx, const char *name);
     void *custom_ctx;
+    /* Leave passing assertions and toolsCalled out of the result (they still count in the score):
+     * for runs whose reports show failures only. */
+    bool lean;
 };
 
 /* Scores <kase> (one element of an eval file, already validated by forge_evalfile_*; borrowed)
