@@ -556,8 +556,23 @@ TEST(schema_assertions)
                 "expect[0] (tool \"w\"): argument \"n\": does not match json_schema: 5 is greater than the maximum 3");
 }
 
+TEST(lean_results)
+{
+    g_opts.lean = true;
+    cJSON *r = run_case("{\"expect\":{\"toolsCalled\":[\"a\"],\"responseContains\":[\"x\"],\"weights\":{\"toolsCalled\":3}}}",
+                        traj("y", names("a"), -1, -1));
+    g_opts.lean = false;
+    const cJSON *as = cJSON_GetObjectItem(r, "assertions");
+    CHECK_INT(cJSON_GetArraySize(as), 1);
+    CHECK_STR(forge_json_str(cJSON_GetArrayItem(as, 0), "type"), "responseContains");
+    CHECK(fabs(forge_json_num(r, "score", 0) - 0.75) < 1e-12);
+    CHECK(cJSON_GetObjectItem(r, "toolsCalled") == NULL);
+    cJSON_Delete(r);
+}
+
 int main(void)
 {
+    RUN(lean_results);
     RUN(schema_assertions);
     RUN(upstream_pinned_cases);
     RUN(upstream_other_checks);
