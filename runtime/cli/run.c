@@ -28,7 +28,7 @@ const char forge_usage_run[] =
     "options:\n"
     "  --dry-run               check the eval files (and the other input files) only\n"
     "  --transcripts FILE      recorded trajectories, one forge-format JSON object per line,\n"
-    "                          matched to cases by trajectory_id = case id\n"
+    "                          matched to cases by trajectory_id = case id ('-': stdin)\n"
     "  --seed FILE             JSON for {{seed:path}} templates\n"
     "  --snapshot FILE         JSON for {{snapshot:path}} templates\n"
     "  --tools FILE            tool definitions ([{name, schema|parameters|input_schema}] or\n"
@@ -432,7 +432,8 @@ int forge_cmd_run(int argc, char **argv)
         full = full || strcmp(o.rformat[i], "json") == 0 || strcmp(o.rformat[i], "jsonl") == 0;
     struct forge_eval_opts eo = {.seed = seed, .snapshot = snapshot, .tools = tools, .custom = registry,
                                  .lean = !full};
-    tf = fopen(o.transcripts, "r");
+    bool from_stdin = strcmp(o.transcripts, "-") == 0;
+    tf = from_stdin ? stdin : fopen(o.transcripts, "r");
     if (!tf) {
         forge_cli_error("%s: cannot read: %s", o.transcripts, strerror(errno));
         goto out;
@@ -561,7 +562,7 @@ nomem:
 out:
     forge_buf_free(&out); /* before the trees: one big free after many small ones is slow */
     forge_jsonl_close(jl, false, NULL);
-    if (tf) fclose(tf);
+    if (tf && tf != stdin) fclose(tf);
     free(line);
     for (size_t i = 0; results && i < ncases; i++) cJSON_Delete(results[i]);
     forge_free(results);
