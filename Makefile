@@ -15,8 +15,11 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The demo suite has one case that fails on purpose, so its run exits 1; any other code fails.
 demo: build
-	$(BUILD)/forge script scripts/demo.lua
+	@$(BUILD)/forge script scripts/demo.lua; rc=$$?; \
+	if [ $$rc -eq 1 ]; then echo "(the demo's failing case is deliberate: see scripts/demo.lua)"; \
+	elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

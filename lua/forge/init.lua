@@ -6,6 +6,85 @@ local core = require "forge.core"
 local forge = {}
 for k, v in pairs(core) do forge[k] = v end
 
+local function tagged(kind, t)
+  return setmetatable(t, { __forge_kind = kind, __name = "forge." .. kind })
+end
+
+local function kind_of(v)
+  local mt = type(v) == "table" and getmetatable(v)
+  return type(mt) == "table" and mt.__forge_kind or nil
+end
+forge.kind_of = kind_of
+
+local function need(def, what)
+  if type(def) ~= "table" then error(what .. ": expected a table", 3) end
+  if type(def.name) ~= "string" or def.name == "" then error(what .. ": needs a non-empty string name", 3) end
+end
+
+-- forge.tool{name, description, schema | parameters, run | mock | responses | template | http, ...}
+function forge.tool(def)
+  need(def, "forge.tool")
+  return tagged("tool", def)
+end
+
+-- forge.load_tools(path): tools from a JSON file (relative to the script): one definition, an
+-- array of them (forge's or OpenAI `tools`), or an MCP tools/list result {"tools": [...]}.
+function forge.load_tools(path)
+  local text, err = forge.read_file(path)
+  if not text then error("forge.load_tools: " .. err, 2) end
+  local doc = forge.json.decode(text, path)
+  local list = doc
+  if forge.json.type(doc) == "object" then
+    list = forge.json.type(doc.tools) == "array" and doc.tools or { doc }
+  end
+  local out = {}
+  for i, def in ipairs(list) do
+    local t = def["function"] or def
+    if type(t) ~= "table" or type(t.name) ~= "string" then
+      error(("forge.load_tools: %s: tools[%d] has no name"):format(path, i), 2)
+    end
+    out[i] = tagged("tool", def)
+  end
+  return out
+end
+
+-- forge.verifier{name, tools = {...} | "*", order, verify = fn | schema = {...} | pattern = {...}}
+-- Registered verifiers apply to every suite that does not list its own.
+local verifiers = {}
+function forge.verifier(def)
+  need(def, "forge.verifier")
+  if verifiers[def.name] then error("forge.verifier: '" .. def.name .. "' is already defined", 2) end
+  verifiers[def.name] = true
+  verifiers[#verifiers + 1] = def
+  return tagged("verifier", def)
+end
+function forge.verifiers() return { table.unpack(verifiers) } end
+
+-- forge.scripted{rules...}: the offline model (see docs/scripted-model.md).
+function forge.scripted(rules) return require("forge.scripted").new(rules) end
+
+-- forge.evals(path, ...): the cases of eval files (paths relative to the script), in order.
+function forge.evals(...)
+  local cases = {}
+  for i = 1, select("#", ...) do
+    local path = select(i, ...)
+    local text, err = forge.read_file(path)
+    if not text then error("forge.evals: " .. err, 2) end
+    local list = forge.json.decode(text, path)
+    if forge.json.type(list) ~= "array" then error("forge.evals: " .. path .. ": an eval file is a JSON array of cases", 2) end
+    for _, c in ipairs(list) do
+      cases[#cases + 1] = c
+    end
+  end
+  return cases
+end
+
+-- forge.suite{name, model, tools, verifiers, cases, policy, approve, system, params, gates}
+function forge.suite(def)
+  need(def, "forge.suite")
+  return tagged("suite", def)
+end
+
 return setmetatable(forge, {
   __index = function(t, name)
     if type(name) ~= "string" then return nil end

@@ -28,4 +28,6 @@ int forge_cmd_run(int argc, char **argv);
 extern const char forge_usage_run[];
 int forge_cmd_schema(int argc, char **argv);
 extern const char forge_usage_schema[];
+int forge_cmd_model(int argc, char **argv);
+extern const char forge_usage_model[];
 #endif

@@ -16,6 +16,7 @@ const struct forge_command forge_commands[] = {
     {"script", forge_cmd_script, "run a Lua suite or script", forge_usage_script},
     {"run", forge_cmd_run, "run eval files (score recorded transcripts)", forge_usage_run},
     {"schema", forge_cmd_schema, "validate JSON instances against a JSON Schema", forge_usage_schema},
+    {"model", forge_cmd_model, "send chat requests to a model provider (debugging)", forge_usage_model},
     {"version", cmd_version, "print version information", usage_version},
     {"help", cmd_help, "show help for a command", usage_help},
     {NULL, NULL, NULL, NULL},

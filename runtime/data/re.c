@@ -79,7 +79,6 @@ struct forge_re *forge_re_compile(const char *pattern, size_t len, int flags, st
         forge_err_set(err, FORGE_ENOMEM, "out of memory compiling a regex");
         return NULL;
     }
-    pcre2_jit_compile(c, PCRE2_JIT_COMPLETE); /* best effort: falls back to the interpreter */
     re->code = c;
     re->flags = flags;
     re->pattern = copy;
@@ -157,6 +156,11 @@ int forge_re_exec(const struct forge_re *re, const char *subject, size_t len, si
 #define CACHE_SLOTS 256
 static struct forge_re *cache[CACHE_SLOTS];
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static int cache_count;
+/* forge_re_test stops adding to the cache past this many patterns (a run that tests a new
+ * literal per case must not grow without bound); forge_re_cached always caches, since its
+ * callers keep the pointer. */
+#define TEST_CACHE_MAX 4096
 
 static unsigned hash(const char *p, size_t n, int flags)
 {
@@ -175,6 +179,7 @@ static void clear_locked(void)
             cache[i] = n;
         }
     }
+    cache_count = 0;
 }
 
 void forge_re_cache_clear(void)
@@ -210,16 +215,35 @@ const struct forge_re *forge_re_cached(const char *pattern, size_t len, int flag
     }
     re->next = cache[h];
     cache[h] = re;
+    cache_count++;
     pthread_mutex_unlock(&cache_lock);
     return re;
 }
 
 int forge_re_test(const char *pattern, int flags, const char *subject, struct forge_err *err)
 {
-    const struct forge_re *re = forge_re_cached(pattern, strlen(pattern), flags, err);
+    size_t len = strlen(pattern);
+    struct forge_re *own = NULL;
+    const struct forge_re *re = NULL;
+    pthread_mutex_lock(&cache_lock);
+    int full = cache_count >= TEST_CACHE_MAX;
+    pthread_mutex_unlock(&cache_lock);
+    if (full) {
+        unsigned h = hash(pattern, len, flags);
+        pthread_mutex_lock(&cache_lock);
+        for (struct forge_re *r = cache[h]; r && !re; r = r->next)
+            if (r->flags == flags && r->len == len && memcmp(r->pattern, pattern, len) == 0)
+                re = r;
+        pthread_mutex_unlock(&cache_lock);
+        if (!re)
+            re = own = forge_re_compile(pattern, len, flags, err);
+    } else {
+        re = forge_re_cached(pattern, len, flags, err);
+    }
     if (!re)
         return err ? err->code : FORGE_EINVAL;
     size_t ov[2];
     int rc = forge_re_exec(re, subject, strlen(subject), 0, ov, 1, err);
+    forge_re_free(own);
     return rc > 0 ? 1 : rc;
 }

@@ -40,8 +40,9 @@ int forge_re_exec(const struct forge_re *re, const char *subject, size_t len, si
 /* Number of capture groups in <re>. */
 int forge_re_groups(const struct forge_re *re);
 
-/* Convenience: 1 when <pattern> (cached) matches anywhere in <subject>, 0 when not, negative on
- * error. */
+/* Convenience: 1 when <pattern> matches anywhere in <subject>, 0 when not, negative on error.
+ * The pattern is cached while the cache holds fewer than 4096 patterns, then compiled for the
+ * call only. */
 int forge_re_test(const char *pattern, int flags, const char *subject, struct forge_err *err);
 
 /* Match limits applied to every match (PCRE2 match_limit / depth_limit). Defaults: 10,000,000

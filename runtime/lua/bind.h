@@ -17,6 +17,10 @@
  * numbers become integers when integral and within 2^53, else floats. May raise (memory). */
 void forge_lua_push_json(lua_State *L, const cJSON *v);
 
+/* The same without recording object key order (objects then encode with sorted keys): cheaper,
+ * for values C hands to user functions (tool arguments, requests to scripted rules). */
+void forge_lua_push_json_unordered(lua_State *L, const cJSON *v);
+
 /* Converts the Lua value at <idx> to a new cJSON tree. Tables with keys 1..n (or tagged as
  * arrays) become arrays; other tables objects (keys in the order the table was tagged with when
  * it came from JSON, else sorted); forge.json.null becomes null. Returns NULL with <err> set on

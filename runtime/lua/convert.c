@@ -129,7 +129,7 @@ static void ensure_types(lua_State *L)
     lua_setfield(L, LUA_REGISTRYINDEX, OBJECT_MT);
 }
 
-static void push_value(lua_State *L, const cJSON *v, int depth)
+static void push_value(lua_State *L, const cJSON *v, int depth, int ordered)
 {
     if (depth > MAX_DEPTH)
         luaL_error(L, "JSON value nested deeper than %d levels", MAX_DEPTH);
@@ -150,7 +150,7 @@ static void push_value(lua_State *L, const cJSON *v, int depth)
         lua_createtable(L, cJSON_GetArraySize(v), 0);
         lua_Integer i = 1;
         for (const cJSON *c = v->child; c; c = c->next) {
-            push_value(L, c, depth + 1);
+            push_value(L, c, depth + 1, ordered);
             lua_rawseti(L, -2, i++);
         }
         lua_getfield(L, LUA_REGISTRYINDEX, ARRAY_MT);
@@ -161,6 +161,15 @@ static void push_value(lua_State *L, const cJSON *v, int depth)
             n++;
         lua_createtable(L, 0, n);
         int obj = lua_gettop(L);
+        if (!ordered || n < 2) {
+            for (const cJSON *c = v->child; c; c = c->next) {
+                push_value(L, c, depth + 1, ordered);
+                lua_setfield(L, obj, c->string);
+            }
+            lua_getfield(L, LUA_REGISTRYINDEX, OBJECT_MT);
+            lua_setmetatable(L, -2);
+            return;
+        }
         lua_createtable(L, n, n);
         int order = lua_gettop(L);
         lua_Integer i = 1;
@@ -173,7 +182,7 @@ static void push_value(lua_State *L, const cJSON *v, int depth)
                 lua_setfield(L, order, c->string);
             }
             lua_pop(L, 1);
-            push_value(L, c, depth + 1);
+            push_value(L, c, depth + 1, ordered);
             lua_setfield(L, obj, c->string); /* a later duplicate wins, as in JSON.parse */
         }
         push_order_table(L);
@@ -191,7 +200,13 @@ static void push_value(lua_State *L, const cJSON *v, int depth)
 void forge_lua_push_json(lua_State *L, const cJSON *v)
 {
     ensure_types(L);
-    push_value(L, v, 0);
+    push_value(L, v, 0, 1);
+}
+
+void forge_lua_push_json_unordered(lua_State *L, const cJSON *v)
+{
+    ensure_types(L);
+    push_value(L, v, 0, 0);
 }
 
 /* ---- Lua -> JSON ---- */

@@ -65,7 +65,19 @@ static int push_args(lua_State *L)
     return 3;
 }
 
+static int call_locked(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err);
+
+/* Cases may run on several threads; the VM serves one at a time. */
 static int call(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err)
+{
+    struct lfn *f = ctx;
+    forge_vm_lock(f->vm);
+    int rc = call_locked(ctx, args, out, err);
+    forge_vm_unlock(f->vm);
+    return rc;
+}
+
+static int call_locked(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err)
 {
     struct lfn *f = ctx;
     lua_State *L = forge_vm_state(f->vm);

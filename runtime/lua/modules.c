@@ -6,6 +6,7 @@
 int forge_luaopen_core(lua_State *L);
 int forge_luaopen_json(lua_State *L);
 int forge_luaopen_re(lua_State *L);
+int forge_luaopen_http(lua_State *L);
 int forge_luaopen_eval(lua_State *L);
 int forge_luaopen_assertion(lua_State *L);
 
@@ -13,6 +14,7 @@ static const struct forge_module modules[] = {
     {"forge.core", forge_luaopen_core},
     {"forge.json", forge_luaopen_json},
     {"forge.re", forge_luaopen_re},
+    {"forge.http", forge_luaopen_http},
     {"forge.eval", forge_luaopen_eval},
     {"forge.assertion", forge_luaopen_assertion},
     {NULL, NULL},

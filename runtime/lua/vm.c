@@ -41,6 +41,7 @@ struct forge_vm {
     bool allow_net;
     int verbose;
     _Atomic uint64_t watch_deadline_ns; /* read by the watchdog thread */
+    pthread_mutex_t lock;      /* recursive; see forge_vm_lock */
     struct forge_vm *watch_next;
 };
 
@@ -520,6 +521,7 @@ void forge_vm_free(struct forge_vm *vm)
     watch_remove(vm);
     if (vm->L)
         lua_close(vm->L);
+    pthread_mutex_destroy(&vm->lock);
     forge_free(vm->script_dir);
     for (int i = 0; i < vm->nroots; i++)
         forge_free(vm->roots[i]);
@@ -548,6 +550,11 @@ struct forge_vm *forge_vm_new(const struct forge_vm_opts *opts, struct forge_err
         forge_err_set(err, FORGE_ENOMEM, "out of memory creating a Lua state");
         return NULL;
     }
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&vm->lock, &ma);
+    pthread_mutexattr_destroy(&ma);
     vm->limits = opts->limits;
     vm->allow_net = opts->allow_net;
     vm->verbose = opts->verbose;
@@ -632,6 +639,41 @@ static int msgh(lua_State *L)
     lua_setfield(L, LUA_REGISTRYINDEX, "forge.lasttrace");
     lua_pushstring(L, msg);
     return 1;
+}
+
+void forge_vm_lock(struct forge_vm *vm)
+{
+    pthread_mutex_lock(&vm->lock);
+}
+
+void forge_vm_unlock(struct forge_vm *vm)
+{
+    pthread_mutex_unlock(&vm->lock);
+}
+
+long forge_vm_remaining_ms(struct forge_vm *vm)
+{
+    if (!vm->depth || !vm->deadline_ns)
+        return -1;
+    uint64_t now = forge_clock_ns();
+    return now >= vm->deadline_ns ? 0 : (long)((vm->deadline_ns - now) / 1000000u);
+}
+
+struct forge_vm_limits forge_vm_get_limits(struct forge_vm *vm)
+{
+    return vm->limits;
+}
+
+int forge_vm_call_limited(struct forge_vm *vm, int nargs, int nres,
+                          const struct forge_vm_limits *limits, struct forge_err *err)
+{
+    if (vm->depth > 0 || !limits)
+        return forge_vm_call(vm, nargs, nres, err);
+    struct forge_vm_limits saved = vm->limits;
+    vm->limits = *limits;
+    int rc = forge_vm_call(vm, nargs, nres, err);
+    vm->limits = saved;
+    return rc;
 }
 
 int forge_vm_call(struct forge_vm *vm, int nargs, int nres, struct forge_err *err)

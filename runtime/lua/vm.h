@@ -55,6 +55,23 @@ struct forge_vm *forge_vm_of(lua_State *L);
  * it). Never raises. */
 int forge_vm_call(struct forge_vm *vm, int nargs, int nres, struct forge_err *err);
 
+/* forge_vm_call with <limits> instead of the VM's own for this entry (when it is the outermost
+ * one). */
+int forge_vm_call_limited(struct forge_vm *vm, int nargs, int nres,
+                          const struct forge_vm_limits *limits, struct forge_err *err);
+
+/* Milliseconds left before the current entry's deadline (0 when it has passed; -1 when there is
+ * no deadline or no entry is running). Bindings that block (HTTP) stay within it. */
+long forge_vm_remaining_ms(struct forge_vm *vm);
+
+/* The VM's limits. */
+struct forge_vm_limits forge_vm_get_limits(struct forge_vm *vm);
+
+/* A VM is used by one thread at a time: callers that may share one across threads (the agent
+ * loop's workers calling Lua tools) hold this lock around their use. Recursive. */
+void forge_vm_lock(struct forge_vm *vm);
+void forge_vm_unlock(struct forge_vm *vm);
+
 /* Loads the file at <path> as a text chunk in the user environment and pushes it as a function.
  * The file's folder must be readable under the sandbox rules. */
 int forge_vm_load_file(struct forge_vm *vm, const char *path, struct forge_err *err);

@@ -22,7 +22,12 @@
  *     "usage": {"input_tokens": 0, "output_tokens": 0},
  *     "cost_usd": 0, "latency_ms": 0, "cached": false }
  * Tool call arguments are always a JSON object in both directions (dialects that carry JSON
- * text decode and encode it). Every tool call in the history must have a tool message. */
+ * text decode and encode it). Every tool call in the history must have a tool message.
+ * A call whose arguments a provider sent as text that is not a JSON object keeps
+ * "arguments": {} and adds "arguments_text" (the raw text) and "arguments_error" (why).
+ * provider_data keys per dialect: "gemini" {"parts"}, "anthropic" {"thinking"},
+ * "openai_responses" {"reasoning"}; send the assistant message back with it unchanged.
+ * The HTTP providers are opened with model/provider.h. */
 #ifndef FORGE_MODEL_MODEL_H
 #define FORGE_MODEL_MODEL_H
 #include <cjson/cJSON.h>

@@ -40,6 +40,7 @@
     X(CURLMsg *, curl_multi_info_read, (CURLM *m, int *q), (m, q)) \
     X(const char *, curl_multi_strerror, (CURLMcode c), (c)) \
     X(char *, curl_version, (void), ()) \
+    X(time_t, curl_getdate, (const char *p, const time_t *unused), (p, unused)) \
     X(curl_version_info_data *, curl_version_info, (CURLversion v), (v))
 
 static struct {
@@ -125,6 +126,11 @@ FWD_PTR(CURLM *, curl_multi_init, (void), ())
 FWD_PTR(CURLMsg *, curl_multi_info_read, (CURLM *m, int *q), (m, q))
 FWD_PTR(char *, curl_version, (void), ())
 FWD_PTR(curl_version_info_data *, curl_version_info, (CURLversion v), (v))
+
+time_t curl_getdate(const char *p, const time_t *unused)
+{
+    return ready() && fn.curl_getdate ? fn.curl_getdate(p, unused) : (time_t)-1;
+}
 
 CURLcode curl_easy_perform(CURL *h)
 {

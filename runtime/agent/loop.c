@@ -1,0 +1,409 @@
+/* The agent loop. */
+#include "agent/loop.h"
+#include "base/alloc.h"
+#include "base/clock.h"
+#include "data/coerce.h"
+#include "data/json.h"
+#include "data/schema.h"
+#include "model/model.h"
+#include "tools/policy.h"
+#include "tools/tool.h"
+#include "tools/verify.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Identical-call accounting: canonical "name args" strings with counts. */
+struct seen {
+    char **keys;
+    int *counts;
+    int n, cap;
+};
+
+static int seen_bump(struct seen *s, const char *name, const cJSON *args)
+{
+    char *a = forge_json_print(args, FORGE_JSON_SORTED);
+    size_t n = strlen(name) + (a ? strlen(a) : 0) + 2;
+    char *key = forge_malloc(n);
+    if (!key) {
+        forge_free(a);
+        return 0;
+    }
+    snprintf(key, n, "%s %s", name, a ? a : "");
+    forge_free(a);
+    for (int i = 0; i < s->n; i++) {
+        if (!strcmp(s->keys[i], key)) {
+            forge_free(key);
+            return ++s->counts[i];
+        }
+    }
+    if (s->n == s->cap) {
+        int cap = s->cap ? s->cap * 2 : 16;
+        char **k = forge_realloc(s->keys, sizeof *k * (size_t)cap);
+        if (k)
+            s->keys = k;
+        int *c = forge_realloc(s->counts, sizeof *c * (size_t)cap);
+        if (c)
+            s->counts = c;
+        if (!k || !c) {
+            forge_free(key);
+            return 1;
+        }
+        s->cap = cap;
+    }
+    s->keys[s->n] = key;
+    s->counts[s->n++] = 1;
+    return 1;
+}
+
+static void seen_free(struct seen *s)
+{
+    for (int i = 0; i < s->n; i++)
+        forge_free(s->keys[i]);
+    forge_free(s->keys);
+    forge_free(s->counts);
+}
+
+static char *msgf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *msgf(const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return forge_strdup(buf);
+}
+
+/* The text a tool message carries: strings as they are, other results as JSON. */
+static char *result_text(const cJSON *result)
+{
+    if (cJSON_IsString(result))
+        return forge_strdup(result->valuestring);
+    return forge_json_print(result, 0);
+}
+
+struct run {
+    const struct forge_agent *a;
+    const struct forge_policy *policy;
+    const cJSON *stubs;
+    cJSON *messages;  /* normalized chat history */
+    cJSON *calls;     /* the agent turn's tool_calls */
+    struct seen seen;
+    int total_calls;
+    int identical_stop;
+};
+
+/* Checks, executes and verifies one call; appends its record to r->calls and its tool message
+ * to r->messages. */
+static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_response,
+                       struct forge_err *err)
+{
+    const char *name = forge_json_str(mcall, "name");
+    const char *id = forge_json_str(mcall, "id");
+    const cJSON *margs = cJSON_GetObjectItemCaseSensitive(mcall, "arguments");
+    char idbuf[32];
+    if (!id || !*id) {
+        snprintf(idbuf, sizeof idbuf, "call_%d", r->total_calls + 1);
+        id = idbuf;
+    }
+    if (!name)
+        name = "";
+    cJSON *args = cJSON_IsObject(margs) ? cJSON_Duplicate(margs, 1) : cJSON_CreateObject();
+    r->total_calls++;
+    cJSON *rec = cJSON_CreateObject();
+    cJSON_AddStringToObject(rec, "id", id);
+    cJSON_AddStringToObject(rec, "name", name);
+    cJSON_AddItemToObject(rec, "arguments", args);
+    cJSON_AddItemToArray(r->calls, rec);
+
+    const struct forge_policy *p = r->policy;
+    const struct forge_tool *tool = r->a->tools ? forge_toolset_find(r->a->tools, name) : NULL;
+    const cJSON *stub = cJSON_IsObject(r->stubs) ? cJSON_GetObjectItemCaseSensitive(r->stubs, name)
+                                                 : NULL;
+    cJSON *result = NULL;
+    char *error = NULL;
+    const char *policy_hit = NULL;
+    const char *tc = p->tool_choice ? (cJSON_IsString(p->tool_choice)
+                                           ? p->tool_choice->valuestring
+                                           : forge_json_str(p->tool_choice, "name"))
+                                    : NULL;
+    int identical = seen_bump(&r->seen, name, args);
+
+    if (!margs || !cJSON_IsObject(margs)) {
+        char *got = margs ? forge_json_print(margs, 0) : NULL;
+        error = msgf("invalid arguments for tool '%s': expected a JSON object, got %s", name,
+                     got ? got : "nothing");
+        forge_free(got);
+        policy_hit = "invalid_arguments";
+    } else if (!tool && !stub) {
+        error = r->stubs ? msgf("no stub for \"%s\"", name)
+                         : msgf("unknown tool '%s'", name);
+        policy_hit = "unknown_tool";
+    } else if (tc && !strcmp(tc, "none") && round == 1) {
+        error = msgf("tool '%s' was called although tool_choice is \"none\"", name);
+        policy_hit = "tool_choice";
+    } else if (forge_policy_blocked(p, name)) {
+        error = msgf("Tool %s is blocked by policy", name);
+        policy_hit = "blocklist";
+    } else if (p->max_calls_per_turn >= 0 && nth_in_response > p->max_calls_per_turn) {
+        error = msgf("call not executed: more than max_tool_calls_per_turn (%d) calls in one "
+                     "response", p->max_calls_per_turn);
+        policy_hit = "max_tool_calls_per_turn";
+    } else if (p->max_total_calls >= 0 && r->total_calls > p->max_total_calls) {
+        error = msgf("call not executed: more than max_total_tool_calls (%d) calls in this case",
+                     p->max_total_calls);
+        policy_hit = "max_total_tool_calls";
+    } else if (p->max_identical >= 0 && identical > p->max_identical) {
+        error = msgf("Repeated call ignored: %s was called %d times with the same arguments "
+                     "(max_identical_calls %d)", name, identical, p->max_identical);
+        policy_hit = "max_identical_calls";
+        if (identical > p->max_identical + 1)
+            r->identical_stop = 1;
+    }
+    if (policy_hit)
+        cJSON_AddStringToObject(rec, "policy", policy_hit);
+
+    if (!error && tool && forge_policy_needs_approval(p, tool)) {
+        cJSON *ask = cJSON_CreateObject();
+        cJSON_AddStringToObject(ask, "id", id);
+        cJSON_AddStringToObject(ask, "name", name);
+        cJSON_AddItemToObject(ask, "arguments", cJSON_Duplicate(args, 1));
+        cJSON *approval = forge_policy_ask(p, ask);
+        cJSON_Delete(ask);
+        const char *dec = forge_json_str(approval, "decision");
+        if (dec && !strcmp(dec, "denied")) {
+            const char *why = forge_json_str(approval, "reason");
+            error = msgf("call to %s denied by the approval policy%s%s", name, why ? ": " : "",
+                         why ? why : "");
+        }
+        cJSON_AddItemToObject(rec, "approval", approval);
+    }
+    if (!error && tool && tool->schema && !stub) {
+        if (tool->coerce) {
+            cJSON *coercions = NULL;
+            int n = forge_coerce_args(args, cJSON_GetObjectItemCaseSensitive(tool->def, "parameters"),
+                                      &coercions, err);
+            if (n < 0)
+                return n;
+            if (n > 0)
+                cJSON_AddItemToObject(rec, "coercions", coercions);
+            else
+                cJSON_Delete(coercions);
+        }
+        cJSON *verrs = NULL;
+        int ok = forge_schema_validate(tool->schema, args, &verrs);
+        if (ok < 0) {
+            cJSON_Delete(verrs);
+            return forge_err_set(err, ok, "validating arguments of '%s' failed", name);
+        }
+        if (ok == 0) {
+            const cJSON *e = verrs ? verrs->child : NULL;
+            const char *loc = e ? forge_json_str(e, "instanceLocation") : "";
+            error = msgf("invalid arguments for tool '%s': %s%s%s", name,
+                         e ? forge_json_str(e, "error") : "not valid against the schema",
+                         loc && *loc ? " at " : "", loc && *loc ? loc : "");
+            cJSON_AddItemToObject(rec, "validation", verrs ? verrs : cJSON_CreateArray());
+            verrs = NULL;
+        }
+        cJSON_Delete(verrs);
+    }
+
+    double t0 = forge_clock_ms();
+    if (!error) {
+        if (stub) {
+            result = cJSON_Duplicate(stub, 1);
+        } else {
+            struct forge_tool_call call = {.id = id, .index = r->total_calls, .round = round,
+                                           .arguments = args, .messages = r->messages};
+            int rc = forge_tool_execute(tool, &call, &result, &error, err);
+            if (rc)
+                return rc;
+        }
+    }
+    cJSON_AddItemToObject(rec, "result", result ? result : cJSON_CreateNull());
+    cJSON_AddItemToObject(rec, "error", error ? cJSON_CreateString(error) : cJSON_CreateNull());
+    cJSON_AddNumberToObject(rec, "latency_ms", (double)(long long)((forge_clock_ms() - t0) * 1000) / 1000);
+    cJSON_AddNumberToObject(rec, "round", round);
+
+    if (!error && r->a->verifiers) {
+        cJSON *verdict = forge_verifiers_run(r->a->verifiers, tool, rec);
+        if (verdict) {
+            const char *o = forge_json_str(verdict, "outcome");
+            if (o && !strcmp(o, "block")) {
+                const char *vn = forge_json_str(verdict, "verifier");
+                const char *vm = forge_json_str(verdict, "message");
+                error = msgf("result blocked by verifier %s%s%s", vn ? vn : "?", vm ? ": " : "",
+                             vm ? vm : "");
+                cJSON_ReplaceItemInObjectCaseSensitive(rec, "error", cJSON_CreateString(error));
+            }
+            cJSON_AddItemToObject(rec, "verifier", verdict);
+        }
+    }
+
+    cJSON *tm = cJSON_CreateObject();
+    cJSON_AddStringToObject(tm, "role", "tool");
+    cJSON_AddStringToObject(tm, "tool_call_id", id);
+    cJSON_AddStringToObject(tm, "name", name);
+    if (error) {
+        cJSON_AddStringToObject(tm, "content", error);
+        cJSON_AddBoolToObject(tm, "is_error", 1);
+    } else {
+        char *text = result_text(cJSON_GetObjectItemCaseSensitive(rec, "result"));
+        cJSON_AddStringToObject(tm, "content", text ? text : "null");
+        forge_free(text);
+        cJSON_AddBoolToObject(tm, "is_error", 0);
+    }
+    cJSON_AddItemToArray(r->messages, tm);
+    forge_free(error);
+    return 0;
+}
+
+static cJSON *make_request(const struct run *r, int round)
+{
+    const struct forge_agent *a = r->a;
+    cJSON *req = cJSON_CreateObject();
+    if (a->system && *a->system)
+        cJSON_AddStringToObject(req, "system", a->system);
+    cJSON_AddItemReferenceToObject(req, "messages", r->messages);
+    cJSON *tools = cJSON_AddArrayToObject(req, "tools");
+    for (int i = 0; a->tools && i < a->tools->n; i++) {
+        if (!forge_policy_blocked(r->policy, a->tools->v[i]->name))
+            cJSON_AddItemToArray(tools, forge_tool_model_def(a->tools->v[i]));
+    }
+    if (r->policy->tool_choice && round == 1)
+        cJSON_AddItemToObject(req, "tool_choice", cJSON_Duplicate(r->policy->tool_choice, 1));
+    if (a->params)
+        cJSON_AddItemToObject(req, "params", cJSON_Duplicate(a->params, 1));
+    return req;
+}
+
+int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **trajectory,
+                    struct forge_err *err)
+{
+    *trajectory = NULL;
+    const char *id = forge_json_str(kase, "id");
+    const char *message = forge_json_str(cJSON_GetObjectItemCaseSensitive(kase, "input"), "message");
+    if (!message)
+        return forge_err_set(err, FORGE_EINVAL, "case '%s' has no input.message", id ? id : "?");
+    struct forge_policy policy;
+    struct forge_policy defaults;
+    forge_policy_init(&defaults);
+    if (forge_policy_copy(&policy, a->policy ? a->policy : &defaults))
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    char where[300];
+    snprintf(where, sizeof where, "case '%s'", id ? id : "?");
+    int rc = forge_policy_apply(&policy, cJSON_GetObjectItemCaseSensitive(kase, "policy"), where, err);
+    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(kase, "maxTurns");
+    if (!rc && cJSON_IsNumber(mt) && mt->valuedouble >= 1 && mt->valuedouble < policy.max_rounds)
+        policy.max_rounds = (int)mt->valuedouble;
+
+    struct run r = {.a = a, .policy = &policy,
+                    .stubs = cJSON_GetObjectItemCaseSensitive(kase, "stubs")};
+    if (r.stubs && !cJSON_IsObject(r.stubs))
+        r.stubs = NULL;
+    r.messages = cJSON_CreateArray();
+    r.calls = cJSON_CreateArray();
+    cJSON *um = cJSON_CreateObject();
+    cJSON_AddStringToObject(um, "role", "user");
+    cJSON_AddStringToObject(um, "content", message);
+    cJSON_AddItemToArray(r.messages, um);
+
+    char started[40];
+    forge_clock_iso(started, sizeof started);
+    double t0 = forge_clock_ms();
+    double in_tok = 0, out_tok = 0, cost = 0, model_ms = 0;
+    const char *stop = "max_rounds";
+    char *final = NULL;
+    int rounds = 0;
+    cJSON *last_finish = NULL;
+    for (int round = 1; !rc && round <= policy.max_rounds; round++) {
+        cJSON *req = make_request(&r, round);
+        /* The scripted model matches rules by case. */
+        if (id)
+            cJSON_AddStringToObject(req, "case_id", id);
+        cJSON *resp = NULL;
+        rc = forge_model_complete(a->model, req, &resp, err);
+        cJSON_Delete(req);
+        if (rc)
+            break;
+        rounds = round;
+        const cJSON *usage = cJSON_GetObjectItemCaseSensitive(resp, "usage");
+        in_tok += forge_json_num(usage, "input_tokens", 0);
+        out_tok += forge_json_num(usage, "output_tokens", 0);
+        cost += forge_json_num(resp, "cost_usd", 0);
+        model_ms += forge_json_num(resp, "latency_ms", 0);
+        cJSON_Delete(last_finish);
+        last_finish = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(resp, "finish_reason"), 1);
+        cJSON *msg = cJSON_DetachItemFromObjectCaseSensitive(resp, "message");
+        cJSON_Delete(resp);
+        if (!cJSON_IsObject(msg)) {
+            cJSON_Delete(msg);
+            rc = forge_err_set(err, FORGE_ENET, "the model's response has no message");
+            break;
+        }
+        cJSON_ReplaceItemInObjectCaseSensitive(msg, "role", cJSON_CreateString("assistant"));
+        const char *text = forge_json_str(msg, "content");
+        const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(msg, "tool_calls");
+        forge_free(final);
+        final = forge_strdup(text ? text : "");
+        cJSON_AddItemToArray(r.messages, msg);
+        if (!cJSON_IsArray(tcs) || !tcs->child) {
+            stop = "final";
+            break;
+        }
+        int nth = 0;
+        for (const cJSON *c = tcs->child; c && !rc; c = c->next)
+            rc = handle_call(&r, c, round, ++nth, err);
+        if (r.identical_stop) {
+            stop = "identical_calls";
+            break;
+        }
+    }
+    double elapsed = forge_clock_ms() - t0;
+    if (!rc) {
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "trajectory_id", id ? id : "");
+        cJSON *turns = cJSON_AddArrayToObject(t, "turns");
+        cJSON *ut = cJSON_CreateObject();
+        cJSON_AddNumberToObject(ut, "turn_id", 1);
+        cJSON_AddStringToObject(ut, "role", "user");
+        cJSON_AddStringToObject(ut, "content", message);
+        cJSON_AddStringToObject(ut, "timestamp", started);
+        cJSON_AddItemToArray(turns, ut);
+        cJSON *at = cJSON_CreateObject();
+        char ended[40];
+        forge_clock_iso(ended, sizeof ended);
+        cJSON_AddNumberToObject(at, "turn_id", 1);
+        cJSON_AddStringToObject(at, "role", "agent");
+        cJSON_AddStringToObject(at, "content", final ? final : "");
+        cJSON_AddStringToObject(at, "timestamp", ended);
+        cJSON_AddNumberToObject(at, "latency_ms", (double)(long long)(elapsed * 1000) / 1000);
+        cJSON_AddItemToObject(at, "tool_calls", r.calls);
+        r.calls = NULL;
+        cJSON_AddItemToArray(turns, at);
+        cJSON *md = cJSON_AddObjectToObject(t, "metadata");
+        cJSON_AddStringToObject(md, "model", a->model->name ? a->model->name : "");
+        cJSON_AddStringToObject(md, "provider", a->model->provider ? a->model->provider : "");
+        cJSON_AddNumberToObject(md, "input_tokens", in_tok);
+        cJSON_AddNumberToObject(md, "output_tokens", out_tok);
+        cJSON_AddNumberToObject(md, "cost_usd", cost);
+        cJSON_AddNumberToObject(md, "latency_ms", (double)(long long)(elapsed * 1000) / 1000);
+        cJSON_AddNumberToObject(md, "model_latency_ms", model_ms);
+        cJSON_AddNumberToObject(md, "rounds", rounds);
+        cJSON_AddStringToObject(md, "stop_reason", stop);
+        if (last_finish)
+            cJSON_AddItemToObject(md, "finish_reason", last_finish);
+        last_finish = NULL;
+        *trajectory = t;
+    }
+    cJSON_Delete(last_finish);
+    forge_free(final);
+    cJSON_Delete(r.messages);
+    cJSON_Delete(r.calls);
+    seen_free(&r.seen);
+    forge_policy_free(&policy);
+    forge_policy_free(&defaults);
+    return rc;
+}

@@ -1,0 +1,321 @@
+/* Live suite runs from the command line. */
+#include "cli/live.h"
+#include "cli/cli.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "data/json.h"
+#include "eval/runner.h"
+#include "lua/l_eval.h"
+#include "model/model.h"
+#include "report/report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char forge_live_usage[] =
+    "run options:\n"
+    "  -j, --jobs N            cases in flight at once (default 1)\n"
+    "  --report FORMAT=PATH    write a report: json, jsonl, junit or md (repeatable)\n"
+    "  --save-transcripts FILE write every trajectory, one JSON object per line\n"
+    "  --min-pass-rate X       gate: pass rate (0..1) must be >= X\n"
+    "  --max-cost USD          gate: total cost must be <= USD\n"
+    "  --max-p95-ms MS         gate: p95 latency must be <= MS\n"
+    "  --baseline FILE         a previous JSON report: list regressions and new passes\n"
+    "  -q, --quiet             print only failing cases and the summary\n";
+
+static int number(const char *flag, const char *s, double lo, double hi, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (!*s || *end || errno || d < lo || d > hi) {
+        forge_cli_error("%s: '%s' is not a number between %g and %g", flag, s, lo, hi);
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
+void forge_live_opts_init(struct forge_live_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    forge_provider_opts_init(&o->prov);
+}
+
+int forge_live_parse(int argc, char **argv, int *i, struct forge_live_opts *o)
+{
+    const char *a = argv[*i];
+    struct forge_err perr = {0};
+    int pr = forge_provider_opts_arg(&o->prov, argc, argv, i, &perr);
+    if (pr < 0) {
+        forge_cli_error("%s", perr.msg);
+        return -1;
+    }
+    if (pr > 0)
+        return 1;
+    if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+        o->quiet = true;
+        return 1;
+    }
+    static const char *const valued[] = {"-j", "--jobs", "--report",
+                                         "--save-transcripts", "--min-pass-rate", "--max-cost",
+                                         "--max-p95-ms", "--baseline", NULL};
+    char flag[64];
+    const char *val = NULL;
+    const char *eq = a[0] == '-' && a[1] == '-' ? strchr(a, '=') : NULL;
+    if (eq && (size_t)(eq - a) < sizeof flag) {
+        memcpy(flag, a, (size_t)(eq - a));
+        flag[eq - a] = '\0';
+        val = eq + 1;
+    } else {
+        snprintf(flag, sizeof flag, "%s", a);
+    }
+    int known = 0;
+    for (const char *const *v = valued; *v && !known; v++)
+        known = !strcmp(*v, flag);
+    if (!known)
+        return 0;
+    if (!val) {
+        if (*i + 1 >= argc) {
+            forge_cli_error("%s needs a value", flag);
+            return -1;
+        }
+        val = argv[++*i];
+    }
+    double d;
+    if (!strcmp(flag, "-j") || !strcmp(flag, "--jobs")) {
+        if (number(flag, val, 1, 4096, &d))
+            return -1;
+        o->jobs = (int)d;
+    } else if (!strcmp(flag, "--report")) {
+        const char *e = strchr(val, '=');
+        size_t fl = e ? (size_t)(e - val) : 0;
+        const char *fmt = NULL;
+        static const char *const formats[] = {"json", "jsonl", "junit", "md", NULL};
+        for (const char *const *f = formats; e && *f; f++)
+            if (strlen(*f) == fl && !strncmp(*f, val, fl))
+                fmt = *f;
+        if (!fmt || !e[1]) {
+            forge_cli_error("--report '%s': expected FORMAT=PATH with FORMAT json, jsonl, junit "
+                            "or md", val);
+            return -1;
+        }
+        if (o->nreports == FORGE_LIVE_MAX_REPORTS) {
+            forge_cli_error("at most %d --report options", FORGE_LIVE_MAX_REPORTS);
+            return -1;
+        }
+        o->rformat[o->nreports] = fmt;
+        o->rpath[o->nreports++] = e + 1;
+    } else if (!strcmp(flag, "--save-transcripts")) {
+        o->save_transcripts = val;
+    } else if (!strcmp(flag, "--baseline")) {
+        o->baseline = val;
+    } else if (!strcmp(flag, "--min-pass-rate")) {
+        if (number(flag, val, 0, 1, &o->gates.min_pass_rate))
+            return -1;
+        o->gates.has_min_pass_rate = true;
+    } else if (!strcmp(flag, "--max-cost")) {
+        if (number(flag, val, 0, 1e300, &o->gates.max_cost))
+            return -1;
+        o->gates.has_max_cost = true;
+    } else if (!strcmp(flag, "--max-p95-ms")) {
+        if (number(flag, val, 0, 1e300, &o->gates.max_p95_ms))
+            return -1;
+        o->gates.has_max_p95_ms = true;
+    }
+    return 1;
+}
+
+struct sink {
+    const struct forge_live_opts *o;
+    struct forge_jsonl *jl, *tj;
+    struct forge_buf out;
+    int io_failed;
+    struct forge_err err;
+};
+
+static void on_case(void *ud, const cJSON *result, const cJSON *traj)
+{
+    struct sink *s = ud;
+    if (s->jl && !s->io_failed && forge_jsonl_add(s->jl, result, &s->err))
+        s->io_failed = 1;
+    if (s->tj && traj && !s->io_failed && forge_jsonl_add(s->tj, traj, &s->err))
+        s->io_failed = 1;
+    if (!s->o->quiet || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "passed"))) {
+        forge_report_console_case(&s->out, result);
+        fwrite(s->out.data ? s->out.data : "", 1, s->out.len, stdout);
+        fflush(stdout);
+        forge_buf_reset(&s->out);
+    }
+}
+
+/* The strictest of two gate sets. */
+static void merge_gates(struct forge_gates *g, const struct forge_gates *s)
+{
+    if (s->has_min_pass_rate && (!g->has_min_pass_rate || s->min_pass_rate > g->min_pass_rate)) {
+        g->has_min_pass_rate = true;
+        g->min_pass_rate = s->min_pass_rate;
+    }
+    if (s->has_max_cost && (!g->has_max_cost || s->max_cost < g->max_cost)) {
+        g->has_max_cost = true;
+        g->max_cost = s->max_cost;
+    }
+    if (s->has_max_p95_ms && (!g->has_max_p95_ms || s->max_p95_ms < g->max_p95_ms)) {
+        g->has_max_p95_ms = true;
+        g->max_p95_ms = s->max_p95_ms;
+    }
+}
+
+/* The model of a suite: --model, else the suite's own. Sets *owned when the caller frees it. */
+static struct forge_model *pick_model(const struct forge_live_opts *o, struct forge_vm *vm,
+                                      struct forge_lua_suite *s, int *owned,
+                                      struct forge_err *err)
+{
+    *owned = 0;
+    const char *spec = o->prov.model ? o->prov.model : s->model ? NULL : s->model_spec;
+    if (!spec && s->model)
+        return s->model;
+    if (!spec) {
+        forge_err_set(err, FORGE_EINVAL, "suite '%s' has no model: set model = forge.scripted{...} "
+                      "in the suite or give --model", s->name);
+        return NULL;
+    }
+    if (!strncmp(spec, "scripted:", 9)) {
+        struct forge_model *m = NULL;
+        if (forge_lua_scripted_load(vm, spec + 9, &m, err))
+            return NULL;
+        *owned = 1;
+        return m;
+    }
+    if (!strcmp(spec, "scripted")) {
+        forge_err_set(err, FORGE_EINVAL, "the scripted model needs rules: --model "
+                      "scripted:RULES.lua, or model = forge.scripted{...} in the suite");
+        return NULL;
+    }
+    struct forge_model *m = forge_provider_open(spec, &o->prov, err);
+    *owned = m != NULL;
+    return m;
+}
+
+int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
+                   struct forge_lua_suite *suites, int n)
+{
+    struct forge_err err = {0};
+    struct sink sink = {.o = o};
+    forge_buf_init(&sink.out, 0);
+    int code = FORGE_EXIT_USAGE;
+    cJSON *baseline = NULL, *report = NULL;
+    struct forge_suite *acc = forge_suite_new();
+    struct forge_gates gates = o->gates;
+    int any_flag_gate = gates.has_min_pass_rate || gates.has_max_cost || gates.has_max_p95_ms;
+    int infra = 0;
+    if (!acc) {
+        forge_cli_error("out of memory");
+        goto out;
+    }
+    if (o->baseline) {
+        baseline = forge_json_load(o->baseline, &err);
+        if (!baseline || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(baseline, "cases"))) {
+            forge_cli_error("%s", baseline ? "--baseline: not a forge JSON report (no \"cases\")"
+                                           : err.msg);
+            goto out;
+        }
+    }
+    for (int i = 0; i < o->nreports; i++) {
+        if (strcmp(o->rformat[i], "jsonl"))
+            continue;
+        if (sink.jl) {
+            forge_cli_error("only one jsonl report per run");
+            goto out;
+        }
+        if (!(sink.jl = forge_jsonl_open(o->rpath[i], &err))) {
+            forge_cli_error("%s", err.msg);
+            goto out;
+        }
+    }
+    if (o->save_transcripts && !(sink.tj = forge_jsonl_open(o->save_transcripts, &err))) {
+        forge_cli_error("%s", err.msg);
+        goto out;
+    }
+    struct forge_assertions *custom = forge_lua_assertions(vm);
+    for (int i = 0; i < n; i++) {
+        struct forge_lua_suite *s = &suites[i];
+        int owned = 0;
+        struct forge_model *model = pick_model(o, vm, s, &owned, &err);
+        if (!model) {
+            forge_cli_error("%s", err.msg);
+            code = forge_cli_exit_code(err.code);
+            goto out;
+        }
+        if (!any_flag_gate)
+            merge_gates(&gates, &s->gates);
+        cJSON *schemas = cJSON_CreateObject();
+        for (int t = 0; t < s->tools.n; t++)
+            cJSON_AddItemToObject(schemas, s->tools.v[t]->name,
+                                  cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(
+                                                      s->tools.v[t]->def, "parameters"), 1));
+        struct forge_run_spec spec = {
+            .suite_name = s->name,
+            .agent = {.model = model, .tools = &s->tools, .verifiers = &s->verifiers,
+                      .policy = &s->policy, .system = s->system, .params = s->params},
+            .cases = s->cases,
+            .eval = {.custom = custom, .tools = schemas},
+            .jobs = o->jobs,
+            .on_case = on_case,
+            .ud = &sink,
+        };
+        struct forge_run_stats stats = {0};
+        int rc = forge_run_suite(&spec, acc, &stats, &err);
+        cJSON_Delete(schemas);
+        if (owned)
+            forge_model_free(model);
+        if (rc) {
+            forge_cli_error("%s", err.msg);
+            code = FORGE_EXIT_INFRA;
+            goto out;
+        }
+        infra += stats.infra_errors;
+        if (sink.io_failed) {
+            forge_cli_error("%s", sink.err.msg);
+            code = FORGE_EXIT_INFRA;
+            goto out;
+        }
+    }
+    if (forge_suite_report(acc, &gates, baseline, &report, &err)) {
+        forge_cli_error("%s", err.msg);
+        goto out;
+    }
+    forge_report_console_summary(&sink.out, report);
+    fwrite(sink.out.data ? sink.out.data : "", 1, sink.out.len, stdout);
+    fflush(stdout);
+    for (int i = 0; i < o->nreports; i++) {
+        if (!strcmp(o->rformat[i], "jsonl"))
+            continue;
+        if (forge_report_write(o->rformat[i], o->rpath[i], report, &err)) {
+            forge_cli_error("%s", err.msg);
+            code = FORGE_EXIT_INFRA;
+            goto out;
+        }
+    }
+    if ((sink.jl && forge_jsonl_close(sink.jl, true, &err)) ||
+        (sink.tj && forge_jsonl_close(sink.tj, true, &err))) {
+        sink.jl = sink.tj = NULL;
+        forge_cli_error("%s", err.msg);
+        code = FORGE_EXIT_INFRA;
+        goto out;
+    }
+    sink.jl = sink.tj = NULL;
+    code = infra ? FORGE_EXIT_INFRA
+           : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(report, "passed")) ? FORGE_EXIT_OK
+                                                                                : FORGE_EXIT_FAIL;
+out:
+    forge_jsonl_close(sink.jl, false, NULL);
+    forge_jsonl_close(sink.tj, false, NULL);
+    forge_buf_free(&sink.out);
+    cJSON_Delete(baseline);
+    cJSON_Delete(report);
+    forge_suite_free(acc);
+    return code;
+}

@@ -1,0 +1,38 @@
+/* Running suites live (through the agent loop) from the command line: the options shared by
+ * `forge script` and `forge run`, and the reporting of one run. */
+#ifndef FORGE_CLI_LIVE_H
+#define FORGE_CLI_LIVE_H
+#include <stdbool.h>
+#include "eval/suite.h"
+#include "lua/l_suite.h"
+#include "lua/vm.h"
+#include "model/provider.h"
+
+#define FORGE_LIVE_MAX_REPORTS 16
+
+struct forge_live_opts {
+    int jobs;                     /* -j N */
+    struct forge_provider_opts prov; /* --model SPEC (overrides the suites' models), --base-url,
+                                        --record, --replay, ... */
+    const char *rformat[FORGE_LIVE_MAX_REPORTS], *rpath[FORGE_LIVE_MAX_REPORTS];
+    int nreports;
+    const char *save_transcripts; /* --save-transcripts FILE.jsonl */
+    const char *baseline;
+    struct forge_gates gates;     /* from flags; override the suites' gates */
+    bool quiet;
+};
+
+extern const char forge_live_usage[];
+
+/* Sets the defaults. */
+void forge_live_opts_init(struct forge_live_opts *o);
+
+/* Parses one option at argv[*i] (and its value). Returns 1 when consumed, 0 when it is not a
+ * run option, -1 after printing an error. */
+int forge_live_parse(int argc, char **argv, int *i, struct forge_live_opts *o);
+
+/* Runs <n> suites (borrowed) in <vm> and reports them as one run: a console line per case as it
+ * finishes, the summary, the --report files, --save-transcripts. Returns the exit code. */
+int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
+                   struct forge_lua_suite *suites, int n);
+#endif

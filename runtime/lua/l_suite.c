@@ -1,0 +1,436 @@
+/* Suites, tools, verifiers and scripted models defined in Lua. */
+#include "lua/l_suite.h"
+#include "lua/bind.h"
+#include "lua/callable.h"
+#include "base/alloc.h"
+#include "data/json.h"
+#include "eval/evalfile.h"
+#include "model/scripted.h"
+
+#include <lauxlib.h>
+#include <stdio.h>
+#include <string.h>
+
+bool forge_lua_is_kind(lua_State *L, int idx, const char *kind)
+{
+    if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx))
+        return false;
+    lua_getfield(L, -1, "__forge_kind");
+    bool is = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), kind) == 0;
+    lua_pop(L, 2);
+    return is;
+}
+
+/* Converts the table at <idx> to JSON, leaving out its function-valued fields. */
+static cJSON *data_of(lua_State *L, int idx, const char *where, struct forge_err *err)
+{
+    idx = lua_absindex(L, idx);
+    lua_newtable(L);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        if (lua_type(L, -1) == LUA_TFUNCTION) {
+            lua_pop(L, 1);
+            continue;
+        }
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, -4);
+    }
+    cJSON *v = forge_lua_to_json(L, -1, err);
+    lua_pop(L, 1);
+    if (!v)
+        forge_err_prefix(err, "%s", where);
+    return v;
+}
+
+/* A callable of the field <key> of the table at <idx> when it is a function. 1 made, 0 no
+ * function there, negative on failure. */
+static int field_fn(struct forge_vm *vm, int idx, const char *key, long timeout_ms,
+                    const char *name, struct forge_callable *out)
+{
+    lua_State *L = forge_vm_state(vm);
+    lua_getfield(L, idx, key);
+    int rc = 0;
+    if (lua_type(L, -1) == LUA_TFUNCTION)
+        rc = forge_lua_callable_new(vm, -1, timeout_ms, name, out) ? FORGE_ENOMEM : 1;
+    lua_pop(L, 1);
+    return rc;
+}
+
+static struct forge_tool *tool_of(struct forge_vm *vm, int idx, const char *where,
+                                  struct forge_err *err)
+{
+    lua_State *L = forge_vm_state(vm);
+    idx = lua_absindex(L, idx);
+    if (!forge_lua_is_kind(L, idx, "tool") && lua_type(L, idx) != LUA_TTABLE) {
+        forge_err_set(err, FORGE_EINVAL, "%s: expected a tool (forge.tool{...})", where);
+        return NULL;
+    }
+    cJSON *def = data_of(L, idx, where, err);
+    if (!def)
+        return NULL;
+    struct forge_tool *t = forge_tool_from_json(def, where, err);
+    cJSON_Delete(def);
+    if (!t)
+        return NULL;
+    t->net_allowed = forge_vm_allow_net(vm);
+    char fname[300];
+    struct forge_callable fn;
+    snprintf(fname, sizeof fname, "tool '%s'", t->name);
+    int r = field_fn(vm, idx, "run", t->timeout_ms, fname, &fn);
+    if (r == 1) {
+        forge_tool_set_function(t, fn, false, forge_lua_callable_free);
+    } else if (r == 0) {
+        snprintf(fname, sizeof fname, "template of tool '%s'", t->name);
+        r = field_fn(vm, idx, "template", t->timeout_ms, fname, &fn);
+        if (r == 0)
+            r = field_fn(vm, idx, "mock_template", t->timeout_ms, fname, &fn);
+        if (r == 1)
+            forge_tool_set_function(t, fn, true, forge_lua_callable_free);
+    }
+    if (r < 0) {
+        forge_tool_free(t);
+        forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        return NULL;
+    }
+    return t;
+}
+
+static struct forge_verifier *verifier_of(struct forge_vm *vm, int idx, const char *where,
+                                          struct forge_err *err)
+{
+    lua_State *L = forge_vm_state(vm);
+    idx = lua_absindex(L, idx);
+    if (lua_type(L, idx) != LUA_TTABLE) {
+        forge_err_set(err, FORGE_EINVAL, "%s: expected a verifier (forge.verifier{...})", where);
+        return NULL;
+    }
+    cJSON *def = data_of(L, idx, where, err);
+    if (!def)
+        return NULL;
+    struct forge_verifier *v = forge_verifier_from_json(def, where, err);
+    cJSON_Delete(def);
+    if (!v)
+        return NULL;
+    char fname[300];
+    snprintf(fname, sizeof fname, "verifier '%s'", v->name);
+    struct forge_callable fn;
+    int r = field_fn(vm, idx, "verify", 0, fname, &fn);
+    if (r == 1) {
+        forge_verifier_set_function(v, fn, forge_lua_callable_free);
+    } else if (r == 0 && v->kind == FORGE_VERIFIER_FN) {
+        forge_err_set(err, FORGE_EINVAL, "%s: verifier '%s' needs verify = function(call), a "
+                      "schema or a pattern", where, v->name);
+        forge_verifier_free(v);
+        return NULL;
+    } else if (r < 0) {
+        forge_verifier_free(v);
+        forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        return NULL;
+    }
+    return v;
+}
+
+/* Iterates the list (array) at field <key> of the table at <idx>, calling <each> for every
+ * element with the element on top of the stack. */
+static int each_of(struct forge_vm *vm, int idx, const char *key, const char *where,
+                   int (*each)(struct forge_vm *, int i, const char *where, void *ud,
+                               struct forge_err *),
+                   void *ud, struct forge_err *err)
+{
+    lua_State *L = forge_vm_state(vm);
+    lua_getfield(L, idx, key);
+    int rc = 0;
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    if (lua_type(L, -1) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return forge_err_set(err, FORGE_EINVAL, "%s: %s must be a list", where, key);
+    }
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    for (lua_Integer i = 1; i <= n && !rc; i++) {
+        char w[512];
+        snprintf(w, sizeof w, "%s: %s[%lld]", where, key, (long long)i);
+        lua_rawgeti(L, -1, i);
+        rc = each(vm, (int)i, w, ud, err);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return rc;
+}
+
+static int add_tool(struct forge_vm *vm, int i, const char *where, void *ud, struct forge_err *err)
+{
+    (void)i;
+    struct forge_tool *t = tool_of(vm, -1, where, err);
+    return t ? forge_toolset_add(ud, t, err) : err->code;
+}
+
+static int add_verifier(struct forge_vm *vm, int i, const char *where, void *ud,
+                        struct forge_err *err)
+{
+    (void)i;
+    struct forge_verifier *v = verifier_of(vm, -1, where, err);
+    return v ? forge_verifiers_add(ud, v, err) : err->code;
+}
+
+static int add_case(struct forge_vm *vm, int i, const char *where, void *ud, struct forge_err *err)
+{
+    (void)i;
+    lua_State *L = forge_vm_state(vm);
+    cJSON *c = forge_lua_to_json(L, -1, err);
+    if (!c) {
+        forge_err_prefix(err, "%s", where);
+        return FORGE_EINVAL;
+    }
+    if (forge_evalfile_check_case(c, err)) {
+        forge_err_prefix(err, "%s", where);
+        cJSON_Delete(c);
+        return FORGE_EINVAL;
+    }
+    cJSON_AddItemToArray(ud, c);
+    return 0;
+}
+
+static int model_of(struct forge_vm *vm, int idx, const char *name, struct forge_model **model,
+                    struct forge_err *err)
+{
+    lua_State *L = forge_vm_state(vm);
+    idx = lua_absindex(L, idx);
+    struct forge_callable fn;
+    int r = field_fn(vm, idx, "respond", 0, "scripted model", &fn);
+    if (r < 0)
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    if (r == 0)
+        return forge_err_set(err, FORGE_EINVAL, "model: expected forge.scripted{...} or a "
+                             "\"provider:model\" string");
+    *model = forge_scripted_new(fn, forge_lua_callable_free, name, err);
+    return *model ? 0 : err->code;
+}
+
+static int gate(lua_State *L, int idx, const char *key, bool *has, double *val, double lo,
+                double hi, const char *where, struct forge_err *err)
+{
+    lua_getfield(L, idx, key);
+    int rc = 0;
+    if (!lua_isnil(L, -1)) {
+        if (!lua_isnumber(L, -1) || lua_tonumber(L, -1) < lo || lua_tonumber(L, -1) > hi)
+            rc = forge_err_set(err, FORGE_EINVAL, "%s: gates.%s must be a number between %g and "
+                               "%g", where, key, lo, hi);
+        *has = true;
+        *val = lua_tonumber(L, -1);
+    }
+    lua_pop(L, 1);
+    return rc;
+}
+
+int forge_lua_suite_load(struct forge_vm *vm, int idx, struct forge_lua_suite *out,
+                         struct forge_err *err)
+{
+    lua_State *L = forge_vm_state(vm);
+    idx = lua_absindex(L, idx);
+    memset(out, 0, sizeof *out);
+    forge_policy_init(&out->policy);
+    out->cases = cJSON_CreateArray();
+    lua_getfield(L, idx, "name");
+    out->name = forge_strdup(lua_isstring(L, -1) ? lua_tostring(L, -1) : "suite");
+    lua_pop(L, 1);
+    char where[300];
+    snprintf(where, sizeof where, "suite '%s'", out->name);
+    static const char *const keys[] = {"name", "model", "tools", "verifiers", "cases", "policy",
+                                       "approve", "system", "params", "gates", NULL};
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+        int ok = 0;
+        for (const char *const *p = keys; *p && !ok; p++)
+            ok = strcmp(*p, k) == 0;
+        if (!ok) {
+            lua_pop(L, 1);
+            forge_err_set(err, FORGE_EINVAL, "%s: unknown key '%s' (name, model, tools, verifiers, "
+                          "cases, policy, approve, system, params, gates)", where, k);
+            goto fail;
+        }
+    }
+    int rc = each_of(vm, idx, "tools", where, add_tool, &out->tools, err);
+    if (!rc) {
+        lua_getfield(L, idx, "verifiers");
+        int has = !lua_isnil(L, -1);
+        lua_pop(L, 1);
+        if (has) {
+            rc = each_of(vm, idx, "verifiers", where, add_verifier, &out->verifiers, err);
+        } else {
+            /* every verifier the script registered with forge.verifier */
+            lua_getfield(L, LUA_REGISTRYINDEX, "forge.loaded");
+            lua_getfield(L, -1, "forge");
+            lua_getfield(L, -1, "verifiers");
+            if (lua_type(L, -1) == LUA_TFUNCTION) {
+                lua_call(L, 0, 1);
+                lua_newtable(L);
+                lua_insert(L, -2);
+                lua_setfield(L, -2, "list");
+                rc = each_of(vm, lua_gettop(L), "list", where, add_verifier, &out->verifiers, err);
+            }
+            lua_pop(L, 3);
+        }
+    }
+    if (!rc)
+        rc = each_of(vm, idx, "cases", where, add_case, out->cases, err);
+    if (rc)
+        goto fail;
+    /* The cases live on as JSON: let Lua's copies go (a suite may hold many thousands). */
+    lua_pushnil(L);
+    lua_setfield(L, idx, "cases");
+    if (!out->cases->child) {
+        forge_err_set(err, FORGE_EINVAL, "%s: has no cases (cases = forge.evals(\"...\") or a "
+                      "list of case tables)", where);
+        goto fail;
+    }
+    lua_getfield(L, idx, "policy");
+    if (!lua_isnil(L, -1)) {
+        cJSON *p = data_of(L, -1, where, err);
+        rc = p ? forge_policy_apply(&out->policy, p, where, err) : FORGE_EINVAL;
+        cJSON_Delete(p);
+    }
+    lua_pop(L, 1);
+    if (rc)
+        goto fail;
+    struct forge_callable fn;
+    int r = field_fn(vm, idx, "approve", 0, "approval function", &fn);
+    if (r == 1) {
+        out->policy.approve = fn;
+        out->policy.approve_free = forge_lua_callable_free;
+    }
+    lua_getfield(L, idx, "model");
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        out->model_spec = forge_strdup(lua_tostring(L, -1));
+    } else if (lua_type(L, -1) == LUA_TTABLE) {
+        rc = model_of(vm, -1, "scripted", &out->model, err);
+        if (rc)
+            forge_err_prefix(err, "%s", where);
+    } else if (!lua_isnil(L, -1)) {
+        rc = forge_err_set(err, FORGE_EINVAL, "%s: model must be forge.scripted{...} or a "
+                           "\"provider:model\" string", where);
+    }
+    lua_pop(L, 1);
+    if (rc)
+        goto fail;
+    lua_getfield(L, idx, "system");
+    if (lua_isstring(L, -1))
+        out->system = forge_strdup(lua_tostring(L, -1));
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "params");
+    if (lua_istable(L, -1))
+        out->params = data_of(L, -1, where, err);
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "gates");
+    if (lua_istable(L, -1)) {
+        int g = lua_gettop(L);
+        rc = gate(L, g, "pass_rate", &out->gates.has_min_pass_rate, &out->gates.min_pass_rate, 0,
+                  1, where, err);
+        if (!rc)
+            rc = gate(L, g, "max_cost", &out->gates.has_max_cost, &out->gates.max_cost, 0, 1e300,
+                      where, err);
+        if (!rc)
+            rc = gate(L, g, "max_p95_ms", &out->gates.has_max_p95_ms, &out->gates.max_p95_ms, 0,
+                      1e300, where, err);
+    }
+    lua_pop(L, 1);
+    if (rc)
+        goto fail;
+    return 0;
+fail:
+    forge_lua_suite_free(out);
+    return err->code ? err->code : FORGE_EINVAL;
+}
+
+void forge_lua_suite_free(struct forge_lua_suite *s)
+{
+    forge_free(s->name);
+    forge_toolset_free(&s->tools);
+    forge_verifiers_free(&s->verifiers);
+    forge_policy_free(&s->policy);
+    forge_model_free(s->model);
+    forge_free(s->model_spec);
+    cJSON_Delete(s->cases);
+    forge_free(s->system);
+    cJSON_Delete(s->params);
+    memset(s, 0, sizeof *s);
+}
+
+/* Runs <path> and leaves its first result on the stack. */
+static int run_file(struct forge_vm *vm, const char *path, struct forge_err *err)
+{
+    int rc = forge_vm_load_file(vm, path, err);
+    if (!rc)
+        rc = forge_vm_call(vm, 0, 1, err);
+    return rc;
+}
+
+int forge_lua_tools_load(struct forge_vm *vm, const char *path, struct forge_toolset *tools,
+                         struct forge_err *err)
+{
+    lua_State *L = forge_vm_state(vm);
+    int rc = run_file(vm, path, err);
+    if (rc)
+        return rc;
+    int t = lua_gettop(L);
+    if (lua_type(L, t) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return forge_err_set(err, FORGE_EINVAL, "%s: a tools file returns a list of forge.tool{...}",
+                             path);
+    }
+    if (forge_lua_is_kind(L, t, "tool")) {
+        char w[1024];
+        snprintf(w, sizeof w, "%s", path);
+        struct forge_tool *tool = tool_of(vm, t, w, err);
+        rc = tool ? forge_toolset_add(tools, tool, err) : err->code;
+    } else {
+        lua_newtable(L);
+        lua_pushvalue(L, t);
+        lua_setfield(L, -2, "tools");
+        rc = each_of(vm, lua_gettop(L), "tools", path, add_tool, tools, err);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return rc;
+}
+
+int forge_lua_scripted_load(struct forge_vm *vm, const char *path, struct forge_model **model,
+                            struct forge_err *err)
+{
+    lua_State *L = forge_vm_state(vm);
+    *model = NULL;
+    int rc = run_file(vm, path, err);
+    if (rc)
+        return rc;
+    if (lua_type(L, -1) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return forge_err_set(err, FORGE_EINVAL, "%s: a rules file returns forge.scripted{...} or "
+                             "a list of rules", path);
+    }
+    if (!forge_lua_is_kind(L, -1, "model")) {
+        /* a plain list of rules: forge.scripted(rules) */
+        lua_getfield(L, LUA_REGISTRYINDEX, "forge.require");
+        lua_pushliteral(L, "forge.scripted");
+        rc = forge_vm_call(vm, 1, 1, err);
+        if (rc) {
+            lua_pop(L, 1);
+            return rc;
+        }
+        lua_getfield(L, -1, "new");
+        lua_remove(L, -2);
+        lua_insert(L, -2);
+        rc = forge_vm_call(vm, 1, 1, err);
+        if (rc) {
+            forge_err_prefix(err, "%s", path);
+            return rc;
+        }
+    }
+    rc = model_of(vm, -1, path, model, err);
+    lua_pop(L, 1);
+    return rc;
+}

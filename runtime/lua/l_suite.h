@@ -1,0 +1,49 @@
+/* Suites defined in Lua (forge.suite{...}) turned into what the runner needs: tools with their
+ * Lua functions as callables, verifiers, policy with its approval function, the scripted model,
+ * validated cases and gates. */
+#ifndef FORGE_LUA_L_SUITE_H
+#define FORGE_LUA_L_SUITE_H
+#include <stdbool.h>
+#include <cjson/cJSON.h>
+#include "base/err.h"
+#include "eval/suite.h"
+#include "lua/vm.h"
+#include "model/model.h"
+#include "tools/policy.h"
+#include "tools/tool.h"
+#include "tools/verify.h"
+
+struct forge_lua_suite {
+    char *name;
+    struct forge_toolset tools;
+    struct forge_verifiers verifiers;
+    struct forge_policy policy;
+    struct forge_model *model; /* the suite's scripted model, or NULL */
+    char *model_spec;          /* "provider:model" when the suite names one, else NULL */
+    cJSON *cases;              /* validated cases */
+    char *system;
+    cJSON *params;
+    struct forge_gates gates;
+};
+
+/* True when the value at <idx> is a table made by forge.<kind> ("suite", "tool", ...). */
+bool forge_lua_is_kind(lua_State *L, int idx, const char *kind);
+
+/* Builds <out> from the forge.suite table at <idx> of <vm>'s stack. Errors (FORGE_EINVAL) name
+ * the suite and the key ("suite 'weather': tools[2]: ..."). On failure <out> holds nothing to
+ * free. */
+int forge_lua_suite_load(struct forge_vm *vm, int idx, struct forge_lua_suite *out,
+                         struct forge_err *err);
+
+/* Loads a tools script (--tools FILE.lua): runs it and takes the forge.tool values it returns
+ * (a list of tools, or a table of them) into <tools>. */
+int forge_lua_tools_load(struct forge_vm *vm, const char *path, struct forge_toolset *tools,
+                         struct forge_err *err);
+
+/* Loads scripted rules (--model scripted:RULES.lua): runs the file, which returns a
+ * forge.scripted{...} value or a plain list of rules, and makes the model. */
+int forge_lua_scripted_load(struct forge_vm *vm, const char *path, struct forge_model **model,
+                            struct forge_err *err);
+
+void forge_lua_suite_free(struct forge_lua_suite *s);
+#endif

@@ -1,0 +1,82 @@
+/* Provider dialects: each maps the normalized chat request (model.h) to its provider's wire
+ * body and the provider's answer back to the normalized response. Dialects do no I/O; the
+ * provider layer (provider.h) sends the bodies. Shared helpers for all dialects live here too
+ * (runtime/model/wire.c). */
+#ifndef FORGE_MODEL_DIALECT_H
+#define FORGE_MODEL_DIALECT_H
+#include <stddef.h>
+#include <cjson/cJSON.h>
+#include "base/err.h"
+
+struct forge_dialect {
+    const char *name; /* provider name as in a model spec: "openai", "anthropic", ... */
+    /* Builds the wire body for <req> (borrowed, already checked by forge_wire_check) and the
+     * model name <model>. On success *body is a new tree. FORGE_EINVAL when the request
+     * cannot be expressed in this dialect (the message says why). */
+    int (*build)(const cJSON *req, const char *model, cJSON **body, struct forge_err *err);
+    /* Parses a successful wire answer <body> into a new normalized response *resp with
+     * "message", "finish_reason" and "usage". <req> is the request it answers (borrowed).
+     * FORGE_ENET when the body does not have the provider's documented shape. */
+    int (*parse)(const cJSON *req, const cJSON *body, cJSON **resp, struct forge_err *err);
+    /* Writes the provider's own error message from an error answer <body> (may be NULL when
+     * the body is not JSON) into <out> (n bytes); leaves "" when it finds none. */
+    void (*error_message)(const cJSON *body, char *out, size_t n);
+};
+
+extern const struct forge_dialect forge_dialect_openai;
+extern const struct forge_dialect forge_dialect_openai_responses;
+extern const struct forge_dialect forge_dialect_anthropic;
+extern const struct forge_dialect forge_dialect_gemini;
+extern const struct forge_dialect forge_dialect_ollama;
+
+/* The dialect for a provider name, or NULL. "openai-compatible" is "openai". */
+const struct forge_dialect *forge_dialect_find(const char *provider);
+
+/* Checks that <req> has the normalized shape of model.h: messages with known roles, tool
+ * calls with "id", "name" and object "arguments", exactly one tool message for every call
+ * (after it) and no tool message without a call, tools with names, a known tool_choice whose
+ * named tool is among the tools. FORGE_EINVAL names the offending path ("messages[2]..."). */
+int forge_wire_check(const cJSON *req, struct forge_err *err);
+
+/* The tool message answering <call_id> in <req>'s messages (borrowed), or NULL. */
+const cJSON *forge_wire_result(const cJSON *req, const char *call_id);
+
+/* Returns the compact JSON text of <args> (new string, free with forge_free) or NULL when out
+ * of memory. */
+char *forge_wire_args_text(const cJSON *args);
+
+/* Sets "arguments" on <call> from the JSON text <text> (NULL or "" mean {}). Text that is not
+ * a JSON object leaves {} and adds "arguments_text" (the raw text) and "arguments_error" (why),
+ * so the agent loop can report the malformed call to the model. Returns 0 or FORGE_ENOMEM. */
+int forge_wire_set_args_text(cJSON *call, const char *text);
+
+/* Adds <item> to <obj> under <key> (replacing a member of that name), taking ownership even on
+ * failure. Returns <item>, or NULL when <item> was NULL or memory ran out (then it is freed). */
+cJSON *forge_wire_put(cJSON *obj, const char *key, cJSON *item);
+
+/* A new tool call {"id", "name", "arguments": {}}; NULL when out of memory. */
+cJSON *forge_wire_call_new(const char *id, const char *name);
+
+/* For providers that give calls no id: writes "call_<n>" into <out>, n counting every tool
+ * call already in <req>'s history plus <index> + 1, so ids are unique within a conversation and
+ * the same for the same history. */
+void forge_wire_call_id(const cJSON *req, int index, char *out, size_t n);
+
+/* A new normalized response with an assistant message holding <content> (NULL: JSON null) and
+ * <calls> (taken; NULL: no "tool_calls"), <finish_reason>, and usage tokens. NULL when out of
+ * memory. */
+cJSON *forge_wire_response_new(const char *content, cJSON *calls, const char *finish_reason,
+                               double input_tokens, double output_tokens);
+
+/* Adds to <obj> a copy of every member of <params> (borrowed, may be NULL) whose name is not
+ * in the NULL-terminated <skip>. Returns 0 or FORGE_ENOMEM. */
+int forge_wire_copy_params(cJSON *obj, const cJSON *params, const char *const *skip);
+
+/* Tool result content as a JSON value for dialects that want objects: the parsed JSON when
+ * <text> is JSON, else a string. New tree or NULL when out of memory. */
+cJSON *forge_wire_result_value(const char *text);
+
+/* Copies the string at <key> of <obj> (or of the object at "error") into <out>; helper for
+ * error_message. */
+void forge_wire_error_text(const cJSON *v, char *out, size_t n);
+#endif

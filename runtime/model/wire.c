@@ -1,0 +1,297 @@
+/* Helpers shared by the provider dialects: request checking and the normalized shapes. */
+#include "model/dialect.h"
+#include "base/alloc.h"
+#include "data/json.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const struct forge_dialect *forge_dialect_find(const char *p)
+{
+    if (!p)
+        return NULL;
+    if (strcmp(p, "openai") == 0 || strcmp(p, "openai-compatible") == 0)
+        return &forge_dialect_openai;
+    if (strcmp(p, "openai-responses") == 0)
+        return &forge_dialect_openai_responses;
+    if (strcmp(p, "anthropic") == 0)
+        return &forge_dialect_anthropic;
+    if (strcmp(p, "gemini") == 0)
+        return &forge_dialect_gemini;
+    if (strcmp(p, "ollama") == 0)
+        return &forge_dialect_ollama;
+    return NULL;
+}
+
+static int bad(struct forge_err *err, const char *fmt, const char *a, int i, int j)
+{
+    char path[96];
+    snprintf(path, sizeof path, fmt, i, j);
+    return forge_err_set(err, FORGE_EINVAL, "request: %s: %s", path, a);
+}
+
+const cJSON *forge_wire_result(const cJSON *req, const char *call_id)
+{
+    const cJSON *msgs = cJSON_GetObjectItemCaseSensitive(req, "messages"), *m;
+    cJSON_ArrayForEach(m, msgs) {
+        const char *role = forge_json_str(m, "role");
+        const char *id = forge_json_str(m, "tool_call_id");
+        if (role && strcmp(role, "tool") == 0 && id && strcmp(id, call_id) == 0)
+            return m;
+    }
+    return NULL;
+}
+
+static int tool_named(const cJSON *tools, const char *name)
+{
+    const cJSON *t;
+    cJSON_ArrayForEach(t, tools) {
+        const char *n = forge_json_str(t, "name");
+        if (n && strcmp(n, name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+int forge_wire_check(const cJSON *req, struct forge_err *err)
+{
+    if (!cJSON_IsObject(req))
+        return forge_err_set(err, FORGE_EINVAL, "request: must be a JSON object");
+    const cJSON *sys = cJSON_GetObjectItemCaseSensitive(req, "system");
+    if (sys && !cJSON_IsString(sys) && !cJSON_IsNull(sys))
+        return forge_err_set(err, FORGE_EINVAL, "request: system: must be a string");
+    const cJSON *msgs = cJSON_GetObjectItemCaseSensitive(req, "messages");
+    if (!cJSON_IsArray(msgs) || cJSON_GetArraySize(msgs) == 0)
+        return forge_err_set(err, FORGE_EINVAL, "request: messages: must be a non-empty array");
+    int i = 0;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, msgs) {
+        const char *role = forge_json_str(m, "role");
+        const cJSON *content = cJSON_GetObjectItemCaseSensitive(m, "content");
+        if (!role)
+            return bad(err, "messages[%d].role", "missing (user, assistant or tool)", i, 0);
+        if (content && !cJSON_IsString(content) && !cJSON_IsNull(content))
+            return bad(err, "messages[%d].content", "must be a string or null", i, 0);
+        if (strcmp(role, "user") == 0) {
+            if (!cJSON_IsString(content))
+                return bad(err, "messages[%d].content", "a user message needs text", i, 0);
+        } else if (strcmp(role, "assistant") == 0) {
+            const cJSON *calls = cJSON_GetObjectItemCaseSensitive(m, "tool_calls"), *c;
+            if (calls && !cJSON_IsArray(calls))
+                return bad(err, "messages[%d].tool_calls", "must be an array", i, 0);
+            int j = 0;
+            cJSON_ArrayForEach(c, calls) {
+                const char *id = forge_json_str(c, "id"), *name = forge_json_str(c, "name");
+                if (!id || !*id)
+                    return bad(err, "messages[%d].tool_calls[%d].id", "missing", i, j);
+                if (!name || !*name)
+                    return bad(err, "messages[%d].tool_calls[%d].name", "missing", i, j);
+                if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(c, "arguments")))
+                    return bad(err, "messages[%d].tool_calls[%d].arguments", "must be an object", i, j);
+                int n = 0, k = 0, after = 0;
+                const cJSON *r;
+                cJSON_ArrayForEach(r, msgs) {
+                    const char *rid = forge_json_str(r, "tool_call_id");
+                    const char *rr = forge_json_str(r, "role");
+                    if (rr && strcmp(rr, "tool") == 0 && rid && strcmp(rid, id) == 0) {
+                        n++;
+                        after = k > i;
+                    }
+                    k++;
+                }
+                if (n == 0)
+                    return forge_err_set(err, FORGE_EINVAL,
+                                         "request: messages[%d].tool_calls[%d]: call '%s' (%s) has no tool "
+                                         "message with its result; every call needs one", i, j, id, name);
+                if (n > 1 || !after)
+                    return forge_err_set(err, FORGE_EINVAL,
+                                         "request: messages[%d].tool_calls[%d]: call '%s' needs exactly one tool "
+                                         "message after it (found %d)", i, j, id, n);
+                j++;
+            }
+        } else if (strcmp(role, "tool") == 0) {
+            const char *id = forge_json_str(m, "tool_call_id");
+            if (!id)
+                return bad(err, "messages[%d].tool_call_id", "missing", i, 0);
+            if (!cJSON_IsString(content))
+                return bad(err, "messages[%d].content", "a tool message needs its result as text", i, 0);
+            int found = 0;
+            const cJSON *a;
+            cJSON_ArrayForEach(a, msgs) {
+                if (a == m)
+                    break;
+                const cJSON *c;
+                cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(a, "tool_calls")) {
+                    const char *cid = forge_json_str(c, "id");
+                    if (cid && strcmp(cid, id) == 0)
+                        found = 1;
+                }
+            }
+            if (!found)
+                return forge_err_set(err, FORGE_EINVAL,
+                                     "request: messages[%d]: tool result for '%s' answers no earlier call", i, id);
+        } else {
+            return forge_err_set(err, FORGE_EINVAL,
+                                 "request: messages[%d].role: '%s' is not user, assistant or tool "
+                                 "(the system prompt goes in \"system\")", i, role);
+        }
+        i++;
+    }
+    const cJSON *tools = cJSON_GetObjectItemCaseSensitive(req, "tools"), *t;
+    if (tools && !cJSON_IsArray(tools))
+        return forge_err_set(err, FORGE_EINVAL, "request: tools: must be an array");
+    i = 0;
+    cJSON_ArrayForEach(t, tools) {
+        const char *name = forge_json_str(t, "name");
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(t, "parameters");
+        if (!name || !*name)
+            return bad(err, "tools[%d].name", "missing", i, 0);
+        if (p && !cJSON_IsObject(p))
+            return bad(err, "tools[%d].parameters", "must be a JSON Schema object", i, 0);
+        i++;
+    }
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(req, "tool_choice");
+    if (tc) {
+        if (cJSON_IsString(tc)) {
+            const char *s = tc->valuestring;
+            if (strcmp(s, "auto") && strcmp(s, "none") && strcmp(s, "required"))
+                return forge_err_set(err, FORGE_EINVAL,
+                                     "request: tool_choice: '%s' is not auto, none, required or {\"name\": ...}", s);
+        } else {
+            const char *name = forge_json_str(tc, "name");
+            if (!name)
+                return forge_err_set(err, FORGE_EINVAL,
+                                     "request: tool_choice: must be auto, none, required or {\"name\": TOOL}");
+            if (!tool_named(tools, name))
+                return forge_err_set(err, FORGE_EINVAL, "request: tool_choice: names '%s', which is not among the tools", name);
+        }
+    }
+    const cJSON *ptc = cJSON_GetObjectItemCaseSensitive(req, "parallel_tool_calls");
+    if (ptc && !cJSON_IsBool(ptc))
+        return forge_err_set(err, FORGE_EINVAL, "request: parallel_tool_calls: must be true or false");
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(req, "params");
+    if (params && !cJSON_IsObject(params))
+        return forge_err_set(err, FORGE_EINVAL, "request: params: must be an object");
+    return 0;
+}
+
+cJSON *forge_wire_put(cJSON *obj, const char *key, cJSON *item)
+{
+    if (!item)
+        return NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+    if (!cJSON_AddItemToObject(obj, key, item)) {
+        cJSON_Delete(item);
+        return NULL;
+    }
+    return item;
+}
+
+char *forge_wire_args_text(const cJSON *args)
+{
+    return forge_json_print(args, 0);
+}
+
+cJSON *forge_wire_call_new(const char *id, const char *name)
+{
+    cJSON *c = cJSON_CreateObject();
+    if (!c || !cJSON_AddStringToObject(c, "id", id ? id : "") || !cJSON_AddStringToObject(c, "name", name ? name : "") ||
+        !cJSON_AddObjectToObject(c, "arguments")) {
+        cJSON_Delete(c);
+        return NULL;
+    }
+    return c;
+}
+
+int forge_wire_set_args_text(cJSON *call, const char *text)
+{
+    if (!text || !*text)
+        return 0;
+    struct forge_err e;
+    forge_err_clear(&e);
+    cJSON *v = forge_json_parse(text, strlen(text), "arguments", &e);
+    if (v && cJSON_IsObject(v))
+        return forge_wire_put(call, "arguments", v) ? 0 : FORGE_ENOMEM;
+    const char *why = v ? "arguments: not a JSON object" : e.msg;
+    cJSON_Delete(v);
+    if (!cJSON_AddStringToObject(call, "arguments_text", text) || !cJSON_AddStringToObject(call, "arguments_error", why))
+        return FORGE_ENOMEM;
+    return 0;
+}
+
+void forge_wire_call_id(const cJSON *req, int index, char *out, size_t n)
+{
+    int count = 0;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(req, "messages"))
+        count += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "tool_calls"));
+    snprintf(out, n, "call_%d", count + index + 1);
+}
+
+cJSON *forge_wire_response_new(const char *content, cJSON *calls, const char *finish_reason,
+                               double input_tokens, double output_tokens)
+{
+    cJSON *r = cJSON_CreateObject(), *m, *u, *c = calls;
+    calls = NULL;
+    if (!r || !(m = cJSON_AddObjectToObject(r, "message")) || !cJSON_AddStringToObject(m, "role", "assistant"))
+        goto fail;
+    if (!(content ? cJSON_AddStringToObject(m, "content", content) : cJSON_AddNullToObject(m, "content")))
+        goto fail;
+    if (c) {
+        cJSON *t = c;
+        c = NULL;
+        if (!forge_wire_put(m, "tool_calls", t))
+            goto fail;
+    }
+    if (!cJSON_AddStringToObject(r, "finish_reason", finish_reason) || !(u = cJSON_AddObjectToObject(r, "usage")) ||
+        !cJSON_AddNumberToObject(u, "input_tokens", input_tokens) ||
+        !cJSON_AddNumberToObject(u, "output_tokens", output_tokens))
+        goto fail;
+    return r;
+fail:
+    cJSON_Delete(r);
+    cJSON_Delete(c);
+    return NULL;
+}
+
+int forge_wire_copy_params(cJSON *obj, const cJSON *params, const char *const *skip)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, params) {
+        int skipped = 0;
+        for (const char *const *s = skip; s && *s; s++)
+            if (strcmp(p->string, *s) == 0)
+                skipped = 1;
+        if (skipped)
+            continue;
+        if (!forge_wire_put(obj, p->string, cJSON_Duplicate(p, 1)))
+            return FORGE_ENOMEM;
+    }
+    return 0;
+}
+
+cJSON *forge_wire_result_value(const char *text)
+{
+    struct forge_err e;
+    cJSON *v = forge_json_parse(text, strlen(text), "result", &e);
+    if (v)
+        return v;
+    return cJSON_CreateString(text);
+}
+
+void forge_wire_error_text(const cJSON *v, char *out, size_t n)
+{
+    out[0] = '\0';
+    if (!v)
+        return;
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(v, "error");
+    const char *s = NULL;
+    if (cJSON_IsString(e))
+        s = e->valuestring;
+    else if (cJSON_IsObject(e))
+        s = forge_json_str(e, "message");
+    if (!s)
+        s = forge_json_str(v, "message");
+    if (s)
+        snprintf(out, n, "%s", s);
+}

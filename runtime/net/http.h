@@ -1,0 +1,67 @@
+/* HTTP POST over libcurl for model providers: per-attempt timeouts, an overall deadline, a cap
+ * on response bodies, retries with exponential backoff and jitter on 429, 5xx and connection
+ * errors (honouring Retry-After), and redaction of secrets in every message it writes.
+ *
+ * Waits before a retry follow Retry-After (or OpenAI's retry-after-ms, which wins when both are
+ * sent) when the response has it, else forge_http_backoff_ms.
+ *
+ * Thread safety: forge_http_post may be called from many threads at once. Each thread keeps one
+ * libcurl easy handle (so connections are reused across calls); it is released when the thread
+ * exits. libcurl's global state is initialized once, on first use. */
+#ifndef FORGE_NET_HTTP_H
+#define FORGE_NET_HTTP_H
+#include <stddef.h>
+#include <stdint.h>
+#include "base/err.h"
+
+/* Default cap on a response body: 32 MiB. */
+#define FORGE_HTTP_BODY_LIMIT ((size_t)32 << 20)
+/* Retries after the first attempt, unless set otherwise. */
+#define FORGE_HTTP_RETRIES 4
+
+struct forge_http_opts {
+    long timeout_ms;         /* one attempt, connect to last byte; 0: 120000 */
+    long connect_timeout_ms; /* 0: 10000 */
+    int retries;             /* retries after the first attempt; negative: FORGE_HTTP_RETRIES */
+    long backoff_ms;         /* first backoff; doubles each retry, jittered; 0: 500 */
+    long backoff_max_ms;     /* cap on one wait, Retry-After included; 0: 60000 */
+    uint64_t deadline_ns;    /* absolute forge_clock_ns() after which no attempt starts and
+                                waits are cut short; 0: none */
+    size_t body_limit;       /* cap on the response body; 0: FORGE_HTTP_BODY_LIMIT */
+    const char *const *secrets; /* NULL-terminated strings never to appear in messages; may
+                                   be NULL. Borrowed for the call. */
+};
+
+struct forge_http_response {
+    long status;       /* final HTTP status */
+    char *body;        /* owned, NUL-terminated; free with forge_http_response_free */
+    size_t len;
+    int attempts;      /* 1 + retries actually made */
+    double elapsed_ms; /* wall time of the whole call, waits included */
+};
+
+/* POSTs <len> bytes of <body> to <url> with the NULL-terminated "Name: value" <headers>
+ * (borrowed). Retries 429, 5xx and connection errors (timeouts included) as <o> says.
+ * Returns 0 when a response arrived, whatever its status (the caller judges non-2xx; after
+ * retries on 429/5xx the last response is returned), filling <out>. Errors: FORGE_ENET when no
+ * response could be had (the message names the URL, the cause and the attempts), FORGE_ELIMIT
+ * when the body passes the cap (not retried), FORGE_ENOMEM. Messages never contain a secret. */
+int forge_http_post(const char *url, const char *const *headers, const char *body, size_t len,
+                    const struct forge_http_opts *o, struct forge_http_response *out,
+                    struct forge_err *err);
+
+void forge_http_response_free(struct forge_http_response *r);
+
+/* Replaces, in place, every occurrence of each non-empty string of the NULL-terminated
+ * <secrets> in the NUL-terminated <s> by "[REDACTED]" (truncating to <cap> bytes including
+ * the NUL). */
+void forge_http_redact(char *s, size_t cap, const char *const *secrets);
+
+/* Parses a Retry-After value (delay seconds, possibly fractional, or an HTTP date) into
+ * milliseconds from now; returns -1 when it is absent or unreadable. */
+long forge_http_retry_after_ms(const char *value);
+
+/* The wait before retry number <attempt> (1-based) in milliseconds: a uniformly random value
+ * in [base/2, base] with base = backoff_ms * 2^(attempt-1), capped at backoff_max_ms. */
+long forge_http_backoff_ms(const struct forge_http_opts *o, int attempt);
+#endif

@@ -1,0 +1,512 @@
+/* Tools: definitions, registry, executors. */
+#include "tools/tool.h"
+#include "tools/tool_http.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "data/json.h"
+#include "data/schema.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Keys of forge's tool JSON, for the did-you-mean of unknown keys. */
+static const char *const known_keys[] = {
+    "name", "description", "parameters", "schema", "input_schema", "inputSchema",
+    "outputSchema", "output_schema", "annotations", "title", "strict",
+    "mock", "responses", "fallback", "template", "http", "timeout", "timeout_ms", "coerce",
+    "category", "consequenceLevel", "requiresConfirmation", "triggerPhrases", "tags",
+    "version", "status", "dependsOn", "mcpRouting", "type", "function",
+    "run", "mock_template", NULL,
+};
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 40 || lb > 40)
+        return 99;
+    size_t d[41][41];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < c)
+                c = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < c)
+                c = d[i][j - 1] + 1;
+            d[i][j] = c;
+        }
+    return d[la][lb];
+}
+
+static const char *suggest(const char *key)
+{
+    const char *best = NULL;
+    size_t bd = 3;
+    for (const char *const *k = known_keys; *k; k++) {
+        size_t d = edit_distance(key, *k);
+        if (d < bd) {
+            bd = d;
+            best = *k;
+        }
+    }
+    return best;
+}
+
+/* agent-tool-forge's flat schema: every value an object with a "type" and no JSON Schema
+ * keyword at the top. */
+static int is_flat_schema(const cJSON *s)
+{
+    if (!cJSON_IsObject(s) || !s->child)
+        return 0;
+    if (cJSON_GetObjectItemCaseSensitive(s, "type") && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(s, "type")))
+        return 0;
+    if (cJSON_GetObjectItemCaseSensitive(s, "properties") || cJSON_GetObjectItemCaseSensitive(s, "$ref"))
+        return 0;
+    for (const cJSON *c = s->child; c; c = c->next)
+        if (!cJSON_IsObject(c) || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, "type")))
+            return 0;
+    return 1;
+}
+
+/* {"city": {"type": "string", "optional": true}} -> {"type": "object", "properties": {...},
+ * "required": [...]} (optional dropped from the property). */
+static cJSON *from_flat(const cJSON *s)
+{
+    cJSON *out = cJSON_CreateObject();
+    cJSON_AddStringToObject(out, "type", "object");
+    cJSON *props = cJSON_AddObjectToObject(out, "properties");
+    cJSON *req = cJSON_CreateArray();
+    for (const cJSON *c = s->child; c; c = c->next) {
+        cJSON *p = cJSON_Duplicate(c, 1);
+        cJSON *opt = cJSON_DetachItemFromObjectCaseSensitive(p, "optional");
+        if (!cJSON_IsTrue(opt))
+            cJSON_AddItemToArray(req, cJSON_CreateString(c->string));
+        cJSON_Delete(opt);
+        cJSON_AddItemToObject(props, c->string, p);
+    }
+    if (req->child)
+        cJSON_AddItemToObject(out, "required", req);
+    else
+        cJSON_Delete(req);
+    return out;
+}
+
+struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, struct forge_err *err)
+{
+    if (!cJSON_IsObject(in)) {
+        forge_err_set(err, FORGE_EINVAL, "%s: a tool definition must be an object", where);
+        return NULL;
+    }
+    const cJSON *def = in;
+    const cJSON *fn = cJSON_GetObjectItemCaseSensitive(in, "function");
+    if (cJSON_IsObject(fn)) /* OpenAI {"type": "function", "function": {...}} */
+        def = fn;
+    for (const cJSON *c = def->child; c; c = c->next) {
+        int known = 0;
+        for (const char *const *k = known_keys; *k && !known; k++)
+            known = strcmp(c->string, *k) == 0;
+        if (!known) {
+            const char *s = suggest(c->string);
+            forge_err_set(err, FORGE_EINVAL, "%s: unknown key '%s' in a tool definition%s%s%s",
+                          where, c->string, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+            return NULL;
+        }
+    }
+    const char *name = forge_json_str(def, "name");
+    if (!name || !*name) {
+        forge_err_set(err, FORGE_EINVAL, "%s: a tool needs a non-empty string 'name'", where);
+        return NULL;
+    }
+    struct forge_tool *t = forge_calloc(1, sizeof *t);
+    if (!t) {
+        forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        return NULL;
+    }
+    t->name = forge_strdup(name);
+    t->def = cJSON_CreateObject();
+    cJSON_AddStringToObject(t->def, "name", name);
+    const char *desc = forge_json_str(def, "description");
+    cJSON_AddStringToObject(t->def, "description", desc ? desc : "");
+    const cJSON *params = NULL;
+    static const char *const pkeys[] = {"parameters", "schema", "input_schema", "inputSchema", NULL};
+    for (const char *const *k = pkeys; *k && !params; k++)
+        params = cJSON_GetObjectItemCaseSensitive(def, *k);
+    cJSON *schema = NULL;
+    if (params && !cJSON_IsNull(params)) {
+        if (!cJSON_IsObject(params) && !cJSON_IsBool(params)) {
+            forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': parameters must be a JSON Schema object",
+                          where, name);
+            goto fail;
+        }
+        schema = is_flat_schema(params) ? from_flat(params) : cJSON_Duplicate(params, 1);
+    } else {
+        schema = cJSON_Parse("{\"type\":\"object\",\"properties\":{}}");
+    }
+    cJSON_AddItemToObject(t->def, "parameters", schema);
+    if (params && !cJSON_IsNull(params)) {
+        struct forge_schema_opts so = {0};
+        so.draft = FORGE_DRAFT_DEFAULT;
+        t->schema = forge_schema_compile(schema, &so, err);
+        if (!t->schema) {
+            forge_err_prefix(err, "%s: tool '%s': parameters", where, name);
+            goto fail;
+        }
+    }
+    static const char *const copy[] = {"category", "consequenceLevel", "requiresConfirmation",
+                                       "triggerPhrases", "timeout", "tags", "version", "status",
+                                       "dependsOn", "annotations", NULL};
+    for (const char *const *k = copy; *k; k++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(def, *k);
+        if (v)
+            cJSON_AddItemToObject(t->def, *k, cJSON_Duplicate(v, 1));
+    }
+    const char *cat = forge_json_str(def, "category");
+    if (cat && strcmp(cat, "read") && strcmp(cat, "write") && strcmp(cat, "delete") &&
+        strcmp(cat, "side_effect") && strcmp(cat, "analysis")) {
+        forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': category must be read, write, delete, "
+                      "side_effect or analysis, not '%s'", where, name, cat);
+        goto fail;
+    }
+    const cJSON *to = cJSON_GetObjectItemCaseSensitive(def, "timeout_ms");
+    if (!to)
+        to = cJSON_GetObjectItemCaseSensitive(def, "timeout");
+    if (to) {
+        if (!cJSON_IsNumber(to) || to->valuedouble < 0) {
+            forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': timeout must be a number of "
+                          "milliseconds", where, name);
+            goto fail;
+        }
+        t->timeout_ms = (long)to->valuedouble;
+    }
+    t->coerce = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(def, "coerce"));
+    t->net_allowed = true;
+    const cJSON *v;
+    if ((v = cJSON_GetObjectItemCaseSensitive(def, "responses"))) {
+        if (!cJSON_IsArray(v)) {
+            forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': responses must be an array of "
+                          "{\"when\": {...}, \"result\": ...}", where, name);
+            goto fail;
+        }
+        int i = 0;
+        for (const cJSON *e = v->child; e; e = e->next, i++) {
+            const cJSON *when = cJSON_GetObjectItemCaseSensitive(e, "when");
+            if (!cJSON_IsObject(e) || (when && !cJSON_IsObject(when)) ||
+                (!cJSON_GetObjectItemCaseSensitive(e, "result") &&
+                 !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "error")))) {
+                forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': responses[%d] must be "
+                              "{\"when\": {...}, \"result\": ...} or {\"when\": {...}, "
+                              "\"error\": \"...\"}", where, name, i);
+                goto fail;
+            }
+        }
+        t->kind = FORGE_TOOL_RESPONSES;
+        t->data = cJSON_Duplicate(v, 1);
+        const cJSON *fb = cJSON_GetObjectItemCaseSensitive(def, "fallback");
+        if (fb)
+            t->fallback = cJSON_Duplicate(fb, 1);
+    } else if ((v = cJSON_GetObjectItemCaseSensitive(def, "template")) ||
+               (v = cJSON_GetObjectItemCaseSensitive(def, "mock_template"))) {
+        if (!cJSON_IsString(v)) {
+            forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': template must be a string (or a Lua "
+                          "function)", where, name);
+            goto fail;
+        }
+        t->kind = FORGE_TOOL_TEMPLATE;
+        t->data = cJSON_Duplicate(v, 1);
+    } else if ((v = cJSON_GetObjectItemCaseSensitive(def, "mock"))) {
+        t->kind = FORGE_TOOL_MOCK;
+        t->data = cJSON_Duplicate(v, 1);
+    } else if ((v = cJSON_GetObjectItemCaseSensitive(def, "http"))) {
+        if (forge_tool_http_check(v, name, where, err))
+            goto fail;
+        t->kind = FORGE_TOOL_HTTP;
+        t->data = cJSON_Duplicate(v, 1);
+    }
+    return t;
+fail:
+    forge_tool_free(t);
+    return NULL;
+}
+
+void forge_tool_set_function(struct forge_tool *t, struct forge_callable fn, bool is_template,
+                             void (*free_fn)(void *ctx))
+{
+    if (t->has_fn && t->free_fn)
+        t->free_fn(t->fn.ctx);
+    t->fn = fn;
+    t->has_fn = true;
+    t->free_fn = free_fn;
+    if (is_template) {
+        t->kind = FORGE_TOOL_TEMPLATE;
+        cJSON_Delete(t->data);
+        t->data = NULL;
+    } else {
+        t->kind = FORGE_TOOL_RUN;
+    }
+}
+
+void forge_tool_free(struct forge_tool *t)
+{
+    if (!t)
+        return;
+    if (t->has_fn && t->free_fn)
+        t->free_fn(t->fn.ctx);
+    forge_free(t->name);
+    cJSON_Delete(t->def);
+    cJSON_Delete(t->data);
+    cJSON_Delete(t->fallback);
+    forge_schema_free(t->schema);
+    forge_free(t);
+}
+
+/* ---- executors ---- */
+
+/* Every key of <when> is present in <args> with an equal value (numbers by value; nested
+ * objects compared as subsets too). */
+static int subset(const cJSON *when, const cJSON *args)
+{
+    if (cJSON_IsObject(when)) {
+        if (!cJSON_IsObject(args))
+            return 0;
+        for (const cJSON *c = when->child; c; c = c->next) {
+            const cJSON *a = cJSON_GetObjectItemCaseSensitive(args, c->string);
+            if (!a || !subset(c, a))
+                return 0;
+        }
+        return 1;
+    }
+    return forge_json_equal(when, args);
+}
+
+static cJSON *call_scope(const struct forge_tool *t, const struct forge_tool_call *call)
+{
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "tool", t->name);
+    cJSON_AddStringToObject(s, "id", call->id ? call->id : "");
+    cJSON_AddNumberToObject(s, "index", call->index);
+    cJSON_AddNumberToObject(s, "round", call->round);
+    cJSON_AddItemToObject(s, "args", call->arguments ? cJSON_Duplicate(call->arguments, 1)
+                                                     : cJSON_CreateObject());
+    cJSON_AddItemToObject(s, "messages", call->messages ? cJSON_Duplicate(call->messages, 1)
+                                                        : cJSON_CreateArray());
+    return s;
+}
+
+char *forge_tool_render(const char *tmpl, const cJSON *scope)
+{
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    const char *p = tmpl;
+    while (*p) {
+        const char *open = strstr(p, "{{");
+        const char *close = open ? strstr(open + 2, "}}") : NULL;
+        if (!open || !close) {
+            forge_buf_adds(&b, p);
+            break;
+        }
+        forge_buf_add(&b, p, (size_t)(open - p));
+        char path[256];
+        const char *s = open + 2, *e = close;
+        while (s < e && *s == ' ')
+            s++;
+        while (e > s && e[-1] == ' ')
+            e--;
+        size_t n = (size_t)(e - s) < sizeof path - 1 ? (size_t)(e - s) : sizeof path - 1;
+        memcpy(path, s, n);
+        path[n] = '\0';
+        const cJSON *v = forge_json_at(scope, path);
+        if (cJSON_IsString(v)) {
+            char *q = forge_json_print(v, 0); /* escaped, with quotes */
+            if (q) {
+                size_t ql = strlen(q);
+                forge_buf_add(&b, q + 1, ql >= 2 ? ql - 2 : 0);
+                forge_free(q);
+            }
+        } else if (v) {
+            char *q = forge_json_print(v, 0);
+            if (q)
+                forge_buf_adds(&b, q);
+            forge_free(q);
+        }
+        p = close + 2;
+    }
+    return forge_buf_take(&b);
+}
+
+/* A result given as JSON text, or {"result": text} when it is not JSON. */
+static cJSON *parse_result(const char *text)
+{
+    cJSON *v = forge_json_parse(text, strlen(text), "template", NULL);
+    if (v)
+        return v;
+    v = cJSON_CreateObject();
+    cJSON_AddStringToObject(v, "result", text);
+    return v;
+}
+
+static int run_function(const struct forge_tool *t, const struct forge_tool_call *call,
+                        cJSON **result, char **error, struct forge_err *err)
+{
+    cJSON *args = cJSON_CreateArray();
+    cJSON_AddItemToArray(args, call->arguments ? cJSON_Duplicate(call->arguments, 1)
+                                               : cJSON_CreateObject());
+    cJSON *scope = call_scope(t, call);
+    cJSON_DeleteItemFromObjectCaseSensitive(scope, "args");
+    cJSON_AddItemToArray(args, scope);
+    cJSON *out = NULL;
+    struct forge_err ferr = {0};
+    int rc = t->fn.call(t->fn.ctx, args, &out, &ferr);
+    cJSON_Delete(args);
+    if (rc == FORGE_ENOMEM)
+        return forge_err_set(err, rc, "%s", ferr.msg);
+    if (rc) {
+        *error = forge_strdup(ferr.msg);
+        return 0;
+    }
+    if (t->kind == FORGE_TOOL_TEMPLATE && cJSON_IsString(out)) {
+        cJSON *v = parse_result(out->valuestring);
+        cJSON_Delete(out);
+        out = v;
+    }
+    *result = out ? out : cJSON_CreateNull();
+    return 0;
+}
+
+int forge_tool_execute(const struct forge_tool *t, const struct forge_tool_call *call,
+                       cJSON **result, char **error, struct forge_err *err)
+{
+    *result = NULL;
+    *error = NULL;
+    switch (t->kind) {
+    case FORGE_TOOL_RUN:
+        return run_function(t, call, result, error, err);
+    case FORGE_TOOL_TEMPLATE: {
+        if (t->has_fn)
+            return run_function(t, call, result, error, err);
+        cJSON *scope = call_scope(t, call);
+        char *text = forge_tool_render(t->data->valuestring, scope);
+        cJSON_Delete(scope);
+        if (!text)
+            return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        *result = parse_result(text);
+        forge_free(text);
+        return 0;
+    }
+    case FORGE_TOOL_RESPONSES:
+        for (const cJSON *e = t->data->child; e; e = e->next) {
+            const cJSON *when = cJSON_GetObjectItemCaseSensitive(e, "when");
+            if (when && !subset(when, call->arguments))
+                continue;
+            const char *emsg = forge_json_str(e, "error");
+            if (emsg)
+                *error = forge_strdup(emsg);
+            else
+                *result = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(e, "result"), 1);
+            return 0;
+        }
+        if (t->fallback) {
+            *result = cJSON_Duplicate(t->fallback, 1);
+        } else {
+            char *a = call->arguments ? forge_json_print(call->arguments, 0) : NULL;
+            size_t n = (a ? strlen(a) : 2) + strlen(t->name) + 96;
+            *error = forge_malloc(n);
+            if (*error)
+                snprintf(*error, n, "no canned response of tool '%s' matches the arguments %s "
+                         "(and it has no fallback)", t->name, a ? a : "{}");
+            forge_free(a);
+        }
+        return 0;
+    case FORGE_TOOL_MOCK:
+        *result = cJSON_Duplicate(t->data, 1);
+        return 0;
+    case FORGE_TOOL_HTTP:
+        return forge_tool_http_execute(t, call, result, error, err);
+    case FORGE_TOOL_NONE:
+    default: {
+        size_t n = strlen(t->name) + 96;
+        *error = forge_malloc(n);
+        if (*error)
+            snprintf(*error, n, "tool '%s' has no implementation (give it run, mock, responses, "
+                     "template or http, or a stub in the case)", t->name);
+        return 0;
+    }
+    }
+}
+
+cJSON *forge_tool_model_def(const struct forge_tool *t)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "name", t->name);
+    cJSON_AddStringToObject(d, "description", forge_json_str(t->def, "description"));
+    cJSON_AddItemToObject(d, "parameters",
+                          cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(t->def, "parameters"), 1));
+    return d;
+}
+
+/* ---- registry ---- */
+
+int forge_toolset_add(struct forge_toolset *s, struct forge_tool *t, struct forge_err *err)
+{
+    if (forge_toolset_find(s, t->name)) {
+        int rc = forge_err_set(err, FORGE_EINVAL, "tool '%s' is defined twice", t->name);
+        forge_tool_free(t);
+        return rc;
+    }
+    if (s->n == s->cap) {
+        int cap = s->cap ? s->cap * 2 : 8;
+        struct forge_tool **v = forge_realloc(s->v, sizeof *v * (size_t)cap);
+        if (!v) {
+            forge_tool_free(t);
+            return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = t;
+    return 0;
+}
+
+const struct forge_tool *forge_toolset_find(const struct forge_toolset *s, const char *name)
+{
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->v[i]->name, name) == 0)
+            return s->v[i];
+    return NULL;
+}
+
+void forge_toolset_free(struct forge_toolset *s)
+{
+    for (int i = 0; i < s->n; i++)
+        forge_tool_free(s->v[i]);
+    forge_free(s->v);
+    s->v = NULL;
+    s->n = s->cap = 0;
+}
+
+int forge_toolset_load_file(struct forge_toolset *s, const char *path, struct forge_err *err)
+{
+    cJSON *doc = forge_json_load(path, err);
+    if (!doc)
+        return err ? err->code : FORGE_EINVAL;
+    const cJSON *list = doc;
+    if (cJSON_IsObject(doc) && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "tools")))
+        list = cJSON_GetObjectItemCaseSensitive(doc, "tools"); /* MCP tools/list result */
+    int rc = 0;
+    if (cJSON_IsArray(list)) {
+        int i = 0;
+        for (const cJSON *c = list->child; c && !rc; c = c->next, i++) {
+            char where[1024];
+            snprintf(where, sizeof where, "%s: tools[%d]", path, i);
+            struct forge_tool *t = forge_tool_from_json(c, where, err);
+            rc = t ? forge_toolset_add(s, t, err) : FORGE_EINVAL;
+        }
+    } else {
+        struct forge_tool *t = forge_tool_from_json(doc, path, err);
+        rc = t ? forge_toolset_add(s, t, err) : FORGE_EINVAL;
+    }
+    cJSON_Delete(doc);
+    return rc;
+}

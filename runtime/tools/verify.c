@@ -1,0 +1,318 @@
+/* Verifiers. */
+#include "tools/verify.h"
+#include "tools/tool.h"
+#include "base/alloc.h"
+#include "data/json.h"
+#include "data/re.h"
+#include "data/schema.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const outcome_names[] = {"pass", "warn", "block"};
+
+struct forge_verifier *forge_verifier_from_json(const cJSON *def, const char *where,
+                                                struct forge_err *err)
+{
+    const char *name = forge_json_str(def, "name");
+    if (!cJSON_IsObject(def) || !name || !*name) {
+        forge_err_set(err, FORGE_EINVAL, "%s: a verifier needs a non-empty string 'name'", where);
+        return NULL;
+    }
+    for (const cJSON *c = def->child; c; c = c->next) {
+        static const char *const keys[] = {"name", "tools", "order", "schema", "pattern",
+                                           "verify", "description", NULL};
+        int ok = 0;
+        for (const char *const *k = keys; *k && !ok; k++)
+            ok = strcmp(*k, c->string) == 0;
+        if (!ok) {
+            forge_err_set(err, FORGE_EINVAL, "%s: verifier '%s': unknown key '%s' (keys: name, "
+                          "tools, order, verify, schema, pattern)", where, name, c->string);
+            return NULL;
+        }
+    }
+    struct forge_verifier *v = forge_calloc(1, sizeof *v);
+    if (!v) {
+        forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        return NULL;
+    }
+    v->name = forge_strdup(name);
+    const char *order = forge_json_str(def, "order");
+    v->order = forge_strdup(order ? order : "Z-9999");
+    const cJSON *tools = cJSON_GetObjectItemCaseSensitive(def, "tools");
+    if (!tools || cJSON_IsString(tools)) {
+        v->tools = forge_calloc(1, sizeof *v->tools);
+        v->tools[0] = forge_strdup(tools ? tools->valuestring : "*");
+        v->ntools = 1;
+    } else if (cJSON_IsArray(tools)) {
+        int n = cJSON_GetArraySize(tools);
+        v->tools = forge_calloc((size_t)n + 1, sizeof *v->tools);
+        for (const cJSON *c = tools->child; c; c = c->next) {
+            if (!cJSON_IsString(c)) {
+                forge_err_set(err, FORGE_EINVAL, "%s: verifier '%s': tools must be tool names "
+                              "or \"*\"", where, name);
+                goto fail;
+            }
+            v->tools[v->ntools++] = forge_strdup(c->valuestring);
+        }
+    } else {
+        forge_err_set(err, FORGE_EINVAL, "%s: verifier '%s': tools must be an array of names or "
+                      "\"*\"", where, name);
+        goto fail;
+    }
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(def, "schema");
+    const cJSON *pattern = cJSON_GetObjectItemCaseSensitive(def, "pattern");
+    if (schema) {
+        v->kind = FORGE_VERIFIER_SCHEMA;
+        v->schema = forge_schema_compile(schema, NULL, err);
+        if (!v->schema) {
+            forge_err_prefix(err, "%s: verifier '%s': schema", where, name);
+            goto fail;
+        }
+    } else if (pattern) {
+        v->kind = FORGE_VERIFIER_PATTERN;
+        const char *m = forge_json_str(pattern, "match"), *r = forge_json_str(pattern, "reject");
+        const char *o = forge_json_str(pattern, "outcome");
+        if (!m && !r) {
+            forge_err_set(err, FORGE_EINVAL, "%s: verifier '%s': pattern needs match or reject",
+                          where, name);
+            goto fail;
+        }
+        struct forge_err rerr = {0};
+        if ((m && !forge_re_cached(m, strlen(m), 0, &rerr)) ||
+            (r && !forge_re_cached(r, strlen(r), 0, &rerr))) {
+            forge_err_set(err, FORGE_EINVAL, "%s: verifier '%s': %s", where, name, rerr.msg);
+            goto fail;
+        }
+        v->match = m ? forge_strdup(m) : NULL;
+        v->reject = r ? forge_strdup(r) : NULL;
+        if (o && strcmp(o, "warn") && strcmp(o, "block")) {
+            forge_err_set(err, FORGE_EINVAL, "%s: verifier '%s': pattern.outcome must be \"warn\" "
+                          "or \"block\"", where, name);
+            goto fail;
+        }
+        v->pattern_outcome = o && !strcmp(o, "block") ? 2 : 1;
+    }
+    return v;
+fail:
+    forge_verifier_free(v);
+    return NULL;
+}
+
+void forge_verifier_set_function(struct forge_verifier *v, struct forge_callable fn,
+                                 void (*free_fn)(void *ctx))
+{
+    v->kind = FORGE_VERIFIER_FN;
+    v->fn = fn;
+    v->free_fn = free_fn;
+}
+
+void forge_verifier_free(struct forge_verifier *v)
+{
+    if (!v)
+        return;
+    if (v->free_fn)
+        v->free_fn(v->fn.ctx);
+    forge_free(v->name);
+    forge_free(v->order);
+    for (int i = 0; i < v->ntools; i++)
+        forge_free(v->tools[i]);
+    forge_free(v->tools);
+    forge_schema_free(v->schema);
+    forge_free(v->match);
+    forge_free(v->reject);
+    forge_free(v);
+}
+
+int forge_verifiers_add(struct forge_verifiers *s, struct forge_verifier *v, struct forge_err *err)
+{
+    for (int i = 0; i < s->n; i++) {
+        if (!strcmp(s->v[i]->name, v->name)) {
+            int rc = forge_err_set(err, FORGE_EINVAL, "verifier '%s' is defined twice", v->name);
+            forge_verifier_free(v);
+            return rc;
+        }
+    }
+    if (s->n == s->cap) {
+        int cap = s->cap ? s->cap * 2 : 8;
+        struct forge_verifier **nv = forge_realloc(s->v, sizeof *nv * (size_t)cap);
+        if (!nv) {
+            forge_verifier_free(v);
+            return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        }
+        s->v = nv;
+        s->cap = cap;
+    }
+    s->v[s->n++] = v;
+    return 0;
+}
+
+void forge_verifiers_free(struct forge_verifiers *s)
+{
+    for (int i = 0; i < s->n; i++)
+        forge_verifier_free(s->v[i]);
+    forge_free(s->v);
+    s->v = NULL;
+    s->n = s->cap = 0;
+}
+
+static int bound_to(const struct forge_verifier *v, const char *tool)
+{
+    for (int i = 0; i < v->ntools; i++)
+        if (!strcmp(v->tools[i], tool))
+            return 1;
+    return 0;
+}
+
+/* One verifier's outcome (0/1/2) and message (new string or NULL). */
+static int run_one(const struct forge_verifier *v, const struct forge_tool *tool,
+                   const cJSON *call, char **message)
+{
+    const cJSON *result = cJSON_GetObjectItemCaseSensitive(call, "result");
+    const char *cat = tool ? forge_json_str(tool->def, "category") : NULL;
+    int failure = cat && (!strcmp(cat, "write") || !strcmp(cat, "delete")) ? 2 : 1;
+    char buf[FORGE_ERR_MAX + 256];
+    *message = NULL;
+    if (v->kind == FORGE_VERIFIER_SCHEMA) {
+        cJSON *errors = NULL;
+        int ok = forge_schema_validate(v->schema, result, &errors);
+        if (ok == 1)
+            return 0;
+        const cJSON *e = errors ? errors->child : NULL;
+        snprintf(buf, sizeof buf, "result does not match the verifier's schema: %s%s%s",
+                 e ? forge_json_str(e, "error") : "invalid",
+                 e ? " at " : "", e ? forge_json_str(e, "instanceLocation") : "");
+        cJSON_Delete(errors);
+        *message = forge_strdup(buf);
+        return 2;
+    }
+    if (v->kind == FORGE_VERIFIER_PATTERN) {
+        char *text = cJSON_IsString(result) ? forge_strdup(result->valuestring)
+                                            : forge_json_print(result, 0);
+        struct forge_err rerr = {0};
+        int outcome = 0;
+        if (v->reject) {
+            int r = forge_re_test(v->reject, 0, text, &rerr);
+            if (r < 0) {
+                outcome = failure;
+                snprintf(buf, sizeof buf, "verifier '%s' failed: %s", v->name, rerr.msg);
+                *message = forge_strdup(buf);
+            } else if (r == 1) {
+                outcome = v->pattern_outcome;
+                *message = forge_strdup("result matches the reject pattern");
+            }
+        }
+        if (!outcome && v->match) {
+            int r = forge_re_test(v->match, 0, text, &rerr);
+            if (r < 0) {
+                outcome = failure;
+                snprintf(buf, sizeof buf, "verifier '%s' failed: %s", v->name, rerr.msg);
+                *message = forge_strdup(buf);
+            } else if (r == 0) {
+                outcome = v->pattern_outcome;
+                *message = forge_strdup("result does not match the required pattern");
+            }
+        }
+        forge_free(text);
+        return outcome;
+    }
+    cJSON *args = cJSON_CreateArray();
+    cJSON_AddItemToArray(args, cJSON_Duplicate(call, 1));
+    cJSON *out = NULL;
+    struct forge_err ferr = {0};
+    int rc = v->fn.call(v->fn.ctx, args, &out, &ferr);
+    cJSON_Delete(args);
+    if (rc) {
+        snprintf(buf, sizeof buf, "verifier '%s' failed: %s", v->name, ferr.msg);
+        *message = forge_strdup(buf);
+        return failure;
+    }
+    /* The function returns "outcome" or ["outcome", "message"]. */
+    const cJSON *o = cJSON_IsArray(out) ? out->child : out;
+    const cJSON *m = cJSON_IsArray(out) && out->child ? out->child->next : NULL;
+    int outcome = -1;
+    for (int i = 0; i < 3 && cJSON_IsString(o); i++)
+        if (!strcmp(o->valuestring, outcome_names[i]))
+            outcome = i;
+    if (outcome < 0) {
+        char *got = out ? forge_json_print(o ? o : out, 0) : forge_strdup("nothing");
+        snprintf(buf, sizeof buf, "verifier '%s' returned %s, not \"pass\", \"warn\" or \"block\"",
+                 v->name, got ? got : "?");
+        forge_free(got);
+        cJSON_Delete(out);
+        *message = forge_strdup(buf);
+        return failure;
+    }
+    if (cJSON_IsString(m))
+        *message = forge_strdup(m->valuestring);
+    cJSON_Delete(out);
+    return outcome;
+}
+
+cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_tool *tool,
+                           const cJSON *call)
+{
+    const char *name = forge_json_str(call, "name");
+    if (!s || !s->n || !name)
+        return NULL;
+    /* Tool-bound verifiers first, then "*", each in registration order; then a stable sort by
+     * order (insertion sort keeps equals in place). */
+    const struct forge_verifier **list = forge_calloc((size_t)s->n, sizeof *list);
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < s->n; i++) {
+            const struct forge_verifier *v = s->v[i];
+            if (!bound_to(v, pass == 0 ? name : "*"))
+                continue;
+            int dup = 0;
+            for (int j = 0; j < n && !dup; j++)
+                dup = !strcmp(list[j]->name, v->name);
+            if (!dup)
+                list[n++] = v;
+        }
+    }
+    for (int i = 1; i < n; i++) {
+        const struct forge_verifier *x = list[i];
+        int j = i - 1;
+        while (j >= 0 && strcmp(list[j]->order, x->order) > 0) {
+            list[j + 1] = list[j];
+            j--;
+        }
+        list[j + 1] = x;
+    }
+    if (!n) {
+        forge_free(list);
+        return NULL;
+    }
+    cJSON *out = cJSON_CreateObject();
+    cJSON *checks = cJSON_CreateArray();
+    int worst = 0;
+    const char *worst_name = NULL;
+    char *worst_msg = NULL;
+    for (int i = 0; i < n; i++) {
+        char *msg = NULL;
+        int o = run_one(list[i], tool, call, &msg);
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "verifier", list[i]->name);
+        cJSON_AddStringToObject(c, "outcome", outcome_names[o]);
+        cJSON_AddItemToObject(c, "message", msg ? cJSON_CreateString(msg) : cJSON_CreateNull());
+        cJSON_AddItemToArray(checks, c);
+        if (o > worst) {
+            worst = o;
+            worst_name = list[i]->name;
+            forge_free(worst_msg);
+            worst_msg = msg;
+        } else {
+            forge_free(msg);
+        }
+        if (o == 2)
+            break;
+    }
+    cJSON_AddStringToObject(out, "outcome", outcome_names[worst]);
+    cJSON_AddItemToObject(out, "verifier", worst_name ? cJSON_CreateString(worst_name) : cJSON_CreateNull());
+    cJSON_AddItemToObject(out, "message", worst_msg ? cJSON_CreateString(worst_msg) : cJSON_CreateNull());
+    cJSON_AddItemToObject(out, "checks", checks);
+    forge_free(worst_msg);
+    forge_free(list);
+    return out;
+}
