@@ -432,6 +432,8 @@ int forge_cmd_run(int argc, char **argv)
         full = full || strcmp(o.rformat[i], "json") == 0 || strcmp(o.rformat[i], "jsonl") == 0;
     struct forge_eval_opts eo = {.seed = seed, .snapshot = snapshot, .tools = tools, .custom = registry,
                                  .lean = !full};
+    /* made before the transcripts are read: its one large allocation is cheap on a fresh heap */
+    if (!(suite = forge_suite_new()) || forge_suite_reserve(suite, nc, &err)) goto nomem;
     bool from_stdin = strcmp(o.transcripts, "-") == 0;
     tf = from_stdin ? stdin : fopen(o.transcripts, "r");
     if (!tf) {
@@ -510,7 +512,6 @@ int forge_cmd_run(int argc, char **argv)
     }
 
     /* cases without a transcript are error cases; the suite takes results in case order */
-    if (!(suite = forge_suite_new())) goto nomem;
     for (size_t i = 0; i < nc; i++) {
         if (!results[i]) {
             if (forge_eval_case(cases[i], NULL, &eo, &results[i], &err)) goto nomem;
@@ -560,7 +561,9 @@ nomem:
     forge_cli_error("out of memory");
     exit_code = FORGE_EXIT_INFRA;
 out:
-    forge_buf_free(&out); /* before the trees: one big free after many small ones is slow */
+    forge_buf_free(&out); /* large blocks before the trees: one big free after many small ones is slow */
+    forge_suite_free(suite);
+    suite = NULL;
     forge_jsonl_close(jl, false, NULL);
     if (tf && tf != stdin) fclose(tf);
     free(line);

@@ -50,6 +50,16 @@ struct forge_suite *forge_suite_new(void)
     return s;
 }
 
+int forge_suite_reserve(struct forge_suite *s, size_t n, struct forge_err *err)
+{
+    if (n <= s->cap) return 0;
+    double *lat = forge_realloc(s->lat, n * sizeof *lat);
+    if (!lat) return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    s->lat = lat;
+    s->cap = n;
+    return 0;
+}
+
 int forge_suite_add(struct forge_suite *s, cJSON *result, struct forge_err *err)
 {
     if (s->nlat == s->cap) {
@@ -281,7 +291,7 @@ nomem:
 void forge_suite_free(struct forge_suite *s)
 {
     if (!s) return;
+    forge_free(s->lat); /* the large block first: freeing it after many small ones is slow */
     cJSON_Delete(s->cases);
-    forge_free(s->lat);
     forge_free(s);
 }

@@ -37,6 +37,10 @@ struct forge_suite;
 /* Returns a new, empty accumulator (free with forge_suite_free) or NULL when out of memory. */
 struct forge_suite *forge_suite_new(void);
 
+/* Reserves room for <n> results' statistics up front (optional; a run that knows its case count
+ * avoids growing, and large allocations late in a long run are slow). Returns 0 or FORGE_ENOMEM. */
+int forge_suite_reserve(struct forge_suite *s, size_t n, struct forge_err *err);
+
 /* Adds a case result (takes it, also on failure). Returns 0 or FORGE_ENOMEM. */
 int forge_suite_add(struct forge_suite *s, cJSON *result, struct forge_err *err);
 
