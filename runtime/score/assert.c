@@ -1441,62 +1441,104 @@ static bool is_agent(const cJSON *turn)
     return role && (strcmp(role, "agent") == 0 || strcmp(role, "assistant") == 0);
 }
 
+/* The members of a turn that scoring reads, found in one pass over the turn. */
+struct turn_view {
+    bool agent;
+    const cJSON *content, *latency, *calls;
+};
+
+static void scan_turn(const cJSON *t, struct turn_view *v)
+{
+    memset(v, 0, sizeof *v);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, t) {
+        const char *k = it->string;
+        if (!k) continue;
+        switch (k[0]) {
+        case 'r':
+            if (strcmp(k, "role") == 0 && cJSON_IsString(it))
+                v->agent = strcmp(it->valuestring, "agent") == 0 || strcmp(it->valuestring, "assistant") == 0;
+            break;
+        case 'c': if (strcmp(k, "content") == 0) v->content = it; break;
+        case 'l': if (strcmp(k, "latency_ms") == 0) v->latency = it; break;
+        case 't': if (strcmp(k, "tool_calls") == 0) v->calls = it; break;
+        default: break;
+        }
+    }
+}
+
 static int build_run(const cJSON *traj, struct run *r)
 {
     memset(r, 0, sizeof *r);
     r->response = "";
-    const cJSON *turns = cJSON_GetObjectItemCaseSensitive(traj, "turns");
+    const cJSON *turns = NULL, *meta = NULL, *it;
+    cJSON_ArrayForEach(it, traj) {
+        if (!it->string) continue;
+        if (strcmp(it->string, "turns") == 0) turns = it;
+        else if (strcmp(it->string, "metadata") == 0) meta = it;
+    }
     const cJSON *t, *k;
     int n = 0;
     double lat = 0;
     bool turn_lat = false;
+    struct turn_view tv;
     cJSON_ArrayForEach(t, turns) {
-        if (!is_agent(t)) continue;
-        n += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "tool_calls"));
-        const cJSON *c = cJSON_GetObjectItemCaseSensitive(t, "content");
-        r->response = cJSON_IsString(c) ? c->valuestring : "";
-        const cJSON *l = cJSON_GetObjectItemCaseSensitive(t, "latency_ms");
-        if (cJSON_IsNumber(l)) lat += l->valuedouble, turn_lat = true;
+        scan_turn(t, &tv);
+        if (!tv.agent) continue;
+        n += cJSON_GetArraySize(tv.calls);
+        r->response = cJSON_IsString(tv.content) ? tv.content->valuestring : "";
+        if (cJSON_IsNumber(tv.latency)) lat += tv.latency->valuedouble, turn_lat = true;
     }
     r->calls = forge_calloc((size_t)n + 1, sizeof *r->calls);
-    r->owned = cJSON_CreateArray();
-    if (!r->calls || !r->owned) return FORGE_ENOMEM;
-    int group = 0, ti = 0;
+    if (!r->calls) return FORGE_ENOMEM;
+    int group = 0;
     cJSON_ArrayForEach(t, turns) {
-        ti++;
-        if (!is_agent(t)) continue;
+        scan_turn(t, &tv);
+        if (!tv.agent) continue;
         int last_round = -1;
-        cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(t, "tool_calls")) {
+        cJSON_ArrayForEach(k, tv.calls) {
             struct call *c = &r->calls[r->ncalls++];
             c->obj = k;
-            const char *name = forge_json_str(k, "name");
-            c->name = name ? name : "";
-            const cJSON *a = cJSON_GetObjectItemCaseSensitive(k, "arguments");
+            c->name = "";
+            const cJSON *a = NULL, *e = NULL, *rd = NULL;
+            cJSON_ArrayForEach(it, k) {
+                const char *key = it->string;
+                if (!key) continue;
+                switch (key[0]) {
+                case 'n': if (strcmp(key, "name") == 0 && cJSON_IsString(it)) c->name = it->valuestring; break;
+                case 'a': if (strcmp(key, "arguments") == 0) a = it; break;
+                case 'e': if (strcmp(key, "error") == 0) e = it; break;
+                case 'r': if (strcmp(key, "round") == 0) rd = it; break;
+                default: break;
+                }
+            }
             if (cJSON_IsString(a)) { /* arguments as JSON text, as OpenAI sends them */
                 cJSON *p = cJSON_Parse(a->valuestring);
                 if (p) {
+                    if (!r->owned && !(r->owned = cJSON_CreateArray())) {
+                        cJSON_Delete(p);
+                        return FORGE_ENOMEM;
+                    }
                     cJSON_AddItemToArray(r->owned, p);
                     a = p;
                 }
             }
             c->args = a;
-            const cJSON *e = cJSON_GetObjectItemCaseSensitive(k, "error");
             c->error = e && !cJSON_IsNull(e) && !cJSON_IsFalse(e) ? e : NULL;
-            const cJSON *rd = cJSON_GetObjectItemCaseSensitive(k, "round");
             if (cJSON_IsNumber(rd) && rd->valueint == last_round) c->group = group;
             else c->group = ++group;
             last_round = cJSON_IsNumber(rd) ? rd->valueint : -1;
         }
     }
     r->folds = folds_to_ascii(r->response);
-    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(traj, "metadata");
-    const cJSON *ml = cJSON_GetObjectItemCaseSensitive(meta, "latency_ms");
-    if (cJSON_IsNumber(ml)) r->has_latency = true, r->latency = ml->valuedouble;
-    else if (turn_lat) r->has_latency = true, r->latency = lat;
-    const cJSON *mc = cJSON_GetObjectItemCaseSensitive(meta, "cost_usd");
-    if (cJSON_IsNumber(mc)) r->has_cost = true, r->cost = mc->valuedouble;
-    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(meta, "output_tokens");
-    if (cJSON_IsNumber(mt)) r->has_tokens = true, r->out_tokens = mt->valuedouble;
+    cJSON_ArrayForEach(it, meta) {
+        const char *key = it->string;
+        if (!key || !cJSON_IsNumber(it)) continue;
+        if (strcmp(key, "latency_ms") == 0) r->has_latency = true, r->latency = it->valuedouble;
+        else if (strcmp(key, "cost_usd") == 0) r->has_cost = true, r->cost = it->valuedouble;
+        else if (strcmp(key, "output_tokens") == 0) r->has_tokens = true, r->out_tokens = it->valuedouble;
+    }
+    if (!r->has_latency && turn_lat) r->has_latency = true, r->latency = lat;
     return 0;
 }
 
