@@ -215,14 +215,30 @@ static size_t push(struct val *v, const char *key, int index)
     char *at = v->path + old;
     size_t room = sizeof v->path - old;
     if (!key) {
-        snprintf(at, room, "[%d]", index);
+        char digits[16];
+        int nd = 0;
+        unsigned u = index < 0 ? 0u : (unsigned)index;
+        do digits[nd++] = (char)('0' + u % 10); while ((u /= 10) && nd < 15);
+        if ((size_t)nd + 3 <= room) {
+            *at++ = '[';
+            while (nd) *at++ = digits[--nd];
+            *at++ = ']';
+            *at = 0;
+        }
         return old;
     }
     bool plain = *key != 0;
-    for (const char *k = key; *k && plain; k++)
+    size_t klen = 0;
+    for (const char *k = key; *k && plain; k++, klen++)
         plain = isalnum((unsigned char)*k) || *k == '_' || *k == '-' || *k == '$';
-    if (plain) snprintf(at, room, ".%s", key);
-    else snprintf(at, room, "[\"%s\"]", key);
+    if (plain && klen + 2 <= room) { /* the common case, without printf */
+        at[0] = '.';
+        memcpy(at + 1, key, klen + 1);
+    } else if (plain) {
+        snprintf(at, room, ".%s", key);
+    } else {
+        snprintf(at, room, "[\"%s\"]", key);
+    }
     return old;
 }
 
@@ -234,7 +250,9 @@ static int known_keys(struct val *v, const cJSON *o, const char *const *known)
     const cJSON *it;
     cJSON_ArrayForEach(it, o) {
         bool ok = false;
-        for (const char *const *k = known; *k && !ok; k++) ok = **k == *it->string && strcmp(*k, it->string) == 0;
+        const char *ks = it->string;
+        for (const char *const *k = known; *k && !ok; k++)
+            ok = (*k)[0] == ks[0] && (!ks[0] || (*k)[1] == ks[1]) && strcmp(*k, ks) == 0;
         if (ok) continue;
         char sug[128];
         forge_evalfile_suggest(it->string, known, sug, sizeof sug);
