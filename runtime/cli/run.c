@@ -28,7 +28,7 @@ const char forge_usage_run[] =
     "options:\n"
     "  --dry-run               check the eval files (and the other input files) only\n"
     "  --transcripts FILE      recorded trajectories, one forge-format JSON object per line,\n"
-    "                          matched to cases by trajectory_id = case id\n"
+    "                          matched to cases by trajectory_id = case id ('-': stdin)\n"
     "  --seed FILE             JSON for {{seed:path}} templates\n"
     "  --snapshot FILE         JSON for {{snapshot:path}} templates\n"
     "  --tools FILE            tool definitions ([{name, schema|parameters|input_schema}] or\n"
@@ -281,6 +281,28 @@ static int check_custom_names(const cJSON *const *cases, const char *const *case
     return 0;
 }
 
+/* Drops what only the JSON report shows (passing assertions, warnings, tool names) from a result
+ * that is kept for the summary, so long runs hold little per case. */
+static void compact(cJSON *result)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(result, "toolsCalled");
+    cJSON_DeleteItemFromObjectCaseSensitive(result, "warnings");
+    cJSON *as = cJSON_GetObjectItemCaseSensitive(result, "assertions");
+    cJSON *a = as ? as->child : NULL;
+    while (a) {
+        cJSON *next = a->next;
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "passed"))) cJSON_Delete(cJSON_DetachItemViaPointer(as, a));
+        a = next;
+    }
+}
+
+static bool has_json(const struct opts *o)
+{
+    for (int i = 0; i < o->nreports; i++)
+        if (strcmp(o->rformat[i], "json") == 0) return true;
+    return false;
+}
+
 static void print_buf(struct forge_buf *b)
 {
     if (b->len) fwrite(b->data, 1, b->len, stdout);
@@ -404,8 +426,16 @@ int forge_cmd_run(int argc, char **argv)
         }
     }
 
-    struct forge_eval_opts eo = {.seed = seed, .snapshot = snapshot, .tools = tools, .custom = registry};
-    tf = fopen(o.transcripts, "r");
+    /* the JSON and JSONL reports show every assertion; the others only failures */
+    bool full = false;
+    for (int i = 0; i < o.nreports; i++)
+        full = full || strcmp(o.rformat[i], "json") == 0 || strcmp(o.rformat[i], "jsonl") == 0;
+    struct forge_eval_opts eo = {.seed = seed, .snapshot = snapshot, .tools = tools, .custom = registry,
+                                 .lean = !full};
+    /* made before the transcripts are read: its one large allocation is cheap on a fresh heap */
+    if (!(suite = forge_suite_new()) || forge_suite_reserve(suite, nc, &err)) goto nomem;
+    bool from_stdin = strcmp(o.transcripts, "-") == 0;
+    tf = from_stdin ? stdin : fopen(o.transcripts, "r");
     if (!tf) {
         forge_cli_error("%s: cannot read: %s", o.transcripts, strerror(errno));
         goto out;
@@ -472,6 +502,9 @@ int forge_cmd_run(int argc, char **argv)
             if (forge_report_console_case(&out, results[ci])) goto nomem;
             print_buf(&out);
         }
+        /* a scored case's assertions are not needed again */
+        cJSON_Delete(cJSON_DetachItemFromObjectCaseSensitive((cJSON *)cases[ci], "expect"));
+        if (full && !has_json(&o)) compact(results[ci]);
     }
     if (ferror(tf)) {
         forge_cli_error("%s: read failed: %s", o.transcripts, strerror(errno));
@@ -479,7 +512,6 @@ int forge_cmd_run(int argc, char **argv)
     }
 
     /* cases without a transcript are error cases; the suite takes results in case order */
-    if (!(suite = forge_suite_new())) goto nomem;
     for (size_t i = 0; i < nc; i++) {
         if (!results[i]) {
             if (forge_eval_case(cases[i], NULL, &eo, &results[i], &err)) goto nomem;
@@ -529,8 +561,11 @@ nomem:
     forge_cli_error("out of memory");
     exit_code = FORGE_EXIT_INFRA;
 out:
+    forge_buf_free(&out); /* large blocks before the trees: one big free after many small ones is slow */
+    forge_suite_free(suite);
+    suite = NULL;
     forge_jsonl_close(jl, false, NULL);
-    if (tf) fclose(tf);
+    if (tf && tf != stdin) fclose(tf);
     free(line);
     for (size_t i = 0; results && i < ncases; i++) cJSON_Delete(results[i]);
     forge_free(results);
@@ -550,6 +585,5 @@ out:
     forge_free(script_dir);
     forge_luaopts_free(&o.vm);
     forge_free(o.files);
-    forge_buf_free(&out);
     return exit_code;
 }

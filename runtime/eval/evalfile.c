@@ -215,14 +215,30 @@ static size_t push(struct val *v, const char *key, int index)
     char *at = v->path + old;
     size_t room = sizeof v->path - old;
     if (!key) {
-        snprintf(at, room, "[%d]", index);
+        char digits[16];
+        int nd = 0;
+        unsigned u = index < 0 ? 0u : (unsigned)index;
+        do digits[nd++] = (char)('0' + u % 10); while ((u /= 10) && nd < 15);
+        if ((size_t)nd + 3 <= room) {
+            *at++ = '[';
+            while (nd) *at++ = digits[--nd];
+            *at++ = ']';
+            *at = 0;
+        }
         return old;
     }
     bool plain = *key != 0;
-    for (const char *k = key; *k && plain; k++)
+    size_t klen = 0;
+    for (const char *k = key; *k && plain; k++, klen++)
         plain = isalnum((unsigned char)*k) || *k == '_' || *k == '-' || *k == '$';
-    if (plain) snprintf(at, room, ".%s", key);
-    else snprintf(at, room, "[\"%s\"]", key);
+    if (plain && klen + 2 <= room) { /* the common case, without printf */
+        at[0] = '.';
+        memcpy(at + 1, key, klen + 1);
+    } else if (plain) {
+        snprintf(at, room, ".%s", key);
+    } else {
+        snprintf(at, room, "[\"%s\"]", key);
+    }
     return old;
 }
 
@@ -234,7 +250,9 @@ static int known_keys(struct val *v, const cJSON *o, const char *const *known)
     const cJSON *it;
     cJSON_ArrayForEach(it, o) {
         bool ok = false;
-        for (const char *const *k = known; *k && !ok; k++) ok = strcmp(*k, it->string) == 0;
+        const char *ks = it->string;
+        for (const char *const *k = known; *k && !ok; k++)
+            ok = (*k)[0] == ks[0] && (!ks[0] || (*k)[1] == ks[1]) && strcmp(*k, ks) == 0;
         if (ok) continue;
         char sug[128];
         forge_evalfile_suggest(it->string, known, sug, sizeof sug);
@@ -275,9 +293,8 @@ static int v_regex(struct val *v, const cJSON *x, int flags)
 {
     if (v_string(v, x)) return FORGE_EINVAL;
     struct forge_err e = {0};
-    struct forge_re *re = forge_re_compile(x->valuestring, strlen(x->valuestring), flags, &e);
-    if (!re) return failv(v, false, "%s", e.msg);
-    forge_re_free(re);
+    /* cached: eval files repeat their patterns, and scoring uses the same cache */
+    if (!forge_re_cached(x->valuestring, strlen(x->valuestring), flags, &e)) return failv(v, false, "%s", e.msg);
     return 0;
 }
 
@@ -304,7 +321,15 @@ static int v_array_of(struct val *v, const cJSON *x, int (*each)(struct val *, c
     return 0;
 }
 
-static int v_strings(struct val *v, const cJSON *x) { return v_array_of(v, x, v_string, "an array of strings"); }
+#define MAX_NAMES 256
+
+static int v_strings(struct val *v, const cJSON *x)
+{
+    if (v_array_of(v, x, v_string, "an array of strings")) return FORGE_EINVAL;
+    if (cJSON_GetArraySize(x) > MAX_NAMES)
+        return failv(v, false, "at most %d entries, got %d (split the case)", MAX_NAMES, cJSON_GetArraySize(x));
+    return 0;
+}
 
 static int v_plain_string(struct val *v, const cJSON *x) { return v_string(v, x) || no_template(v, x) ? FORGE_EINVAL : 0; }
 
@@ -320,12 +345,21 @@ static int v_plain_str_or_strings(struct val *v, const cJSON *x)
 {
     if (cJSON_IsString(x)) return no_template(v, x);
     if (!cJSON_IsArray(x)) return failv(v, false, "expected a string or an array of strings, got %s", type_name(x));
-    return v_array_of(v, x, v_plain_string, "an array of strings");
+    if (v_array_of(v, x, v_plain_string, "an array of strings")) return FORGE_EINVAL;
+    if (cJSON_GetArraySize(x) > MAX_NAMES)
+        return failv(v, false, "at most %d entries, got %d (split the case)", MAX_NAMES, cJSON_GetArraySize(x));
+    return 0;
 }
 
 static int v_regex_plain(struct val *v, const cJSON *x) { return v_regex(v, x, 0); }
 
-static int v_acceptable_set(struct val *v, const cJSON *x) { return v_array_of(v, x, v_plain_string, "an array of tool names"); }
+static int v_acceptable_set(struct val *v, const cJSON *x)
+{
+    if (v_array_of(v, x, v_plain_string, "an array of tool names")) return FORGE_EINVAL;
+    if (cJSON_GetArraySize(x) > MAX_NAMES)
+        return failv(v, false, "at most %d entries, got %d (split the case)", MAX_NAMES, cJSON_GetArraySize(x));
+    return 0;
+}
 
 static int v_contains_any(struct val *v, const cJSON *x)
 {
@@ -373,8 +407,47 @@ static int v_enum(struct val *v, const cJSON *x, const char *const *names)
     return failv(v, false, "\"%s\" is not one of %s", x->valuestring, list);
 }
 
+/* Members of an object with their key hashes, so that the many "is key K present" questions of a
+ * validator cost a hash compare instead of a string compare each. */
+struct keyidx {
+    const cJSON *m[64];
+    unsigned h[64];
+    int n;
+    const cJSON *obj;
+};
+
+static unsigned key_hash(const char *s)
+{
+    unsigned h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void keyidx_init(struct keyidx *k, const cJSON *o)
+{
+    k->n = 0;
+    k->obj = o;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, o) {
+        if (k->n == 64) break;
+        k->m[k->n] = it;
+        k->h[k->n++] = key_hash(it->string);
+    }
+}
+
+static const cJSON *keyidx_get(const struct keyidx *k, const char *key)
+{
+    if (k->n == 64) return cJSON_GetObjectItemCaseSensitive(k->obj, key);
+    unsigned h = key_hash(key);
+    for (int i = 0; i < k->n; i++)
+        if (k->h[i] == h && strcmp(k->m[i]->string, key) == 0) return k->m[i];
+    return NULL;
+}
+
 /* Runs <fn> on member <key> of <o> when present, with the path extended. */
 #define MEMBER(o, key, fn) do { const cJSON *m_ = cJSON_GetObjectItemCaseSensitive((o), (key)); \
+    if (m_) { size_t old_ = push(v, (key), 0); int rc_ = (fn); pop(v, old_); if (rc_) return rc_; } } while (0)
+#define MEMBERX(key, fn) do { const cJSON *m_ = keyidx_get(&kx, (key)); \
     if (m_) { size_t old_ = push(v, (key), 0); int rc_ = (fn); pop(v, old_); if (rc_) return rc_; } } while (0)
 #define REQUIRE(o, key, what) do { if (!cJSON_GetObjectItemCaseSensitive((o), (key))) \
     return failv(v, false, "missing required key \"%s\" (%s)", (key), (what)); } while (0)
@@ -537,49 +610,51 @@ static const char *const expect_keys[] = {
 static int v_expect(struct val *v, const cJSON *x)
 {
     if (v_object(v, x) || known_keys(v, x, expect_keys)) return FORGE_EINVAL;
-    MEMBER(x, "toolsCalled", v_plain_str_or_strings(v, m_));
-    MEMBER(x, "toolsAcceptable", v_array_of(v, m_, v_acceptable_set, "an array of arrays of tool names"));
-    MEMBER(x, "toolsNotCalled", v_plain_str_or_strings(v, m_));
-    MEMBER(x, "toolParams", v_array_of(v, m_, v_tool_param, "an array of {tool, paramName, assertion, value}"));
-    MEMBER(x, "noToolErrors", v_bool(v, m_));
-    MEMBER(x, "responseNonEmpty", v_bool(v, m_));
-    MEMBER(x, "responseContains", v_str_or_strings(v, m_));
-    MEMBER(x, "responseContainsAny", v_contains_any(v, m_));
-    MEMBER(x, "responseNotContains", v_str_or_strings(v, m_));
-    MEMBER(x, "maxLatencyMs", v_nonneg(v, m_));
-    MEMBER(x, "maxCost", v_nonneg(v, m_));
-    MEMBER(x, "minToolCalls", v_count(v, m_));
-    MEMBER(x, "maxToolCalls", v_count(v, m_));
-    MEMBER(x, "jsonValid", v_bool(v, m_));
-    MEMBER(x, "schemaData", v_object(v, m_));
-    MEMBER(x, "requiredKeys", v_strings(v, m_));
-    MEMBER(x, "typeChecks", v_object_of(v, m_, v_typeof));
-    MEMBER(x, "minLength", v_count(v, m_));
-    MEMBER(x, "maxLength", v_count(v, m_));
-    MEMBER(x, "regexPattern", v_regex_plain(v, m_));
-    MEMBER(x, "copOutPhrases", v_strings(v, m_));
-    MEMBER(x, "responseMatches", cJSON_IsString(m_) ? v_regex_plain(v, m_)
+    struct keyidx kx;
+    keyidx_init(&kx, x);
+    MEMBERX("toolsCalled", v_plain_str_or_strings(v, m_));
+    MEMBERX("toolsAcceptable", v_array_of(v, m_, v_acceptable_set, "an array of arrays of tool names"));
+    MEMBERX("toolsNotCalled", v_plain_str_or_strings(v, m_));
+    MEMBERX("toolParams", v_array_of(v, m_, v_tool_param, "an array of {tool, paramName, assertion, value}"));
+    MEMBERX("noToolErrors", v_bool(v, m_));
+    MEMBERX("responseNonEmpty", v_bool(v, m_));
+    MEMBERX("responseContains", v_str_or_strings(v, m_));
+    MEMBERX("responseContainsAny", v_contains_any(v, m_));
+    MEMBERX("responseNotContains", v_str_or_strings(v, m_));
+    MEMBERX("maxLatencyMs", v_nonneg(v, m_));
+    MEMBERX("maxCost", v_nonneg(v, m_));
+    MEMBERX("minToolCalls", v_count(v, m_));
+    MEMBERX("maxToolCalls", v_count(v, m_));
+    MEMBERX("jsonValid", v_bool(v, m_));
+    MEMBERX("schemaData", v_object(v, m_));
+    MEMBERX("requiredKeys", v_strings(v, m_));
+    MEMBERX("typeChecks", v_object_of(v, m_, v_typeof));
+    MEMBERX("minLength", v_count(v, m_));
+    MEMBERX("maxLength", v_count(v, m_));
+    MEMBERX("regexPattern", v_regex_plain(v, m_));
+    MEMBERX("copOutPhrases", v_strings(v, m_));
+    MEMBERX("responseMatches", cJSON_IsString(m_) ? v_regex_plain(v, m_)
                                                     : v_array_of(v, m_, v_regex_plain, "a regex or an array of regexes"));
-    MEMBER(x, "maxTokens", v_count(v, m_));
-    MEMBER(x, "tool_calls", v_waza(v, m_));
-    MEMBER(x, "toolSequence", v_sequence(v, m_));
-    MEMBER(x, "toolCallF1", v_f1(v, m_));
-    MEMBER(x, "toolArgs", v_array_of(v, m_, v_tool_args, "an array of {tool, args, mode, ignore, defaults}"));
-    MEMBER(x, "argsMatchSchema", v_true(v, m_));
-    MEMBER(x, "responseSchema", v_schema(v, m_));
-    MEMBER(x, "noVerifierBlocks", v_true(v, m_));
-    MEMBER(x, "custom", v_object(v, m_));
-    MEMBER(x, "weights", v_object_of(v, m_, v_nonneg));
-    const cJSON *mn = cJSON_GetObjectItemCaseSensitive(x, "minToolCalls"), *mx = cJSON_GetObjectItemCaseSensitive(x, "maxToolCalls");
+    MEMBERX("maxTokens", v_count(v, m_));
+    MEMBERX("tool_calls", v_waza(v, m_));
+    MEMBERX("toolSequence", v_sequence(v, m_));
+    MEMBERX("toolCallF1", v_f1(v, m_));
+    MEMBERX("toolArgs", v_array_of(v, m_, v_tool_args, "an array of {tool, args, mode, ignore, defaults}"));
+    MEMBERX("argsMatchSchema", v_true(v, m_));
+    MEMBERX("responseSchema", v_schema(v, m_));
+    MEMBERX("noVerifierBlocks", v_true(v, m_));
+    MEMBERX("custom", v_object(v, m_));
+    MEMBERX("weights", v_object_of(v, m_, v_nonneg));
+    const cJSON *mn = keyidx_get(&kx, "minToolCalls"), *mx = keyidx_get(&kx, "maxToolCalls");
     if (mn && mx && mn->valuedouble > mx->valuedouble) {
         size_t old = push(v, "minToolCalls", 0);
         int rc = failv(v, false, "minToolCalls (%g) must not exceed maxToolCalls (%g)", mn->valuedouble, mx->valuedouble);
         pop(v, old);
         return rc;
     }
-    if (cJSON_GetObjectItemCaseSensitive(x, "requiredKeys") && !cJSON_GetObjectItemCaseSensitive(x, "schemaData"))
+    if (keyidx_get(&kx, "requiredKeys") && !keyidx_get(&kx, "schemaData"))
         return failv(v, false, "requiredKeys needs schemaData (the object it checks)");
-    if (cJSON_GetObjectItemCaseSensitive(x, "typeChecks") && !cJSON_GetObjectItemCaseSensitive(x, "schemaData"))
+    if (keyidx_get(&kx, "typeChecks") && !keyidx_get(&kx, "schemaData"))
         return failv(v, false, "typeChecks needs schemaData (the object it checks)");
     return 0;
 }
@@ -620,31 +695,33 @@ static int v_case(struct val *v, const cJSON *x)
 {
     if (want_type(v, x, cJSON_IsObject(x), "a case object")) return FORGE_EINVAL;
     if (known_keys(v, x, case_keys)) return FORGE_EINVAL;
-    const cJSON *id = cJSON_GetObjectItemCaseSensitive(x, "id");
+    struct keyidx kx;
+    keyidx_init(&kx, x);
+    const cJSON *id = keyidx_get(&kx, "id");
     if (!id) return failv(v, false, "missing required key \"id\" (a unique case id, such as \"gs-get_weather-001\")");
-    MEMBER(x, "id", (v_string(v, m_) || (!*m_->valuestring && failv(v, false, "must not be empty"))) ? FORGE_EINVAL : 0);
-    MEMBER(x, "description", v_string(v, m_));
-    MEMBER(x, "difficulty", v_string(v, m_));
-    MEMBER(x, "input", v_input(v, m_));
-    MEMBER(x, "stubs", v_object(v, m_));
-    MEMBER(x, "maxTurns", (v_count(v, m_) || (m_->valuedouble < 1 && failv(v, false, "must be at least 1"))) ? FORGE_EINVAL : 0);
-    MEMBER(x, "requiresPreamble", v_bool(v, m_));
-    MEMBER(x, "expect", v_expect(v, m_));
-    MEMBER(x, "expectedTool", v_plain_string(v, m_));
-    MEMBER(x, "expectedArgs", v_object(v, m_));
-    MEMBER(x, "checks", v_array_of(v, m_, v_check, "an array of {type, tool, arg, value}"));
-    MEMBER(x, "label", v_enum(v, m_, labels));
-    MEMBER(x, "expectedTools", v_plain_str_or_strings(v, m_));
-    MEMBER(x, "weight", v_nonneg(v, m_));
-    MEMBER(x, "createdAt", v_string(v, m_));
-    MEMBER(x, "bugRef", v_string(v, m_));
-    MEMBER(x, "tags", v_strings(v, m_));
+    MEMBERX("id", (v_string(v, m_) || (!*m_->valuestring && failv(v, false, "must not be empty"))) ? FORGE_EINVAL : 0);
+    MEMBERX("description", v_string(v, m_));
+    MEMBERX("difficulty", v_string(v, m_));
+    MEMBERX("input", v_input(v, m_));
+    MEMBERX("stubs", v_object(v, m_));
+    MEMBERX("maxTurns", (v_count(v, m_) || (m_->valuedouble < 1 && failv(v, false, "must be at least 1"))) ? FORGE_EINVAL : 0);
+    MEMBERX("requiresPreamble", v_bool(v, m_));
+    MEMBERX("expect", v_expect(v, m_));
+    MEMBERX("expectedTool", v_plain_string(v, m_));
+    MEMBERX("expectedArgs", v_object(v, m_));
+    MEMBERX("checks", v_array_of(v, m_, v_check, "an array of {type, tool, arg, value}"));
+    MEMBERX("label", v_enum(v, m_, labels));
+    MEMBERX("expectedTools", v_plain_str_or_strings(v, m_));
+    MEMBERX("weight", v_nonneg(v, m_));
+    MEMBERX("createdAt", v_string(v, m_));
+    MEMBERX("bugRef", v_string(v, m_));
+    MEMBERX("tags", v_strings(v, m_));
     const cJSON *ch;
     int i = 0;
-    cJSON_ArrayForEach(ch, cJSON_GetObjectItemCaseSensitive(x, "checks")) {
+    cJSON_ArrayForEach(ch, keyidx_get(&kx, "checks")) {
         const char *t = forge_json_str(ch, "type");
         if (t && strcmp(t, "tool_called") == 0 && !cJSON_GetObjectItemCaseSensitive(ch, "tool") &&
-            !cJSON_GetObjectItemCaseSensitive(x, "expectedTool")) {
+            !keyidx_get(&kx, "expectedTool")) {
             size_t o1 = push(v, "checks", 0), o2 = push(v, NULL, i);
             int rc = failv(v, false, "a tool_called check needs \"tool\" (or the case's expectedTool)");
             pop(v, o2);

@@ -19,6 +19,7 @@ int forge_eval_case(const cJSON *kase, const cJSON *traj, const struct forge_eva
         ao.seed = opts->seed;
         ao.snapshot = opts->snapshot;
         ao.tools = opts->tools;
+        ao.lean = opts->lean;
         if (opts->custom) {
             ao.custom = forge_assertions_lookup;
             ao.custom_ctx = (void *)opts->custom;
@@ -27,8 +28,14 @@ int forge_eval_case(const cJSON *kase, const cJSON *traj, const struct forge_eva
     return forge_assert_case(kase, traj, &ao, result, err);
 }
 
+/* The counts are taken as results arrive, while each result is still in cache: a pass over a
+ * hundred thousand results at the end would wait on memory. */
 struct forge_suite {
     cJSON *cases;
+    long passed, failed, errors, skipped, skipped_assert;
+    double cost, duration, wsum, wscore;
+    double *lat; /* measured latencies of passed and failed cases */
+    size_t nlat, cap;
 };
 
 struct forge_suite *forge_suite_new(void)
@@ -43,21 +50,87 @@ struct forge_suite *forge_suite_new(void)
     return s;
 }
 
+int forge_suite_reserve(struct forge_suite *s, size_t n, struct forge_err *err)
+{
+    if (n <= s->cap) return 0;
+    double *lat = forge_realloc(s->lat, n * sizeof *lat);
+    if (!lat) return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    s->lat = lat;
+    s->cap = n;
+    return 0;
+}
+
 int forge_suite_add(struct forge_suite *s, cJSON *result, struct forge_err *err)
 {
+    if (s->nlat == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 1024;
+        double *lat = forge_realloc(s->lat, cap * sizeof *lat);
+        if (!lat) {
+            cJSON_Delete(result);
+            return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        }
+        s->lat = lat;
+        s->cap = cap;
+    }
     if (!cJSON_AddItemToArray(s->cases, result)) {
         cJSON_Delete(result);
         return forge_err_set(err, FORGE_ENOMEM, "out of memory");
     }
+    /* one pass over the result's members: lookups by name would scan them six times */
+    const cJSON *lat_v = NULL, *cost_v = NULL, *err_v = NULL;
+    double dur = 0, sa = 0, w = 1, score = 0;
+    bool ok = false, skip = false;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, result) {
+        const char *k = it->string;
+        switch (k[0]) {
+        case 'd': if (strcmp(k, "durationMs") == 0 && cJSON_IsNumber(it)) dur = it->valuedouble; break;
+        case 's':
+            if (strcmp(k, "skippedAssertions") == 0 && cJSON_IsNumber(it)) sa = it->valuedouble;
+            else if (strcmp(k, "skipped") == 0) skip = cJSON_IsTrue(it);
+            else if (strcmp(k, "score") == 0 && cJSON_IsNumber(it)) score = it->valuedouble;
+            break;
+        case 'e': if (strcmp(k, "error") == 0) err_v = it; break;
+        case 'p': if (strcmp(k, "passed") == 0) ok = cJSON_IsTrue(it); break;
+        case 'l': if (strcmp(k, "latencyMs") == 0) lat_v = it; break;
+        case 'c': if (strcmp(k, "costUsd") == 0) cost_v = it; break;
+        case 'w': if (strcmp(k, "weight") == 0 && cJSON_IsNumber(it)) w = it->valuedouble; break;
+        default: break;
+        }
+    }
+    s->duration += dur;
+    s->skipped_assert += (long)sa;
+    if (err_v) {
+        s->errors++;
+        return 0;
+    }
+    if (skip) {
+        s->skipped++;
+        return 0;
+    }
+    if (ok) s->passed++;
+    else s->failed++;
+    if (cJSON_IsNumber(lat_v)) s->lat[s->nlat++] = lat_v->valuedouble;
+    if (cJSON_IsNumber(cost_v)) s->cost += cost_v->valuedouble;
+    s->wsum += w;
+    s->wscore += w * score;
     return 0;
 }
 
 /* "passed", "failed", "error" or "skipped". */
 static const char *status(const cJSON *r)
 {
-    if (cJSON_GetObjectItemCaseSensitive(r, "error")) return "error";
-    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "skipped"))) return "skipped";
-    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed")) ? "passed" : "failed";
+    /* one pass over the result's members instead of three lookups */
+    bool passed = false, skipped = false;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, r) {
+        const char *k = it->string;
+        if (k[0] == 'e' && strcmp(k, "error") == 0) return "error";
+        if (k[0] == 's' && strcmp(k, "skipped") == 0) skipped = cJSON_IsTrue(it);
+        else if (k[0] == 'p' && strcmp(k, "passed") == 0) passed = cJSON_IsTrue(it);
+    }
+    if (skipped) return "skipped";
+    return passed ? "passed" : "failed";
 }
 
 static size_t hash_str(const char *s)
@@ -102,30 +175,15 @@ int forge_suite_report(struct forge_suite *s, const struct forge_gates *gates, c
                        cJSON **report, struct forge_err *err)
 {
     *report = NULL;
-    int n = cJSON_GetArraySize(s->cases);
-    double *lat = forge_calloc((size_t)n + 1, sizeof *lat);
+    long n = s->passed + s->failed + s->errors + s->skipped;
     cJSON *rep = cJSON_CreateObject();
-    if (!lat || !rep) goto nomem;
-    long passed = 0, failed = 0, errors = 0, skipped = 0, skipped_assert = 0;
-    size_t nlat = 0;
-    double cost = 0, duration = 0, wsum = 0, wscore = 0;
+    if (!rep) goto nomem;
+    long passed = s->passed, failed = s->failed, errors = s->errors, skipped = s->skipped;
+    long skipped_assert = s->skipped_assert;
+    double cost = s->cost, duration = s->duration, wsum = s->wsum, wscore = s->wscore;
+    double *lat = s->lat;
+    size_t nlat = s->nlat;
     const cJSON *r;
-    cJSON_ArrayForEach(r, s->cases) {
-        const char *st = status(r);
-        duration += forge_json_num(r, "durationMs", 0);
-        skipped_assert += (long)forge_json_num(r, "skippedAssertions", 0);
-        if (strcmp(st, "error") == 0) { errors++; continue; }
-        if (strcmp(st, "skipped") == 0) { skipped++; continue; }
-        if (strcmp(st, "passed") == 0) passed++;
-        else failed++;
-        const cJSON *l = cJSON_GetObjectItemCaseSensitive(r, "latencyMs");
-        if (cJSON_IsNumber(l)) lat[nlat++] = l->valuedouble;
-        const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "costUsd");
-        if (cJSON_IsNumber(c)) cost += c->valuedouble;
-        double w = forge_json_num(r, "weight", 1);
-        wsum += w;
-        wscore += w * forge_json_num(r, "score", 0);
-    }
     long ran = passed + failed;
     double rate = ran ? (double)passed / (double)ran : 0, lo, hi;
     forge_stats_wilson(passed, ran, 1.96, &lo, &hi);
@@ -138,9 +196,12 @@ int forge_suite_report(struct forge_suite *s, const struct forge_gates *gates, c
     cJSON *okitem = cJSON_AddBoolToObject(rep, "passed", false);
     cJSON_AddItemToObject(rep, "cases", s->cases);
     s->cases = cJSON_CreateArray();
+    s->passed = s->failed = s->errors = s->skipped = s->skipped_assert = 0;
+    s->cost = s->duration = s->wsum = s->wscore = 0;
+    s->nlat = 0;
     cJSON *sum = cJSON_AddObjectToObject(rep, "summary");
     if (!okitem || !sum || !s->cases) goto nomem;
-    cJSON_AddNumberToObject(sum, "totalCases", n);
+    cJSON_AddNumberToObject(sum, "totalCases", (double)n);
     cJSON_AddNumberToObject(sum, "passed", (double)passed);
     cJSON_AddNumberToObject(sum, "failed", (double)failed);
     cJSON_AddNumberToObject(sum, "errors", (double)errors);
@@ -220,11 +281,9 @@ int forge_suite_report(struct forge_suite *s, const struct forge_gates *gates, c
     }
     cJSON_AddItemToObject(rep, "regressions", reg);
     cJSON_AddItemToObject(rep, "newPasses", np);
-    forge_free(lat);
     *report = rep;
     return 0;
 nomem:
-    forge_free(lat);
     cJSON_Delete(rep);
     return forge_err_set(err, FORGE_ENOMEM, "out of memory");
 }
@@ -232,6 +291,7 @@ nomem:
 void forge_suite_free(struct forge_suite *s)
 {
     if (!s) return;
+    forge_free(s->lat); /* the large block first: freeing it after many small ones is slow */
     cJSON_Delete(s->cases);
     forge_free(s);
 }

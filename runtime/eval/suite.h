@@ -14,6 +14,8 @@ struct forge_eval_opts {
     const cJSON *snapshot;                  /* --snapshot FILE; may be NULL */
     const cJSON *tools;                     /* tool name -> argument schema; may be NULL */
     const struct forge_assertions *custom;  /* may be NULL */
+    bool lean;                              /* results without passing assertions (see
+                                             * forge_assert_opts.lean) */
 };
 
 /* Scores <kase> (validated; borrowed) against <traj> (forge-format trajectory; borrowed; NULL
@@ -34,6 +36,10 @@ struct forge_suite;
 
 /* Returns a new, empty accumulator (free with forge_suite_free) or NULL when out of memory. */
 struct forge_suite *forge_suite_new(void);
+
+/* Reserves room for <n> results' statistics up front (optional; a run that knows its case count
+ * avoids growing, and large allocations late in a long run are slow). Returns 0 or FORGE_ENOMEM. */
+int forge_suite_reserve(struct forge_suite *s, size_t n, struct forge_err *err);
 
 /* Adds a case result (takes it, also on failure). Returns 0 or FORGE_ENOMEM. */
 int forge_suite_add(struct forge_suite *s, cJSON *result, struct forge_err *err);

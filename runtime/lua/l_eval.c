@@ -21,21 +21,21 @@ struct lfn {
     int ref; /* the function in the Lua registry */
 };
 
-/* `trajectory` is converted only when a script reads it: most assertions look at the response
- * and the calls, and converting the whole trajectory would dominate the cost of a call. */
+/* `tool_calls` and `trajectory` are converted only when a script reads them: many assertions
+ * look at the response alone, and converting tables would dominate the cost of a call. */
 struct lazy {
-    const cJSON *traj; /* valid during the call only; NULL afterwards */
+    const cJSON *run; /* valid during the call only; NULL afterwards */
 };
 
 static int run_index(lua_State *L)
 {
     const char *key = lua_tostring(L, 2);
     struct lazy *z = lua_touserdata(L, lua_upvalueindex(1));
-    if (!key || strcmp(key, "trajectory") != 0 || !z || !z->traj)
+    if (!key || !z || !z->run || (strcmp(key, "trajectory") != 0 && strcmp(key, "tool_calls") != 0))
         return 0;
-    forge_lua_push_json(L, z->traj);
+    forge_lua_push_json(L, cJSON_GetObjectItemCaseSensitive(z->run, key));
     lua_pushvalue(L, -1);
-    lua_setfield(L, 1, "trajectory"); /* rawset: the table has no __newindex */
+    lua_setfield(L, 1, key); /* rawset: the table has no __newindex */
     return 1;
 }
 
@@ -49,11 +49,10 @@ static int push_args(lua_State *L)
     lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
     lua_createtable(L, 0, 5);
     const cJSON *it;
+    z->run = run;
     cJSON_ArrayForEach(it, run) {
-        if (strcmp(it->string, "trajectory") == 0) {
-            z->traj = it;
+        if (strcmp(it->string, "trajectory") == 0 || strcmp(it->string, "tool_calls") == 0)
             continue;
-        }
         forge_lua_push_json(L, it);
         lua_setfield(L, -2, it->string);
     }
@@ -85,7 +84,7 @@ static int call_locked(void *ctx, const cJSON *args, cJSON **out, struct forge_e
     int top = lua_gettop(L);
     *out = NULL;
     struct lazy *z = lua_newuserdatauv(L, sizeof *z, 0);
-    z->traj = NULL;
+    z->run = NULL;
     int zi = lua_gettop(L);
     lua_pushcfunction(L, push_args);
     lua_pushlightuserdata(L, f);
@@ -97,7 +96,7 @@ static int call_locked(void *ctx, const cJSON *args, cJSON **out, struct forge_e
         return err->code;
     }
     int rc = forge_vm_call(f->vm, 2, 2, err);
-    z->traj = NULL;
+    z->run = NULL;
     if (rc) {
         lua_settop(L, top);
         return rc;

@@ -12,9 +12,17 @@
 
 static const char *status(const cJSON *r)
 {
-    if (cJSON_GetObjectItemCaseSensitive(r, "error")) return "error";
-    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "skipped"))) return "skipped";
-    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed")) ? "passed" : "failed";
+    /* one pass over the result's members instead of three lookups */
+    bool passed = false, skipped = false;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, r) {
+        const char *k = it->string;
+        if (k[0] == 'e' && strcmp(k, "error") == 0) return "error";
+        if (k[0] == 's' && strcmp(k, "skipped") == 0) skipped = cJSON_IsTrue(it);
+        else if (k[0] == 'p' && strcmp(k, "passed") == 0) passed = cJSON_IsTrue(it);
+    }
+    if (skipped) return "skipped";
+    return passed ? "passed" : "failed";
 }
 
 static const char *str(const cJSON *o, const char *key, const char *dflt)

@@ -17,6 +17,9 @@ struct forge_assert_opts {
      * NULL itself: then every `custom` assertion fails as unregistered. */
     const struct forge_callable *(*custom)(void *ctx, const char *name);
     void *custom_ctx;
+    /* Leave passing assertions and toolsCalled out of the result (they still count in the score):
+     * for runs whose reports show failures only. */
+    bool lean;
 };
 
 /* Scores <kase> (one element of an eval file, already validated by forge_evalfile_*; borrowed)
@@ -37,7 +40,8 @@ int forge_assert_case(const cJSON *kase, const cJSON *traj, const struct forge_a
 
 /* Builds the `run` object custom assertions receive for <traj> (borrowed; the result refers to
  * it and must be deleted before it): {response, tool_calls: [{name, arguments, result, error,
- * round, turn_id}], trajectory, latency_ms, cost_usd}. NULL when out of memory. */
+ * round, turn_id}], trajectory, latency_ms, cost_usd}; latency_ms and cost_usd are absent when
+ * the trajectory does not give them. NULL when out of memory. */
 cJSON *forge_assert_run_view(const cJSON *traj);
 
 /* The default cop-out phrases of responseNonEmpty, NULL-terminated. */

@@ -18,16 +18,36 @@ void forge_stats_wilson(long passed, long n, double z, double *lo, double *hi)
     *hi = center + margin > 1 ? 1 : center + margin;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* Places the k-th smallest of v[0..n) at v[k] (quickselect, in place, no allocation: a sort
+ * through qsort would allocate a buffer as large as the input). */
+static double select_kth(double *v, size_t n, size_t k)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot) i++;
+            while (v[j] > pivot) j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                if (j == 0) break;
+                j--;
+            }
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else break;
+    }
+    return v[k];
 }
 
 double forge_stats_quantile(double *v, size_t n, double q)
 {
     if (n == 0) return 0;
-    qsort(v, n, sizeof *v, cmp_double);
     size_t i = (size_t)floor((double)(n - 1) * q);
-    return v[i < n ? i : n - 1];
+    return select_kth(v, n, i < n ? i : n - 1);
 }

@@ -145,6 +145,10 @@ TEST(upstream_pinned_cases)
                 traj("foo baz", names("b"), -1, -1),
                 "Missing from response: bar; Forbidden content found: baz; missing: a; unexpected: b; "
                 "response should contain any of [q]; response should contain any of [r]");
+    /* row 17: upstream ignores toolsNotCalled and toolParams; forge implements them */
+    EXPECT_FAIL("{\"expect\":{\"toolsNotCalled\":[\"a\"],\"toolParams\":[{\"tool\":\"a\",\"paramName\":\"x\",\"assertion\":\"exists\"}]}}",
+                traj("", names("a"), -1, -1),
+                "Tools that must not be called were called: a; toolParams a.x: no call of a satisfies exists (got (absent))");
     /* row 18: empty input message -> skipped */
     cJSON *r = run_case("{\"input\":{\"message\":\"\"},\"expect\":{\"toolsCalled\":[\"a\"]}}", traj("", NULL, -1, -1));
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r, "skipped")));
@@ -191,6 +195,11 @@ TEST(upstream_other_checks)
     EXPECT_PASS("{\"expect\":{\"responseContains\":[\"ZÜRICH\", \"Σ\"]}}", traj("in zürich σ", NULL, -1, -1));
     EXPECT_FAIL("{\"expect\":{\"responseContains\":[\"Zürich\"]}}", traj("in Zurich", NULL, -1, -1),
                 "Missing from response: Zürich");
+    /* ASCII needles in non-ASCII answers, including the letters that fold to ASCII */
+    EXPECT_PASS("{\"expect\":{\"responseContains\":[\"paris\", \"18°c\"]}}", traj("18°C in PARIS", NULL, -1, -1));
+    EXPECT_PASS("{\"expect\":{\"responseContains\":[\"5 k\"]}}", traj("it is 5 \xe2\x84\xaa", NULL, -1, -1));
+    EXPECT_FAIL("{\"expect\":{\"responseNotContains\":[\"ks\"]}}", traj("\xe2\x84\xaa\xc5\xbf", NULL, -1, -1),
+                "Forbidden content found: ks");
     /* responseContainsAny is case-sensitive; a scalar responseContains is wrapped */
     EXPECT_FAIL("{\"expect\":{\"responseContainsAny\":[\"Warm\"]}}", traj("warm", NULL, -1, -1),
                 "response should contain any of [Warm]");
@@ -484,7 +493,7 @@ TEST(run_view_and_errors)
     char *s = forge_json_print(cJSON_GetObjectItem(v, "tool_calls"), 0);
     CHECK_STR(s, "[{\"name\":\"a\",\"arguments\":{\"x\":1},\"result\":{\"ok\":true},\"error\":null,\"round\":1,\"turn_id\":1}]");
     forge_free(s);
-    CHECK(cJSON_IsNull(cJSON_GetObjectItem(v, "latency_ms")));
+    CHECK(cJSON_GetObjectItem(v, "latency_ms") == NULL);
     CHECK(forge_json_num(v, "cost_usd", 0) == 0.5);
     cJSON_Delete(v);
     cJSON_Delete(t);
@@ -547,8 +556,23 @@ TEST(schema_assertions)
                 "expect[0] (tool \"w\"): argument \"n\": does not match json_schema: 5 is greater than the maximum 3");
 }
 
+TEST(lean_results)
+{
+    g_opts.lean = true;
+    cJSON *r = run_case("{\"expect\":{\"toolsCalled\":[\"a\"],\"responseContains\":[\"x\"],\"weights\":{\"toolsCalled\":3}}}",
+                        traj("y", names("a"), -1, -1));
+    g_opts.lean = false;
+    const cJSON *as = cJSON_GetObjectItem(r, "assertions");
+    CHECK_INT(cJSON_GetArraySize(as), 1);
+    CHECK_STR(forge_json_str(cJSON_GetArrayItem(as, 0), "type"), "responseContains");
+    CHECK(fabs(forge_json_num(r, "score", 0) - 0.75) < 1e-12);
+    CHECK(cJSON_GetObjectItem(r, "toolsCalled") == NULL);
+    cJSON_Delete(r);
+}
+
 int main(void)
 {
+    RUN(lean_results);
     RUN(schema_assertions);
     RUN(upstream_pinned_cases);
     RUN(upstream_other_checks);

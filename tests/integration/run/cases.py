@@ -5,7 +5,8 @@ and checks the exit code, the exact stdout and stderr, and report files byte for
 usage: cases.py FORGE CASES.json
 
 A case: {"name", "args": [...], "exit": 0, "stdout": "exact" (optional), "stderr": "exact"
-(optional), "stderr_has": [...], "files": {"$OUT/r.json": "expected/r.json"}}.
+(optional), "stderr_has": [...], "stdin_file": "file fed to stdin" (optional),
+"files": {"$OUT/r.json": "expected/r.json"}}.
 "$OUT" in args and file names is a fresh temporary folder. SOURCE_DATE_EPOCH is fixed so the
 run id and timestamp are reproducible. Set FORGE_UPDATE=1 to rewrite the expected files.
 """
@@ -29,7 +30,8 @@ def main():
         out_dir = tempfile.mkdtemp(prefix="forge-run-")
         try:
             args = [a.replace("$OUT", out_dir) for a in case["args"]]
-            p = subprocess.run([forge] + args, cwd=here, capture_output=True, env=env, timeout=120)
+            stdin = open(os.path.join(here, case["stdin_file"]), "rb").read() if "stdin_file" in case else b""
+            p = subprocess.run([forge] + args, cwd=here, capture_output=True, env=env, timeout=120, input=stdin)
             out, err = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
             problems = []
             if p.returncode != case.get("exit", 0):

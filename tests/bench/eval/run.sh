@@ -1,0 +1,58 @@
+#!/bin/sh
+# The eval engine's benchmark: N recorded transcripts scored by `forge run` (eval-file and
+# transcript parsing included), beside promptfoo's assertion engine on the same outputs, and the
+# cost of one Lua custom assertion call. Prints figures; asserts nothing.
+#
+# usage: tests/bench/eval/run.sh [BUILD_DIR] [N]
+# BUILD_DIR should be a Release build (cmake -DCMAKE_BUILD_TYPE=Release); N defaults to 100000.
+# The promptfoo side runs when tests/bench/.scratch holds it:
+#   npm install --prefix tests/bench/.scratch --no-save --ignore-scripts promptfoo@0.123.1
+set -e
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-$here/../../../build}
+n=${2:-100000}
+forge=$build/forge
+data=$(mktemp -d)
+trap 'rm -rf "$data"' EXIT
+python3 "$here/gen.py" "$data" "$n"
+cpu() { # command... -> "user+sys seconds wall seconds" of one run (exit status ignored)
+  python3 - "$@" <<'PY'
+import os, resource, subprocess, sys, time
+t = time.perf_counter()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+wall = time.perf_counter() - t
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{r.ru_utime + r.ru_stime:.3f} {wall:.3f}")
+PY
+}
+echo "eval benchmark: $n cases, 9 built-in assertions each (toolsCalled, toolParams, responseNonEmpty,"
+echo "responseContains x2, responseNotContains x2, maxLatencyMs, maxToolCalls, regexPattern)"
+set -- $(cpu "$forge" run "$data/cases.json" --transcripts "$data/transcripts.jsonl" -q)
+fb=$1; fbw=$2
+set -- $(cpu "$forge" run "$data/custom.json" --transcripts "$data/transcripts.jsonl" -q --assertions "$data/assertions.lua")
+fc=$1
+python3 - "$n" "$fb" "$fbw" "$fc" <<'PY'
+import sys
+n, fb, fbw, fc = int(sys.argv[1]), *map(float, sys.argv[2:])
+print(f"forge run (built-ins):           {n / fb:9.0f} cases/s  (CPU {fb:.2f} s, wall {fbw:.2f} s)")
+print(f"forge run (+1 Lua assertion):    {n / fc:9.0f} cases/s  (CPU {fc:.2f} s; {(fc - fb) / n * 1e6:.2f} us more per case)")
+PY
+pf=$here/../.scratch/node_modules/promptfoo/dist/src/index.js
+if [ -f "$pf" ] && command -v node >/dev/null 2>&1; then
+  set -- $(cpu node "$here/bench_promptfoo.mjs" "$pf" "$data")
+  pb=$1
+  set -- $(cpu node "$here/bench_promptfoo.mjs" "$pf" "$data" custom)
+  pc=$1
+  python3 - "$n" "$fb" "$fc" "$pb" "$pc" <<'PY'
+import sys
+n, fb, fc, pb, pc = int(sys.argv[1]), *map(float, sys.argv[2:])
+print(f"promptfoo runAssertions:         {n / pb:9.0f} cases/s  (CPU {pb:.2f} s; icontains, not-icontains, regex, latency, tool-call-f1)")
+print(f"promptfoo (+1 javascript):       {n / pc:9.0f} cases/s  (CPU {pc:.2f} s; {(pc - pb) / n * 1e6:.2f} us more per case)")
+print(f"ratio forge/promptfoo (cases/s): built-ins {pb / fb:.1f}x, with a custom assertion {pc / fc:.1f}x")
+PY
+else
+  echo "promptfoo: not installed under tests/bench/.scratch (see the header of this script)"
+fi
+if [ -x "$build/tests/bench_eval" ]; then
+  "$build/tests/bench_eval" 200000
+fi
