@@ -53,8 +53,10 @@ int forge_live_parse(int argc, char **argv, int *i, struct forge_live_opts *o)
         forge_cli_error("%s", perr.msg);
         return -1;
     }
-    if (pr > 0)
+    if (pr > 0) {
+        (*i)--; /* it moves past what it took; callers here expect the last item taken */
         return 1;
+    }
     if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
         o->quiet = true;
         return 1;
@@ -261,7 +263,8 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
             .agent = {.model = model, .tools = &s->tools, .verifiers = &s->verifiers,
                       .policy = &s->policy, .system = s->system, .params = s->params},
             .cases = s->cases,
-            .eval = {.custom = custom, .tools = schemas},
+            .eval = {.custom = custom, .tools = schemas, .seed = o->seed,
+                     .snapshot = o->snapshot},
             .jobs = o->jobs,
             .on_case = on_case,
             .ud = &sink,

@@ -19,6 +19,7 @@ struct forge_live_opts {
     const char *save_transcripts; /* --save-transcripts FILE.jsonl */
     const char *baseline;
     struct forge_gates gates;     /* from flags; override the suites' gates */
+    const cJSON *seed, *snapshot; /* {{seed:}} / {{snapshot:}} sources (borrowed), may be NULL */
     bool quiet;
 };
 

@@ -1,5 +1,6 @@
 /* forge run EVAL.json... [options]: validate eval files, score recorded transcripts, report. */
 #include "cli/cli.h"
+#include "cli/live.h"
 #include "cli/luaopts.h"
 #include "base/alloc.h"
 #include "base/buf.h"
@@ -23,7 +24,9 @@ const char forge_usage_run[] =
     "usage: forge run EVAL.json... [OPTIONS]\n"
     "\n"
     "Validates eval files (agent-tool-forge's format plus forge's assertions) and scores the\n"
-    "trajectory each case produced.\n"
+    "trajectory each case produced: recorded ones (--transcripts), or live ones (--model): every\n"
+    "case then goes through the agent loop with the tools of --tools, and each eval file is a\n"
+    "suite of the run.\n"
     "\n"
     "options:\n"
     "  --dry-run               check the eval files (and the other input files) only\n"
@@ -31,8 +34,13 @@ const char forge_usage_run[] =
     "                          matched to cases by trajectory_id = case id ('-': stdin)\n"
     "  --seed FILE             JSON for {{seed:path}} templates\n"
     "  --snapshot FILE         JSON for {{snapshot:path}} templates\n"
-    "  --tools FILE            tool definitions ([{name, schema|parameters|input_schema}] or\n"
-    "                          {name: schema}) for argsMatchSchema\n"
+    "  --tools FILE            tool definitions: JSON ([{name, schema|parameters|input_schema}],\n"
+    "                          OpenAI tools, MCP tools/list, or {name: schema}), or a Lua file\n"
+    "                          returning forge.tool{...} values (live runs); their schemas serve\n"
+    "                          argsMatchSchema\n"
+    "  --model SPEC            run the cases live: scripted:RULES.lua or provider:model\n"
+    "  -j, --jobs N            live runs: cases in flight at once (default 1)\n"
+    "  --save-transcripts FILE live runs: write every trajectory, one JSON object per line\n"
     "  --report FORMAT=PATH    also write a report: json, jsonl, junit or md (repeatable)\n"
     "  --min-pass-rate X       gate: pass rate (0..1) must be >= X\n"
     "  --max-cost USD          gate: total cost must be <= USD\n"
@@ -45,8 +53,11 @@ const char forge_usage_run[] =
     "  --allow-read PATH, --lua-instructions N, --lua-memory MIB, --lua-timeout MS\n"
     "                          sandbox limits of the --assertions scripts (as for forge script)\n"
     "\n"
+    "Live runs also take the model options of 'forge help model' (--base-url, --header,\n"
+    "--record, --replay, --no-cache, ...).\n"
+    "\n"
     "Exit codes: 0 every case passed and every gate was met; 1 a case or gate failed or a case\n"
-    "had no transcript; 2 bad usage or input.\n";
+    "had no transcript; 2 bad usage or input; 3 a model could not be reached.\n";
 
 #define MAX_REPORTS 16
 #define MAX_ASSERTION_FILES 16
@@ -60,6 +71,7 @@ struct opts {
     const char *afiles[MAX_ASSERTION_FILES];
     int nafiles;
     struct forge_vm_opts vm;
+    struct forge_live_opts live;
     bool dry_run, quiet;
     size_t max_line;
     struct forge_gates gates;
@@ -115,6 +127,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         for (const char *const *v = valued; *v && !known; v++) known = strcmp(*v, flag) == 0;
         if (!known) {
             int r = forge_luaopts_parse(argc, argv, &i, &o->vm);
+            if (r == 0) r = forge_live_parse(argc, argv, &i, &o->live);
             if (r < 0) return -1;
             if (r > 0) continue;
             forge_cli_error("run: unknown option '%s' (run 'forge help run')", a);
@@ -197,12 +210,13 @@ static cJSON *load_tools(const char *path, struct forge_err *err)
     int i = 0;
     const cJSON *t;
     cJSON_ArrayForEach(t, doc) {
-        const char *name = forge_json_str(t, "name");
-        const cJSON *fn = cJSON_GetObjectItemCaseSensitive(t, "function"); /* OpenAI's wrapper */
-        if (!name && fn) name = forge_json_str(fn, "name"), t = fn;
+        const cJSON *def = t;
+        const char *name = forge_json_str(def, "name");
+        const cJSON *fn = cJSON_GetObjectItemCaseSensitive(def, "function"); /* OpenAI's wrapper */
+        if (!name && fn) name = forge_json_str(fn, "name"), def = fn;
         const cJSON *s = NULL;
         static const char *const keys[] = {"schema", "parameters", "input_schema", "inputSchema", NULL};
-        for (const char *const *k = keys; *k && !s; k++) s = cJSON_GetObjectItemCaseSensitive(t, *k);
+        for (const char *const *k = keys; *k && !s; k++) s = cJSON_GetObjectItemCaseSensitive(def, *k);
         if (!name || !s) {
             forge_err_set(err, FORGE_EINVAL, "%s: [%d]: a tool definition needs \"name\" and \"schema\" (or parameters, input_schema)", path, i);
             goto fail;
@@ -216,6 +230,98 @@ fail:
     cJSON_Delete(doc);
     cJSON_Delete(out);
     return NULL;
+}
+
+static bool is_lua(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 4 && strcmp(path + n - 4, ".lua") == 0;
+}
+
+/* The suite name of an eval file: its name without folder and .json. */
+static void suite_name(const char *file, char *out, size_t n)
+{
+    const char *f = strrchr(file, '/');
+    f = f ? f + 1 : file;
+    size_t fl = strlen(f);
+    if (fl > 5 && strcmp(f + fl - 5, ".json") == 0)
+        fl -= 5;
+    snprintf(out, n, "%.*s", (int)fl, f);
+}
+
+/* A live run: each eval file is a suite sharing the tools of --tools and the verifiers its Lua
+ * defines, run through the agent loop with --model. */
+static int run_live(struct opts *o, cJSON **files, struct forge_vm **vmp, const cJSON *seed,
+                    const cJSON *snapshot)
+{
+    struct forge_err err = {0};
+    int code = FORGE_EXIT_USAGE;
+    char *dir = NULL;
+    struct forge_lua_suite *suites = forge_calloc((size_t)o->nfiles, sizeof *suites);
+    if (!suites) {
+        forge_cli_error("out of memory");
+        return FORGE_EXIT_INFRA;
+    }
+    if (!*vmp) {
+        dir = forge_path_dir(o->tools && is_lua(o->tools) ? o->tools : ".");
+        o->vm.script_dir = dir;
+        if (!dir || !(*vmp = forge_vm_new(&o->vm, &err))) {
+            forge_cli_error("%s", dir ? err.msg : "out of memory");
+            goto out;
+        }
+    }
+    struct forge_lua_suite *first = &suites[0];
+    forge_policy_init(&first->policy);
+    if (o->tools) {
+        int rc = is_lua(o->tools) ? forge_lua_tools_load(*vmp, o->tools, &first->tools, &err)
+                                  : forge_toolset_load_file(&first->tools, o->tools, &err);
+        if (rc) {
+            forge_cli_error("%s", err.msg);
+            if (err.trace[0])
+                fprintf(stderr, "%s\n", err.trace);
+            goto out;
+        }
+    }
+    if (forge_lua_registered_verifiers(*vmp, o->tools ? o->tools : "verifiers", &first->verifiers,
+                                       &err)) {
+        forge_cli_error("%s", err.msg);
+        goto out;
+    }
+    for (int i = 0; i < o->nfiles; i++) {
+        char name[512];
+        suite_name(o->files[i], name, sizeof name);
+        if (i)
+            forge_policy_init(&suites[i].policy);
+        suites[i].name = forge_strdup(name);
+        suites[i].cases = cJSON_Duplicate(files[i], 1);
+        if (i) { /* the tools and verifiers are the first suite's (not owned here) */
+            suites[i].tools = first->tools;
+            suites[i].verifiers = first->verifiers;
+        }
+    }
+    struct forge_live_opts *l = &o->live;
+    for (int i = 0; i < o->nreports; i++) {
+        l->rformat[i] = o->rformat[i];
+        l->rpath[i] = o->rpath[i];
+    }
+    l->nreports = o->nreports;
+    l->baseline = o->baseline;
+    l->gates = o->gates;
+    l->quiet = o->quiet || o->vm.verbose < 0;
+    l->seed = seed;
+    l->snapshot = snapshot;
+    code = forge_live_run(l, *vmp, suites, o->nfiles);
+out:
+    for (int i = o->nfiles - 1; i >= 0; i--) {
+        if (i) {
+            memset(&suites[i].tools, 0, sizeof suites[i].tools);
+            memset(&suites[i].verifiers, 0, sizeof suites[i].verifiers);
+        }
+        forge_lua_suite_free(&suites[i]);
+    }
+    forge_free(suites);
+    forge_free(dir);
+    return code;
 }
 
 /* Case index: id -> position in the flat case list (open addressing). */
@@ -314,6 +420,7 @@ int forge_cmd_run(int argc, char **argv)
     struct opts o;
     memset(&o, 0, sizeof o);
     forge_vm_opts_init(&o.vm);
+    forge_live_opts_init(&o.live);
     struct forge_vm *vm = NULL;
     char *script_dir = NULL;
     struct forge_err err = {0};
@@ -350,7 +457,7 @@ int forge_cmd_run(int argc, char **argv)
     }
     if ((o.seed && !(seed = forge_json_load(o.seed, &err))) ||
         (o.snapshot && !(snapshot = forge_json_load(o.snapshot, &err))) ||
-        (o.tools && !(tools = load_tools(o.tools, &err))) ||
+        (o.tools && !is_lua(o.tools) && !(tools = load_tools(o.tools, &err))) ||
         (o.baseline && !(baseline = forge_json_load(o.baseline, &err)))) {
         forge_cli_error("%s", err.msg);
         goto out;
@@ -408,9 +515,21 @@ int forge_cmd_run(int argc, char **argv)
         exit_code = FORGE_EXIT_OK;
         goto out;
     }
+    if (o.live.prov.model) {
+        if (o.transcripts) {
+            forge_cli_error("run: --transcripts scores recorded runs and --model makes live ones: give one of them");
+            goto out;
+        }
+        exit_code = run_live(&o, files, &vm, seed, snapshot);
+        goto out;
+    }
+    if (o.tools && is_lua(o.tools)) {
+        forge_cli_error("run: --tools %s: Lua tools run only in live runs (add --model)", o.tools);
+        goto out;
+    }
     if (!o.transcripts) {
-        forge_cli_error("run: no --transcripts FILE given; live runs against a model are not available in this build "
-                        "(score recorded trajectories with --transcripts, or check files with --dry-run)");
+        forge_cli_error("run: nothing to score: give --transcripts FILE (recorded trajectories) or --model SPEC "
+                        "(a live run), or check the files with --dry-run");
         goto out;
     }
     for (int i = 0; i < o.nreports; i++) {

@@ -226,6 +226,25 @@ static int gate(lua_State *L, int idx, const char *key, bool *has, double *val, 
     return rc;
 }
 
+int forge_lua_registered_verifiers(struct forge_vm *vm, const char *where,
+                                   struct forge_verifiers *out, struct forge_err *err)
+{
+    lua_State *L = forge_vm_state(vm);
+    int top = lua_gettop(L);
+    int rc = 0;
+    lua_getfield(L, LUA_REGISTRYINDEX, "forge.loaded");
+    if (lua_istable(L, -1) && lua_getfield(L, -1, "forge") == LUA_TTABLE &&
+        lua_getfield(L, -1, "verifiers") == LUA_TFUNCTION) {
+        lua_call(L, 0, 1);
+        lua_newtable(L);
+        lua_insert(L, -2);
+        lua_setfield(L, -2, "list");
+        rc = each_of(vm, lua_gettop(L), "list", where, add_verifier, out, err);
+    }
+    lua_settop(L, top);
+    return rc;
+}
+
 int forge_lua_suite_load(struct forge_vm *vm, int idx, struct forge_lua_suite *out,
                          struct forge_err *err)
 {
@@ -263,18 +282,7 @@ int forge_lua_suite_load(struct forge_vm *vm, int idx, struct forge_lua_suite *o
         if (has) {
             rc = each_of(vm, idx, "verifiers", where, add_verifier, &out->verifiers, err);
         } else {
-            /* every verifier the script registered with forge.verifier */
-            lua_getfield(L, LUA_REGISTRYINDEX, "forge.loaded");
-            lua_getfield(L, -1, "forge");
-            lua_getfield(L, -1, "verifiers");
-            if (lua_type(L, -1) == LUA_TFUNCTION) {
-                lua_call(L, 0, 1);
-                lua_newtable(L);
-                lua_insert(L, -2);
-                lua_setfield(L, -2, "list");
-                rc = each_of(vm, lua_gettop(L), "list", where, add_verifier, &out->verifiers, err);
-            }
-            lua_pop(L, 3);
+            rc = forge_lua_registered_verifiers(vm, where, &out->verifiers, err);
         }
     }
     if (!rc)

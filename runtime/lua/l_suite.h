@@ -45,5 +45,9 @@ int forge_lua_tools_load(struct forge_vm *vm, const char *path, struct forge_too
 int forge_lua_scripted_load(struct forge_vm *vm, const char *path, struct forge_model **model,
                             struct forge_err *err);
 
+/* Adds every verifier the scripts run in <vm> defined with forge.verifier to <out>. */
+int forge_lua_registered_verifiers(struct forge_vm *vm, const char *where,
+                                   struct forge_verifiers *out, struct forge_err *err);
+
 void forge_lua_suite_free(struct forge_lua_suite *s);
 #endif

@@ -100,10 +100,20 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
         forge_err_set(err, FORGE_EINVAL, "%s: a tool definition must be an object", where);
         return NULL;
     }
+    /* OpenAI's {"type": "function", "function": {name, description, parameters}} keeps forge's
+     * own keys (executors, agent-tool-forge fields) beside "function": merge both levels. */
+    cJSON *merged = NULL;
     const cJSON *def = in;
     const cJSON *fn = cJSON_GetObjectItemCaseSensitive(in, "function");
-    if (cJSON_IsObject(fn)) /* OpenAI {"type": "function", "function": {...}} */
-        def = fn;
+    if (cJSON_IsObject(fn)) {
+        merged = cJSON_Duplicate(fn, 1);
+        for (const cJSON *c = in->child; c; c = c->next)
+            if (strcmp(c->string, "function") && strcmp(c->string, "type") &&
+                !cJSON_GetObjectItemCaseSensitive(merged, c->string))
+                cJSON_AddItemToObject(merged, c->string, cJSON_Duplicate(c, 1));
+        def = merged;
+    }
+    struct forge_tool *t = NULL;
     for (const cJSON *c = def->child; c; c = c->next) {
         int known = 0;
         for (const char *const *k = known_keys; *k && !known; k++)
@@ -112,18 +122,18 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
             const char *s = suggest(c->string);
             forge_err_set(err, FORGE_EINVAL, "%s: unknown key '%s' in a tool definition%s%s%s",
                           where, c->string, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
-            return NULL;
+            goto fail;
         }
     }
     const char *name = forge_json_str(def, "name");
     if (!name || !*name) {
         forge_err_set(err, FORGE_EINVAL, "%s: a tool needs a non-empty string 'name'", where);
-        return NULL;
+        goto fail;
     }
-    struct forge_tool *t = forge_calloc(1, sizeof *t);
+    t = forge_calloc(1, sizeof *t);
     if (!t) {
         forge_err_set(err, FORGE_ENOMEM, "out of memory");
-        return NULL;
+        goto fail;
     }
     t->name = forge_strdup(name);
     t->def = cJSON_CreateObject();
@@ -225,8 +235,10 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
         t->kind = FORGE_TOOL_HTTP;
         t->data = cJSON_Duplicate(v, 1);
     }
+    cJSON_Delete(merged);
     return t;
 fail:
+    cJSON_Delete(merged);
     forge_tool_free(t);
     return NULL;
 }
@@ -411,11 +423,8 @@ int forge_tool_execute(const struct forge_tool *t, const struct forge_tool_call 
             *result = cJSON_Duplicate(t->fallback, 1);
         } else {
             char *a = call->arguments ? forge_json_print(call->arguments, 0) : NULL;
-            size_t n = (a ? strlen(a) : 2) + strlen(t->name) + 96;
-            *error = forge_malloc(n);
-            if (*error)
-                snprintf(*error, n, "no canned response of tool '%s' matches the arguments %s "
-                         "(and it has no fallback)", t->name, a ? a : "{}");
+            *error = forge_strdupf("no canned response of tool '%s' matches the arguments %s "
+                                   "(and it has no fallback)", t->name, a ? a : "{}");
             forge_free(a);
         }
         return 0;
@@ -425,14 +434,10 @@ int forge_tool_execute(const struct forge_tool *t, const struct forge_tool_call 
     case FORGE_TOOL_HTTP:
         return forge_tool_http_execute(t, call, result, error, err);
     case FORGE_TOOL_NONE:
-    default: {
-        size_t n = strlen(t->name) + 96;
-        *error = forge_malloc(n);
-        if (*error)
-            snprintf(*error, n, "tool '%s' has no implementation (give it run, mock, responses, "
-                     "template or http, or a stub in the case)", t->name);
+    default:
+        *error = forge_strdupf("tool '%s' has no implementation (give it run, mock, responses, "
+                               "template or http, or a stub in the case)", t->name);
         return 0;
-    }
     }
 }
 

@@ -99,6 +99,20 @@ def main():
         stderr_has=["the scripted model needs rules: --model scripted:RULES.lua"])
     run("missing key", ["script", "scripts/demo.lua", "--model", "anthropic:claude-x"], 2,
         stderr_has=["ANTHROPIC_API_KEY"])
+    run("forge run live, Lua tools", ["run", "evals/demo/weather.golden.json", "evals/demo/weather.labeled.json",
+                                       "--tools", "scripts/weather/tools.lua",
+                                       "--assertions", "scripts/weather/assertions.lua",
+                                       "--model", "scripted:scripts/weather/rules.lua", "-j", "2"], 1,
+        expected="run_live.json", stdout_has=["✗ 7/8 passed (87.5%)"])
+    run("forge run live, JSON tools", ["run", "tests/integration/agent/live.json",
+                                        "--tools", "tests/integration/agent/tools.json",
+                                        "--model", "scripted:tests/integration/agent/rules.lua"], 0,
+        expected="run_live_json.json", stdout_has=["✓ 2/2 passed (100.0%)"])
+    run("Lua tools need --model", ["run", "tests/integration/agent/live.json", "--tools", "scripts/weather/tools.lua"], 2,
+        stderr_has=["run: --tools scripts/weather/tools.lua: Lua tools run only in live runs (add --model)"])
+    run("transcripts or model", ["run", "tests/integration/agent/live.json", "--transcripts", "x.jsonl",
+                                 "--model", "scripted:tests/integration/agent/rules.lua"], 2,
+        stderr_has=["give one of them"])
     run("forge.http", ["script", "tests/integration/agent/http_spec.lua", "--allow-net", "--", port], 0,
         stdout_has=["4 passed, 0 failed"])
     run("forge.http needs --allow-net", ["script", "tests/integration/agent/http_spec.lua", "--", port], 2,
