@@ -239,8 +239,10 @@ void *forge_ecmare_compile(const char *pat, size_t len, struct forge_err *err)
     if (!rc)
         rc = forge_buf_adds(&b, "");
     if (rc) {
-        if (rc == FORGE_ENOMEM || rc == FORGE_ELIMIT)
-            forge_err_set(err, rc, "pattern too large or out of memory");
+        if (rc == FORGE_ENOMEM)
+            forge_err_set(err, rc, "out of memory compiling a pattern");
+        else if (rc == FORGE_ELIMIT)
+            forge_err_set(err, FORGE_EINVAL, "pattern longer than 1 MiB once translated");
         else
             forge_err_prefix(err, "invalid regex '%.*s'", (int)(len > 200 ? 200 : len), pat);
         forge_buf_free(&b);

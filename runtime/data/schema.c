@@ -865,7 +865,8 @@ static int compile_re(struct forge_schema *s, const char *pat, void **out, const
     *out = forge_ecmare_compile(pat, strlen(pat), &e2);
     (void)s;
     if (!*out)
-        return forge_err_set(err, FORGE_EINVAL, "invalid schema at '%s/%s': %s", cx->ptr, kw, e2.msg);
+        return forge_err_set(err, e2.code == FORGE_ENOMEM ? FORGE_ENOMEM : FORGE_EINVAL,
+                             "invalid schema at '%s/%s': %s", cx->ptr, kw, e2.msg);
     return 0;
 }
 
