@@ -1,0 +1,225 @@
+/* Regular expressions over PCRE2 with a compiled-pattern cache and match limits. */
+#include "data/re.h"
+#include "base/alloc.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+struct forge_re {
+    pcre2_code *code;
+    int flags;
+    char *pattern; /* owned, for messages and cache lookup */
+    size_t len;
+    struct forge_re *next; /* cache chain */
+};
+
+static unsigned long match_limit = 10000000;
+static unsigned long depth_limit = 100000;
+
+void forge_re_set_limits(unsigned long m, unsigned long d)
+{
+    match_limit = m;
+    depth_limit = d;
+}
+
+int forge_re_flags(const char *letters, struct forge_err *err)
+{
+    int f = 0;
+    for (const char *p = letters ? letters : ""; *p; p++) {
+        switch (*p) {
+        case 'i': f |= FORGE_RE_CASELESS; break;
+        case 'm': f |= FORGE_RE_MULTILINE; break;
+        case 's': f |= FORGE_RE_DOTALL; break;
+        case 'x': f |= FORGE_RE_EXTENDED; break;
+        case 'A': f |= FORGE_RE_ANCHORED; break;
+        case 'b': f |= FORGE_RE_BYTES; break;
+        default:
+            forge_err_set(err, FORGE_EINVAL,
+                          "unknown regex flag '%c' (flags are i, m, s, x, A (anchored), b (bytes))", *p);
+            return -1;
+        }
+    }
+    return f;
+}
+
+struct forge_re *forge_re_compile(const char *pattern, size_t len, int flags, struct forge_err *err)
+{
+    uint32_t opts = 0;
+    if (!(flags & FORGE_RE_BYTES))
+        opts |= PCRE2_UTF | PCRE2_UCP;
+    if (flags & FORGE_RE_CASELESS)
+        opts |= PCRE2_CASELESS;
+    if (flags & FORGE_RE_MULTILINE)
+        opts |= PCRE2_MULTILINE;
+    if (flags & FORGE_RE_DOTALL)
+        opts |= PCRE2_DOTALL;
+    if (flags & FORGE_RE_EXTENDED)
+        opts |= PCRE2_EXTENDED;
+    if (flags & FORGE_RE_ANCHORED)
+        opts |= PCRE2_ANCHORED;
+    int code;
+    PCRE2_SIZE off;
+    pcre2_code *c = pcre2_compile((PCRE2_SPTR)pattern, len, opts, &code, &off, NULL);
+    if (!c) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(code, msg, sizeof msg);
+        forge_err_set(err, FORGE_EINVAL, "invalid regex '%.*s' at offset %zu: %s",
+                      (int)(len > 200 ? 200 : len), pattern, (size_t)off, (char *)msg);
+        return NULL;
+    }
+    struct forge_re *re = forge_calloc(1, sizeof *re);
+    char *copy = forge_strndup(pattern, len);
+    if (!re || !copy) {
+        pcre2_code_free(c);
+        forge_free(re);
+        forge_free(copy);
+        forge_err_set(err, FORGE_ENOMEM, "out of memory compiling a regex");
+        return NULL;
+    }
+    pcre2_jit_compile(c, PCRE2_JIT_COMPLETE); /* best effort: falls back to the interpreter */
+    re->code = c;
+    re->flags = flags;
+    re->pattern = copy;
+    re->len = len;
+    return re;
+}
+
+void forge_re_free(struct forge_re *re)
+{
+    if (!re)
+        return;
+    pcre2_code_free(re->code);
+    forge_free(re->pattern);
+    forge_free(re);
+}
+
+int forge_re_groups(const struct forge_re *re)
+{
+    uint32_t n = 0;
+    pcre2_pattern_info(re->code, PCRE2_INFO_CAPTURECOUNT, &n);
+    return (int)n;
+}
+
+/* Per-thread match context and data, reused across matches. */
+static _Thread_local pcre2_match_context *tl_mctx;
+static _Thread_local pcre2_match_data *tl_mdata;
+static _Thread_local uint32_t tl_mdata_pairs;
+
+int forge_re_exec(const struct forge_re *re, const char *subject, size_t len, size_t start,
+                  size_t *ovec, int npairs, struct forge_err *err)
+{
+    if (!tl_mctx) {
+        tl_mctx = pcre2_match_context_create(NULL);
+        if (!tl_mctx)
+            return forge_err_set(err, FORGE_ENOMEM, "out of memory matching a regex");
+    }
+    pcre2_set_match_limit(tl_mctx, (uint32_t)match_limit);
+    pcre2_set_depth_limit(tl_mctx, (uint32_t)depth_limit);
+    uint32_t need = (uint32_t)forge_re_groups(re) + 1;
+    if (!tl_mdata || tl_mdata_pairs < need) {
+        pcre2_match_data_free(tl_mdata);
+        tl_mdata = pcre2_match_data_create(need < 16 ? 16 : need, NULL);
+        tl_mdata_pairs = need < 16 ? 16 : need;
+        if (!tl_mdata) {
+            tl_mdata_pairs = 0;
+            return forge_err_set(err, FORGE_ENOMEM, "out of memory matching a regex");
+        }
+    }
+    int rc = pcre2_match(re->code, (PCRE2_SPTR)subject, len, start, 0, tl_mdata, tl_mctx);
+    if (rc == PCRE2_ERROR_NOMATCH)
+        return 0;
+    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+        rc == PCRE2_ERROR_HEAPLIMIT)
+        return forge_err_set(err, FORGE_ELIMIT,
+                             "regex '%.100s' hit the PCRE2 %s limit (catastrophic backtracking?); "
+                             "simplify the pattern or raise --regex-match-limit",
+                             re->pattern,
+                             rc == PCRE2_ERROR_MATCHLIMIT ? "match" :
+                             rc == PCRE2_ERROR_DEPTHLIMIT ? "depth" : "heap");
+    if (rc < 0) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(rc, msg, sizeof msg);
+        return forge_err_set(err, FORGE_EINVAL, "regex '%.100s': %s", re->pattern, (char *)msg);
+    }
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(tl_mdata);
+    int pairs = (int)need < npairs ? (int)need : npairs;
+    for (int i = 0; i < pairs; i++) {
+        ovec[2 * i] = ov[2 * i] == PCRE2_UNSET ? (size_t)-1 : ov[2 * i];
+        ovec[2 * i + 1] = ov[2 * i + 1] == PCRE2_UNSET ? (size_t)-1 : ov[2 * i + 1];
+    }
+    return pairs > 0 ? pairs : 1;
+}
+
+/* The cache: a fixed hash table of chains, emptied when it holds too many patterns. */
+#define CACHE_SLOTS 256
+static struct forge_re *cache[CACHE_SLOTS];
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned hash(const char *p, size_t n, int flags)
+{
+    uint32_t h = 2166136261u ^ (uint32_t)flags;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 16777619u;
+    return h % CACHE_SLOTS;
+}
+
+static void clear_locked(void)
+{
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        while (cache[i]) {
+            struct forge_re *n = cache[i]->next;
+            forge_re_free(cache[i]);
+            cache[i] = n;
+        }
+    }
+}
+
+void forge_re_cache_clear(void)
+{
+    pthread_mutex_lock(&cache_lock);
+    clear_locked();
+    pthread_mutex_unlock(&cache_lock);
+}
+
+const struct forge_re *forge_re_cached(const char *pattern, size_t len, int flags,
+                                       struct forge_err *err)
+{
+    unsigned h = hash(pattern, len, flags);
+    pthread_mutex_lock(&cache_lock);
+    for (struct forge_re *r = cache[h]; r; r = r->next) {
+        if (r->flags == flags && r->len == len && memcmp(r->pattern, pattern, len) == 0) {
+            pthread_mutex_unlock(&cache_lock);
+            return r;
+        }
+    }
+    pthread_mutex_unlock(&cache_lock);
+    struct forge_re *re = forge_re_compile(pattern, len, flags, err);
+    if (!re)
+        return NULL;
+    pthread_mutex_lock(&cache_lock);
+    /* Another thread may have compiled the same pattern meanwhile: keep the first. */
+    for (struct forge_re *r = cache[h]; r; r = r->next) {
+        if (r->flags == flags && r->len == len && memcmp(r->pattern, pattern, len) == 0) {
+            pthread_mutex_unlock(&cache_lock);
+            forge_re_free(re);
+            return r;
+        }
+    }
+    re->next = cache[h];
+    cache[h] = re;
+    pthread_mutex_unlock(&cache_lock);
+    return re;
+}
+
+int forge_re_test(const char *pattern, int flags, const char *subject, struct forge_err *err)
+{
+    const struct forge_re *re = forge_re_cached(pattern, strlen(pattern), flags, err);
+    if (!re)
+        return err ? err->code : FORGE_EINVAL;
+    size_t ov[2];
+    int rc = forge_re_exec(re, subject, strlen(subject), 0, ov, 1, err);
+    return rc > 0 ? 1 : rc;
+}

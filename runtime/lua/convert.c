@@ -1,0 +1,599 @@
+/* JSON <-> Lua conversion and the forge.json module. */
+#include "lua/bind.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "data/json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 1000
+
+/* Registry keys. */
+static const char NULL_KEY[] = "forge.json.null";
+static const char ARRAY_MT[] = "forge.json.array";
+static const char OBJECT_MT[] = "forge.json.object";
+static const char ORDER_KEY[] = "forge.json.order";
+
+/* Pushes the weak-keyed table mapping an object table to its key order: order[i] = key,
+ * order[key] = i. */
+static void push_order_table(lua_State *L)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, ORDER_KEY) == LUA_TTABLE)
+        return;
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, ORDER_KEY);
+}
+
+/* Iterator for objects decoded from JSON: keys in document order, then keys added since. */
+static int object_next(lua_State *L)
+{
+    lua_settop(L, 2);
+    push_order_table(L);
+    lua_pushvalue(L, 1);
+    lua_rawget(L, -2);
+    int order = lua_gettop(L); /* may be nil */
+    int has_order = lua_istable(L, order);
+    lua_Integer pos = 0;
+    int in_rest = 0;
+    if (!lua_isnil(L, 2)) {
+        if (has_order) {
+            lua_pushvalue(L, 2);
+            lua_rawget(L, order);
+            if (lua_isinteger(L, -1))
+                pos = lua_tointeger(L, -1);
+            else
+                in_rest = 1;
+            lua_pop(L, 1);
+        } else {
+            in_rest = 1;
+        }
+    }
+    if (!in_rest && has_order) {
+        lua_Integer n = (lua_Integer)lua_rawlen(L, order);
+        for (lua_Integer i = pos + 1; i <= n; i++) {
+            lua_rawgeti(L, order, i);
+            lua_pushvalue(L, -1);
+            if (lua_rawget(L, 1) != LUA_TNIL)
+                return 2;
+            lua_pop(L, 2);
+        }
+        lua_pushnil(L); /* start the rest from the beginning */
+    } else {
+        lua_pushvalue(L, 2);
+    }
+    while (lua_next(L, 1)) {
+        int listed = 0;
+        if (has_order && lua_type(L, -2) == LUA_TSTRING) {
+            lua_pushvalue(L, -2);
+            listed = lua_rawget(L, order) != LUA_TNIL;
+            lua_pop(L, 1);
+        }
+        if (!listed)
+            return 2;
+        lua_pop(L, 1);
+    }
+    lua_pushnil(L);
+    return 1;
+}
+
+static int object_pairs(lua_State *L)
+{
+    lua_pushcfunction(L, object_next);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    return 3;
+}
+
+static int null_tostring(lua_State *L)
+{
+    lua_pushliteral(L, "null");
+    return 1;
+}
+
+/* Creates the null sentinel and the array/object metatables once per state. */
+static void ensure_types(lua_State *L)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, NULL_KEY) != LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pop(L, 1);
+    lua_newuserdatauv(L, 0, 0);
+    lua_newtable(L);
+    lua_pushcfunction(L, null_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushliteral(L, "forge.json.null");
+    lua_setfield(L, -2, "__name");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, NULL_KEY);
+    lua_newtable(L);
+    lua_pushliteral(L, "array");
+    lua_setfield(L, -2, "__jsontype");
+    lua_setfield(L, LUA_REGISTRYINDEX, ARRAY_MT);
+    lua_newtable(L);
+    lua_pushliteral(L, "object");
+    lua_setfield(L, -2, "__jsontype");
+    lua_pushcfunction(L, object_pairs);
+    lua_setfield(L, -2, "__pairs");
+    lua_setfield(L, LUA_REGISTRYINDEX, OBJECT_MT);
+}
+
+static void push_value(lua_State *L, const cJSON *v, int depth)
+{
+    if (depth > MAX_DEPTH)
+        luaL_error(L, "JSON value nested deeper than %d levels", MAX_DEPTH);
+    luaL_checkstack(L, 6, "JSON value nested too deeply");
+    if (cJSON_IsNull(v) || cJSON_IsInvalid(v)) {
+        lua_getfield(L, LUA_REGISTRYINDEX, NULL_KEY);
+    } else if (cJSON_IsBool(v)) {
+        lua_pushboolean(L, cJSON_IsTrue(v));
+    } else if (cJSON_IsNumber(v)) {
+        double d = v->valuedouble;
+        if (d == floor(d) && fabs(d) <= 9007199254740992.0 && !(d == 0 && signbit(d)))
+            lua_pushinteger(L, (lua_Integer)d);
+        else
+            lua_pushnumber(L, d);
+    } else if (cJSON_IsString(v)) {
+        lua_pushstring(L, v->valuestring ? v->valuestring : "");
+    } else if (cJSON_IsArray(v)) {
+        lua_createtable(L, cJSON_GetArraySize(v), 0);
+        lua_Integer i = 1;
+        for (const cJSON *c = v->child; c; c = c->next) {
+            push_value(L, c, depth + 1);
+            lua_rawseti(L, -2, i++);
+        }
+        lua_getfield(L, LUA_REGISTRYINDEX, ARRAY_MT);
+        lua_setmetatable(L, -2);
+    } else if (cJSON_IsObject(v)) {
+        int n = 0;
+        for (const cJSON *c = v->child; c; c = c->next)
+            n++;
+        lua_createtable(L, 0, n);
+        int obj = lua_gettop(L);
+        lua_createtable(L, n, n);
+        int order = lua_gettop(L);
+        lua_Integer i = 1;
+        for (const cJSON *c = v->child; c; c = c->next) {
+            lua_pushstring(L, c->string);
+            if (lua_rawget(L, order) == LUA_TNIL) { /* first occurrence keeps its place */
+                lua_pushstring(L, c->string);
+                lua_rawseti(L, order, i);
+                lua_pushinteger(L, i++);
+                lua_setfield(L, order, c->string);
+            }
+            lua_pop(L, 1);
+            push_value(L, c, depth + 1);
+            lua_setfield(L, obj, c->string); /* a later duplicate wins, as in JSON.parse */
+        }
+        push_order_table(L);
+        lua_pushvalue(L, obj);
+        lua_pushvalue(L, order);
+        lua_rawset(L, -3);
+        lua_pop(L, 2);
+        lua_getfield(L, LUA_REGISTRYINDEX, OBJECT_MT);
+        lua_setmetatable(L, -2);
+    } else {
+        lua_getfield(L, LUA_REGISTRYINDEX, NULL_KEY);
+    }
+}
+
+void forge_lua_push_json(lua_State *L, const cJSON *v)
+{
+    ensure_types(L);
+    push_value(L, v, 0);
+}
+
+/* ---- Lua -> JSON ---- */
+
+struct conv {
+    lua_State *L;
+    struct forge_err *err;
+    char path[512];
+};
+
+static int fail(struct conv *c, const char *what)
+{
+    return forge_err_set(c->err, FORGE_EINVAL, "%s%s%s", c->path[0] ? c->path : "",
+                         c->path[0] ? ": " : "", what);
+}
+
+static int is_mt(lua_State *L, int idx, const char *key)
+{
+    if (!lua_getmetatable(L, idx))
+        return 0;
+    lua_getfield(L, LUA_REGISTRYINDEX, key);
+    int same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return same;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static cJSON *conv_value(struct conv *c, int idx, int depth);
+
+static cJSON *conv_table(struct conv *c, int idx, int depth)
+{
+    lua_State *L = c->L;
+    size_t plen = strlen(c->path);
+    int tagged_array = is_mt(L, idx, ARRAY_MT);
+    int tagged_object = !tagged_array && is_mt(L, idx, OBJECT_MT);
+    lua_Integer count = 0, maxint = 0;
+    int nonint = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        count++;
+        if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1) {
+            lua_Integer k = lua_tointeger(L, -1);
+            if (k > maxint)
+                maxint = k;
+        } else if (lua_type(L, -1) == LUA_TSTRING) {
+            nonint = 1;
+        } else {
+            lua_pop(L, 1);
+            fail(c, "a table key that is neither a string nor a positive integer");
+            return NULL;
+        }
+    }
+    int as_array = tagged_array || (!tagged_object && !nonint && count > 0 && maxint == count);
+    if (as_array) {
+        if (nonint) {
+            fail(c, "a JSON array (tagged with forge.json.array) has string keys");
+            return NULL;
+        }
+        cJSON *arr = cJSON_CreateArray();
+        if (!arr)
+            goto nomem;
+        lua_Integer n = tagged_array ? (lua_Integer)lua_rawlen(L, idx) : count;
+        if (tagged_array && maxint > n)
+            n = maxint;
+        for (lua_Integer i = 1; i <= n; i++) {
+            snprintf(c->path + plen, sizeof c->path - plen, "[%lld]", (long long)(i - 1));
+            lua_rawgeti(L, idx, i);
+            cJSON *item = lua_isnil(L, -1) ? cJSON_CreateNull() : conv_value(c, lua_gettop(L), depth + 1);
+            lua_pop(L, 1);
+            if (!item) {
+                cJSON_Delete(arr);
+                return NULL;
+            }
+            cJSON_AddItemToArray(arr, item);
+        }
+        c->path[plen] = '\0';
+        return arr;
+    }
+    if (count > 0 && !nonint && !tagged_object) {
+        fail(c, "a table with integer keys that are not a sequence 1..n (not a JSON array)");
+        return NULL;
+    }
+    if (maxint > 0) {
+        fail(c, "a table that mixes integer and string keys");
+        return NULL;
+    }
+    /* Object: keys in decoded order first, then the others sorted. */
+    char **keys = forge_calloc((size_t)count + 1, sizeof *keys);
+    cJSON *obj = cJSON_CreateObject();
+    int nkeys = 0, nfirst = 0;
+    if (!keys || !obj)
+        goto nomem_obj;
+    push_order_table(L);
+    lua_pushvalue(L, idx);
+    lua_rawget(L, -2);
+    if (lua_istable(L, -1)) {
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        for (lua_Integer i = 1; i <= n && nkeys < count; i++) {
+            lua_rawgeti(L, -1, i);
+            if (lua_type(L, -1) == LUA_TSTRING) {
+                lua_pushvalue(L, -1);
+                if (lua_rawget(L, idx) != LUA_TNIL)
+                    keys[nkeys++] = forge_strdup(lua_tostring(L, -2));
+                lua_pop(L, 1);
+            }
+            lua_pop(L, 1);
+        }
+    }
+    nfirst = nkeys;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        const char *k = lua_tostring(L, -1);
+        int seen = 0;
+        if (lua_istable(L, -2)) {
+            lua_pushvalue(L, -1);
+            seen = lua_rawget(L, -3) != LUA_TNIL;
+            lua_pop(L, 1);
+        }
+        if (!seen && nkeys < count)
+            keys[nkeys++] = forge_strdup(k);
+    }
+    lua_pop(L, 2);
+    for (int i = 0; i < nkeys; i++)
+        if (!keys[i])
+            goto nomem_obj;
+    qsort(keys + nfirst, (size_t)(nkeys - nfirst), sizeof *keys, cmp_str);
+    for (int i = 0; i < nkeys; i++) {
+        snprintf(c->path + plen, sizeof c->path - plen, ".%s", keys[i]);
+        lua_getfield(L, idx, keys[i]);
+        cJSON *item = conv_value(c, lua_gettop(L), depth + 1);
+        lua_pop(L, 1);
+        if (!item)
+            goto fail_obj;
+        cJSON_AddItemToObject(obj, keys[i], item);
+    }
+    c->path[plen] = '\0';
+    for (int i = 0; i < nkeys; i++)
+        forge_free(keys[i]);
+    forge_free(keys);
+    return obj;
+nomem_obj:
+    forge_err_set(c->err, FORGE_ENOMEM, "out of memory converting a table to JSON");
+fail_obj:
+    for (int i = 0; keys && i < nkeys; i++)
+        forge_free(keys[i]);
+    forge_free(keys);
+    cJSON_Delete(obj);
+    return NULL;
+nomem:
+    forge_err_set(c->err, FORGE_ENOMEM, "out of memory converting a table to JSON");
+    return NULL;
+}
+
+static cJSON *conv_value(struct conv *c, int idx, int depth)
+{
+    lua_State *L = c->L;
+    if (depth > MAX_DEPTH) {
+        fail(c, "nested deeper than 1000 levels (a table that contains itself?)");
+        return NULL;
+    }
+    if (!lua_checkstack(L, 8)) {
+        fail(c, "nested too deeply");
+        return NULL;
+    }
+    switch (lua_type(L, idx)) {
+    case LUA_TNIL:
+        return cJSON_CreateNull();
+    case LUA_TBOOLEAN:
+        return cJSON_CreateBool(lua_toboolean(L, idx));
+    case LUA_TNUMBER: {
+        if (lua_isinteger(L, idx))
+            return cJSON_CreateNumber((double)lua_tointeger(L, idx));
+        double d = lua_tonumber(L, idx);
+        if (!isfinite(d)) {
+            fail(c, "a number JSON cannot hold (NaN or infinity)");
+            return NULL;
+        }
+        return cJSON_CreateNumber(d);
+    }
+    case LUA_TSTRING: {
+        size_t len;
+        const char *s = lua_tolstring(L, idx, &len);
+        if (strlen(s) != len) {
+            fail(c, "a string with a NUL byte");
+            return NULL;
+        }
+        return cJSON_CreateString(s);
+    }
+    case LUA_TTABLE:
+        return conv_table(c, lua_absindex(L, idx), depth);
+    case LUA_TUSERDATA: {
+        lua_getfield(L, LUA_REGISTRYINDEX, NULL_KEY);
+        int is_null = lua_rawequal(L, -1, idx);
+        lua_pop(L, 1);
+        if (is_null)
+            return cJSON_CreateNull();
+    } /* fall through */
+    default: {
+        char what[64];
+        snprintf(what, sizeof what, "a %s value JSON cannot hold", luaL_typename(L, idx));
+        fail(c, what);
+        return NULL;
+    }
+    }
+}
+
+cJSON *forge_lua_to_json(lua_State *L, int idx, struct forge_err *err)
+{
+    ensure_types(L);
+    struct conv c = {.L = L, .err = err};
+    c.path[0] = '\0';
+    return conv_value(&c, lua_absindex(L, idx), 0);
+}
+
+cJSON *forge_lua_check_json(lua_State *L, int idx, const char *what)
+{
+    struct forge_err err = {0};
+    cJSON *v = forge_lua_to_json(L, idx, &err);
+    if (!v)
+        luaL_error(L, "%s: %s", what, err.msg);
+    return v;
+}
+
+/* ---- boxes: C allocations owned by the Lua stack while a binding may raise ---- */
+
+struct box {
+    void *p;
+    void (*free)(void *);
+};
+
+static int box_gc(lua_State *L)
+{
+    struct box *b = lua_touserdata(L, 1);
+    if (b && b->p && b->free)
+        b->free(b->p);
+    if (b)
+        b->p = NULL;
+    return 0;
+}
+
+static void free_cjson(void *p)
+{
+    cJSON_Delete(p);
+}
+
+void *forge_lua_box(lua_State *L, void *p, void (*fr)(void *))
+{
+    struct box *b = lua_newuserdatauv(L, sizeof *b, 0);
+    b->p = NULL;
+    b->free = NULL;
+    if (luaL_newmetatable(L, "forge.box")) {
+        lua_pushcfunction(L, box_gc);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, box_gc);
+        lua_setfield(L, -2, "__close");
+    }
+    lua_setmetatable(L, -2);
+    b->p = p;
+    b->free = fr;
+    return b;
+}
+
+void forge_lua_unbox(lua_State *L, int idx)
+{
+    struct box *b = lua_touserdata(L, idx);
+    if (b && b->p && b->free)
+        b->free(b->p);
+    if (b)
+        b->p = NULL;
+}
+
+/* ---- forge.json ---- */
+
+static int l_decode(lua_State *L)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    const char *name = luaL_optstring(L, 2, "<input>");
+    struct forge_err err = {0};
+    cJSON *v = forge_json_parse(s, len, name, &err);
+    if (!v)
+        return luaL_error(L, "forge.json.decode: %s", err.msg);
+    /* The box frees the tree if pushing raises (memory, depth). */
+    if (!lua_checkstack(L, 8)) {
+        cJSON_Delete(v);
+        return luaL_error(L, "forge.json.decode: stack overflow");
+    }
+    forge_lua_box(L, v, free_cjson);
+    forge_lua_push_json(L, v);
+    forge_lua_unbox(L, -2);
+    return 1;
+}
+
+static int l_encode(lua_State *L)
+{
+    luaL_checkany(L, 1);
+    int flags = 0;
+    if (lua_istable(L, 2)) {
+        lua_getfield(L, 2, "pretty");
+        if (lua_toboolean(L, -1))
+            flags |= FORGE_JSON_PRETTY;
+        lua_getfield(L, 2, "sort_keys");
+        if (lua_toboolean(L, -1))
+            flags |= FORGE_JSON_SORTED;
+        lua_pop(L, 2);
+    } else if (!lua_isnoneornil(L, 2)) {
+        return luaL_typeerror(L, 2, "table of options");
+    }
+    struct forge_err err = {0};
+    cJSON *v = forge_lua_to_json(L, 1, &err);
+    if (!v)
+        return luaL_error(L, "forge.json.encode: %s", err.msg);
+    char *s = forge_json_print(v, flags);
+    cJSON_Delete(v);
+    if (!s)
+        return luaL_error(L, "forge.json.encode: out of memory");
+    forge_lua_box(L, s, forge_free);
+    lua_pushstring(L, s);
+    forge_lua_unbox(L, -2);
+    return 1;
+}
+
+static int tag(lua_State *L, const char *mt)
+{
+    if (lua_isnoneornil(L, 1)) {
+        lua_settop(L, 0);
+        lua_newtable(L);
+    }
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    ensure_types(L);
+    lua_getfield(L, LUA_REGISTRYINDEX, mt);
+    lua_setmetatable(L, 1);
+    return 1;
+}
+
+static int l_array(lua_State *L)
+{
+    return tag(L, ARRAY_MT);
+}
+
+static int l_object(lua_State *L)
+{
+    return tag(L, OBJECT_MT);
+}
+
+/* forge.json.type(v): "null", "boolean", "number", "string", "array", "object", or nil. */
+static int l_type(lua_State *L)
+{
+    ensure_types(L);
+    switch (lua_type(L, 1)) {
+    case LUA_TNIL: lua_pushliteral(L, "null"); break;
+    case LUA_TBOOLEAN: lua_pushliteral(L, "boolean"); break;
+    case LUA_TNUMBER: lua_pushliteral(L, "number"); break;
+    case LUA_TSTRING: lua_pushliteral(L, "string"); break;
+    case LUA_TTABLE: {
+        struct forge_err err = {0};
+        if (is_mt(L, 1, ARRAY_MT)) {
+            lua_pushliteral(L, "array");
+            break;
+        }
+        if (is_mt(L, 1, OBJECT_MT)) {
+            lua_pushliteral(L, "object");
+            break;
+        }
+        cJSON *v = forge_lua_to_json(L, 1, &err);
+        if (!v) {
+            lua_pushnil(L);
+            break;
+        }
+        lua_pushstring(L, cJSON_IsArray(v) ? "array" : "object");
+        cJSON_Delete(v);
+        break;
+    }
+    case LUA_TUSERDATA:
+        lua_getfield(L, LUA_REGISTRYINDEX, NULL_KEY);
+        if (lua_rawequal(L, 1, -1)) {
+            lua_pushliteral(L, "null");
+            break;
+        }
+        /* fall through */
+    default:
+        lua_pushnil(L);
+    }
+    return 1;
+}
+
+int forge_luaopen_json(lua_State *L)
+{
+    static const luaL_Reg fns[] = {
+        {"decode", l_decode}, {"encode", l_encode}, {"array", l_array},
+        {"object", l_object}, {"type", l_type},     {NULL, NULL},
+    };
+    ensure_types(L);
+    luaL_newlib(L, fns);
+    lua_getfield(L, LUA_REGISTRYINDEX, NULL_KEY);
+    lua_setfield(L, -2, "null");
+    return 1;
+}

@@ -1,0 +1,128 @@
+/* forge.core: the host functions behind the forge module (log, read_file, args, clock). */
+#include "lua/bind.h"
+#include "lua/vm.h"
+#include "base/alloc.h"
+#include "base/clock.h"
+#include "base/file.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Builds "a b c" from the arguments (tostring'd) and writes "[level] text" to stderr. */
+static int emit(lua_State *L, const char *level, int start)
+{
+    int n = lua_gettop(L);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = start; i <= n; i++) {
+        if (i > start)
+            luaL_addchar(&b, ' ');
+        luaL_tolstring(L, i, NULL);
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+    lua_Debug ar;
+    char where[256] = "";
+    if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0)
+        snprintf(where, sizeof where, "%s:%d: ", ar.short_src, ar.currentline);
+    fprintf(stderr, "[%s] %s%s\n", level, where, lua_tostring(L, -1));
+    return 0;
+}
+
+static int l_log_info(lua_State *L) { return emit(L, "info", 1); }
+static int l_log_warn(lua_State *L) { return emit(L, "warn", 1); }
+static int l_log_error(lua_State *L) { return emit(L, "error", 1); }
+
+static int l_log_debug(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "forge.verbose");
+    int v = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return v > 0 ? emit(L, "debug", 1) : 0;
+}
+
+static int l_log_call(lua_State *L)
+{
+    return emit(L, "info", 2); /* argument 1 is the log table itself */
+}
+
+/* forge.read_file(path): the file's bytes, or nil, message when it cannot be read. Raises when
+ * the path is outside the readable trees. */
+static int l_read_file(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    struct forge_vm *vm = forge_vm_of(L);
+    char *real = NULL;
+    struct forge_err err = {0};
+    int rc = forge_vm_resolve_read(vm, path, &real, &err);
+    if (rc == FORGE_EINVAL)
+        return luaL_error(L, "forge.read_file: %s", err.msg);
+    if (rc) {
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg);
+        return 2;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    rc = forge_file_read(real, FORGE_FILE_LIMIT, &text, &len, &err);
+    forge_free(real);
+    if (rc) {
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg);
+        return 2;
+    }
+    forge_lua_box(L, text, forge_free);
+    lua_pushlstring(L, text, len);
+    forge_lua_unbox(L, -2);
+    return 1;
+}
+
+/* forge.clock(): monotonic seconds, for measuring durations. */
+static int l_clock(lua_State *L)
+{
+    lua_pushnumber(L, (double)forge_clock_ns() / 1e9);
+    return 1;
+}
+
+/* forge.script_dir(): the folder of the running script. */
+static int l_script_dir(lua_State *L)
+{
+    lua_pushstring(L, forge_vm_script_dir(forge_vm_of(L)));
+    return 1;
+}
+
+int forge_luaopen_core(lua_State *L)
+{
+    static const luaL_Reg fns[] = {
+        {"read_file", l_read_file},
+        {"clock", l_clock},
+        {"script_dir", l_script_dir},
+        {NULL, NULL},
+    };
+    static const luaL_Reg logfns[] = {
+        {"info", l_log_info}, {"warn", l_log_warn}, {"error", l_log_error},
+        {"debug", l_log_debug}, {NULL, NULL},
+    };
+    luaL_newlib(L, fns);
+    luaL_newlib(L, logfns);
+    lua_newtable(L);
+    lua_pushcfunction(L, l_log_call);
+    lua_setfield(L, -2, "__call");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, -2, "log");
+    /* forge.args: a copy, so one script cannot change what another sees. */
+    lua_newtable(L);
+    lua_getfield(L, LUA_REGISTRYINDEX, "forge.args");
+    if (lua_istable(L, -1)) {
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_rawgeti(L, -1, i);
+            lua_rawseti(L, -3, i);
+        }
+    }
+    lua_pop(L, 1);
+    lua_setfield(L, -2, "args");
+    lua_pushliteral(L, FORGE_VERSION);
+    lua_setfield(L, -2, "version");
+    return 1;
+}

@@ -1,0 +1,23 @@
+/* The list of C modules reachable from scripts. Add one line per binding. */
+#include "lua/modules.h"
+
+#include <string.h>
+
+int forge_luaopen_core(lua_State *L);
+int forge_luaopen_json(lua_State *L);
+int forge_luaopen_re(lua_State *L);
+
+static const struct forge_module modules[] = {
+    {"forge.core", forge_luaopen_core},
+    {"forge.json", forge_luaopen_json},
+    {"forge.re", forge_luaopen_re},
+    {NULL, NULL},
+};
+
+const struct forge_module *forge_lua_find_module(const char *name)
+{
+    for (const struct forge_module *m = modules; m->name; m++)
+        if (strcmp(m->name, name) == 0)
+            return m;
+    return NULL;
+}

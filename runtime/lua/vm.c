@@ -1,0 +1,776 @@
+/* The sandboxed Lua VM: allow-listed libraries, limits, protected calls, confined loading. */
+#include "lua/vm.h"
+#include "lua/embedded.h"
+#include "lua/modules.h"
+#include "base/alloc.h"
+#include "base/clock.h"
+#include "base/file.h"
+
+#include <lauxlib.h>
+#include <lualib.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How often the count hook runs, in VM instructions. */
+#define HOOK_INTERVAL 1000
+/* How long past its deadline an entry may run inside C code before the watchdog stops forge. */
+#define WATCHDOG_GRACE_MS 2000
+
+enum kill_reason { KILL_NONE = 0, KILL_INSTRUCTIONS, KILL_TIME, KILL_MEMORY };
+
+struct forge_vm {
+    lua_State *L;
+    struct forge_vm_limits limits;
+    size_t mem_used;
+    int mem_refused;       /* the allocator refused a request because of the cap ... */
+    size_t mem_refused_size; /* ... of this many bytes, not satisfied since */
+    uint64_t count;        /* instructions run in the current entry */
+    uint64_t deadline_ns;  /* monotonic deadline of the current entry; 0 = none */
+    int depth;             /* nesting of forge_vm_call */
+    enum kill_reason killed;
+    char kill_msg[512];
+    char *script_dir;      /* real path */
+    char **roots;          /* readable trees (real paths) */
+    int nroots;
+    bool allow_net;
+    int verbose;
+    _Atomic uint64_t watch_deadline_ns; /* read by the watchdog thread */
+    struct forge_vm *watch_next;
+};
+
+/* ---- watchdog: stops forge when an entry outlives its deadline inside C code ---- */
+
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct forge_vm *watch_list;
+static int watch_started;
+
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        uint64_t now = forge_clock_ns();
+        pthread_mutex_lock(&watch_lock);
+        for (struct forge_vm *vm = watch_list; vm; vm = vm->watch_next) {
+            uint64_t d = atomic_load(&vm->watch_deadline_ns);
+            if (d && now > d + (uint64_t)WATCHDOG_GRACE_MS * 1000000u) {
+                char msg[512];
+                int n = snprintf(msg, sizeof msg,
+                                 "forge: a Lua call ran %d ms past its deadline of %llu ms inside "
+                                 "a C function that cannot be interrupted (such as a Lua pattern "
+                                 "match on a huge string); stopping. Raise the deadline with "
+                                 "--lua-timeout MS.\n",
+                                 WATCHDOG_GRACE_MS, (unsigned long long)vm->limits.timeout_ms);
+                if (n > 0 && write(2, msg, (size_t)n) < 0)
+                    n = 0;
+                _exit(2);
+            }
+        }
+        pthread_mutex_unlock(&watch_lock);
+    }
+    return NULL;
+}
+
+static void watch_add(struct forge_vm *vm)
+{
+    pthread_mutex_lock(&watch_lock);
+    if (!watch_started) {
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&t, &attr, watchdog, NULL) == 0)
+            watch_started = 1;
+        pthread_attr_destroy(&attr);
+    }
+    vm->watch_next = watch_list;
+    watch_list = vm;
+    pthread_mutex_unlock(&watch_lock);
+}
+
+static void watch_remove(struct forge_vm *vm)
+{
+    pthread_mutex_lock(&watch_lock);
+    for (struct forge_vm **p = &watch_list; *p; p = &(*p)->watch_next) {
+        if (*p == vm) {
+            *p = vm->watch_next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&watch_lock);
+}
+
+/* ---- memory ---- */
+
+static void *vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    struct forge_vm *vm = ud;
+    if (!ptr)
+        osize = 0;
+    if (nsize == 0) {
+        free(ptr);
+        vm->mem_used -= osize;
+        return NULL;
+    }
+    if (nsize > osize && vm->limits.memory &&
+        vm->mem_used + (nsize - osize) > vm->limits.memory) {
+        vm->mem_refused = 1;
+        vm->mem_refused_size = nsize - osize;
+        return NULL;
+    }
+    void *p = realloc(ptr, nsize);
+    if (!p)
+        return nsize <= osize ? ptr : NULL; /* a shrink never fails */
+    vm->mem_used = vm->mem_used - osize + nsize;
+    /* Lua retries a refused allocation after an emergency collection: success clears it. */
+    if (vm->mem_refused && nsize > osize && nsize - osize >= vm->mem_refused_size)
+        vm->mem_refused = 0;
+    return p;
+}
+
+/* ---- limits ---- */
+
+static struct forge_vm *vm_of(lua_State *L)
+{
+    return *(struct forge_vm **)lua_getextraspace(L);
+}
+
+struct forge_vm *forge_vm_of(lua_State *L)
+{
+    return vm_of(L);
+}
+
+static void kill_vm(struct forge_vm *vm, enum kill_reason why)
+{
+    vm->killed = why;
+    switch (why) {
+    case KILL_INSTRUCTIONS:
+        snprintf(vm->kill_msg, sizeof vm->kill_msg,
+                 "instruction limit exceeded: the script ran more than %llu Lua instructions in "
+                 "one call; raise it with --lua-instructions N",
+                 (unsigned long long)vm->limits.instructions);
+        break;
+    case KILL_TIME:
+        snprintf(vm->kill_msg, sizeof vm->kill_msg,
+                 "time limit exceeded: the script ran longer than %llu ms in one call; raise it "
+                 "with --lua-timeout MS",
+                 (unsigned long long)vm->limits.timeout_ms);
+        break;
+    case KILL_MEMORY:
+        snprintf(vm->kill_msg, sizeof vm->kill_msg,
+                 "memory limit exceeded: the script needed more than %zu MiB; raise it with "
+                 "--lua-memory MIB",
+                 vm->limits.memory >> 20);
+        break;
+    default:
+        break;
+    }
+}
+
+static void hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    struct forge_vm *vm = vm_of(L);
+    if (!vm->killed && vm->depth > 0) {
+        vm->count += HOOK_INTERVAL;
+        if (vm->limits.instructions && vm->count > vm->limits.instructions)
+            kill_vm(vm, KILL_INSTRUCTIONS);
+        else if (vm->deadline_ns && forge_clock_ns() > vm->deadline_ns)
+            kill_vm(vm, KILL_TIME);
+    }
+    if (vm->killed) {
+        /* Fire on every instruction from now on, so no handler gets to run long. */
+        lua_sethook(L, hook, LUA_MASKCOUNT, 1);
+        lua_Debug where;
+        if (lua_getstack(L, 0, &where) && lua_getinfo(L, "Sl", &where) && where.currentline > 0)
+            luaL_error(L, "%s:%d: %s", where.short_src, where.currentline, vm->kill_msg);
+        luaL_error(L, "%s", vm->kill_msg);
+    }
+}
+
+void forge_vm_check_killed(lua_State *L)
+{
+    struct forge_vm *vm = vm_of(L);
+    if (!vm->killed && vm->depth > 0 && vm->deadline_ns && forge_clock_ns() > vm->deadline_ns)
+        kill_vm(vm, KILL_TIME);
+    if (vm->killed)
+        luaL_error(L, "%s", vm->kill_msg);
+}
+
+/* pcall and xpcall as in lbaselib.c, except that a broken limit is re-raised. */
+static int finish_pcall(lua_State *L, int status, lua_KContext extra)
+{
+    struct forge_vm *vm = vm_of(L);
+    if (status != LUA_OK && status != LUA_YIELD && vm->mem_refused && !vm->killed)
+        kill_vm(vm, KILL_MEMORY);
+    if (vm->killed)
+        return luaL_error(L, "%s", vm->kill_msg);
+    if (status != LUA_OK && status != LUA_YIELD) {
+        lua_pushboolean(L, 0);
+        lua_pushvalue(L, -2);
+        return 2;
+    }
+    return lua_gettop(L) - (int)extra;
+}
+
+static int l_pcall(lua_State *L)
+{
+    luaL_checkany(L, 1);
+    lua_pushboolean(L, 1);
+    lua_insert(L, 1);
+    int status = lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0, 0, finish_pcall);
+    return finish_pcall(L, status, 0);
+}
+
+/* The user's message handler, skipped once a limit is broken: a limit is raised from the hook,
+ * and Lua runs message handlers for hook errors with hooks off, so a looping handler could not
+ * be stopped. */
+static int xpcall_handler(lua_State *L)
+{
+    if (vm_of(L)->killed)
+        return 1;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+static int l_xpcall(lua_State *L)
+{
+    int n = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, xpcall_handler, 1);
+    lua_replace(L, 2);
+    lua_pushboolean(L, 1);
+    lua_pushvalue(L, 1);
+    lua_rotate(L, 3, 2);
+    int status = lua_pcallk(L, n - 2, LUA_MULTRET, 2, 2, finish_pcall);
+    return finish_pcall(L, status, 2);
+}
+
+/* coroutine.resume catches errors like pcall: re-raise a broken limit. */
+static int l_resume(lua_State *L)
+{
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    struct forge_vm *vm = vm_of(L);
+    if (!vm->killed && vm->mem_refused && lua_toboolean(L, 1) == 0)
+        kill_vm(vm, KILL_MEMORY);
+    if (vm->killed)
+        return luaL_error(L, "%s", vm->kill_msg);
+    return lua_gettop(L);
+}
+
+/* setmetatable without __gc: finalizers run with hooks off, so a looping one could not be
+ * stopped. */
+static int l_setmetatable(lua_State *L)
+{
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        lua_getfield(L, 2, "__gc");
+        int has = !lua_isnil(L, -1);
+        lua_pop(L, 1);
+        if (has)
+            return luaL_error(L, "setmetatable: __gc metamethods are not allowed in forge scripts");
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+/* load: text chunks only, in the user environment unless one is given. */
+static int l_load(lua_State *L)
+{
+    int n = lua_gettop(L);
+    luaL_checkany(L, 1);
+    const char *name = luaL_optstring(L, 2, NULL);
+    const char *mode = luaL_optstring(L, 3, "t");
+    if (strcmp(mode, "t") != 0)
+        return luaL_error(L, "load: only text chunks are allowed (mode \"t\"), not \"%s\"", mode);
+    lua_getglobal(L, "load"); /* the original, kept in the host's own _G */
+    lua_pushvalue(L, 1);
+    if (name)
+        lua_pushstring(L, name);
+    else
+        lua_pushnil(L);
+    lua_pushliteral(L, "t");
+    if (n >= 4)
+        lua_pushvalue(L, 4);
+    else
+        lua_pushvalue(L, lua_upvalueindex(1));
+    lua_call(L, 4, 2);
+    return 2;
+}
+
+static int l_print(lua_State *L)
+{
+    int n = lua_gettop(L);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 1; i <= n; i++) {
+        if (i > 1)
+            luaL_addchar(&b, '\t');
+        luaL_tolstring(L, i, NULL);
+        luaL_addvalue(&b);
+    }
+    luaL_addchar(&b, '\n');
+    luaL_pushresult(&b);
+    size_t len;
+    const char *s = lua_tolstring(L, -1, &len);
+    fwrite(s, 1, len, stdout);
+    fflush(stdout);
+    return 0;
+}
+
+/* ---- environments ---- */
+
+static const char *const base_allowed[] = {
+    "assert", "error", "getmetatable", "ipairs", "next", "pairs", "rawequal", "rawget", "rawlen",
+    "rawset", "select", "tonumber", "tostring", "type", "_VERSION", "warn", NULL,
+};
+
+static const char *const libs_allowed[] = {"string", "table", "math", "utf8", "coroutine", NULL};
+
+/* Pushes a copy of the table at <idx> (shallow). */
+static void copy_table(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    lua_newtable(L);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, -4);
+    }
+}
+
+/* Pushes a new environment: allow-listed globals, copies of the allowed libraries, the wrapped
+ * pcall/xpcall/load/setmetatable, require. */
+static void push_env(lua_State *L)
+{
+    lua_newtable(L);
+    int env = lua_gettop(L);
+    lua_pushglobaltable(L);
+    int g = lua_gettop(L);
+    for (const char *const *p = base_allowed; *p; p++) {
+        lua_getfield(L, g, *p);
+        lua_setfield(L, env, *p);
+    }
+    for (const char *const *p = libs_allowed; *p; p++) {
+        lua_getfield(L, g, *p);
+        copy_table(L, -1);
+        lua_remove(L, -2);
+        if (strcmp(*p, "string") == 0) {
+            lua_pushnil(L);
+            lua_setfield(L, -2, "dump");
+        } else if (strcmp(*p, "coroutine") == 0) {
+            lua_getfield(L, -1, "resume");
+            lua_pushcclosure(L, l_resume, 1);
+            lua_setfield(L, -2, "resume");
+        }
+        lua_setfield(L, env, *p);
+    }
+    lua_pushcfunction(L, l_pcall);
+    lua_setfield(L, env, "pcall");
+    lua_pushcfunction(L, l_xpcall);
+    lua_setfield(L, env, "xpcall");
+    lua_getfield(L, g, "setmetatable");
+    lua_pushcclosure(L, l_setmetatable, 1);
+    lua_setfield(L, env, "setmetatable");
+    lua_pushvalue(L, env);
+    lua_pushcclosure(L, l_load, 1);
+    lua_setfield(L, env, "load");
+    lua_pushcfunction(L, l_print);
+    lua_setfield(L, env, "print");
+    lua_getfield(L, LUA_REGISTRYINDEX, "forge.require");
+    lua_setfield(L, env, "require");
+    lua_pushvalue(L, env);
+    lua_setfield(L, env, "_G");
+    lua_pop(L, 1); /* global table */
+}
+
+/* ---- require ---- */
+
+static const struct forge_embedded *find_embedded(const char *name)
+{
+    for (const struct forge_embedded *e = forge_embedded_lua; e->module; e++)
+        if (strcmp(e->module, name) == 0)
+            return e;
+    return NULL;
+}
+
+/* require(name): C modules of forge, embedded lua/ modules (each in its own environment), or
+ * NAME.lua under the script's folder (in the user environment). */
+static int l_require(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, "forge.loaded");
+    int loaded = lua_gettop(L);
+    if (lua_getfield(L, loaded, name) != LUA_TNIL)
+        return 1;
+    lua_pop(L, 1);
+    const struct forge_module *cm = forge_lua_find_module(name);
+    const struct forge_embedded *em = cm ? NULL : find_embedded(name);
+    if (cm) {
+        lua_pushcfunction(L, cm->open);
+        lua_call(L, 0, 1);
+    } else if (em) {
+        if (luaL_loadbufferx(L, em->text, em->len, em->chunkname, "t") != LUA_OK)
+            return lua_error(L);
+        push_env(L);
+        lua_setupvalue(L, -2, 1);
+        lua_pushstring(L, name);
+        lua_call(L, 1, 1);
+    } else {
+        struct forge_vm *vm = vm_of(L);
+        if (strstr(name, "..") || name[0] == '/' || name[0] == '.')
+            return luaL_error(L, "require: invalid module name '%s'", name);
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        luaL_addstring(&b, vm->script_dir);
+        luaL_addchar(&b, '/');
+        for (const char *p = name; *p; p++)
+            luaL_addchar(&b, *p == '.' ? '/' : *p);
+        luaL_addstring(&b, ".lua");
+        luaL_pushresult(&b);
+        const char *path = lua_tostring(L, -1);
+        if (access(path, R_OK) != 0)
+            return luaL_error(L, "module '%s' not found: not a forge module and no file %s "
+                              "(modules load from the script's folder)", name, path);
+        struct forge_err err = {0};
+        if (forge_vm_load_file(vm, path, &err))
+            return luaL_error(L, "%s", err.msg);
+        lua_pushstring(L, name);
+        lua_call(L, 1, 1);
+    }
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1);
+    }
+    lua_pushvalue(L, -1);
+    lua_setfield(L, loaded, name);
+    return 1;
+}
+
+/* ---- setup ---- */
+
+static int setup(lua_State *L)
+{
+    static const luaL_Reg libs[] = {
+        {LUA_GNAME, luaopen_base},          {LUA_STRLIBNAME, luaopen_string},
+        {LUA_TABLIBNAME, luaopen_table},    {LUA_MATHLIBNAME, luaopen_math},
+        {LUA_UTF8LIBNAME, luaopen_utf8},    {LUA_COLIBNAME, luaopen_coroutine},
+        {NULL, NULL},
+    };
+    for (const luaL_Reg *l = libs; l->func; l++) {
+        luaL_requiref(L, l->name, l->func, 1);
+        lua_pop(L, 1);
+    }
+    /* Reproducible runs: a fixed seed (scripts may reseed). */
+    lua_getglobal(L, "math");
+    lua_getfield(L, -1, "randomseed");
+    lua_pushinteger(L, 0);
+    lua_call(L, 1, 0);
+    lua_pop(L, 1);
+    /* Lock the string metatable: scripts cannot reach or change the shared string library. */
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 2);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "forge.loaded");
+    lua_pushcfunction(L, l_require);
+    lua_setfield(L, LUA_REGISTRYINDEX, "forge.require");
+    push_env(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "forge.env");
+    return 0;
+}
+
+void forge_vm_opts_init(struct forge_vm_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->limits.instructions = FORGE_VM_DEFAULT_INSTRUCTIONS;
+    o->limits.memory = FORGE_VM_DEFAULT_MEMORY;
+    o->limits.timeout_ms = FORGE_VM_DEFAULT_TIMEOUT_MS;
+}
+
+static char *real_or_copy(const char *p)
+{
+    char buf[PATH_MAX];
+    if (realpath(p, buf))
+        return forge_strdup(buf);
+    return NULL;
+}
+
+void forge_vm_free(struct forge_vm *vm)
+{
+    if (!vm)
+        return;
+    watch_remove(vm);
+    if (vm->L)
+        lua_close(vm->L);
+    forge_free(vm->script_dir);
+    for (int i = 0; i < vm->nroots; i++)
+        forge_free(vm->roots[i]);
+    forge_free(vm->roots);
+    forge_free(vm);
+}
+
+static int push_args(lua_State *L)
+{
+    const struct forge_vm_opts *o = lua_touserdata(L, 1);
+    lua_createtable(L, o->nargs, 0);
+    for (int i = 0; i < o->nargs; i++) {
+        lua_pushstring(L, o->args[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, LUA_REGISTRYINDEX, "forge.args");
+    lua_pushinteger(L, o->verbose);
+    lua_setfield(L, LUA_REGISTRYINDEX, "forge.verbose");
+    return 0;
+}
+
+struct forge_vm *forge_vm_new(const struct forge_vm_opts *opts, struct forge_err *err)
+{
+    struct forge_vm *vm = forge_calloc(1, sizeof *vm);
+    if (!vm) {
+        forge_err_set(err, FORGE_ENOMEM, "out of memory creating a Lua state");
+        return NULL;
+    }
+    vm->limits = opts->limits;
+    vm->allow_net = opts->allow_net;
+    vm->verbose = opts->verbose;
+    vm->script_dir = real_or_copy(opts->script_dir ? opts->script_dir : ".");
+    if (!vm->script_dir) {
+        forge_err_set(err, FORGE_EIO, "%s: cannot resolve the script folder",
+                      opts->script_dir ? opts->script_dir : ".");
+        goto fail;
+    }
+    vm->roots = forge_calloc((size_t)opts->nallow_read + 2, sizeof *vm->roots);
+    if (!vm->roots)
+        goto nomem;
+    vm->roots[vm->nroots++] = forge_strdup(vm->script_dir);
+    char *cwd = real_or_copy(".");
+    if (cwd)
+        vm->roots[vm->nroots++] = cwd;
+    for (int i = 0; i < opts->nallow_read; i++) {
+        char *r = real_or_copy(opts->allow_read[i]);
+        if (!r) {
+            forge_err_set(err, FORGE_EINVAL, "--allow-read %s: no such file or folder",
+                          opts->allow_read[i]);
+            goto fail;
+        }
+        vm->roots[vm->nroots++] = r;
+    }
+    vm->L = lua_newstate(vm_alloc, vm);
+    if (!vm->L)
+        goto nomem;
+    *(struct forge_vm **)lua_getextraspace(vm->L) = vm;
+    lua_sethook(vm->L, hook, LUA_MASKCOUNT, HOOK_INTERVAL);
+    lua_pushcfunction(vm->L, setup);
+    if (lua_pcall(vm->L, 0, 0, 0) != LUA_OK)
+        goto nomem;
+    lua_pushcfunction(vm->L, push_args);
+    lua_pushlightuserdata(vm->L, (void *)opts);
+    if (lua_pcall(vm->L, 1, 0, 0) != LUA_OK)
+        goto nomem;
+    watch_add(vm);
+    return vm;
+nomem:
+    forge_err_set(err, FORGE_ENOMEM, "out of memory creating a Lua state (limit %zu MiB; raise "
+                  "it with --lua-memory MIB)", vm->limits.memory >> 20);
+fail:
+    forge_vm_free(vm);
+    return NULL;
+}
+
+lua_State *forge_vm_state(struct forge_vm *vm)
+{
+    return vm->L;
+}
+
+const char *forge_vm_script_dir(struct forge_vm *vm)
+{
+    return vm->script_dir;
+}
+
+bool forge_vm_allow_net(struct forge_vm *vm)
+{
+    return vm->allow_net;
+}
+
+size_t forge_vm_memory(struct forge_vm *vm)
+{
+    return vm->mem_used;
+}
+
+/* ---- protected calls ---- */
+
+/* Message handler: turns the error into a string message and keeps a traceback beside it in
+ * the registry, where forge_vm_call picks it up. */
+static int msgh(lua_State *L)
+{
+    const char *msg = lua_tostring(L, 1);
+    if (!msg) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+            msg = lua_tostring(L, -1);
+        else
+            msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    luaL_traceback(L, L, NULL, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "forge.lasttrace");
+    lua_pushstring(L, msg);
+    return 1;
+}
+
+int forge_vm_call(struct forge_vm *vm, int nargs, int nres, struct forge_err *err)
+{
+    lua_State *L = vm->L;
+    int base = lua_gettop(L) - nargs; /* the function's index */
+    lua_pushcfunction(L, msgh);
+    lua_insert(L, base);
+    int outer = vm->depth == 0;
+    if (outer) {
+        vm->count = 0;
+        vm->killed = KILL_NONE;
+        vm->mem_refused = 0;
+        vm->deadline_ns = vm->limits.timeout_ms
+                              ? forge_clock_ns() + vm->limits.timeout_ms * 1000000u : 0;
+        atomic_store(&vm->watch_deadline_ns, vm->deadline_ns);
+        lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_INTERVAL);
+    }
+    vm->depth++;
+    int status = lua_pcall(L, nargs, nres, base);
+    vm->depth--;
+    int rc = 0;
+    if (status != LUA_OK) {
+        if (vm->mem_refused && !vm->killed)
+            kill_vm(vm, KILL_MEMORY);
+        if (vm->killed) {
+            rc = forge_err_set(err, FORGE_ELIMIT, "%s", vm->kill_msg);
+            const char *m = lua_tostring(L, -1);
+            /* Keep the position the limit hit at, when the message carries one. */
+            if (m && strstr(m, vm->kill_msg) && strncmp(m, vm->kill_msg, 20) != 0)
+                forge_err_set(err, FORGE_ELIMIT, "%s", m);
+        } else if (status == LUA_ERRMEM) {
+            rc = forge_err_set(err, FORGE_ENOMEM, "out of memory in Lua");
+        } else if (status == LUA_ERRERR) {
+            rc = forge_err_set(err, FORGE_ELUA, "error in error handling (an error object's "
+                               "__tostring failed)");
+        } else {
+            const char *m = lua_tostring(L, -1);
+            rc = forge_err_set(err, FORGE_ELUA, "%s", m ? m : "(error object is not a string)");
+        }
+        if (err && status == LUA_ERRRUN) {
+            lua_getfield(L, LUA_REGISTRYINDEX, "forge.lasttrace");
+            const char *t = lua_tostring(L, -1);
+            snprintf(err->trace, sizeof err->trace, "%s", t ? t : "");
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_remove(L, base); /* the handler */
+    if (status != LUA_OK) {
+        lua_pushnil(L);
+        lua_setfield(L, LUA_REGISTRYINDEX, "forge.lasttrace");
+    }
+    if (outer) {
+        atomic_store(&vm->watch_deadline_ns, 0);
+        vm->deadline_ns = 0;
+        if (vm->killed) {
+            vm->killed = KILL_NONE;
+            lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_INTERVAL);
+        }
+        vm->mem_refused = 0;
+    }
+    return rc;
+}
+
+/* ---- loading and confinement ---- */
+
+static int under(const char *path, const char *root)
+{
+    size_t n = strlen(root);
+    if (strcmp(root, "/") == 0)
+        return 1;
+    return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+int forge_vm_resolve_read(struct forge_vm *vm, const char *path, char **resolved,
+                          struct forge_err *err)
+{
+    *resolved = NULL;
+    char *joined = forge_path_join(vm->script_dir, path);
+    if (!joined)
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    char buf[PATH_MAX];
+    if (!realpath(joined, buf)) {
+        forge_free(joined);
+        return forge_err_set(err, FORGE_EIO, "%s: no such file", path);
+    }
+    forge_free(joined);
+    for (int i = 0; i < vm->nroots; i++) {
+        if (under(buf, vm->roots[i])) {
+            *resolved = forge_strdup(buf);
+            return *resolved ? 0 : forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        }
+    }
+    return forge_err_set(err, FORGE_EINVAL,
+                         "%s: outside the folders this script may read (its own folder and the "
+                         "current folder); allow it with --allow-read PATH", path);
+}
+
+int forge_vm_load_string(struct forge_vm *vm, const char *src, size_t len, const char *chunkname,
+                         struct forge_err *err)
+{
+    lua_State *L = vm->L;
+    int status = luaL_loadbufferx(L, src, len, chunkname, "t");
+    if (status != LUA_OK) {
+        const char *m = lua_tostring(L, -1);
+        int rc = forge_err_set(err, status == LUA_ERRMEM ? FORGE_ENOMEM : FORGE_ELUA, "%s",
+                               m ? m : "cannot load chunk");
+        lua_pop(L, 1);
+        return rc;
+    }
+    lua_getfield(L, LUA_REGISTRYINDEX, "forge.env");
+    lua_setupvalue(L, -2, 1);
+    return 0;
+}
+
+int forge_vm_load_file(struct forge_vm *vm, const char *path, struct forge_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc = forge_file_read(path, vm->limits.memory ? vm->limits.memory : FORGE_FILE_LIMIT,
+                             &text, &len, err);
+    if (rc)
+        return rc;
+    /* A shebang line is allowed, as lua.c allows it. */
+    const char *src = text;
+    if (len > 1 && text[0] == '#') {
+        text[0] = '-';
+        text[1] = '-';
+    }
+    size_t n = strlen(path) + 2;
+    char *chunk = forge_malloc(n);
+    if (!chunk) {
+        forge_free(text);
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    }
+    snprintf(chunk, n, "@%s", path);
+    rc = forge_vm_load_string(vm, src, len, chunk, err);
+    forge_free(chunk);
+    forge_free(text);
+    return rc;
+}

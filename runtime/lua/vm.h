@@ -1,0 +1,81 @@
+/* The sandboxed Lua VM: state creation with the allow-listed libraries, the instruction /
+ * memory / wall-clock limits, text-only loading, confined file access, `require` of embedded and
+ * script-local modules, and forge_vm_call, the one protected-call function through which every
+ * C -> Lua entry goes. See docs/internals.md "Sandbox". */
+#ifndef FORGE_LUA_VM_H
+#define FORGE_LUA_VM_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <lua.h>
+#include "base/err.h"
+
+struct forge_vm_limits {
+    uint64_t instructions; /* per entry into Lua; 0 = no budget */
+    size_t memory;         /* bytes the state may hold; 0 = no cap */
+    uint64_t timeout_ms;   /* wall-clock deadline per entry; 0 = none */
+};
+
+/* Defaults: 1e9 instructions, 256 MiB, 5000 ms (DESIGN.md: a runaway stops within 5 s). */
+#define FORGE_VM_DEFAULT_INSTRUCTIONS 1000000000ull
+#define FORGE_VM_DEFAULT_MEMORY ((size_t)256 << 20)
+#define FORGE_VM_DEFAULT_TIMEOUT_MS 5000ull
+
+struct forge_vm_opts {
+    struct forge_vm_limits limits;
+    const char *script_dir;       /* folder of the main script: require and relative paths */
+    const char *const *allow_read; /* extra readable trees (--allow-read), may be NULL */
+    int nallow_read;
+    bool allow_net;
+    const char *const *args;      /* forge.args */
+    int nargs;
+    int verbose;                  /* forge.log.debug shown when > 0; -1 = quiet */
+};
+
+struct forge_vm;
+
+/* Fills <o> with the default limits and nothing else. */
+void forge_vm_opts_init(struct forge_vm_opts *o);
+
+/* Creates a sandboxed state (setup itself runs protected). Returns a new VM (free with
+ * forge_vm_free) or NULL with <err>. */
+struct forge_vm *forge_vm_new(const struct forge_vm_opts *opts, struct forge_err *err);
+void forge_vm_free(struct forge_vm *vm);
+
+/* The VM's main state (borrowed). */
+lua_State *forge_vm_state(struct forge_vm *vm);
+/* The VM a state (or coroutine of it) belongs to. */
+struct forge_vm *forge_vm_of(lua_State *L);
+
+/* Calls the function below <nargs> arguments on the stack in protected mode, with the limits
+ * armed (unless already inside an entry, whose budget it shares) and a traceback handler.
+ * Leaves <nres> results on success (LUA_MULTRET allowed). On failure leaves nothing, fills
+ * <err> (message "file:line: message", traceback in err->trace) and returns FORGE_ELUA, or
+ * FORGE_ELIMIT when a limit was broken (the message names the limit and the flag that raises
+ * it). Never raises. */
+int forge_vm_call(struct forge_vm *vm, int nargs, int nres, struct forge_err *err);
+
+/* Loads the file at <path> as a text chunk in the user environment and pushes it as a function.
+ * The file's folder must be readable under the sandbox rules. */
+int forge_vm_load_file(struct forge_vm *vm, const char *path, struct forge_err *err);
+
+/* Loads <len> bytes of <src> named <chunkname> as a text chunk in the user environment. */
+int forge_vm_load_string(struct forge_vm *vm, const char *src, size_t len, const char *chunkname,
+                         struct forge_err *err);
+
+/* Resolves <path> (relative to the script folder) and checks it against the readable trees.
+ * Returns a new absolute real path in *resolved (free with forge_free), or FORGE_EINVAL naming
+ * the path and the flag that allows it, or FORGE_EIO when it does not exist. */
+int forge_vm_resolve_read(struct forge_vm *vm, const char *path, char **resolved,
+                          struct forge_err *err);
+
+/* The script folder given at creation (borrowed). */
+const char *forge_vm_script_dir(struct forge_vm *vm);
+bool forge_vm_allow_net(struct forge_vm *vm);
+
+/* Memory the state holds now, in bytes. */
+size_t forge_vm_memory(struct forge_vm *vm);
+
+/* Raises a Lua error if the VM has been killed by a limit (for C bindings that ran long). */
+void forge_vm_check_killed(lua_State *L);
+#endif

@@ -1,0 +1,2 @@
+local forge = require "forge"
+print(#forge.args, table.concat(forge.args, ","))

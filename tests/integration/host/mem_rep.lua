@@ -1,0 +1,1 @@
+while true do pcall(string.rep, "x", 1 << 30) end

@@ -1,0 +1,3 @@
+local function inner() local t = nil; return t.field end
+local function outer() local v = inner(); return v end
+outer()

@@ -1,0 +1,128 @@
+/* Unit tests for lua/vm: protected calls, error mapping, limits, confinement. */
+#include "test.h"
+#include "lua/vm.h"
+#include "lua/bind.h"
+#include "base/alloc.h"
+
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct forge_vm *make(uint64_t instructions, size_t memory)
+{
+    struct forge_vm_opts o;
+    forge_vm_opts_init(&o);
+    o.script_dir = FORGE_TESTS_DIR "/lua";
+    if (instructions)
+        o.limits.instructions = instructions;
+    if (memory)
+        o.limits.memory = memory;
+    struct forge_err err = {0};
+    return forge_vm_new(&o, &err);
+}
+
+static int run(struct forge_vm *vm, const char *src, struct forge_err *err)
+{
+    int rc = forge_vm_load_string(vm, src, strlen(src), "=spec", err);
+    if (rc)
+        return rc;
+    return forge_vm_call(vm, 0, 1, err);
+}
+
+TEST(call_returns_values_and_keeps_the_stack)
+{
+    struct forge_vm *vm = make(0, 0);
+    lua_State *L = forge_vm_state(vm);
+    struct forge_err err = {0};
+    int top = lua_gettop(L);
+    CHECK_INT(run(vm, "return 40 + 2", &err), 0);
+    CHECK_INT(lua_tointeger(L, -1), 42);
+    lua_pop(L, 1);
+    CHECK_INT(lua_gettop(L), top);
+    CHECK_INT(run(vm, "local function f() error('boom') end f()", &err), FORGE_ELUA);
+    CHECK_STR(err.msg, "spec:1: boom");
+    CHECK(strstr(err.trace, "stack traceback:") != NULL);
+    CHECK_INT(lua_gettop(L), top);
+    CHECK_INT(run(vm, "error({})", &err), FORGE_ELUA);
+    CHECK_STR(err.msg, "(error object is a table value)");
+    CHECK_INT(forge_vm_load_string(vm, "x = = 1", 7, "=bad", &err), FORGE_ELUA);
+    CHECK_STR(err.msg, "bad:1: unexpected symbol near '='");
+    forge_vm_free(vm);
+}
+
+TEST(limits_are_reported_and_reset_per_entry)
+{
+    struct forge_vm *vm = make(50000000, 16u << 20);
+    struct forge_err err = {0};
+    CHECK_INT(run(vm, "while true do end", &err), FORGE_ELIMIT);
+    CHECK(strstr(err.msg, "instruction limit exceeded") != NULL);
+    /* the next entry starts with a fresh budget */
+    CHECK_INT(run(vm, "local n = 0 for i = 1, 1000 do n = n + i end return n", &err), 0);
+    lua_pop(forge_vm_state(vm), 1);
+    CHECK_INT(run(vm, "local t = {} for i = 1, 1e8 do t[i] = i end", &err), FORGE_ELIMIT);
+    CHECK(strstr(err.msg, "memory limit exceeded: the script needed more than 16 MiB") != NULL);
+    CHECK_INT(run(vm, "return 1", &err), 0);
+    lua_pop(forge_vm_state(vm), 1);
+    forge_vm_free(vm);
+}
+
+TEST(json_round_trip_through_lua)
+{
+    struct forge_vm *vm = make(0, 0);
+    lua_State *L = forge_vm_state(vm);
+    struct forge_err err = {0};
+    cJSON *in = cJSON_Parse("{\"b\":[],\"a\":{},\"n\":null,\"x\":[1,2.5,\"s\",true]}");
+    forge_lua_push_json(L, in);
+    cJSON *out = forge_lua_to_json(L, -1, &err);
+    lua_pop(L, 1);
+    char *s = cJSON_PrintUnformatted(out);
+    CHECK_STR(s, "{\"b\":[],\"a\":{},\"n\":null,\"x\":[1,2.5,\"s\",true]}");
+    free(s);
+    cJSON_Delete(in);
+    cJSON_Delete(out);
+    CHECK_INT(run(vm, "return { f = print }", &err), 0);
+    CHECK(forge_lua_to_json(L, -1, &err) == NULL);
+    CHECK_STR(err.msg, ".f: a function value JSON cannot hold");
+    lua_pop(L, 1);
+    forge_vm_free(vm);
+}
+
+TEST(confinement)
+{
+    struct forge_vm *vm = make(0, 0);
+    struct forge_err err = {0};
+    char *real = NULL;
+    CHECK_INT(forge_vm_resolve_read(vm, "fixtures/hello.txt", &real, &err), 0);
+    CHECK(real && strstr(real, "/tests/lua/fixtures/hello.txt") != NULL);
+    forge_free(real);
+    CHECK_INT(forge_vm_resolve_read(vm, "/etc/passwd", &real, &err), FORGE_EINVAL);
+    CHECK_INT(forge_vm_resolve_read(vm, "fixtures/outside_link", &real, &err), FORGE_EINVAL);
+    CHECK_INT(forge_vm_resolve_read(vm, "fixtures/nope", &real, &err), FORGE_EIO);
+    forge_vm_free(vm);
+}
+
+TEST(state_creation_survives_allocation_failures)
+{
+    /* Fail each allocation in turn while creating a VM: every attempt fails cleanly or works. */
+    for (long n = 1; n < 40; n++) {
+        struct forge_vm_opts o;
+        forge_vm_opts_init(&o);
+        o.script_dir = FORGE_TESTS_DIR;
+        struct forge_err err = {0};
+        forge_alloc_fail_at(n);
+        struct forge_vm *vm = forge_vm_new(&o, &err);
+        forge_alloc_fail_at(0);
+        CHECK(vm != NULL || err.code == FORGE_ENOMEM || err.code == FORGE_EIO);
+        forge_vm_free(vm);
+    }
+}
+
+int main(void)
+{
+    RUN(call_returns_values_and_keeps_the_stack);
+    RUN(limits_are_reported_and_reset_per_entry);
+    RUN(json_round_trip_through_lua);
+    RUN(confinement);
+    RUN(state_creation_survives_allocation_failures);
+    return TEST_DONE();
+}
