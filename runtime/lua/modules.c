@@ -6,11 +6,13 @@
 int forge_luaopen_core(lua_State *L);
 int forge_luaopen_json(lua_State *L);
 int forge_luaopen_re(lua_State *L);
+int forge_luaopen_schema(lua_State *L);
 
 static const struct forge_module modules[] = {
     {"forge.core", forge_luaopen_core},
     {"forge.json", forge_luaopen_json},
     {"forge.re", forge_luaopen_re},
+    {"forge.schema", forge_luaopen_schema},
     {NULL, NULL},
 };
 
