@@ -715,7 +715,11 @@ static int load_doc(struct forge_schema *s, const char *uri, struct forge_err *e
         size_t lp = strlen(pre);
         if (strncmp(uri, pre, lp) != 0)
             continue;
-        char *path = forge_path_join(s->opts.refdirs[i].dir, uri + lp);
+        const char *rest = uri + lp;
+        if (strstr(rest, "..") || strchr(rest, '?') || strchr(rest, '%') || rest[0] == '/')
+            return forge_err_set(err, FORGE_EINVAL, "cannot resolve '%s': the path after '%s' must "
+                                 "stay inside its --ref-dir folder", uri, pre);
+        char *path = forge_path_join(s->opts.refdirs[i].dir, rest);
         if (!path)
             return FORGE_ENOMEM;
         doc = forge_json_load(path, err);
