@@ -1173,8 +1173,10 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
             c2.resource = n;
         }
         n->abs = keep(s, xstrcat3(c2.base, "#", c2.ptr));
-        if (!n->abs)
-            return FORGE_ENOMEM;
+        if (!n->abs) {
+            rc = FORGE_ENOMEM;
+            goto out;
+        }
         if (n->draft >= FORGE_DRAFT_2019_09) {
             if (n->draft == FORGE_DRAFT_2019_09 && cJSON_IsTrue(get(json, "$recursiveAnchor")))
                 n->recursive_anchor = true;
