@@ -19,6 +19,88 @@
 
 #define MAX_DEPTH 512 /* nested schema evaluations per validation */
 
+/* cJSON's type tests are library calls; validation makes millions of them, so inline them. */
+static inline bool type_is(const cJSON *v, int t)
+{
+    return v && (v->type & 0xFF) == t;
+}
+#define cJSON_IsNumber(v) type_is((v), cJSON_Number)
+#define cJSON_IsString(v) type_is((v), cJSON_String)
+#define cJSON_IsObject(v) type_is((v), cJSON_Object)
+#define cJSON_IsArray(v) type_is((v), cJSON_Array)
+#define cJSON_IsNull(v) type_is((v), cJSON_NULL)
+#define cJSON_IsTrue(v) type_is((v), cJSON_True)
+#define cJSON_IsFalse(v) type_is((v), cJSON_False)
+#define cJSON_IsBool(v) (type_is((v), cJSON_True) || type_is((v), cJSON_False))
+
+/* Name tables: hashed lookup of property names (properties, required). */
+struct ntab {
+    uint32_t mask;
+    int32_t *slots;    /* index into the names, -1 when empty */
+    uint32_t *hashes;  /* per name */
+    uint32_t *lens;
+    const char **names;
+    int n;
+};
+
+static inline uint32_t name_hash(const char *s, uint32_t *len)
+{
+    uint32_t h = 2166136261u;
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p)
+        h = (h ^ *p++) * 16777619u;
+    *len = (uint32_t)(p - (const unsigned char *)s);
+    return h;
+}
+
+/* Index of <key> among the table's names, or -1. */
+static inline int ntab_find(const struct ntab *t, const char *key)
+{
+    uint32_t len, h = name_hash(key, &len);
+    for (uint32_t i = h & t->mask;; i = (i + 1) & t->mask) {
+        int32_t x = t->slots[i];
+        if (x < 0)
+            return -1;
+        if (t->hashes[x] == h && t->lens[x] == len && !memcmp(t->names[x], key, len))
+            return x;
+    }
+}
+
+static void ntab_free(struct ntab *t)
+{
+    forge_free(t->slots);
+    forge_free(t->hashes);
+    forge_free(t->lens);
+}
+
+/* Builds a table over <names> (borrowed, <n> of them). Returns 0 or FORGE_ENOMEM. */
+static int ntab_build(struct ntab *t, const char **names, int n)
+{
+    uint32_t size = 8;
+    while (size < (uint32_t)n * 2 + 2)
+        size *= 2;
+    t->mask = size - 1;
+    t->names = names;
+    t->n = n;
+    t->slots = forge_malloc(size * sizeof *t->slots);
+    t->hashes = forge_malloc(((size_t)n + 1) * sizeof *t->hashes);
+    t->lens = forge_malloc(((size_t)n + 1) * sizeof *t->lens);
+    if (!t->slots || !t->hashes || !t->lens)
+        return FORGE_ENOMEM;
+    for (uint32_t i = 0; i < size; i++)
+        t->slots[i] = -1;
+    for (int j = 0; j < n; j++) {
+        t->hashes[j] = name_hash(names[j], &t->lens[j]);
+        if (ntab_find(t, names[j]) >= 0)
+            continue; /* a duplicate name: the first wins */
+        uint32_t i = t->hashes[j] & t->mask;
+        while (t->slots[i] >= 0)
+            i = (i + 1) & t->mask;
+        t->slots[i] = j;
+    }
+    return 0;
+}
+
 enum op {
     OP_TYPE, OP_ENUM, OP_CONST, OP_MULTOF, OP_MAX, OP_XMAX, OP_MIN, OP_XMIN, OP_MAXLEN,
     OP_MINLEN, OP_PATTERN, OP_FORMAT, OP_MAXITEMS, OP_MINITEMS, OP_UNIQUE, OP_PREFIX, OP_ITEMS,
@@ -54,6 +136,13 @@ struct kw {
     int ntuple;                /* additionalItems: length of the sibling items array (-1: none) */
     const struct kw *props, *patprops; /* additionalProperties: siblings */
     const char *anchor;        /* $dynamicRef: the fragment when it names an anchor */
+    struct ntab tab;           /* properties, required: names; slots NULL when not built */
+    /* properties may do the work of its siblings required and additionalProperties in its one
+     * pass over the members (each name hashed once); the siblings are then marked fused */
+    bool fused;
+    const struct kw *freq, *fadd;
+    uint64_t *reqbits;         /* per property: the bits of the required names it satisfies */
+    bool all_strings;          /* enum: every value is a string */
     const char *ref;           /* the reference text, for messages */
 };
 
@@ -163,15 +252,32 @@ static char *xstrcat3(const char *a, const char *b, const char *c)
 static int ptr_add(struct forge_buf *b, const char *seg)
 {
     int rc = forge_buf_addc(b, '/');
-    for (const char *p = seg; !rc && *p; p++) {
-        if (*p == '~')
-            rc = forge_buf_adds(b, "~0");
-        else if (*p == '/')
-            rc = forge_buf_adds(b, "~1");
-        else
-            rc = forge_buf_addc(b, *p);
+    const char *p = seg;
+    while (!rc && *p) {
+        size_t run = strcspn(p, "~/");
+        if (run)
+            rc = forge_buf_add(b, p, run);
+        p += run;
+        if (!rc && *p) {
+            rc = forge_buf_adds(b, *p == '~' ? "~0" : "~1");
+            p++;
+        }
     }
     return rc;
+}
+
+/* Appends "/<i>". */
+static int idx_add(struct forge_buf *b, long i)
+{
+    char tmp[24];
+    int n = (int)sizeof tmp;
+    unsigned long u = (unsigned long)(i < 0 ? 0 : i);
+    do {
+        tmp[--n] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    tmp[--n] = '/';
+    return forge_buf_add(b, tmp + n, sizeof tmp - (size_t)n);
 }
 
 static char *ptr_join(const char *ptr, const char *seg)
@@ -911,6 +1017,9 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
             return bad(err, cx, k, "must be an array");
         w->op = OP_ENUM;
         w->json = c;
+        w->all_strings = true;
+        for (const cJSON *x = c->child; x; x = x->next)
+            w->all_strings &= cJSON_IsString(x);
     } else if (!strcmp(k, "const") && val && d >= FORGE_DRAFT_6) {
         w->op = OP_CONST;
         w->json = c;
@@ -972,6 +1081,15 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
                 return bad(err, cx, k, "must be an array of strings");
         w->op = OP_REQUIRED;
         w->json = c;
+        w->n = cJSON_GetArraySize(c);
+        w->names = forge_calloc((size_t)w->n + 1, sizeof *w->names);
+        if (!w->names)
+            return FORGE_ENOMEM;
+        int i = 0;
+        for (const cJSON *x = c->child; x; x = x->next)
+            w->names[i++] = x->valuestring;
+        if ((rc = ntab_build(&w->tab, w->names, w->n)))
+            return rc;
     } else if (!strcmp(k, "dependentRequired") && val && d >= FORGE_DRAFT_2019_09) {
         if (!cJSON_IsObject(c))
             return bad(err, cx, k, "must be an object");
@@ -1076,6 +1194,8 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
             if (rc)
                 return rc;
         }
+        if (w->op == OP_PROPS && (rc = ntab_build(&w->tab, w->names, w->n)))
+            return rc;
     } else if ((!strcmp(k, "unevaluatedProperties") || !strcmp(k, "unevaluatedItems")) &&
                d >= FORGE_DRAFT_2019_09 && (v & V_UNEVALUATED)) {
         if (!is_schema(c, d))
@@ -1115,6 +1235,40 @@ static int kw_rank(const char *k)
 {
     if (!strcmp(k, "unevaluatedProperties") || !strcmp(k, "unevaluatedItems"))
         return 2;
+    return 0;
+}
+
+/* Lets "properties" check its siblings "required" (when every required name is a property)
+ * and "additionalProperties" (when there is no "patternProperties") in its own pass. */
+static int fuse(struct node *n)
+{
+    struct kw *p = NULL, *r = NULL, *a = NULL;
+    bool pat = false;
+    for (int i = 0; i < n->nkws; i++) {
+        struct kw *w = &n->kws[i];
+        if (w->op == OP_PROPS) p = w;
+        else if (w->op == OP_REQUIRED) r = w;
+        else if (w->op == OP_ADDPROPS) a = w;
+        else if (w->op == OP_PATPROPS) pat = true;
+    }
+    if (!p)
+        return 0;
+    if (a && !pat) {
+        a->fused = true;
+        p->fadd = a;
+    }
+    if (!r || r->n > 64)
+        return 0;
+    for (int j = 0; j < r->n; j++)
+        if (ntab_find(&p->tab, r->names[j]) < 0)
+            return 0;
+    p->reqbits = forge_calloc((size_t)p->n + 1, sizeof *p->reqbits);
+    if (!p->reqbits)
+        return FORGE_ENOMEM;
+    for (int j = 0; j < r->n; j++)
+        p->reqbits[ntab_find(&p->tab, r->names[j])] |= (uint64_t)1 << j;
+    r->fused = true;
+    p->freq = r;
     return 0;
 }
 
@@ -1213,6 +1367,8 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
                     n->kws[i].ntuple = n->kws[j].n;
             }
         }
+        if ((rc = fuse(n)))
+            goto out;
     }
 out:
     /* compile_kw copied c2.base where it needed it (add_pending resolves against n->abs) */
@@ -1411,6 +1567,8 @@ void forge_schema_free(struct forge_schema *s)
                 for (int k = 0; k < w->n; k++)
                     forge_ecmare_free(w->res[k]);
             forge_ecmare_free(w->re);
+            ntab_free(&w->tab);
+            forge_free(w->reqbits);
             forge_free(w->subs);
             forge_free(w->names);
             forge_free(w->arrs);
@@ -1423,6 +1581,8 @@ void forge_schema_free(struct forge_schema *s)
                 for (int k = 0; k < w->n; k++)
                     forge_ecmare_free(w->res[k]);
             forge_ecmare_free(w->re);
+            ntab_free(&w->tab);
+            forge_free(w->reqbits);
             forge_free(w->subs);
             forge_free(w->names);
             forge_free(w->arrs);
@@ -1611,6 +1771,7 @@ struct vctx {
     int quiet;       /* > 0: inside a probe (anyOf branch, not, if, contains): no error output */
     bool want;       /* errors are wanted */
     cJSON *errors;   /* created on the first error */
+    struct forge_buf buf; /* scratch for error locations */
     int rc;          /* a failure other than "invalid" */
     int depth;
     const struct node *scope[MAX_DEPTH + 1];
@@ -1626,7 +1787,7 @@ static int jptr_write(struct forge_buf *b, const struct iloc *l)
         return rc;
     if (l->key)
         return ptr_add(b, l->key);
-    return forge_buf_addf(b, "/%ld", l->idx);
+    return idx_add(b, l->idx);
 }
 
 static int kptr_write(struct forge_buf *b, const struct kloc *l)
@@ -1638,7 +1799,7 @@ static int kptr_write(struct forge_buf *b, const struct kloc *l)
         return rc;
     if (l->seg)
         return ptr_add(b, l->seg);
-    return forge_buf_addf(b, "/%ld", l->idx);
+    return idx_add(b, l->idx);
 }
 
 static const char *type_name(const cJSON *v)
@@ -1656,6 +1817,16 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
                 const char *kw, const char *sub, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
 
+/* Adds <text> under the constant <key> (not copied) of <o>. */
+static bool add_str(cJSON *o, const char *key, const char *text)
+{
+    cJSON *v = cJSON_CreateString(text);
+    if (!v)
+        return false;
+    cJSON_AddItemToObjectCS(o, key, v);
+    return true;
+}
+
 static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
                 const char *kw, const char *sub, const char *fmt, ...)
 {
@@ -1665,8 +1836,7 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
         c->rc = FORGE_ENOMEM;
         return FORGE_ENOMEM;
     }
-    struct forge_buf b;
-    forge_buf_init(&b, 0);
+    struct forge_buf *b = &c->buf;
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -1676,32 +1846,32 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
     int rc = e ? 0 : FORGE_ENOMEM;
     if (!rc)
         cJSON_AddItemToArray(c->errors, e);
-    rc = rc ? rc : forge_buf_adds(&b, "");
-    rc = rc ? rc : jptr_write(&b, il);
-    if (!rc && !cJSON_AddStringToObject(e, "instanceLocation", b.data))
+    b->len = 0;
+    rc = rc ? rc : forge_buf_adds(b, "");
+    rc = rc ? rc : jptr_write(b, il);
+    if (!rc && !add_str(e, "instanceLocation", b->data))
         rc = FORGE_ENOMEM;
-    forge_buf_reset(&b);
-    rc = rc ? rc : forge_buf_adds(&b, "");
-    rc = rc ? rc : kptr_write(&b, kl);
+    b->len = 0;
+    rc = rc ? rc : forge_buf_adds(b, "");
+    rc = rc ? rc : kptr_write(b, kl);
     if (!rc && kw)
-        rc = ptr_add(&b, kw);
+        rc = ptr_add(b, kw);
     if (!rc && sub)
-        rc = ptr_add(&b, sub);
-    if (!rc && !cJSON_AddStringToObject(e, "keywordLocation", b.data))
+        rc = ptr_add(b, sub);
+    if (!rc && !add_str(e, "keywordLocation", b->data))
         rc = FORGE_ENOMEM;
-    forge_buf_reset(&b);
-    if (!rc && n->abs && strncmp(n->abs, ROOT_URI, strlen(ROOT_URI)) != 0) {
-        rc = forge_buf_adds(&b, n->abs);
+    b->len = 0;
+    if (!rc && n->abs && strncmp(n->abs, ROOT_URI, sizeof ROOT_URI - 1) != 0) {
+        rc = forge_buf_adds(b, n->abs);
         if (!rc && kw)
-            rc = ptr_add(&b, kw);
+            rc = ptr_add(b, kw);
         if (!rc && sub)
-            rc = ptr_add(&b, sub);
-        if (!rc && !cJSON_AddStringToObject(e, "absoluteKeywordLocation", b.data))
+            rc = ptr_add(b, sub);
+        if (!rc && !add_str(e, "absoluteKeywordLocation", b->data))
             rc = FORGE_ENOMEM;
     }
-    if (!rc && !cJSON_AddStringToObject(e, "error", msg))
+    if (!rc && !add_str(e, "error", msg))
         rc = FORGE_ENOMEM;
-    forge_buf_free(&b);
     if (rc)
         c->rc = rc;
     return rc;
@@ -1776,6 +1946,16 @@ static void short_json(const cJSON *v, char *out, size_t cap)
     forge_free(p);
 }
 
+/* JavaScript's String(d) (as forge_json_number), with a fast path for integers. */
+static const char *num_text(double d, char *out)
+{
+    if (d == floor(d) && fabs(d) < 1e15 && !(d == 0 && signbit(d))) {
+        snprintf(out, 32, "%.0f", d);
+        return out;
+    }
+    return forge_json_number(d, out);
+}
+
 static bool multiple_of(double x, double m)
 {
     if (m == floor(m) && x == floor(x) && fabs(x) < 9007199254740992.0 && fabs(m) < 9007199254740992.0)
@@ -1794,6 +1974,62 @@ static int member_count(const cJSON *o)
     return n;
 }
 
+/* "properties" with its fused siblings "required" and "additionalProperties": one pass over the
+ * members of the object <inst>. */
+static int vprops(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
+                  const struct iloc *il, const struct kloc *kl, struct ann *ann)
+{
+    int ok = 1, r;
+    uint64_t seen = 0;
+    size_t i = 0;
+    struct kloc k1 = {kl, w->name, 0};
+    const struct kw *a = w->fadd;
+    for (const cJSON *x = inst->child; x; x = x->next, i++) {
+        const char *key = x->string;
+        struct iloc i1 = {il, key, 0};
+        int j = ntab_find(&w->tab, key);
+        if (j >= 0) {
+            if (w->reqbits)
+                seen |= w->reqbits[j];
+            struct kloc k2 = {&k1, w->names[j], 0};
+            r = vnode(c, w->subs[j], x, &i1, &k2, NULL);
+        } else if (a) {
+            if (a->sub->is_bool && !a->sub->bval) {
+                r = fail(c, n, il, kl, a->name, NULL, "property '%s' is not allowed", key);
+            } else {
+                struct kloc ka = {kl, a->name, 0};
+                r = vnode(c, a->sub, x, &i1, &ka, NULL);
+            }
+        } else {
+            continue;
+        }
+        if (r < 0)
+            return r;
+        if (!r) {
+            ok = 0;
+            if (!c->all || c->quiet)
+                return 0;
+        }
+        ann_set(ann, i);
+    }
+    const struct kw *q = w->freq;
+    if (q) {
+        uint64_t want = q->n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << q->n) - 1);
+        if ((seen & want) != want) {
+            for (int j = 0; j < q->n; j++) {
+                if (seen >> j & 1)
+                    continue;
+                ok = 0;
+                if ((r = fail(c, n, il, kl, q->name, NULL, "missing required property '%s'", q->names[j])) < 0)
+                    return r;
+                if (!c->all || c->quiet)
+                    return 0;
+            }
+        }
+    }
+    return ok;
+}
+
 /* Evaluates one keyword; returns 1 passed, 0 failed (error recorded), negative on failure. */
 static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
                const struct iloc *il, const struct kloc *kl, struct ann *ann)
@@ -1808,9 +2044,16 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         type_list((unsigned)w->num, buf, sizeof buf);
         return fail(c, n, il, kl, w->name, NULL, "expected %s, got %s", buf, type_name(inst));
     case OP_ENUM:
-        for (const cJSON *x = w->json->child; x; x = x->next)
-            if (forge_json_equal(x, inst))
-                return 1;
+        if (w->all_strings) {
+            if (cJSON_IsString(inst))
+                for (const cJSON *x = w->json->child; x; x = x->next)
+                    if (!strcmp(x->valuestring, inst->valuestring))
+                        return 1;
+        } else {
+            for (const cJSON *x = w->json->child; x; x = x->next)
+                if (forge_json_equal(x, inst))
+                    return 1;
+        }
         if (!c->quiet && c->want)
             short_json(w->json, buf, 200);
         return fail(c, n, il, kl, w->name, NULL, "value must be one of %s", buf);
@@ -1829,19 +2072,19 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         switch (w->op) {
         case OP_MULTOF:
             if (multiple_of(x, w->num)) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "%s is not a multiple of %s", forge_json_number(x, a), forge_json_number(w->num, b));
+            return fail(c, n, il, kl, w->name, NULL, "%s is not a multiple of %s", num_text(x, a), num_text(w->num, b));
         case OP_MAX:
             if (x <= w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "%s is greater than the maximum %s", forge_json_number(x, a), forge_json_number(w->num, b));
+            return fail(c, n, il, kl, w->name, NULL, "%s is greater than the maximum %s", num_text(x, a), num_text(w->num, b));
         case OP_XMAX:
             if (x < w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "%s is not less than the exclusive maximum %s", forge_json_number(x, a), forge_json_number(w->num, b));
+            return fail(c, n, il, kl, w->name, NULL, "%s is not less than the exclusive maximum %s", num_text(x, a), num_text(w->num, b));
         case OP_MIN:
             if (x >= w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "%s is less than the minimum %s", forge_json_number(x, a), forge_json_number(w->num, b));
+            return fail(c, n, il, kl, w->name, NULL, "%s is less than the minimum %s", num_text(x, a), num_text(w->num, b));
         case OP_XMIN:
             if (x > w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "%s is not greater than the exclusive minimum %s", forge_json_number(x, a), forge_json_number(w->num, b));
+            return fail(c, n, il, kl, w->name, NULL, "%s is not greater than the exclusive minimum %s", num_text(x, a), num_text(w->num, b));
         default:
             break;
         }
@@ -1965,6 +2208,23 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         }
         case OP_REQUIRED: {
             int ok = 1;
+            if (w->fused)
+                return 1;
+            if (w->n <= 64) {
+                /* one hashed pass over the members */
+                uint64_t seen = 0, want = w->n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << w->n) - 1);
+                for (const cJSON *x = inst->child; x && seen != want; x = x->next) {
+                    int j = ntab_find(&w->tab, x->string);
+                    if (j >= 0)
+                        seen |= (uint64_t)1 << j;
+                }
+                /* duplicate names in "required" map to their first index */
+                for (int j = 0; j < w->n; j++)
+                    if (!(seen >> j & 1) && ntab_find(&w->tab, w->names[j]) != j)
+                        seen |= (uint64_t)1 << j;
+                if ((seen & want) == want)
+                    return 1;
+            }
             for (const cJSON *x = w->json->child; x; x = x->next)
                 if (!get(inst, x->valuestring)) {
                     ok = 0;
@@ -2023,21 +2283,29 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             return ok;
         }
         case OP_PROPS:
+            if (w->freq || w->fadd)
+                return vprops(c, n, w, inst, il, kl, ann);
+            /* fall through */
         case OP_PATPROPS:
         case OP_ADDPROPS:
         case OP_UNEVALPROPS:
         case OP_PROPNAMES: {
             int ok = 1;
             size_t i = 0;
+            if (w->fused)
+                return 1;
             for (const cJSON *x = inst->child; x; x = x->next, i++) {
                 const char *key = x->string;
                 struct iloc i1 = {il, key, 0};
                 if (w->op == OP_PROPS || w->op == OP_PATPROPS) {
-                    for (int j = 0; j < w->n; j++) {
-                        if (w->op == OP_PROPS) {
-                            if (strcmp(w->names[j], key) != 0)
-                                continue;
-                        } else {
+                    int from = 0;
+                    if (w->op == OP_PROPS) {
+                        from = ntab_find(&w->tab, key);
+                        if (from < 0)
+                            continue;
+                    }
+                    for (int j = from; j < w->n; j++) {
+                        if (w->op == OP_PATPROPS) {
                             r = forge_ecmare_test(w->res[j], key, strlen(key));
                             if (r < 0) {
                                 c->rc = r;
@@ -2072,10 +2340,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                         if (ann_get(ann, i))
                             continue;
                     } else {
-                        bool matched = false;
-                        if (w->props)
-                            for (int j = 0; j < w->props->n && !matched; j++)
-                                matched = !strcmp(w->props->names[j], key);
+                        bool matched = w->props && ntab_find(&w->props->tab, key) >= 0;
                         if (w->patprops)
                             for (int j = 0; j < w->patprops->n && !matched; j++) {
                                 r = forge_ecmare_test(w->patprops->res[j], key, strlen(key));
@@ -2286,9 +2551,11 @@ int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, c
     c.rc = 0;
     c.depth = 0;
     c.nscope = 0;
+    forge_buf_init(&c.buf, 0);
     if (errors)
         *errors = NULL;
     int r = vnode(&c, s->root, instance, NULL, NULL, NULL);
+    forge_buf_free(&c.buf);
     if (r < 0 || c.rc < 0) {
         cJSON_Delete(c.errors);
         return c.rc < 0 ? c.rc : r;

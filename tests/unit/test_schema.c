@@ -81,11 +81,13 @@ TEST(all_errors_and_messages)
         &o, &err);
     CHECK(s != NULL);
     /* no absoluteKeywordLocation without an $id: the schema has no absolute URI */
+    /* properties, additionalProperties and required are checked in one pass over the members:
+     * their errors come in member order, then the missing required names */
     EXPECT(s, "{\"a\": \"z\", \"c\": 1, \"d/e~\": 2}",
-           "[{\"instanceLocation\":\"\",\"keywordLocation\":\"/additionalProperties\",\"error\":\"property 'c' is not allowed\"},"
+           "[{\"instanceLocation\":\"/a\",\"keywordLocation\":\"/properties/a/enum\",\"error\":\"value must be one of [\\\"x\\\",\\\"y\\\"]\"},"
+           "{\"instanceLocation\":\"\",\"keywordLocation\":\"/additionalProperties\",\"error\":\"property 'c' is not allowed\"},"
            "{\"instanceLocation\":\"\",\"keywordLocation\":\"/additionalProperties\",\"error\":\"property 'd/e~' is not allowed\"},"
-           "{\"instanceLocation\":\"\",\"keywordLocation\":\"/required\",\"error\":\"missing required property 'b'\"},"
-           "{\"instanceLocation\":\"/a\",\"keywordLocation\":\"/properties/a/enum\",\"error\":\"value must be one of [\\\"x\\\",\\\"y\\\"]\"}]");
+           "{\"instanceLocation\":\"\",\"keywordLocation\":\"/required\",\"error\":\"missing required property 'b'\"}]");
     EXPECT(s, "{\"a\": \"x\", \"b\": 5}",
            "[{\"instanceLocation\":\"/b\",\"keywordLocation\":\"/properties/b/type\",\"error\":\"expected null or string, got integer\"}]");
     EXPECT(s, "{\"a\": \"x\", \"b\": \"\xf0\x9f\x98\x80\xf0\x9f\x98\x80\xf0\x9f\x98\x80\"}",
