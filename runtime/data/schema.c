@@ -61,8 +61,14 @@ static inline int ntab_find(const struct ntab *t, const char *key)
         int32_t x = t->slots[i];
         if (x < 0)
             return -1;
-        if (t->hashes[x] == h && t->lens[x] == len && !memcmp(t->names[x], key, len))
-            return x;
+        if (t->hashes[x] == h && t->lens[x] == len) {
+            const char *a = t->names[x];
+            uint32_t k = 0;
+            while (k < len && a[k] == key[k])
+                k++;
+            if (k == len)
+                return x;
+        }
     }
 }
 
@@ -2491,6 +2497,49 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
     }
 }
 
+/* True when keyword <w> certainly passes on <inst> by a cheap test; false means "evaluate it
+ * fully" (vkw), which also produces the error. <slen> caches the string length (-1: unknown). */
+static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
+{
+    int t = inst->type & 0xFF;
+    switch (w->op) {
+    case OP_TYPE:
+        return type_ok((unsigned)w->num, inst);
+    case OP_ENUM:
+        if (!w->all_strings || t != cJSON_String)
+            return false;
+        for (const cJSON *x = w->json->child; x; x = x->next)
+            if (!strcmp(x->valuestring, inst->valuestring))
+                return true;
+        return false;
+    case OP_MAX: return t != cJSON_Number || inst->valuedouble <= w->num;
+    case OP_XMAX: return t != cJSON_Number || inst->valuedouble < w->num;
+    case OP_MIN: return t != cJSON_Number || inst->valuedouble >= w->num;
+    case OP_XMIN: return t != cJSON_Number || inst->valuedouble > w->num;
+    case OP_MAXLEN:
+    case OP_MINLEN:
+        if (t != cJSON_String)
+            return true;
+        if (*slen < 0)
+            *slen = (long)cp_len(inst->valuestring);
+        return w->op == OP_MAXLEN ? (double)*slen <= w->num : (double)*slen >= w->num;
+    case OP_REQUIRED:
+    case OP_ADDPROPS:
+        return w->fused || t != cJSON_Object;
+    case OP_PATTERN:
+    case OP_FORMAT:
+        return t != cJSON_String;
+    case OP_MAXITEMS: case OP_MINITEMS: case OP_UNIQUE: case OP_PREFIX: case OP_ITEMS:
+    case OP_ADDITEMS: case OP_CONTAINS:
+        return t != cJSON_Array;
+    case OP_MAXPROPS: case OP_MINPROPS: case OP_PROPS: case OP_PATPROPS: case OP_PROPNAMES:
+    case OP_DEPREQ: case OP_DEPSCHEMAS: case OP_DEPS:
+        return t != cJSON_Object;
+    default:
+        return false;
+    }
+}
+
 static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
                  const struct kloc *kl, struct ann *ann)
 {
@@ -2518,7 +2567,10 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
         }
         a = &local;
     }
+    long slen = -1;
     for (int i = 0; i < n->nkws; i++) {
+        if (quick_pass(&n->kws[i], inst, &slen))
+            continue;
         r = vkw(c, n, &n->kws[i], inst, il, kl, a);
         if (r < 0)
             break;
