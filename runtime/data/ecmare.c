@@ -6,9 +6,15 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+struct ecmare {
+    pcre2_code *code;
+    bool jit;
+};
 
 /* JavaScript's WhiteSpace and LineTerminator code points (\s). */
 static const char WS[] = "\\t\\n\\x{0b}\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}"
@@ -260,14 +266,57 @@ void *forge_ecmare_compile(const char *pat, size_t len, struct forge_err *err)
                       pat, (const char *)msg);
         return NULL;
     }
-    pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* falls back to the interpreter when absent */
-    return code;
+    struct ecmare *re = forge_malloc(sizeof *re);
+    if (!re) {
+        pcre2_code_free(code);
+        forge_err_set(err, FORGE_ENOMEM, "out of memory compiling a pattern");
+        return NULL;
+    }
+    re->code = code;
+    /* the interpreter serves when JIT is unavailable */
+    re->jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
+    return re;
 }
 
-void forge_ecmare_free(void *code)
+void forge_ecmare_free(void *p)
 {
-    if (code)
-        pcre2_code_free(code);
+    struct ecmare *re = p;
+    if (!re)
+        return;
+    pcre2_code_free(re->code);
+    forge_free(re);
+}
+
+/* True when the <n> bytes of <s> are well-formed UTF-8 (what PCRE2 checks before a match; the
+ * JIT entry point skips that check, so it is done here, quickly for ASCII). */
+static bool utf8_valid(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len;
+        uint32_t cp;
+        if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
+        else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
+        else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
+        else return false;
+        if (i + len > n)
+            return false;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return false;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+            (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += len;
+    }
+    return true;
 }
 
 /* One match-data block and match context per thread, created on first use, so matching does
@@ -275,8 +324,9 @@ void forge_ecmare_free(void *code)
 static _Thread_local pcre2_match_data *tl_md;
 static _Thread_local pcre2_match_context *tl_mc;
 
-int forge_ecmare_test(const void *code, const char *s, size_t n)
+int forge_ecmare_test(const void *p, const char *s, size_t n)
 {
+    const struct ecmare *re = p;
     if (!tl_md) {
         tl_md = pcre2_match_data_create(1, NULL);
         tl_mc = pcre2_match_context_create(NULL);
@@ -285,7 +335,14 @@ int forge_ecmare_test(const void *code, const char *s, size_t n)
         pcre2_set_match_limit(tl_mc, 10000000);
         pcre2_set_depth_limit(tl_mc, 100000);
     }
-    int r = pcre2_match(code, (PCRE2_SPTR)s, n, 0, 0, tl_md, tl_mc);
+    int r;
+    if (re->jit) {
+        if (!utf8_valid((const unsigned char *)s, n))
+            return 0; /* an invalid subject matches nothing */
+        r = pcre2_jit_match(re->code, (PCRE2_SPTR)s, n, 0, 0, tl_md, tl_mc);
+    } else {
+        r = pcre2_match(re->code, (PCRE2_SPTR)s, n, 0, 0, tl_md, tl_mc);
+    }
     if (r >= 0)
         return 1;
     if (r == PCRE2_ERROR_NOMATCH)

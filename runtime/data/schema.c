@@ -1955,8 +1955,19 @@ static void short_json(const cJSON *v, char *out, size_t cap)
 /* JavaScript's String(d) (as forge_json_number), with a fast path for integers. */
 static const char *num_text(double d, char *out)
 {
-    if (d == floor(d) && fabs(d) < 1e15 && !(d == 0 && signbit(d))) {
-        snprintf(out, 32, "%.0f", d);
+    if (d == floor(d) && fabs(d) < 1e15) {
+        long long v = (long long)d;
+        unsigned long long u = v < 0 ? (unsigned long long)-v : (unsigned long long)v;
+        char tmp[24];
+        int k = (int)sizeof tmp;
+        tmp[--k] = 0;
+        do {
+            tmp[--k] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (v < 0)
+            tmp[--k] = '-';
+        memcpy(out, tmp + k, sizeof tmp - (size_t)k);
         return out;
     }
     return forge_json_number(d, out);
