@@ -149,6 +149,7 @@ struct kw {
     const struct kw *freq, *fadd;
     uint64_t *reqbits;         /* per property: the bits of the required names it satisfies */
     bool all_strings;          /* enum: every value is a string */
+    const char *text;          /* enum, const: the value(s) as short JSON, for messages */
     const char *ref;           /* the reference text, for messages */
 };
 
@@ -968,6 +969,15 @@ static int sub2(struct forge_schema *s, const cJSON *j, const struct cctx *cx, c
     return rc;
 }
 
+/* <v> as compact JSON, shortened to about 200 bytes; a new string or NULL. */
+static char *short_json(const cJSON *v)
+{
+    char *p = forge_json_print(v, 0);
+    if (p && strlen(p) > 200)
+        strcpy(p + 196, "...");
+    return p;
+}
+
 static bool is_schema(const cJSON *j, int draft)
 {
     return cJSON_IsObject(j) || (draft >= FORGE_DRAFT_6 && cJSON_IsBool(j));
@@ -1023,12 +1033,16 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
             return bad(err, cx, k, "must be an array");
         w->op = OP_ENUM;
         w->json = c;
+        if (!(w->text = keep(s, short_json(c))))
+            return FORGE_ENOMEM;
         w->all_strings = true;
         for (const cJSON *x = c->child; x; x = x->next)
             w->all_strings &= cJSON_IsString(x);
     } else if (!strcmp(k, "const") && val && d >= FORGE_DRAFT_6) {
         w->op = OP_CONST;
         w->json = c;
+        if (!(w->text = keep(s, short_json(c))))
+            return FORGE_ENOMEM;
     } else if (val && (!strcmp(k, "multipleOf") || !strcmp(k, "maximum") || !strcmp(k, "minimum") ||
                        !strcmp(k, "exclusiveMaximum") || !strcmp(k, "exclusiveMinimum"))) {
         if (d == FORGE_DRAFT_4 && k[0] == 'e') {
@@ -1936,21 +1950,6 @@ static void type_list(unsigned t, char *out, size_t cap)
     }
 }
 
-static void short_json(const cJSON *v, char *out, size_t cap)
-{
-    char *p = forge_json_print(v, 0);
-    if (!p) {
-        snprintf(out, cap, "(value)");
-        return;
-    }
-    if (strlen(p) >= cap - 4) {
-        memcpy(out, p, cap - 4);
-        strcpy(out + cap - 4, "...");
-    } else {
-        strcpy(out, p);
-    }
-    forge_free(p);
-}
 
 /* JavaScript's String(d) (as forge_json_number), with a fast path for integers. */
 static const char *num_text(double d, char *out)
@@ -1969,6 +1968,14 @@ static const char *num_text(double d, char *out)
             tmp[--k] = '-';
         memcpy(out, tmp + k, sizeof tmp - (size_t)k);
         return out;
+    }
+    if (isfinite(d) && fabs(d) >= 1e-6 && fabs(d) < 1e15) {
+        /* plain decimal notation: the shortest of 15 to 17 digits that reads back */
+        for (int prec = 15; prec <= 17; prec++) {
+            snprintf(out, 32, "%.*g", prec, d);
+            if (!strchr(out, 'e') && strtod(out, NULL) == d)
+                return out;
+        }
     }
     return forge_json_number(d, out);
 }
@@ -2071,15 +2078,11 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                 if (forge_json_equal(x, inst))
                     return 1;
         }
-        if (!c->quiet && c->want)
-            short_json(w->json, buf, 200);
-        return fail(c, n, il, kl, w->name, NULL, "value must be one of %s", buf);
+        return fail(c, n, il, kl, w->name, NULL, "value must be one of %s", w->text);
     case OP_CONST:
         if (forge_json_equal(w->json, inst))
             return 1;
-        if (!c->quiet && c->want)
-            short_json(w->json, buf, 200);
-        return fail(c, n, il, kl, w->name, NULL, "value must be %s", buf);
+        return fail(c, n, il, kl, w->name, NULL, "value must be %s", w->text);
     default:
         break;
     }
@@ -2114,8 +2117,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             size_t len = cp_len(sv);
             if (w->op == OP_MAXLEN ? (double)len <= w->num : (double)len >= w->num)
                 return 1;
-            return fail(c, n, il, kl, w->name, NULL, "string has %zu characters, %s %.0f", len,
-                        w->op == OP_MAXLEN ? "more than the maximum" : "fewer than the minimum", w->num);
+            return fail(c, n, il, kl, w->name, NULL, "string has %zu characters, %s %lld", len,
+                        w->op == OP_MAXLEN ? "more than the maximum" : "fewer than the minimum", (long long)w->num);
         }
         case OP_PATTERN:
             r = forge_ecmare_test(w->re, sv, strlen(sv));
@@ -2139,10 +2142,10 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         switch (w->op) {
         case OP_MAXITEMS:
             if (cnt <= w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "array has %d items, more than the maximum %.0f", cnt, w->num);
+            return fail(c, n, il, kl, w->name, NULL, "array has %d items, more than the maximum %lld", cnt, (long long)w->num);
         case OP_MINITEMS:
             if (cnt >= w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "array has %d items, fewer than the minimum %.0f", cnt, w->num);
+            return fail(c, n, il, kl, w->name, NULL, "array has %d items, fewer than the minimum %lld", cnt, (long long)w->num);
         case OP_UNIQUE: {
             int i = 0;
             for (const cJSON *x = inst->child; x; x = x->next, i++) {
@@ -2203,10 +2206,10 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             if (matches < w->num) {
                 if (w->num == 1)
                     return fail(c, n, il, kl, w->name, NULL, "no item matches the contains schema");
-                return fail(c, n, il, kl, w->name, NULL, "%d items match the contains schema, fewer than minContains %.0f", matches, w->num);
+                return fail(c, n, il, kl, w->name, NULL, "%d items match the contains schema, fewer than minContains %lld", matches, (long long)w->num);
             }
             if (w->num2 >= 0 && matches > w->num2)
-                return fail(c, n, il, kl, w->name, NULL, "%d items match the contains schema, more than maxContains %.0f", matches, w->num2);
+                return fail(c, n, il, kl, w->name, NULL, "%d items match the contains schema, more than maxContains %lld", matches, (long long)w->num2);
             return 1;
         }
         default:
@@ -2220,8 +2223,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             int cnt = member_count(inst);
             if (w->op == OP_MAXPROPS ? cnt <= w->num : cnt >= w->num)
                 return 1;
-            return fail(c, n, il, kl, w->name, NULL, "object has %d properties, %s %.0f", cnt,
-                        w->op == OP_MAXPROPS ? "more than the maximum" : "fewer than the minimum", w->num);
+            return fail(c, n, il, kl, w->name, NULL, "object has %d properties, %s %lld", cnt,
+                        w->op == OP_MAXPROPS ? "more than the maximum" : "fewer than the minimum", (long long)w->num);
         }
         case OP_REQUIRED: {
             int ok = 1;
