@@ -121,7 +121,7 @@ enum { T_NULL = 1, T_BOOL = 2, T_OBJECT = 4, T_ARRAY = 8, T_NUMBER = 16, T_STRIN
 
 /* Vocabulary bits (2019-09 and later); older drafts have all. */
 enum { V_CORE = 1, V_APPLICATOR = 2, V_VALIDATION = 4, V_UNEVALUATED = 8, V_FORMAT = 16,
-       V_ALL = 31 };
+       V_ALL = 31, V_FORMAT_ASSERT = 32 /* the format-assertion vocabulary: formats asserted */ };
 
 struct node;
 
@@ -627,6 +627,8 @@ static unsigned vocab_of_meta(struct forge_schema *s, const char *metauri, int *
             v |= V_VALIDATION;
         else if (!strcmp(name, "unevaluated"))
             v |= V_UNEVALUATED;
+        else if (!strcmp(name, "format-assertion"))
+            v |= V_FORMAT | V_FORMAT_ASSERT;
         else if (!strncmp(name, "format", 6))
             v |= V_FORMAT;
     }
@@ -1084,7 +1086,7 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
         if (!cJSON_IsString(c))
             return bad(err, cx, k, "must be a string");
         w->fmt = forge_format_id(c->valuestring);
-        if (w->fmt < 0 || !s->opts.formats)
+        if (w->fmt < 0 || !(s->opts.formats || (v & V_FORMAT_ASSERT)))
             return 0;
         w->op = OP_FORMAT;
     } else if (!strcmp(k, "uniqueItems") && val) {
@@ -1986,7 +1988,7 @@ static bool multiple_of(double x, double m)
         return fmod(x, m) == 0;
     double q = x / m;
     if (!isfinite(q))
-        return false;
+        return x == floor(x) && fmod(1.0, m) == 0; /* an integer and m divides 1 (0.5, 0.25) */
     return fabs(q - nearbyint(q)) < 1e-9;
 }
 
