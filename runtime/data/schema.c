@@ -61,14 +61,8 @@ static inline int ntab_find(const struct ntab *t, const char *key)
         int32_t x = t->slots[i];
         if (x < 0)
             return -1;
-        if (t->hashes[x] == h && t->lens[x] == len) {
-            const char *a = t->names[x];
-            uint32_t k = 0;
-            while (k < len && a[k] == key[k])
-                k++;
-            if (k == len)
-                return x;
-        }
+        if (t->hashes[x] == h && t->lens[x] == len && !memcmp(t->names[x], key, len))
+            return x;
     }
 }
 
@@ -2536,8 +2530,13 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
     case OP_MINLEN:
         if (t != cJSON_String)
             return true;
-        if (*slen < 0)
+        if (*slen < 0) {
+            /* a string of n bytes has between n/4 and n characters: count only when needed */
+            size_t bytes = strlen(inst->valuestring);
+            if (w->op == OP_MAXLEN ? (double)bytes <= w->num : (double)(bytes / 4) >= w->num)
+                return true;
             *slen = (long)cp_len(inst->valuestring);
+        }
         return w->op == OP_MAXLEN ? (double)*slen <= w->num : (double)*slen >= w->num;
     case OP_REQUIRED:
     case OP_ADDPROPS:
