@@ -21,6 +21,7 @@ struct simple {
     uint64_t lsps;       /* ... holds U+2028 and U+2029 */
     uint64_t opt;        /* positions that may be skipped */
     uint64_t loop;       /* positions that may repeat */
+    uint64_t cl[64];     /* closure of each position: itself and the optional ones after it */
     int n;               /* positions; bit n is "matched" */
     bool bol, eol;       /* anchored at the start / at the end */
 };
@@ -253,27 +254,29 @@ static struct simple *simple_compile(const char *pat, size_t len)
                 sp->loop |= bit;
         }
     }
+    sp->cl[sp->n] = (uint64_t)1 << sp->n;
+    for (int k = sp->n - 1; k >= 0; k--)
+        sp->cl[k] = ((uint64_t)1 << k) | ((sp->opt >> k & 1) ? sp->cl[k + 1] : 0);
     return sp;
 no:
     forge_free(sp);
     return NULL;
 }
 
-static inline uint64_t closure(uint64_t s, uint64_t opt)
+/* The positions reachable from <s> by skipping optional ones. */
+static inline uint64_t closure(const struct simple *sp, uint64_t s)
 {
-    for (;;) {
-        uint64_t t = s | ((s & opt) << 1);
-        if (t == s)
-            return s;
-        s = t;
-    }
+    uint64_t out = s;
+    for (uint64_t x = s & sp->opt; x; x &= x - 1)
+        out |= sp->cl[__builtin_ctzll(x)];
+    return out;
 }
 
 /* 1 when <sp> matches in the <n> bytes of <s>, 0 when not (or on invalid UTF-8). */
 static int simple_test(const struct simple *sp, const unsigned char *s, size_t n)
 {
     uint64_t done = (uint64_t)1 << sp->n;
-    uint64_t start = closure(1, sp->opt);
+    uint64_t start = closure(sp, 1);
     uint64_t st = start;
     size_t i = 0;
     for (;;) {
@@ -313,7 +316,7 @@ static int simple_test(const struct simple *sp, const unsigned char *s, size_t n
                 acc = sp->na;
         }
         uint64_t hit = st & acc & ~done;
-        st = closure((hit << 1) | (hit & sp->loop), sp->opt);
+        st = closure(sp, (hit << 1) | (hit & sp->loop));
         if (!sp->bol)
             st |= start;
         else if (!st)
