@@ -1976,6 +1976,19 @@ static const char *num_text(double d, char *out)
     return forge_json_number(d, out);
 }
 
+/* forge_json_equal with the scalar cases inline. */
+static inline bool json_eq(const cJSON *a, const cJSON *b)
+{
+    int ta = a->type & 0xFF, tb = b->type & 0xFF;
+    if (ta == cJSON_Number)
+        return tb == cJSON_Number && a->valuedouble == b->valuedouble;
+    if (ta == cJSON_String)
+        return tb == cJSON_String && !strcmp(a->valuestring, b->valuestring);
+    if (ta != tb && !((ta == cJSON_True || ta == cJSON_False) && (tb == cJSON_True || tb == cJSON_False)))
+        return false;
+    return forge_json_equal(a, b);
+}
+
 static bool multiple_of(double x, double m)
 {
     if (m == floor(m) && x == floor(x) && fabs(x) < 9007199254740992.0 && fabs(m) < 9007199254740992.0)
@@ -2071,12 +2084,12 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                         return 1;
         } else {
             for (const cJSON *x = w->json->child; x; x = x->next)
-                if (forge_json_equal(x, inst))
+                if (json_eq(x, inst))
                     return 1;
         }
         return fail(c, n, il, kl, w->name, NULL, "value must be one of %s", w->text);
     case OP_CONST:
-        if (forge_json_equal(w->json, inst))
+        if (json_eq(w->json, inst))
             return 1;
         return fail(c, n, il, kl, w->name, NULL, "value must be %s", w->text);
     default:
@@ -2147,7 +2160,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             for (const cJSON *x = inst->child; x; x = x->next, i++) {
                 int j = i + 1;
                 for (const cJSON *y = x->next; y; y = y->next, j++)
-                    if (forge_json_equal(x, y))
+                    if (json_eq(x, y))
                         return fail(c, n, il, kl, w->name, NULL, "items %d and %d are equal", i, j);
             }
             return 1;
@@ -2516,12 +2529,20 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
     case OP_TYPE:
         return type_ok((unsigned)w->num, inst);
     case OP_ENUM:
-        if (!w->all_strings || t != cJSON_String)
+        if (w->all_strings) {
+            if (t != cJSON_String)
+                return false;
+            for (const cJSON *x = w->json->child; x; x = x->next)
+                if (!strcmp(x->valuestring, inst->valuestring))
+                    return true;
             return false;
+        }
         for (const cJSON *x = w->json->child; x; x = x->next)
-            if (!strcmp(x->valuestring, inst->valuestring))
+            if (json_eq(x, inst))
                 return true;
         return false;
+    case OP_CONST:
+        return json_eq(w->json, inst);
     case OP_MAX: return t != cJSON_Number || inst->valuedouble <= w->num;
     case OP_XMAX: return t != cJSON_Number || inst->valuedouble < w->num;
     case OP_MIN: return t != cJSON_Number || inst->valuedouble >= w->num;
