@@ -160,6 +160,7 @@ struct node {
     unsigned vocab;
     unsigned types;        /* 0: no type keyword */
     bool has_uneval;       /* has unevaluatedProperties/Items: collects annotations */
+    bool leaf;             /* only keywords about the value itself (no subschemas, no refs) */
     bool recursive_anchor; /* $recursiveAnchor: true */
     const char *dyn_anchor;
     struct dynanchor *dynanchors; /* on resource roots: every $dynamicAnchor in the resource */
@@ -1385,6 +1386,17 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
         }
         if ((rc = fuse(n)))
             goto out;
+        n->leaf = !n->has_uneval;
+        for (int i = 0; i < n->nkws && n->leaf; i++) {
+            switch (n->kws[i].op) {
+            case OP_TYPE: case OP_ENUM: case OP_CONST: case OP_MULTOF: case OP_MAX: case OP_XMAX:
+            case OP_MIN: case OP_XMIN: case OP_MAXLEN: case OP_MINLEN: case OP_PATTERN: case OP_FORMAT:
+            case OP_MAXITEMS: case OP_MINITEMS: case OP_MAXPROPS: case OP_MINPROPS: case OP_REQUIRED:
+                break;
+            default:
+                n->leaf = false;
+            }
+        }
     }
 out:
     /* compile_kw copied c2.base where it needed it (add_pending resolves against n->abs) */
@@ -2576,9 +2588,31 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
     }
 }
 
+/* A leaf's keywords on <inst>: true when all certainly pass. */
+static inline bool leaf_pass(const struct node *n, const cJSON *inst)
+{
+    long slen = -1;
+    for (int i = 0; i < n->nkws; i++) {
+        const struct kw *w = &n->kws[i];
+        if (quick_pass(w, inst, &slen))
+            continue;
+        if (w->op == OP_PATTERN) {
+            if (forge_ecmare_test(w->re, inst->valuestring, strlen(inst->valuestring)) == 1)
+                continue;
+        } else if (w->op == OP_MULTOF && cJSON_IsNumber(inst)) {
+            if (multiple_of(inst->valuedouble, w->num))
+                continue;
+        }
+        return false;
+    }
+    return true;
+}
+
 static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
                  const struct kloc *kl, struct ann *ann)
 {
+    if (n->leaf && leaf_pass(n, inst))
+        return 1; /* the full evaluation below also explains a failure */
     if (n->is_bool) {
         if (n->bval)
             return 1;
