@@ -33,35 +33,54 @@ static inline bool type_is(const cJSON *v, int t)
 #define cJSON_IsFalse(v) type_is((v), cJSON_False)
 #define cJSON_IsBool(v) (type_is((v), cJSON_True) || type_is((v), cJSON_False))
 
-/* Name tables: hashed lookup of property names (properties, required). */
+/* Name tables: hashed lookup of property names (properties, required). A name is summarized
+ * by its length and its first and last 8 bytes (overlapping when shorter than 16), which
+ * decide equality outright for names of up to 16 bytes. */
 struct ntab {
     uint32_t mask;
     int32_t *slots;    /* index into the names, -1 when empty */
     uint32_t *hashes;  /* per name */
     uint32_t *lens;
+    uint64_t *heads, *tails;
     const char **names;
     int n;
 };
 
-static inline uint32_t name_hash(const char *s, uint32_t *len)
+struct nkey {
+    uint64_t head, tail;
+    uint32_t len, hash;
+};
+
+static inline void name_key(const char *s, struct nkey *k)
 {
-    uint32_t h = 2166136261u;
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p)
-        h = (h ^ *p++) * 16777619u;
-    *len = (uint32_t)(p - (const unsigned char *)s);
-    return h;
+    size_t len = strlen(s);
+    uint64_t a = 0, b = 0;
+    if (len >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + len - 8, 8);
+    } else {
+        for (size_t i = 0; i < len; i++)
+            a |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    }
+    uint64_t h = (a ^ ((uint64_t)len << 56)) * 0x9E3779B97F4A7C15ull;
+    h ^= (b + len) * 0xC2B2AE3D27D4EB4Full;
+    k->head = a;
+    k->tail = b;
+    k->len = (uint32_t)len;
+    k->hash = (uint32_t)(h >> 32) ^ (uint32_t)h;
 }
 
 /* Index of <key> among the table's names, or -1. */
 static inline int ntab_find(const struct ntab *t, const char *key)
 {
-    uint32_t len, h = name_hash(key, &len);
-    for (uint32_t i = h & t->mask;; i = (i + 1) & t->mask) {
+    struct nkey k;
+    name_key(key, &k);
+    for (uint32_t i = k.hash & t->mask;; i = (i + 1) & t->mask) {
         int32_t x = t->slots[i];
         if (x < 0)
             return -1;
-        if (t->hashes[x] == h && t->lens[x] == len && !memcmp(t->names[x], key, len))
+        if (t->hashes[x] == k.hash && t->lens[x] == k.len && t->heads[x] == k.head &&
+            t->tails[x] == k.tail && (k.len <= 16 || !memcmp(t->names[x] + 8, key + 8, k.len - 16)))
             return x;
     }
 }
@@ -71,6 +90,8 @@ static void ntab_free(struct ntab *t)
     forge_free(t->slots);
     forge_free(t->hashes);
     forge_free(t->lens);
+    forge_free(t->heads);
+    forge_free(t->tails);
 }
 
 /* Builds a table over <names> (borrowed, <n> of them). Returns 0 or FORGE_ENOMEM. */
@@ -85,12 +106,19 @@ static int ntab_build(struct ntab *t, const char **names, int n)
     t->slots = forge_malloc(size * sizeof *t->slots);
     t->hashes = forge_malloc(((size_t)n + 1) * sizeof *t->hashes);
     t->lens = forge_malloc(((size_t)n + 1) * sizeof *t->lens);
-    if (!t->slots || !t->hashes || !t->lens)
+    t->heads = forge_malloc(((size_t)n + 1) * sizeof *t->heads);
+    t->tails = forge_malloc(((size_t)n + 1) * sizeof *t->tails);
+    if (!t->slots || !t->hashes || !t->lens || !t->heads || !t->tails)
         return FORGE_ENOMEM;
     for (uint32_t i = 0; i < size; i++)
         t->slots[i] = -1;
     for (int j = 0; j < n; j++) {
-        t->hashes[j] = name_hash(names[j], &t->lens[j]);
+        struct nkey k;
+        name_key(names[j], &k);
+        t->hashes[j] = k.hash;
+        t->lens[j] = k.len;
+        t->heads[j] = k.head;
+        t->tails[j] = k.tail;
         if (ntab_find(t, names[j]) >= 0)
             continue; /* a duplicate name: the first wins */
         uint32_t i = t->hashes[j] & t->mask;
