@@ -2667,9 +2667,18 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
     }
     long slen = -1;
     for (int i = 0; i < n->nkws; i++) {
-        if (quick_pass(&n->kws[i], inst, &slen))
+        const struct kw *w = &n->kws[i];
+        if (quick_pass(w, inst, &slen))
             continue;
-        r = vkw(c, n, &n->kws[i], inst, il, kl, a);
+        /* the two most frequent structural keywords skip the general dispatcher */
+        if (w->op == OP_REF) {
+            struct kloc k1 = {kl, w->name, 0};
+            r = vnode(c, w->sub, inst, il, &k1, a);
+        } else if (w->op == OP_PROPS && (w->freq || w->fadd)) {
+            r = vprops(c, n, w, inst, il, kl, a);
+        } else {
+            r = vkw(c, n, w, inst, il, kl, a);
+        }
         if (r < 0)
             break;
         if (!r) {
