@@ -2237,7 +2237,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         }
     }
     if (cJSON_IsArray(inst)) {
-        int cnt = cJSON_GetArraySize(inst);
+        int cnt = w->op == OP_MAXITEMS || w->op == OP_MINITEMS ? cJSON_GetArraySize(inst) : 0;
         switch (w->op) {
         case OP_MAXITEMS:
             if (cnt <= w->num) return 1;
@@ -2622,8 +2622,9 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
         if (w->all_strings) {
             if (t != cJSON_String)
                 return false;
+            const char *v = inst->valuestring;
             for (const cJSON *x = w->json->child; x; x = x->next)
-                if (!strcmp(x->valuestring, inst->valuestring))
+                if (x->valuestring[0] == v[0] && !strcmp(x->valuestring, v))
                     return true;
             return false;
         }
@@ -2655,7 +2656,16 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
     case OP_PATTERN:
     case OP_FORMAT:
         return t != cJSON_String;
-    case OP_MAXITEMS: case OP_MINITEMS: case OP_UNIQUE: case OP_PREFIX: case OP_ITEMS:
+    case OP_MAXITEMS:
+    case OP_MINITEMS: {
+        if (t != cJSON_Array)
+            return true;
+        long cnt = 0;
+        for (const cJSON *x = inst->child; x; x = x->next)
+            cnt++;
+        return w->op == OP_MAXITEMS ? cnt <= w->num : cnt >= w->num;
+    }
+    case OP_UNIQUE: case OP_PREFIX: case OP_ITEMS:
     case OP_ADDITEMS: case OP_CONTAINS:
         return t != cJSON_Array;
     case OP_MAXPROPS: case OP_MINPROPS: case OP_PROPS: case OP_PATPROPS: case OP_PROPNAMES:
