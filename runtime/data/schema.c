@@ -2097,6 +2097,96 @@ static int member_count(const cJSON *o)
     return n;
 }
 
+/* True when keyword <w> certainly passes on <inst> by a cheap test; false means "evaluate it
+ * fully" (vkw), which also produces the error. <slen> caches the string length (-1: unknown). */
+static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
+{
+    int t = inst->type & 0xFF;
+    switch (w->op) {
+    case OP_TYPE:
+        return type_ok((unsigned)w->num, inst);
+    case OP_ENUM:
+        if (w->all_strings) {
+            if (t != cJSON_String)
+                return false;
+            const char *v = inst->valuestring;
+            for (const cJSON *x = w->json->child; x; x = x->next)
+                if (x->valuestring[0] == v[0] && !strcmp(x->valuestring, v))
+                    return true;
+            return false;
+        }
+        for (const cJSON *x = w->json->child; x; x = x->next)
+            if (json_eq(x, inst))
+                return true;
+        return false;
+    case OP_CONST:
+        return json_eq(w->json, inst);
+    case OP_MAX: return t != cJSON_Number || inst->valuedouble <= w->num;
+    case OP_XMAX: return t != cJSON_Number || inst->valuedouble < w->num;
+    case OP_MIN: return t != cJSON_Number || inst->valuedouble >= w->num;
+    case OP_XMIN: return t != cJSON_Number || inst->valuedouble > w->num;
+    case OP_MAXLEN:
+    case OP_MINLEN:
+        if (t != cJSON_String)
+            return true;
+        if (*slen < 0) {
+            /* a string of n bytes has between n/4 and n characters: count only when needed */
+            size_t bytes = strlen(inst->valuestring);
+            if (w->op == OP_MAXLEN ? (double)bytes <= w->num : (double)(bytes / 4) >= w->num)
+                return true;
+            *slen = (long)cp_len(inst->valuestring);
+        }
+        return w->op == OP_MAXLEN ? (double)*slen <= w->num : (double)*slen >= w->num;
+    case OP_REQUIRED:
+    case OP_ADDPROPS:
+        return w->fused || t != cJSON_Object;
+    case OP_PATTERN:
+    case OP_FORMAT:
+        return t != cJSON_String;
+    case OP_MAXITEMS:
+    case OP_MINITEMS: {
+        if (t != cJSON_Array)
+            return true;
+        long cnt = 0;
+        for (const cJSON *x = inst->child; x; x = x->next)
+            cnt++;
+        return w->op == OP_MAXITEMS ? cnt <= w->num : cnt >= w->num;
+    }
+    case OP_UNIQUE: case OP_PREFIX: case OP_ITEMS:
+    case OP_ADDITEMS: case OP_CONTAINS:
+        return t != cJSON_Array;
+    case OP_MAXPROPS: case OP_MINPROPS: case OP_PROPS: case OP_PATPROPS: case OP_PROPNAMES:
+    case OP_DEPREQ: case OP_DEPSCHEMAS: case OP_DEPS:
+        return t != cJSON_Object;
+    default:
+        return false;
+    }
+}
+
+/* A leaf's keywords on <inst>: true when all certainly pass. */
+static inline bool leaf_pass(const struct node *n, const cJSON *inst)
+{
+    long slen = -1;
+    for (int i = 0; i < n->nkws; i++) {
+        const struct kw *w = &n->kws[i];
+        if (quick_pass(w, inst, &slen))
+            continue;
+        if (w->op == OP_PATTERN) {
+            if (forge_ecmare_test(w->re, inst->valuestring, strlen(inst->valuestring)) == 1)
+                continue;
+        } else if (w->op == OP_MULTOF && cJSON_IsNumber(inst)) {
+            if (multiple_of(inst->valuedouble, w->num))
+                continue;
+        }
+        return false;
+    }
+    return true;
+}
+
+/* vnode for a child value: a leaf that passes returns without a call. */
+#define VCHILD(c, sub, x, il, kl, ann) \
+    (((sub)->leaf && leaf_pass((sub), (x))) ? 1 : vnode((c), (sub), (x), (il), (kl), (ann)))
+
 /* "properties" with its fused siblings "required" and "additionalProperties": one pass over the
  * members of the object <inst>. */
 static int vprops(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
@@ -2115,13 +2205,13 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
             if (w->reqbits)
                 seen |= w->reqbits[j];
             struct kloc k2 = {&k1, w->names[j], 0};
-            r = vnode(c, w->subs[j], x, &i1, &k2, NULL);
+            r = VCHILD(c, w->subs[j], x, &i1, &k2, NULL);
         } else if (a) {
             if (a->sub->is_bool && !a->sub->bval) {
                 r = fail(c, n, il, kl, a->name, NULL, "property '%s' is not allowed", key);
             } else {
                 struct kloc ka = {kl, a->name, 0};
-                r = vnode(c, a->sub, x, &i1, &ka, NULL);
+                r = VCHILD(c, a->sub, x, &i1, &ka, NULL);
             }
         } else {
             continue;
@@ -2272,7 +2362,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                 const struct node *sub = w->op == OP_PREFIX ? w->subs[i] : w->sub;
                 struct iloc i1 = {il, NULL, i};
                 struct kloc k2 = {&k1, NULL, i};
-                r = vnode(c, sub, x, &i1, w->op == OP_PREFIX ? &k2 : &k1, NULL);
+                r = VCHILD(c, sub, x, &i1, w->op == OP_PREFIX ? &k2 : &k1, NULL);
                 if (r < 0)
                     return r;
                 if (!r) {
@@ -2434,7 +2524,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                                 continue;
                         }
                         struct kloc k2 = {&k1, w->names[j], 0};
-                        r = vnode(c, w->subs[j], x, &i1, &k2, NULL);
+                        r = VCHILD(c, w->subs[j], x, &i1, &k2, NULL);
                         if (r < 0)
                             return r;
                         if (!r) {
@@ -2481,7 +2571,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                             return 0;
                         continue;
                     }
-                    r = vnode(c, w->sub, x, &i1, &k1, NULL);
+                    r = VCHILD(c, w->sub, x, &i1, &k1, NULL);
                 }
                 if (r < 0)
                     return r;
@@ -2608,92 +2698,6 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
     default:
         return 1;
     }
-}
-
-/* True when keyword <w> certainly passes on <inst> by a cheap test; false means "evaluate it
- * fully" (vkw), which also produces the error. <slen> caches the string length (-1: unknown). */
-static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
-{
-    int t = inst->type & 0xFF;
-    switch (w->op) {
-    case OP_TYPE:
-        return type_ok((unsigned)w->num, inst);
-    case OP_ENUM:
-        if (w->all_strings) {
-            if (t != cJSON_String)
-                return false;
-            const char *v = inst->valuestring;
-            for (const cJSON *x = w->json->child; x; x = x->next)
-                if (x->valuestring[0] == v[0] && !strcmp(x->valuestring, v))
-                    return true;
-            return false;
-        }
-        for (const cJSON *x = w->json->child; x; x = x->next)
-            if (json_eq(x, inst))
-                return true;
-        return false;
-    case OP_CONST:
-        return json_eq(w->json, inst);
-    case OP_MAX: return t != cJSON_Number || inst->valuedouble <= w->num;
-    case OP_XMAX: return t != cJSON_Number || inst->valuedouble < w->num;
-    case OP_MIN: return t != cJSON_Number || inst->valuedouble >= w->num;
-    case OP_XMIN: return t != cJSON_Number || inst->valuedouble > w->num;
-    case OP_MAXLEN:
-    case OP_MINLEN:
-        if (t != cJSON_String)
-            return true;
-        if (*slen < 0) {
-            /* a string of n bytes has between n/4 and n characters: count only when needed */
-            size_t bytes = strlen(inst->valuestring);
-            if (w->op == OP_MAXLEN ? (double)bytes <= w->num : (double)(bytes / 4) >= w->num)
-                return true;
-            *slen = (long)cp_len(inst->valuestring);
-        }
-        return w->op == OP_MAXLEN ? (double)*slen <= w->num : (double)*slen >= w->num;
-    case OP_REQUIRED:
-    case OP_ADDPROPS:
-        return w->fused || t != cJSON_Object;
-    case OP_PATTERN:
-    case OP_FORMAT:
-        return t != cJSON_String;
-    case OP_MAXITEMS:
-    case OP_MINITEMS: {
-        if (t != cJSON_Array)
-            return true;
-        long cnt = 0;
-        for (const cJSON *x = inst->child; x; x = x->next)
-            cnt++;
-        return w->op == OP_MAXITEMS ? cnt <= w->num : cnt >= w->num;
-    }
-    case OP_UNIQUE: case OP_PREFIX: case OP_ITEMS:
-    case OP_ADDITEMS: case OP_CONTAINS:
-        return t != cJSON_Array;
-    case OP_MAXPROPS: case OP_MINPROPS: case OP_PROPS: case OP_PATPROPS: case OP_PROPNAMES:
-    case OP_DEPREQ: case OP_DEPSCHEMAS: case OP_DEPS:
-        return t != cJSON_Object;
-    default:
-        return false;
-    }
-}
-
-/* A leaf's keywords on <inst>: true when all certainly pass. */
-static inline bool leaf_pass(const struct node *n, const cJSON *inst)
-{
-    long slen = -1;
-    for (int i = 0; i < n->nkws; i++) {
-        const struct kw *w = &n->kws[i];
-        if (quick_pass(w, inst, &slen))
-            continue;
-        if (w->op == OP_PATTERN) {
-            if (forge_ecmare_test(w->re, inst->valuestring, strlen(inst->valuestring)) == 1)
-                continue;
-        } else if (w->op == OP_MULTOF && cJSON_IsNumber(inst)) {
-            if (multiple_of(inst->valuedouble, w->num))
-                continue;
-        }
-        return false;
-    }
-    return true;
 }
 
 static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
