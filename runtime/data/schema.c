@@ -1923,15 +1923,6 @@ static void msg_format(char *out, size_t cap, const char *fmt, va_list ap)
     out[o] = 0;
 }
 
-/* Adds <text> under the constant <key> (not copied) of <o>. */
-static bool add_str(cJSON *o, const char *key, const char *text)
-{
-    cJSON *v = cJSON_CreateString(text);
-    if (!v)
-        return false;
-    cJSON_AddItemToObjectCS(o, key, v);
-    return true;
-}
 
 static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
                 const char *kw, const char *sub, const char *fmt, ...)
@@ -1942,45 +1933,68 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
         c->rc = FORGE_ENOMEM;
         return FORGE_ENOMEM;
     }
+    /* The four strings of an error are written one after the other (NUL-separated) into one
+     * block that the "error" member owns; the other members reference it (cJSON frees only
+     * the owner, and cJSON_Duplicate copies referenced strings). Fewer allocations than one
+     * per string. */
     struct forge_buf *b = &c->buf;
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     msg_format(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    cJSON *e = cJSON_CreateObject();
-    int rc = e ? 0 : FORGE_ENOMEM;
-    if (!rc)
-        cJSON_AddItemToArray(c->errors, e);
+    size_t off_il, off_kl, off_abs = 0;
+    bool has_abs = n->abs && strncmp(n->abs, ROOT_URI, sizeof ROOT_URI - 1) != 0;
     b->len = 0;
-    rc = rc ? rc : forge_buf_adds(b, "");
+    int rc = forge_buf_add(b, msg, strlen(msg) + 1);
+    off_il = b->len;
     rc = rc ? rc : jptr_write(b, il);
-    if (!rc && !add_str(e, "instanceLocation", b->data))
-        rc = FORGE_ENOMEM;
-    b->len = 0;
-    rc = rc ? rc : forge_buf_adds(b, "");
+    rc = rc ? rc : forge_buf_addc(b, 0);
+    off_kl = b->len;
     rc = rc ? rc : kptr_write(b, kl);
     if (!rc && kw)
         rc = ptr_add(b, kw);
     if (!rc && sub)
         rc = ptr_add(b, sub);
-    if (!rc && !add_str(e, "keywordLocation", b->data))
-        rc = FORGE_ENOMEM;
-    b->len = 0;
-    if (!rc && n->abs && strncmp(n->abs, ROOT_URI, sizeof ROOT_URI - 1) != 0) {
+    rc = rc ? rc : forge_buf_addc(b, 0);
+    if (!rc && has_abs) {
+        off_abs = b->len;
         rc = forge_buf_adds(b, n->abs);
         if (!rc && kw)
             rc = ptr_add(b, kw);
         if (!rc && sub)
             rc = ptr_add(b, sub);
-        if (!rc && !add_str(e, "absoluteKeywordLocation", b->data))
-            rc = FORGE_ENOMEM;
+        rc = rc ? rc : forge_buf_addc(b, 0);
     }
-    if (!rc && !add_str(e, "error", msg))
-        rc = FORGE_ENOMEM;
-    if (rc)
-        c->rc = rc;
-    return rc;
+    char *block = rc ? NULL : cJSON_malloc(b->len);
+    cJSON *e = block ? cJSON_CreateObject() : NULL;
+    cJSON *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
+    if (e) {
+        memcpy(block, b->data, b->len);
+        vm = cJSON_CreateStringReference(block);
+        vi = cJSON_CreateStringReference(block + off_il);
+        vk = cJSON_CreateStringReference(block + off_kl);
+        va = has_abs ? cJSON_CreateStringReference(block + off_abs) : NULL;
+    }
+    if (!e || !vm || !vi || !vk || (has_abs && !va)) {
+        cJSON_Delete(vm);
+        cJSON_Delete(vi);
+        cJSON_Delete(vk);
+        cJSON_Delete(va);
+        cJSON_Delete(e);
+        if (block)
+            cJSON_free(block);
+        c->rc = FORGE_ENOMEM;
+        return FORGE_ENOMEM;
+    }
+    vm->type &= ~cJSON_IsReference; /* the owner of the block */
+    cJSON_AddItemToObjectCS(e, "instanceLocation", vi);
+    cJSON_AddItemToObjectCS(e, "keywordLocation", vk);
+    if (va)
+        cJSON_AddItemToObjectCS(e, "absoluteKeywordLocation", va);
+    cJSON_AddItemToObjectCS(e, "error", vm);
+    cJSON_AddItemToArray(c->errors, e);
+    return 0;
 }
 
 static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,

@@ -106,6 +106,33 @@ TEST(all_errors_and_messages)
     forge_schema_free(s);
 }
 
+TEST(errors_are_ordinary_cjson)
+{
+    /* an error's strings share one block: copies, detaching and deleting must still work */
+    struct forge_err err;
+    struct forge_schema_opts o = {0};
+    o.all_errors = true;
+    struct forge_schema *s = compile("{\"$id\": \"https://x.example/s\", \"properties\": {\"a\": {\"type\": \"string\"}, \"b\": {\"minimum\": 3}}}", &o, &err);
+    cJSON *i = J("{\"a\": 1, \"b\": 2}"), *errors = NULL;
+    CHECK_INT(forge_schema_validate(s, i, &errors), 0);
+    char *before = forge_json_print(errors, 0);
+    cJSON *copy = cJSON_Duplicate(errors, 1);
+    cJSON *first = cJSON_DetachItemFromArray(errors, 0);
+    cJSON_Delete(errors);
+    char *after = forge_json_print(copy, 0);
+    CHECK_STR(after, before);
+    CHECK_STR(cJSON_GetObjectItem(first, "keywordLocation")->valuestring, "/properties/a/type");
+    CHECK_STR(cJSON_GetObjectItem(first, "absoluteKeywordLocation")->valuestring, "https://x.example/s#/properties/a/type");
+    CHECK(cJSON_SetValuestring(cJSON_GetObjectItem(first, "error"), "changed") != NULL);
+    CHECK_STR(cJSON_GetObjectItem(first, "error")->valuestring, "changed");
+    cJSON_Delete(first);
+    cJSON_Delete(copy);
+    forge_free(before);
+    forge_free(after);
+    cJSON_Delete(i);
+    forge_schema_free(s);
+}
+
 TEST(remote_refs)
 {
     struct forge_err err;
@@ -274,6 +301,7 @@ int main(void)
 {
     RUN(locations_through_refs);
     RUN(all_errors_and_messages);
+    RUN(errors_are_ordinary_cjson);
     RUN(remote_refs);
     RUN(compile_errors);
     RUN(drafts_and_formats);
