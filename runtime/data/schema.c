@@ -1827,7 +1827,7 @@ struct vctx {
     int quiet;       /* > 0: inside a probe (anyOf branch, not, if, contains): no error output */
     bool want;       /* errors are wanted */
     cJSON *errors;   /* created on the first error */
-    struct forge_buf buf; /* scratch for error locations */
+    struct forge_buf *buf; /* scratch for error strings (per thread, kept between calls) */
     int rc;          /* a failure other than "invalid" */
     int depth;
     const struct node *scope[MAX_DEPTH + 1];
@@ -1937,7 +1937,7 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
      * block that the "error" member owns; the other members reference it (cJSON frees only
      * the owner, and cJSON_Duplicate copies referenced strings). Fewer allocations than one
      * per string. */
-    struct forge_buf *b = &c->buf;
+    struct forge_buf *b = c->buf;
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -2777,6 +2777,10 @@ out:
     return r < 0 ? r : ok;
 }
 
+/* Scratch space for building error strings: one per thread, grown as needed and kept, so
+ * reporting errors does not grow a buffer from nothing on every call. */
+static _Thread_local struct forge_buf tl_scratch;
+
 int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, cJSON **errors)
 {
     struct vctx c;
@@ -2788,11 +2792,12 @@ int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, c
     c.rc = 0;
     c.depth = 0;
     c.nscope = 0;
-    forge_buf_init(&c.buf, 0);
+    if (!tl_scratch.limit)
+        forge_buf_init(&tl_scratch, (size_t)16 << 20); /* one error's strings: 16 MiB at most */
+    c.buf = &tl_scratch;
     if (errors)
         *errors = NULL;
     int r = vnode(&c, s->root, instance, NULL, NULL, NULL);
-    forge_buf_free(&c.buf);
     if (r < 0 || c.rc < 0) {
         cJSON_Delete(c.errors);
         return c.rc < 0 ? c.rc : r;
