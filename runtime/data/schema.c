@@ -1689,6 +1689,12 @@ void forge_schema_free(struct forge_schema *s)
 struct forge_schema *forge_schema_compile(const cJSON *schema, const struct forge_schema_opts *opts,
                                           struct forge_err *err)
 {
+    return forge_schema_compile_uri(schema, opts, NULL, err);
+}
+
+struct forge_schema *forge_schema_compile_uri(const cJSON *schema, const struct forge_schema_opts *opts,
+                                              const char *base_uri, struct forge_err *err)
+{
     struct forge_schema *s = forge_calloc(1, sizeof *s);
     int rc = 0;
     if (!s) {
@@ -1729,10 +1735,23 @@ struct forge_schema *forge_schema_compile(const cJSON *schema, const struct forg
                            draft >= FORGE_DRAFT_6 ? " or a boolean" : "");
         goto out;
     }
-    if ((rc = add_doc(s, doc, ROOT_URI, draft, err)))
+    const char *root = ROOT_URI;
+    if (base_uri && base_uri[0]) {
+        char *r = keep(s, uri_resolve("", base_uri));
+        if (!r) {
+            cJSON_Delete(doc);
+            rc = FORGE_ENOMEM;
+            goto out;
+        }
+        char *hash = strchr(r, '#');
+        if (hash)
+            *hash = 0;
+        root = r;
+    }
+    if ((rc = add_doc(s, doc, root, draft, err)))
         goto out;
-    struct ent *e = find_ent(s, ROOT_URI);
-    struct cctx cx = {ROOT_URI, "", e->draft, e->vocab, NULL};
+    struct ent *e = find_ent(s, root);
+    struct cctx cx = {root, "", e->draft, e->vocab, NULL};
     if ((rc = compile(s, doc, &cx, &s->root, err)))
         goto out;
     rc = resolve_all(s, err);

@@ -49,5 +49,12 @@ struct forge_schema *forge_schema_compile(const cJSON *schema, const struct forg
  * allocates nothing (unevaluated* over an object or array of more than 256 members excepted). */
 int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, cJSON **errors);
 
+/* Like forge_schema_compile, with <base_uri> as the schema's own URI (its retrieval URI, such
+ * as file:///path/tool.json): a schema without an absolute $id resolves relative references
+ * against it, and it appears in absoluteKeywordLocation. forge_schema_compile uses an internal
+ * URI that never appears in output. */
+struct forge_schema *forge_schema_compile_uri(const cJSON *schema, const struct forge_schema_opts *opts,
+                                              const char *base_uri, struct forge_err *err);
+
 void forge_schema_free(struct forge_schema *s);
 #endif

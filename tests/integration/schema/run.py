@@ -3,7 +3,8 @@ import os
 import subprocess
 import sys
 
-FORGE, HERE = sys.argv[1], os.path.dirname(os.path.abspath(__file__))
+FORGE, HERE = sys.argv[1], os.path.dirname(os.path.realpath(__file__))
+ABS = f"file://{HERE}/tool.schema.json#"  # the schema file's URI, in absoluteKeywordLocation
 failures = 0
 
 
@@ -32,10 +33,12 @@ run(["--all-errors", "tool.schema.json", "invalid.json"], 1,
     "  (root): property 'wind' is not allowed (at /additionalProperties)\n")
 run(["--json", "tool.schema.json", "invalid.json"], 1,
     '{"instance":"invalid.json","valid":false,"errors":[{"instanceLocation":"/city","keywordLocation":'
-    '"/properties/city/minLength","error":"string has 0 characters, fewer than the minimum 1"}]}\n')
+    f'"/properties/city/minLength","absoluteKeywordLocation":"{ABS}/properties/city/minLength",'
+    '"error":"string has 0 characters, fewer than the minimum 1"}]}\n')
 run(["--jsonl", "calls.jsonl", "tool.schema.json"], 2,
     '{"line":1,"valid":true,"errors":[]}\n'
     '{"line":2,"valid":false,"errors":[{"instanceLocation":"/days","keywordLocation":"/properties/days/type",'
+    f'"absoluteKeywordLocation":"{ABS}/properties/days/type",'
     '"error":"expected integer, got string"}]}\n',
     "calls.jsonl:4:")
 run(["--coerce", "--jsonl", "calls.jsonl", "tool.schema.json"], 2,
@@ -48,4 +51,11 @@ run(["--draft", "5", "tool.schema.json", "valid.json"], 2, "", "--draft takes 4,
 run(["--bogus", "tool.schema.json", "valid.json"], 2, "", "unknown option '--bogus'")
 run(["tool.schema.json"], 2, "", "expected SCHEMA INSTANCE")
 run(["tool.schema.json", "missing.json"], 2, "", "missing.json")
+# relative references of a schema without $id resolve to files beside it
+run(["uses-sibling.schema.json", "kelvin.json"], 1,
+    "kelvin.json: invalid\n  /unit: value must be one of [\"celsius\",\"fahrenheit\"] (at /properties/unit/$ref/enum)\n")
+run(["--json", "uses-sibling.schema.json", "kelvin.json"], 1,
+    '{"instance":"kelvin.json","valid":false,"errors":[{"instanceLocation":"/unit","keywordLocation":'
+    f'"/properties/unit/$ref/enum","absoluteKeywordLocation":"file://{HERE}/units.json#/$defs/unit/enum",'
+    '"error":"value must be one of [\\"celsius\\",\\"fahrenheit\\"]"}]}\n')
 sys.exit(1 if failures else 0)
