@@ -21,7 +21,6 @@ struct simple {
     uint64_t lsps;       /* ... holds U+2028 and U+2029 */
     uint64_t opt;        /* positions that may be skipped */
     uint64_t loop;       /* positions that may repeat */
-    uint64_t cl[64];     /* closure of each position: itself and the optional ones after it */
     int n;               /* positions; bit n is "matched" */
     bool bol, eol;       /* anchored at the start / at the end */
 };
@@ -254,22 +253,20 @@ static struct simple *simple_compile(const char *pat, size_t len)
                 sp->loop |= bit;
         }
     }
-    sp->cl[sp->n] = (uint64_t)1 << sp->n;
-    for (int k = sp->n - 1; k >= 0; k--)
-        sp->cl[k] = ((uint64_t)1 << k) | ((sp->opt >> k & 1) ? sp->cl[k + 1] : 0);
     return sp;
 no:
     forge_free(sp);
     return NULL;
 }
 
-/* The positions reachable from <s> by skipping optional ones. */
+/* The positions reachable from <s> by skipping optional ones. Within a run of optional
+ * positions a..b, an active position k reaches k..b+1; adding the active optional bits to the
+ * optional mask carries from the lowest of them through the run into b+1, so
+ * ((opt + f) ^ opt) | f is exactly that fill, for every run at once. */
 static inline uint64_t closure(const struct simple *sp, uint64_t s)
 {
-    uint64_t out = s;
-    for (uint64_t x = s & sp->opt; x; x &= x - 1)
-        out |= sp->cl[__builtin_ctzll(x)];
-    return out;
+    uint64_t f = s & sp->opt;
+    return s | ((sp->opt + f) ^ sp->opt) | f;
 }
 
 /* 1 when <sp> matches in the <n> bytes of <s>, 0 when not (or on invalid UTF-8). */
