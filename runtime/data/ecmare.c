@@ -269,58 +269,71 @@ static inline uint64_t closure(const struct simple *sp, uint64_t s)
     return s | ((sp->opt + f) ^ sp->opt) | f;
 }
 
+/* The position mask of the character at s[*i] (advancing *i), or ~0 on invalid UTF-8. */
+static inline uint64_t char_mask(const struct simple *sp, const unsigned char *s, size_t n, size_t *i)
+{
+    unsigned char c = s[*i];
+    if (c < 0x80) {
+        (*i)++;
+        return sp->ascii[c];
+    }
+    uint32_t cp;
+    size_t l;
+    if (c >= 0xC2 && c <= 0xDF) { l = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { l = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { l = 4; cp = c & 0x07; }
+    else return ~(uint64_t)0;
+    if (*i + l > n)
+        return ~(uint64_t)0;
+    for (size_t k = 1; k < l; k++) {
+        if ((s[*i + k] & 0xC0) != 0x80)
+            return ~(uint64_t)0;
+        cp = (cp << 6) | (s[*i + k] & 0x3F);
+    }
+    if ((l == 3 && cp < 0x800) || (l == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return ~(uint64_t)0;
+    *i += l;
+    if (cp == 0x2028 || cp == 0x2029)
+        return sp->lsps;
+    if (cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x202F ||
+        cp == 0x205F || cp == 0x3000 || cp == 0xFEFF)
+        return sp->naws;
+    return sp->na;
+}
+
 /* 1 when <sp> matches in the <n> bytes of <s>, 0 when not (or on invalid UTF-8). */
 static int simple_test(const struct simple *sp, const unsigned char *s, size_t n)
 {
-    uint64_t done = (uint64_t)1 << sp->n;
-    uint64_t start = closure(sp, 1);
+    const uint64_t done = (uint64_t)1 << sp->n, invalid = ~(uint64_t)0;
+    const uint64_t start = closure(sp, 1);
     uint64_t st = start;
     size_t i = 0;
+    if (sp->bol) {
+        while (i < n) {
+            if (!sp->eol && (st & done))
+                return 1;
+            uint64_t acc = char_mask(sp, s, n, &i);
+            if (acc == invalid)
+                return 0;
+            uint64_t hit = st & acc & ~done;
+            if (!hit)
+                return 0;
+            st = closure(sp, (hit << 1) | (hit & sp->loop));
+        }
+        return (st & done) != 0;
+    }
     for (;;) {
         if ((st & done) && (!sp->eol || i == n))
             return 1;
-        if (i >= n || !(st & ~done))
-            break;
-        uint64_t acc;
-        unsigned char c = s[i];
-        if (c < 0x80) {
-            acc = sp->ascii[c];
-            i++;
-        } else {
-            uint32_t cp;
-            size_t l;
-            if (c >= 0xC2 && c <= 0xDF) { l = 2; cp = c & 0x1F; }
-            else if (c >= 0xE0 && c <= 0xEF) { l = 3; cp = c & 0x0F; }
-            else if (c >= 0xF0 && c <= 0xF4) { l = 4; cp = c & 0x07; }
-            else return 0;
-            if (i + l > n)
-                return 0;
-            for (size_t k = 1; k < l; k++) {
-                if ((s[i + k] & 0xC0) != 0x80)
-                    return 0;
-                cp = (cp << 6) | (s[i + k] & 0x3F);
-            }
-            if ((l == 3 && cp < 0x800) || (l == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-                (cp >= 0xD800 && cp <= 0xDFFF))
-                return 0;
-            i += l;
-            if (cp == 0x2028 || cp == 0x2029)
-                acc = sp->lsps;
-            else if (cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x202F ||
-                     cp == 0x205F || cp == 0x3000 || cp == 0xFEFF)
-                acc = sp->naws;
-            else
-                acc = sp->na;
-        }
-        uint64_t hit = st & acc & ~done;
-        st = closure(sp, (hit << 1) | (hit & sp->loop));
-        if (!sp->bol)
-            st |= start;
-        else if (!st)
+        if (i >= n)
             return 0;
+        uint64_t acc = char_mask(sp, s, n, &i);
+        if (acc == invalid)
+            return 0;
+        uint64_t hit = st & acc & ~done;
+        st = closure(sp, (hit << 1) | (hit & sp->loop)) | start;
     }
-    /* a subject that ended: only an unanchored pattern could still have matched earlier */
-    return 0;
 }
 
 /* JavaScript's WhiteSpace and LineTerminator code points (\s). */
