@@ -34,8 +34,9 @@ static inline bool type_is(const cJSON *v, int t)
 #define cJSON_IsBool(v) (type_is((v), cJSON_True) || type_is((v), cJSON_False))
 
 /* Name tables: hashed lookup of property names (properties, required). A name is summarized
- * by its length and its first and last 8 bytes (overlapping when shorter than 16), which
- * decide equality outright for names of up to 16 bytes. */
+ * by its length and its first and last 8 bytes (overlapping when shorter than 16; for shorter
+ * names, first and last 4, or its bytes), which decide equality outright for names of up to
+ * 16 bytes. */
 struct ntab {
     uint32_t mask;
     int32_t *slots;    /* index into the names, -1 when empty */
@@ -58,9 +59,15 @@ static inline void name_key(const char *s, struct nkey *k)
     if (len >= 8) {
         memcpy(&a, s, 8);
         memcpy(&b, s + len - 8, 8);
-    } else {
-        for (size_t i = 0; i < len; i++)
-            a |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    } else if (len >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + len - 4, 4);
+        a = x | ((uint64_t)y << 32);
+    } else if (len) {
+        /* with the length, these three bytes are the whole name */
+        a = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
+            (uint64_t)(unsigned char)s[len - 1] << 16;
     }
     uint64_t h = (a ^ ((uint64_t)len << 56)) * 0x9E3779B97F4A7C15ull;
     h ^= (b + len) * 0xC2B2AE3D27D4EB4Full;
