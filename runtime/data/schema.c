@@ -1907,7 +1907,13 @@ static void msg_format(char *out, size_t cap, const char *fmt, va_list ap)
     char num[24];
     for (const char *f = fmt; *f && o + 1 < cap; f++) {
         if (*f != '%') {
-            out[o++] = *f;
+            const char *pct = strchr(f, '%');
+            size_t run = pct ? (size_t)(pct - f) : strlen(f);
+            if (run > cap - 1 - o)
+                run = cap - 1 - o;
+            memcpy(out + o, f, run);
+            o += run;
+            f += run - 1;
             continue;
         }
         f++;
@@ -1943,8 +1949,13 @@ static void msg_format(char *out, size_t cap, const char *fmt, va_list ap)
                 num[--k] = '-';
             str = num + k;
         }
-        for (; str && *str && o + 1 < cap; str++)
-            out[o++] = *str;
+        if (str) {
+            size_t l = strlen(str);
+            if (l > cap - 1 - o)
+                l = cap - 1 - o;
+            memcpy(out + o, str, l);
+            o += l;
+        }
     }
     out[o] = 0;
 }
