@@ -861,6 +861,8 @@ static int load_doc(struct forge_schema *s, const char *uri, struct forge_err *e
         if (strncmp(uri, pre, lp) != 0)
             continue;
         const char *rest = uri + lp;
+        if (lp && pre[lp - 1] != '/' && *rest == '/')
+            rest++; /* a prefix given without its trailing slash */
         if (strstr(rest, "..") || strchr(rest, '?') || strchr(rest, '%') || rest[0] == '/')
             return forge_err_set(err, FORGE_EINVAL, "cannot resolve '%s': the path after '%s' must "
                                  "stay inside its --ref-dir folder", uri, pre);

@@ -154,6 +154,19 @@ TEST(remote_refs)
            "\"error\":\"string does not match the pattern ^[0-9]{5}$\"}]");
     forge_schema_free(s);
 
+    /* a prefix without its trailing slash works the same */
+    struct forge_schema_refdir rd2 = {"https://schemas.example.com", FORGE_TESTS_DIR "/unit/schema/remote"};
+    o.refdirs = &rd2;
+    s = compile("{\"$ref\": \"https://schemas.example.com/sub/zip.json\"}", &o, &err);
+    CHECK(s != NULL);
+    EXPECT(s, "\"12345\"", "valid");
+    forge_schema_free(s);
+    /* nothing outside the folder */
+    s = compile("{\"$ref\": \"https://schemas.example.com/sub/%2e%2e/address.json\"}", &o, &err);
+    CHECK(s == NULL);
+    CHECK(strstr(err.msg, "must stay inside its --ref-dir folder") != NULL);
+    o.refdirs = &rd;
+
     /* without the mapping the reference cannot resolve, and nothing is fetched */
     s = compile("{\"$ref\": \"https://schemas.example.com/address.json\"}", NULL, &err);
     CHECK(s == NULL);
