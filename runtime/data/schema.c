@@ -2057,12 +2057,12 @@ static size_t cp_len(const char *s)
     return n;
 }
 
-static bool is_integer(const cJSON *v)
+static inline bool is_integer(const cJSON *v)
 {
     return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble == floor(v->valuedouble);
 }
 
-static bool type_ok(unsigned t, const cJSON *v)
+static inline bool type_ok(unsigned t, const cJSON *v)
 {
     switch (v->type & 0xFF) {
     case cJSON_NULL: return t & T_NULL;
