@@ -735,7 +735,7 @@ static int scan(struct forge_schema *s, const cJSON *json, const char *base, int
     if (!cJSON_IsObject(json) || depth > 200)
         return 0;
     int rc = 0;
-    char *mybase = NULL, *myptr = NULL;
+    char *mybase = NULL;
     const char *pbase = base;
     const cJSON *id = get(json, id_key(draft));
     if (!cJSON_IsString(id) && draft >= FORGE_DRAFT_6 && draft <= FORGE_DRAFT_7)
@@ -821,7 +821,6 @@ static int scan(struct forge_schema *s, const cJSON *json, const char *base, int
     }
 out:
     forge_free(mybase);
-    forge_free(myptr);
     return rc;
 }
 
@@ -853,7 +852,7 @@ static int load_doc(struct forge_schema *s, const char *uri, struct forge_err *e
         doc = forge_json_parse(text, strlen(text), uri, err);
         if (!doc)
             return FORGE_EINTERNAL;
-        return add_doc(s, doc, uri, 0 ? 0 : FORGE_DRAFT_2020_12, err);
+        return add_doc(s, doc, uri, FORGE_DRAFT_2020_12, err); /* each meta-schema names its draft */
     }
     for (int i = 0; i < s->opts.nrefdirs; i++) {
         const char *pre = s->opts.refdirs[i].prefix;
