@@ -103,9 +103,56 @@ TEST(simple_matcher_agrees_with_pcre2)
     }
 }
 
+/* Random simple patterns: anchors, literals, classes (plain, ranges, negated, \d \w \s and
+ * their negations), '.', and every quantifier form, against PCRE2 on random subjects. */
+TEST(random_simple_patterns_agree_with_pcre2)
+{
+    static const char *const atoms[] = {
+        "a", "b", "c", "-", ".", "\\.", "\\d", "\\w", "\\s", "\\D", "\\W", "\\S", "[ab]", "[^ab]",
+        "[a-c0-9]", "[^\\s@]", "[\\d-]", "[.]", "x",
+    };
+    static const char *const quants[] = {"", "", "", "?", "*", "+", "{2}", "{0,2}", "{1,3}", "{2,}", "+?"};
+    static const char *const subj[] = {"a", "b", "c", "x", "-", ".", "0", "5", " ", "\t", "@", "_", "\xc3\xa9",
+                                       "\xc2\xa0", "\n", "\xe2\x80\xa8", "Z"};
+    int disagreements = 0, simple = 0;
+    for (int p = 0; p < 400; p++) {
+        char pat[256] = "";
+        if (next() % 2)
+            strcat(pat, "^");
+        int natoms = 1 + (int)(next() % 4);
+        for (int k = 0; k < natoms; k++) {
+            strcat(pat, atoms[next() % (sizeof atoms / sizeof *atoms)]);
+            strcat(pat, quants[next() % (sizeof quants / sizeof *quants)]);
+        }
+        if (next() % 2)
+            strcat(pat, "$");
+        struct forge_err err;
+        void *re = forge_ecmare_compile(pat, strlen(pat), &err);
+        CHECK(re != NULL);
+        if (!re)
+            continue;
+        simple += forge_ecmare_is_simple(re);
+        for (int k = 0; k < 300; k++) {
+            char subject[256] = "";
+            int len = (int)(next() % 8);
+            for (int i = 0; i < len; i++)
+                strcat(subject, subj[next() % (sizeof subj / sizeof *subj)]);
+            size_t n = strlen(subject);
+            int fast = forge_ecmare_test(re, subject, n);
+            int slow = forge_ecmare_test_pcre2(re, subject, n);
+            if (fast != slow && disagreements++ < 10)
+                fprintf(stderr, "pattern '%s' on '%s': fast %d, pcre2 %d\n", pat, subject, fast, slow);
+        }
+        forge_ecmare_free(re);
+    }
+    CHECK_INT(disagreements, 0);
+    CHECK(simple > 350); /* nearly all of them take the fast path */
+}
+
 int main(void)
 {
     RUN(ecma_semantics);
     RUN(simple_matcher_agrees_with_pcre2);
+    RUN(random_simple_patterns_agree_with_pcre2);
     return TEST_DONE();
 }
