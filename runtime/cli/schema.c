@@ -7,6 +7,7 @@
 #include "base/buf.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,7 +269,23 @@ static int validate(int argc, char **argv)
         forge_cli_error("%s", err.msg);
         return FORGE_EXIT_USAGE;
     }
-    struct forge_schema *s = forge_schema_compile(schema, &o.so, &err);
+    /* The schema file's own URI: relative references without an $id resolve to files beside
+     * it, which are served from its folder. */
+    char real[PATH_MAX], base[PATH_MAX + 16], prefix[PATH_MAX + 16], dir[PATH_MAX];
+    if (realpath(files[0], real) && o.so.nrefdirs < MAX_REFDIRS) {
+        snprintf(base, sizeof base, "file://%s", real);
+        snprintf(dir, sizeof dir, "%s", real);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            slash[slash == dir ? 1 : 0] = 0;
+        snprintf(prefix, sizeof prefix, "file://%s%s", dir, strcmp(dir, "/") ? "/" : "");
+        o.refdirs[o.so.nrefdirs].prefix = prefix;
+        o.refdirs[o.so.nrefdirs].dir = dir;
+        o.so.nrefdirs++;
+    } else {
+        base[0] = 0;
+    }
+    struct forge_schema *s = forge_schema_compile_uri(schema, &o.so, base, &err);
     if (!s) {
         forge_cli_error("%s: %s", files[0], err.msg);
         cJSON_Delete(schema);

@@ -19,6 +19,123 @@
 
 #define MAX_DEPTH 512 /* nested schema evaluations per validation */
 
+/* cJSON's type tests are library calls; validation makes millions of them, so inline them. */
+static inline bool type_is(const cJSON *v, int t)
+{
+    return v && (v->type & 0xFF) == t;
+}
+#define cJSON_IsNumber(v) type_is((v), cJSON_Number)
+#define cJSON_IsString(v) type_is((v), cJSON_String)
+#define cJSON_IsObject(v) type_is((v), cJSON_Object)
+#define cJSON_IsArray(v) type_is((v), cJSON_Array)
+#define cJSON_IsNull(v) type_is((v), cJSON_NULL)
+#define cJSON_IsTrue(v) type_is((v), cJSON_True)
+#define cJSON_IsFalse(v) type_is((v), cJSON_False)
+#define cJSON_IsBool(v) (type_is((v), cJSON_True) || type_is((v), cJSON_False))
+
+/* Name tables: hashed lookup of property names (properties, required). A name is summarized
+ * by its length and its first and last 8 bytes (overlapping when shorter than 16; for shorter
+ * names, first and last 4, or its bytes), which decide equality outright for names of up to
+ * 16 bytes. */
+struct ntab {
+    uint32_t mask;
+    int32_t *slots;    /* index into the names, -1 when empty */
+    uint32_t *hashes;  /* per name */
+    uint32_t *lens;
+    uint64_t *heads, *tails;
+    const char **names;
+    int n;
+};
+
+struct nkey {
+    uint64_t head, tail;
+    uint32_t len, hash;
+};
+
+static inline void name_key(const char *s, struct nkey *k)
+{
+    size_t len = strlen(s);
+    uint64_t a = 0, b = 0;
+    if (len >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + len - 8, 8);
+    } else if (len >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + len - 4, 4);
+        a = x | ((uint64_t)y << 32);
+    } else if (len) {
+        /* with the length, these three bytes are the whole name */
+        a = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
+            (uint64_t)(unsigned char)s[len - 1] << 16;
+    }
+    uint64_t h = (a ^ ((uint64_t)len << 56)) * 0x9E3779B97F4A7C15ull;
+    h ^= (b + len) * 0xC2B2AE3D27D4EB4Full;
+    k->head = a;
+    k->tail = b;
+    k->len = (uint32_t)len;
+    k->hash = (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
+
+/* Index of <key> among the table's names, or -1. */
+static inline int ntab_find(const struct ntab *t, const char *key)
+{
+    struct nkey k;
+    name_key(key, &k);
+    for (uint32_t i = k.hash & t->mask;; i = (i + 1) & t->mask) {
+        int32_t x = t->slots[i];
+        if (x < 0)
+            return -1;
+        if (t->hashes[x] == k.hash && t->lens[x] == k.len && t->heads[x] == k.head &&
+            t->tails[x] == k.tail && (k.len <= 16 || !memcmp(t->names[x] + 8, key + 8, k.len - 16)))
+            return x;
+    }
+}
+
+static void ntab_free(struct ntab *t)
+{
+    forge_free(t->slots);
+    forge_free(t->hashes);
+    forge_free(t->lens);
+    forge_free(t->heads);
+    forge_free(t->tails);
+}
+
+/* Builds a table over <names> (borrowed, <n> of them). Returns 0 or FORGE_ENOMEM. */
+static int ntab_build(struct ntab *t, const char **names, int n)
+{
+    uint32_t size = 8;
+    while (size < (uint32_t)n * 2 + 2)
+        size *= 2;
+    t->mask = size - 1;
+    t->names = names;
+    t->n = n;
+    t->slots = forge_malloc(size * sizeof *t->slots);
+    t->hashes = forge_malloc(((size_t)n + 1) * sizeof *t->hashes);
+    t->lens = forge_malloc(((size_t)n + 1) * sizeof *t->lens);
+    t->heads = forge_malloc(((size_t)n + 1) * sizeof *t->heads);
+    t->tails = forge_malloc(((size_t)n + 1) * sizeof *t->tails);
+    if (!t->slots || !t->hashes || !t->lens || !t->heads || !t->tails)
+        return FORGE_ENOMEM;
+    for (uint32_t i = 0; i < size; i++)
+        t->slots[i] = -1;
+    for (int j = 0; j < n; j++) {
+        struct nkey k;
+        name_key(names[j], &k);
+        t->hashes[j] = k.hash;
+        t->lens[j] = k.len;
+        t->heads[j] = k.head;
+        t->tails[j] = k.tail;
+        if (ntab_find(t, names[j]) >= 0)
+            continue; /* a duplicate name: the first wins */
+        uint32_t i = t->hashes[j] & t->mask;
+        while (t->slots[i] >= 0)
+            i = (i + 1) & t->mask;
+        t->slots[i] = j;
+    }
+    return 0;
+}
+
 enum op {
     OP_TYPE, OP_ENUM, OP_CONST, OP_MULTOF, OP_MAX, OP_XMAX, OP_MIN, OP_XMIN, OP_MAXLEN,
     OP_MINLEN, OP_PATTERN, OP_FORMAT, OP_MAXITEMS, OP_MINITEMS, OP_UNIQUE, OP_PREFIX, OP_ITEMS,
@@ -33,7 +150,7 @@ enum { T_NULL = 1, T_BOOL = 2, T_OBJECT = 4, T_ARRAY = 8, T_NUMBER = 16, T_STRIN
 
 /* Vocabulary bits (2019-09 and later); older drafts have all. */
 enum { V_CORE = 1, V_APPLICATOR = 2, V_VALIDATION = 4, V_UNEVALUATED = 8, V_FORMAT = 16,
-       V_ALL = 31 };
+       V_ALL = 31, V_FORMAT_ASSERT = 32 /* the format-assertion vocabulary: formats asserted */ };
 
 struct node;
 
@@ -54,6 +171,14 @@ struct kw {
     int ntuple;                /* additionalItems: length of the sibling items array (-1: none) */
     const struct kw *props, *patprops; /* additionalProperties: siblings */
     const char *anchor;        /* $dynamicRef: the fragment when it names an anchor */
+    struct ntab tab;           /* properties, required: names; slots NULL when not built */
+    /* properties may do the work of its siblings required and additionalProperties in its one
+     * pass over the members (each name hashed once); the siblings are then marked fused */
+    bool fused;
+    const struct kw *freq, *fadd;
+    uint64_t *reqbits;         /* per property: the bits of the required names it satisfies */
+    bool all_strings;          /* enum: every value is a string */
+    const char *text;          /* enum, const: the value(s) as short JSON, for messages */
     const char *ref;           /* the reference text, for messages */
 };
 
@@ -70,6 +195,7 @@ struct node {
     unsigned vocab;
     unsigned types;        /* 0: no type keyword */
     bool has_uneval;       /* has unevaluatedProperties/Items: collects annotations */
+    bool leaf;             /* only keywords about the value itself (no subschemas, no refs) */
     bool recursive_anchor; /* $recursiveAnchor: true */
     const char *dyn_anchor;
     struct dynanchor *dynanchors; /* on resource roots: every $dynamicAnchor in the resource */
@@ -163,15 +289,32 @@ static char *xstrcat3(const char *a, const char *b, const char *c)
 static int ptr_add(struct forge_buf *b, const char *seg)
 {
     int rc = forge_buf_addc(b, '/');
-    for (const char *p = seg; !rc && *p; p++) {
-        if (*p == '~')
-            rc = forge_buf_adds(b, "~0");
-        else if (*p == '/')
-            rc = forge_buf_adds(b, "~1");
-        else
-            rc = forge_buf_addc(b, *p);
+    const char *p = seg;
+    while (!rc && *p) {
+        size_t run = strcspn(p, "~/");
+        if (run)
+            rc = forge_buf_add(b, p, run);
+        p += run;
+        if (!rc && *p) {
+            rc = forge_buf_adds(b, *p == '~' ? "~0" : "~1");
+            p++;
+        }
     }
     return rc;
+}
+
+/* Appends "/<i>". */
+static int idx_add(struct forge_buf *b, long i)
+{
+    char tmp[24];
+    int n = (int)sizeof tmp;
+    unsigned long u = (unsigned long)(i < 0 ? 0 : i);
+    do {
+        tmp[--n] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    tmp[--n] = '/';
+    return forge_buf_add(b, tmp + n, sizeof tmp - (size_t)n);
 }
 
 static char *ptr_join(const char *ptr, const char *seg)
@@ -514,6 +657,8 @@ static unsigned vocab_of_meta(struct forge_schema *s, const char *metauri, int *
             v |= V_VALIDATION;
         else if (!strcmp(name, "unevaluated"))
             v |= V_UNEVALUATED;
+        else if (!strcmp(name, "format-assertion"))
+            v |= V_FORMAT | V_FORMAT_ASSERT;
         else if (!strncmp(name, "format", 6))
             v |= V_FORMAT;
     }
@@ -590,7 +735,7 @@ static int scan(struct forge_schema *s, const cJSON *json, const char *base, int
     if (!cJSON_IsObject(json) || depth > 200)
         return 0;
     int rc = 0;
-    char *mybase = NULL, *myptr = NULL;
+    char *mybase = NULL;
     const char *pbase = base;
     const cJSON *id = get(json, id_key(draft));
     if (!cJSON_IsString(id) && draft >= FORGE_DRAFT_6 && draft <= FORGE_DRAFT_7)
@@ -676,7 +821,6 @@ static int scan(struct forge_schema *s, const cJSON *json, const char *base, int
     }
 out:
     forge_free(mybase);
-    forge_free(myptr);
     return rc;
 }
 
@@ -708,14 +852,20 @@ static int load_doc(struct forge_schema *s, const char *uri, struct forge_err *e
         doc = forge_json_parse(text, strlen(text), uri, err);
         if (!doc)
             return FORGE_EINTERNAL;
-        return add_doc(s, doc, uri, 0 ? 0 : FORGE_DRAFT_2020_12, err);
+        return add_doc(s, doc, uri, FORGE_DRAFT_2020_12, err); /* each meta-schema names its draft */
     }
     for (int i = 0; i < s->opts.nrefdirs; i++) {
         const char *pre = s->opts.refdirs[i].prefix;
         size_t lp = strlen(pre);
         if (strncmp(uri, pre, lp) != 0)
             continue;
-        char *path = forge_path_join(s->opts.refdirs[i].dir, uri + lp);
+        const char *rest = uri + lp;
+        if (lp && pre[lp - 1] != '/' && *rest == '/')
+            rest++; /* a prefix given without its trailing slash */
+        if (strstr(rest, "..") || strchr(rest, '?') || strchr(rest, '%') || rest[0] == '/')
+            return forge_err_set(err, FORGE_EINVAL, "cannot resolve '%s': the path after '%s' must "
+                                 "stay inside its --ref-dir folder", uri, pre);
+        char *path = forge_path_join(s->opts.refdirs[i].dir, rest);
         if (!path)
             return FORGE_ENOMEM;
         doc = forge_json_load(path, err);
@@ -852,6 +1002,15 @@ static int sub2(struct forge_schema *s, const cJSON *j, const struct cctx *cx, c
     return rc;
 }
 
+/* <v> as compact JSON, shortened to about 200 bytes; a new string or NULL. */
+static char *short_json(const cJSON *v)
+{
+    char *p = forge_json_print(v, 0);
+    if (p && strlen(p) > 200)
+        strcpy(p + 196, "...");
+    return p;
+}
+
 static bool is_schema(const cJSON *j, int draft)
 {
     return cJSON_IsObject(j) || (draft >= FORGE_DRAFT_6 && cJSON_IsBool(j));
@@ -865,7 +1024,8 @@ static int compile_re(struct forge_schema *s, const char *pat, void **out, const
     *out = forge_ecmare_compile(pat, strlen(pat), &e2);
     (void)s;
     if (!*out)
-        return forge_err_set(err, FORGE_EINVAL, "invalid schema at '%s/%s': %s", cx->ptr, kw, e2.msg);
+        return forge_err_set(err, e2.code == FORGE_ENOMEM ? FORGE_ENOMEM : FORGE_EINVAL,
+                             "invalid schema at '%s/%s': %s", cx->ptr, kw, e2.msg);
     return 0;
 }
 
@@ -906,9 +1066,16 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
             return bad(err, cx, k, "must be an array");
         w->op = OP_ENUM;
         w->json = c;
+        if (!(w->text = keep(s, short_json(c))))
+            return FORGE_ENOMEM;
+        w->all_strings = true;
+        for (const cJSON *x = c->child; x; x = x->next)
+            w->all_strings &= cJSON_IsString(x);
     } else if (!strcmp(k, "const") && val && d >= FORGE_DRAFT_6) {
         w->op = OP_CONST;
         w->json = c;
+        if (!(w->text = keep(s, short_json(c))))
+            return FORGE_ENOMEM;
     } else if (val && (!strcmp(k, "multipleOf") || !strcmp(k, "maximum") || !strcmp(k, "minimum") ||
                        !strcmp(k, "exclusiveMaximum") || !strcmp(k, "exclusiveMinimum"))) {
         if (d == FORGE_DRAFT_4 && k[0] == 'e') {
@@ -950,7 +1117,7 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
         if (!cJSON_IsString(c))
             return bad(err, cx, k, "must be a string");
         w->fmt = forge_format_id(c->valuestring);
-        if (w->fmt < 0 || !s->opts.formats)
+        if (w->fmt < 0 || !(s->opts.formats || (v & V_FORMAT_ASSERT)))
             return 0;
         w->op = OP_FORMAT;
     } else if (!strcmp(k, "uniqueItems") && val) {
@@ -967,6 +1134,15 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
                 return bad(err, cx, k, "must be an array of strings");
         w->op = OP_REQUIRED;
         w->json = c;
+        w->n = cJSON_GetArraySize(c);
+        w->names = forge_calloc((size_t)w->n + 1, sizeof *w->names);
+        if (!w->names)
+            return FORGE_ENOMEM;
+        int i = 0;
+        for (const cJSON *x = c->child; x; x = x->next)
+            w->names[i++] = x->valuestring;
+        if ((rc = ntab_build(&w->tab, w->names, w->n)))
+            return rc;
     } else if (!strcmp(k, "dependentRequired") && val && d >= FORGE_DRAFT_2019_09) {
         if (!cJSON_IsObject(c))
             return bad(err, cx, k, "must be an object");
@@ -1071,6 +1247,8 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
             if (rc)
                 return rc;
         }
+        if (w->op == OP_PROPS && (rc = ntab_build(&w->tab, w->names, w->n)))
+            return rc;
     } else if ((!strcmp(k, "unevaluatedProperties") || !strcmp(k, "unevaluatedItems")) &&
                d >= FORGE_DRAFT_2019_09 && (v & V_UNEVALUATED)) {
         if (!is_schema(c, d))
@@ -1110,6 +1288,40 @@ static int kw_rank(const char *k)
 {
     if (!strcmp(k, "unevaluatedProperties") || !strcmp(k, "unevaluatedItems"))
         return 2;
+    return 0;
+}
+
+/* Lets "properties" check its siblings "required" (when every required name is a property)
+ * and "additionalProperties" (when there is no "patternProperties") in its own pass. */
+static int fuse(struct node *n)
+{
+    struct kw *p = NULL, *r = NULL, *a = NULL;
+    bool pat = false;
+    for (int i = 0; i < n->nkws; i++) {
+        struct kw *w = &n->kws[i];
+        if (w->op == OP_PROPS) p = w;
+        else if (w->op == OP_REQUIRED) r = w;
+        else if (w->op == OP_ADDPROPS) a = w;
+        else if (w->op == OP_PATPROPS) pat = true;
+    }
+    if (!p)
+        return 0;
+    if (a && !pat) {
+        a->fused = true;
+        p->fadd = a;
+    }
+    if (!r || r->n > 64)
+        return 0;
+    for (int j = 0; j < r->n; j++)
+        if (ntab_find(&p->tab, r->names[j]) < 0)
+            return 0;
+    p->reqbits = forge_calloc((size_t)p->n + 1, sizeof *p->reqbits);
+    if (!p->reqbits)
+        return FORGE_ENOMEM;
+    for (int j = 0; j < r->n; j++)
+        p->reqbits[ntab_find(&p->tab, r->names[j])] |= (uint64_t)1 << j;
+    r->fused = true;
+    p->freq = r;
     return 0;
 }
 
@@ -1168,8 +1380,10 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
             c2.resource = n;
         }
         n->abs = keep(s, xstrcat3(c2.base, "#", c2.ptr));
-        if (!n->abs)
-            return FORGE_ENOMEM;
+        if (!n->abs) {
+            rc = FORGE_ENOMEM;
+            goto out;
+        }
         if (n->draft >= FORGE_DRAFT_2019_09) {
             if (n->draft == FORGE_DRAFT_2019_09 && cJSON_IsTrue(get(json, "$recursiveAnchor")))
                 n->recursive_anchor = true;
@@ -1204,6 +1418,19 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
                     n->kws[i].patprops = &n->kws[j];
                 if (n->kws[j].op == OP_PREFIX && n->kws[i].op == OP_ITEMS)
                     n->kws[i].ntuple = n->kws[j].n;
+            }
+        }
+        if ((rc = fuse(n)))
+            goto out;
+        n->leaf = !n->has_uneval;
+        for (int i = 0; i < n->nkws && n->leaf; i++) {
+            switch (n->kws[i].op) {
+            case OP_TYPE: case OP_ENUM: case OP_CONST: case OP_MULTOF: case OP_MAX: case OP_XMAX:
+            case OP_MIN: case OP_XMIN: case OP_MAXLEN: case OP_MINLEN: case OP_PATTERN: case OP_FORMAT:
+            case OP_MAXITEMS: case OP_MINITEMS: case OP_MAXPROPS: case OP_MINPROPS: case OP_REQUIRED:
+                break;
+            default:
+                n->leaf = false;
             }
         }
     }
@@ -1404,6 +1631,8 @@ void forge_schema_free(struct forge_schema *s)
                 for (int k = 0; k < w->n; k++)
                     forge_ecmare_free(w->res[k]);
             forge_ecmare_free(w->re);
+            ntab_free(&w->tab);
+            forge_free(w->reqbits);
             forge_free(w->subs);
             forge_free(w->names);
             forge_free(w->arrs);
@@ -1416,6 +1645,8 @@ void forge_schema_free(struct forge_schema *s)
                 for (int k = 0; k < w->n; k++)
                     forge_ecmare_free(w->res[k]);
             forge_ecmare_free(w->re);
+            ntab_free(&w->tab);
+            forge_free(w->reqbits);
             forge_free(w->subs);
             forge_free(w->names);
             forge_free(w->arrs);
@@ -1466,6 +1697,12 @@ void forge_schema_free(struct forge_schema *s)
 struct forge_schema *forge_schema_compile(const cJSON *schema, const struct forge_schema_opts *opts,
                                           struct forge_err *err)
 {
+    return forge_schema_compile_uri(schema, opts, NULL, err);
+}
+
+struct forge_schema *forge_schema_compile_uri(const cJSON *schema, const struct forge_schema_opts *opts,
+                                              const char *base_uri, struct forge_err *err)
+{
     struct forge_schema *s = forge_calloc(1, sizeof *s);
     int rc = 0;
     if (!s) {
@@ -1506,10 +1743,23 @@ struct forge_schema *forge_schema_compile(const cJSON *schema, const struct forg
                            draft >= FORGE_DRAFT_6 ? " or a boolean" : "");
         goto out;
     }
-    if ((rc = add_doc(s, doc, ROOT_URI, draft, err)))
+    const char *root = ROOT_URI;
+    if (base_uri && base_uri[0]) {
+        char *r = keep(s, uri_resolve("", base_uri));
+        if (!r) {
+            cJSON_Delete(doc);
+            rc = FORGE_ENOMEM;
+            goto out;
+        }
+        char *hash = strchr(r, '#');
+        if (hash)
+            *hash = 0;
+        root = r;
+    }
+    if ((rc = add_doc(s, doc, root, draft, err)))
         goto out;
-    struct ent *e = find_ent(s, ROOT_URI);
-    struct cctx cx = {ROOT_URI, "", e->draft, e->vocab, NULL};
+    struct ent *e = find_ent(s, root);
+    struct cctx cx = {root, "", e->draft, e->vocab, NULL};
     if ((rc = compile(s, doc, &cx, &s->root, err)))
         goto out;
     rc = resolve_all(s, err);
@@ -1604,6 +1854,7 @@ struct vctx {
     int quiet;       /* > 0: inside a probe (anyOf branch, not, if, contains): no error output */
     bool want;       /* errors are wanted */
     cJSON *errors;   /* created on the first error */
+    struct forge_buf *buf; /* scratch for error strings (per thread, kept between calls) */
     int rc;          /* a failure other than "invalid" */
     int depth;
     const struct node *scope[MAX_DEPTH + 1];
@@ -1619,7 +1870,7 @@ static int jptr_write(struct forge_buf *b, const struct iloc *l)
         return rc;
     if (l->key)
         return ptr_add(b, l->key);
-    return forge_buf_addf(b, "/%ld", l->idx);
+    return idx_add(b, l->idx);
 }
 
 static int kptr_write(struct forge_buf *b, const struct kloc *l)
@@ -1631,7 +1882,7 @@ static int kptr_write(struct forge_buf *b, const struct kloc *l)
         return rc;
     if (l->seg)
         return ptr_add(b, l->seg);
-    return forge_buf_addf(b, "/%ld", l->idx);
+    return idx_add(b, l->idx);
 }
 
 static const char *type_name(const cJSON *v)
@@ -1649,6 +1900,68 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
                 const char *kw, const char *sub, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
 
+/* A small vsnprintf for error messages: %s %d %lld %zu and %%, which is all they use (the
+ * format attribute on fail() checks the arguments). Several times cheaper than the stdio one. */
+static void msg_format(char *out, size_t cap, const char *fmt, va_list ap)
+{
+    size_t o = 0;
+    char num[24];
+    for (const char *f = fmt; *f && o + 1 < cap; f++) {
+        if (*f != '%') {
+            const char *pct = strchr(f, '%');
+            size_t run = pct ? (size_t)(pct - f) : strlen(f);
+            if (run > cap - 1 - o)
+                run = cap - 1 - o;
+            memcpy(out + o, f, run);
+            o += run;
+            f += run - 1;
+            continue;
+        }
+        f++;
+        const char *str = NULL;
+        long long v = 0;
+        bool isnum = true;
+        if (*f == 's') {
+            str = va_arg(ap, const char *);
+            isnum = false;
+        } else if (*f == 'd') {
+            v = va_arg(ap, int);
+        } else if (f[0] == 'l' && f[1] == 'l' && f[2] == 'd') {
+            v = va_arg(ap, long long);
+            f += 2;
+        } else if (f[0] == 'z' && f[1] == 'u') {
+            v = (long long)va_arg(ap, size_t);
+            f += 1;
+        } else if (*f == '%') {
+            out[o++] = '%';
+            continue;
+        } else {
+            break; /* not used by any message */
+        }
+        if (isnum) {
+            unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+            int k = (int)sizeof num;
+            num[--k] = 0;
+            do {
+                num[--k] = (char)('0' + u % 10);
+                u /= 10;
+            } while (u);
+            if (v < 0)
+                num[--k] = '-';
+            str = num + k;
+        }
+        if (str) {
+            size_t l = strlen(str);
+            if (l > cap - 1 - o)
+                l = cap - 1 - o;
+            memcpy(out + o, str, l);
+            o += l;
+        }
+    }
+    out[o] = 0;
+}
+
+
 static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
                 const char *kw, const char *sub, const char *fmt, ...)
 {
@@ -1658,46 +1971,68 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
         c->rc = FORGE_ENOMEM;
         return FORGE_ENOMEM;
     }
-    struct forge_buf b;
-    forge_buf_init(&b, 0);
+    /* The four strings of an error are written one after the other (NUL-separated) into one
+     * block that the "error" member owns; the other members reference it (cJSON frees only
+     * the owner, and cJSON_Duplicate copies referenced strings). Fewer allocations than one
+     * per string. */
+    struct forge_buf *b = c->buf;
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    msg_format(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    cJSON *e = cJSON_CreateObject();
-    int rc = e ? 0 : FORGE_ENOMEM;
-    if (!rc)
-        cJSON_AddItemToArray(c->errors, e);
-    rc = rc ? rc : forge_buf_adds(&b, "");
-    rc = rc ? rc : jptr_write(&b, il);
-    if (!rc && !cJSON_AddStringToObject(e, "instanceLocation", b.data))
-        rc = FORGE_ENOMEM;
-    forge_buf_reset(&b);
-    rc = rc ? rc : forge_buf_adds(&b, "");
-    rc = rc ? rc : kptr_write(&b, kl);
+    size_t off_il, off_kl, off_abs = 0;
+    bool has_abs = n->abs && strncmp(n->abs, ROOT_URI, sizeof ROOT_URI - 1) != 0;
+    b->len = 0;
+    int rc = forge_buf_add(b, msg, strlen(msg) + 1);
+    off_il = b->len;
+    rc = rc ? rc : jptr_write(b, il);
+    rc = rc ? rc : forge_buf_addc(b, 0);
+    off_kl = b->len;
+    rc = rc ? rc : kptr_write(b, kl);
     if (!rc && kw)
-        rc = ptr_add(&b, kw);
+        rc = ptr_add(b, kw);
     if (!rc && sub)
-        rc = ptr_add(&b, sub);
-    if (!rc && !cJSON_AddStringToObject(e, "keywordLocation", b.data))
-        rc = FORGE_ENOMEM;
-    forge_buf_reset(&b);
-    if (!rc && n->abs && strncmp(n->abs, ROOT_URI, strlen(ROOT_URI)) != 0) {
-        rc = forge_buf_adds(&b, n->abs);
+        rc = ptr_add(b, sub);
+    rc = rc ? rc : forge_buf_addc(b, 0);
+    if (!rc && has_abs) {
+        off_abs = b->len;
+        rc = forge_buf_adds(b, n->abs);
         if (!rc && kw)
-            rc = ptr_add(&b, kw);
+            rc = ptr_add(b, kw);
         if (!rc && sub)
-            rc = ptr_add(&b, sub);
-        if (!rc && !cJSON_AddStringToObject(e, "absoluteKeywordLocation", b.data))
-            rc = FORGE_ENOMEM;
+            rc = ptr_add(b, sub);
+        rc = rc ? rc : forge_buf_addc(b, 0);
     }
-    if (!rc && !cJSON_AddStringToObject(e, "error", msg))
-        rc = FORGE_ENOMEM;
-    forge_buf_free(&b);
-    if (rc)
-        c->rc = rc;
-    return rc;
+    char *block = rc ? NULL : cJSON_malloc(b->len);
+    cJSON *e = block ? cJSON_CreateObject() : NULL;
+    cJSON *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
+    if (e) {
+        memcpy(block, b->data, b->len);
+        vm = cJSON_CreateStringReference(block);
+        vi = cJSON_CreateStringReference(block + off_il);
+        vk = cJSON_CreateStringReference(block + off_kl);
+        va = has_abs ? cJSON_CreateStringReference(block + off_abs) : NULL;
+    }
+    if (!e || !vm || !vi || !vk || (has_abs && !va)) {
+        cJSON_Delete(vm);
+        cJSON_Delete(vi);
+        cJSON_Delete(vk);
+        cJSON_Delete(va);
+        cJSON_Delete(e);
+        if (block)
+            cJSON_free(block);
+        c->rc = FORGE_ENOMEM;
+        return FORGE_ENOMEM;
+    }
+    vm->type &= ~cJSON_IsReference; /* the owner of the block */
+    cJSON_AddItemToObjectCS(e, "instanceLocation", vi);
+    cJSON_AddItemToObjectCS(e, "keywordLocation", vk);
+    if (va)
+        cJSON_AddItemToObjectCS(e, "absoluteKeywordLocation", va);
+    cJSON_AddItemToObjectCS(e, "error", vm);
+    cJSON_AddItemToArray(c->errors, e);
+    return 0;
 }
 
 static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
@@ -1721,12 +2056,12 @@ static size_t cp_len(const char *s)
     return n;
 }
 
-static bool is_integer(const cJSON *v)
+static inline bool is_integer(const cJSON *v)
 {
     return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble == floor(v->valuedouble);
 }
 
-static bool type_ok(unsigned t, const cJSON *v)
+static inline bool type_ok(unsigned t, const cJSON *v)
 {
     switch (v->type & 0xFF) {
     case cJSON_NULL: return t & T_NULL;
@@ -1753,20 +2088,47 @@ static void type_list(unsigned t, char *out, size_t cap)
     }
 }
 
-static void short_json(const cJSON *v, char *out, size_t cap)
+
+/* JavaScript's String(d) (as forge_json_number), with a fast path for integers. */
+static const char *num_text(double d, char *out)
 {
-    char *p = forge_json_print(v, 0);
-    if (!p) {
-        snprintf(out, cap, "(value)");
-        return;
+    if (d == floor(d) && fabs(d) < 1e15) {
+        long long v = (long long)d;
+        unsigned long long u = v < 0 ? (unsigned long long)-v : (unsigned long long)v;
+        char tmp[24];
+        int k = (int)sizeof tmp;
+        tmp[--k] = 0;
+        do {
+            tmp[--k] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (v < 0)
+            tmp[--k] = '-';
+        memcpy(out, tmp + k, sizeof tmp - (size_t)k);
+        return out;
     }
-    if (strlen(p) >= cap - 4) {
-        memcpy(out, p, cap - 4);
-        strcpy(out + cap - 4, "...");
-    } else {
-        strcpy(out, p);
+    if (isfinite(d) && fabs(d) >= 1e-6 && fabs(d) < 1e15) {
+        /* plain decimal notation: the shortest of 15 to 17 digits that reads back */
+        for (int prec = 15; prec <= 17; prec++) {
+            snprintf(out, 32, "%.*g", prec, d);
+            if (!strchr(out, 'e') && strtod(out, NULL) == d)
+                return out;
+        }
     }
-    forge_free(p);
+    return forge_json_number(d, out);
+}
+
+/* forge_json_equal with the scalar cases inline. */
+static inline bool json_eq(const cJSON *a, const cJSON *b)
+{
+    int ta = a->type & 0xFF, tb = b->type & 0xFF;
+    if (ta == cJSON_Number)
+        return tb == cJSON_Number && a->valuedouble == b->valuedouble;
+    if (ta == cJSON_String)
+        return tb == cJSON_String && !strcmp(a->valuestring, b->valuestring);
+    if (ta != tb && !((ta == cJSON_True || ta == cJSON_False) && (tb == cJSON_True || tb == cJSON_False)))
+        return false;
+    return forge_json_equal(a, b);
 }
 
 static bool multiple_of(double x, double m)
@@ -1775,7 +2137,7 @@ static bool multiple_of(double x, double m)
         return fmod(x, m) == 0;
     double q = x / m;
     if (!isfinite(q))
-        return false;
+        return x == floor(x) && fmod(1.0, m) == 0; /* an integer and m divides 1 (0.5, 0.25) */
     return fabs(q - nearbyint(q)) < 1e-9;
 }
 
@@ -1785,6 +2147,152 @@ static int member_count(const cJSON *o)
     for (const cJSON *c = o->child; c; c = c->next)
         n++;
     return n;
+}
+
+/* True when keyword <w> certainly passes on <inst> by a cheap test; false means "evaluate it
+ * fully" (vkw), which also produces the error. <slen> caches the string length (-1: unknown). */
+static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
+{
+    int t = inst->type & 0xFF;
+    switch (w->op) {
+    case OP_TYPE:
+        return type_ok((unsigned)w->num, inst);
+    case OP_ENUM:
+        if (w->all_strings) {
+            if (t != cJSON_String)
+                return false;
+            const char *v = inst->valuestring;
+            for (const cJSON *x = w->json->child; x; x = x->next)
+                if (x->valuestring[0] == v[0] && !strcmp(x->valuestring, v))
+                    return true;
+            return false;
+        }
+        for (const cJSON *x = w->json->child; x; x = x->next)
+            if (json_eq(x, inst))
+                return true;
+        return false;
+    case OP_CONST:
+        return json_eq(w->json, inst);
+    case OP_MAX: return t != cJSON_Number || inst->valuedouble <= w->num;
+    case OP_XMAX: return t != cJSON_Number || inst->valuedouble < w->num;
+    case OP_MIN: return t != cJSON_Number || inst->valuedouble >= w->num;
+    case OP_XMIN: return t != cJSON_Number || inst->valuedouble > w->num;
+    case OP_MAXLEN:
+    case OP_MINLEN:
+        if (t != cJSON_String)
+            return true;
+        if (*slen < 0) {
+            /* a string of n bytes has between n/4 and n characters: count only when needed */
+            size_t bytes = strlen(inst->valuestring);
+            if (w->op == OP_MAXLEN ? (double)bytes <= w->num : (double)(bytes / 4) >= w->num)
+                return true;
+            *slen = (long)cp_len(inst->valuestring);
+        }
+        return w->op == OP_MAXLEN ? (double)*slen <= w->num : (double)*slen >= w->num;
+    case OP_REQUIRED:
+    case OP_ADDPROPS:
+        return w->fused || t != cJSON_Object;
+    case OP_PATTERN:
+    case OP_FORMAT:
+        return t != cJSON_String;
+    case OP_MAXITEMS:
+    case OP_MINITEMS: {
+        if (t != cJSON_Array)
+            return true;
+        long cnt = 0;
+        for (const cJSON *x = inst->child; x; x = x->next)
+            cnt++;
+        return w->op == OP_MAXITEMS ? cnt <= w->num : cnt >= w->num;
+    }
+    case OP_UNIQUE: case OP_PREFIX: case OP_ITEMS:
+    case OP_ADDITEMS: case OP_CONTAINS:
+        return t != cJSON_Array;
+    case OP_MAXPROPS: case OP_MINPROPS: case OP_PROPS: case OP_PATPROPS: case OP_PROPNAMES:
+    case OP_DEPREQ: case OP_DEPSCHEMAS: case OP_DEPS:
+        return t != cJSON_Object;
+    default:
+        return false;
+    }
+}
+
+/* A leaf's keywords on <inst>: true when all certainly pass. */
+static inline bool leaf_pass(const struct node *n, const cJSON *inst)
+{
+    long slen = -1;
+    for (int i = 0; i < n->nkws; i++) {
+        const struct kw *w = &n->kws[i];
+        if (quick_pass(w, inst, &slen))
+            continue;
+        if (w->op == OP_PATTERN) {
+            if (forge_ecmare_test(w->re, inst->valuestring, strlen(inst->valuestring)) == 1)
+                continue;
+        } else if (w->op == OP_MULTOF && cJSON_IsNumber(inst)) {
+            if (multiple_of(inst->valuedouble, w->num))
+                continue;
+        }
+        return false;
+    }
+    return true;
+}
+
+/* vnode for a child value: a leaf that passes returns without a call. */
+#define VCHILD(c, sub, x, il, kl, ann) \
+    (((sub)->leaf && leaf_pass((sub), (x))) ? 1 : vnode((c), (sub), (x), (il), (kl), (ann)))
+
+/* "properties" with its fused siblings "required" and "additionalProperties": one pass over the
+ * members of the object <inst>. */
+static int vprops(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
+                  const struct iloc *il, const struct kloc *kl, struct ann *ann)
+{
+    int ok = 1, r;
+    uint64_t seen = 0;
+    size_t i = 0;
+    struct kloc k1 = {kl, w->name, 0};
+    const struct kw *a = w->fadd;
+    for (const cJSON *x = inst->child; x; x = x->next, i++) {
+        const char *key = x->string;
+        struct iloc i1 = {il, key, 0};
+        int j = ntab_find(&w->tab, key);
+        if (j >= 0) {
+            if (w->reqbits)
+                seen |= w->reqbits[j];
+            struct kloc k2 = {&k1, w->names[j], 0};
+            r = VCHILD(c, w->subs[j], x, &i1, &k2, NULL);
+        } else if (a) {
+            if (a->sub->is_bool && !a->sub->bval) {
+                r = fail(c, n, il, kl, a->name, NULL, "property '%s' is not allowed", key);
+            } else {
+                struct kloc ka = {kl, a->name, 0};
+                r = VCHILD(c, a->sub, x, &i1, &ka, NULL);
+            }
+        } else {
+            continue;
+        }
+        if (r < 0)
+            return r;
+        if (!r) {
+            ok = 0;
+            if (!c->all || c->quiet)
+                return 0;
+        }
+        ann_set(ann, i);
+    }
+    const struct kw *q = w->freq;
+    if (q) {
+        uint64_t want = q->n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << q->n) - 1);
+        if ((seen & want) != want) {
+            for (int j = 0; j < q->n; j++) {
+                if (seen >> j & 1)
+                    continue;
+                ok = 0;
+                if ((r = fail(c, n, il, kl, q->name, NULL, "missing required property '%s'", q->names[j])) < 0)
+                    return r;
+                if (!c->all || c->quiet)
+                    return 0;
+            }
+        }
+    }
+    return ok;
 }
 
 /* Evaluates one keyword; returns 1 passed, 0 failed (error recorded), negative on failure. */
@@ -1801,18 +2309,21 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         type_list((unsigned)w->num, buf, sizeof buf);
         return fail(c, n, il, kl, w->name, NULL, "expected %s, got %s", buf, type_name(inst));
     case OP_ENUM:
-        for (const cJSON *x = w->json->child; x; x = x->next)
-            if (forge_json_equal(x, inst))
-                return 1;
-        if (!c->quiet && c->want)
-            short_json(w->json, buf, 200);
-        return fail(c, n, il, kl, w->name, NULL, "value must be one of %s", buf);
+        if (w->all_strings) {
+            if (cJSON_IsString(inst))
+                for (const cJSON *x = w->json->child; x; x = x->next)
+                    if (!strcmp(x->valuestring, inst->valuestring))
+                        return 1;
+        } else {
+            for (const cJSON *x = w->json->child; x; x = x->next)
+                if (json_eq(x, inst))
+                    return 1;
+        }
+        return fail(c, n, il, kl, w->name, NULL, "value must be one of %s", w->text);
     case OP_CONST:
-        if (forge_json_equal(w->json, inst))
+        if (json_eq(w->json, inst))
             return 1;
-        if (!c->quiet && c->want)
-            short_json(w->json, buf, 200);
-        return fail(c, n, il, kl, w->name, NULL, "value must be %s", buf);
+        return fail(c, n, il, kl, w->name, NULL, "value must be %s", w->text);
     default:
         break;
     }
@@ -1822,19 +2333,19 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         switch (w->op) {
         case OP_MULTOF:
             if (multiple_of(x, w->num)) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "%s is not a multiple of %s", forge_json_number(x, a), forge_json_number(w->num, b));
+            return fail(c, n, il, kl, w->name, NULL, "%s is not a multiple of %s", num_text(x, a), num_text(w->num, b));
         case OP_MAX:
             if (x <= w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "%s is greater than the maximum %s", forge_json_number(x, a), forge_json_number(w->num, b));
+            return fail(c, n, il, kl, w->name, NULL, "%s is greater than the maximum %s", num_text(x, a), num_text(w->num, b));
         case OP_XMAX:
             if (x < w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "%s is not less than the exclusive maximum %s", forge_json_number(x, a), forge_json_number(w->num, b));
+            return fail(c, n, il, kl, w->name, NULL, "%s is not less than the exclusive maximum %s", num_text(x, a), num_text(w->num, b));
         case OP_MIN:
             if (x >= w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "%s is less than the minimum %s", forge_json_number(x, a), forge_json_number(w->num, b));
+            return fail(c, n, il, kl, w->name, NULL, "%s is less than the minimum %s", num_text(x, a), num_text(w->num, b));
         case OP_XMIN:
             if (x > w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "%s is not greater than the exclusive minimum %s", forge_json_number(x, a), forge_json_number(w->num, b));
+            return fail(c, n, il, kl, w->name, NULL, "%s is not greater than the exclusive minimum %s", num_text(x, a), num_text(w->num, b));
         default:
             break;
         }
@@ -1847,8 +2358,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             size_t len = cp_len(sv);
             if (w->op == OP_MAXLEN ? (double)len <= w->num : (double)len >= w->num)
                 return 1;
-            return fail(c, n, il, kl, w->name, NULL, "string has %zu characters, %s %.0f", len,
-                        w->op == OP_MAXLEN ? "more than the maximum" : "fewer than the minimum", w->num);
+            return fail(c, n, il, kl, w->name, NULL, "string has %zu characters, %s %lld", len,
+                        w->op == OP_MAXLEN ? "more than the maximum" : "fewer than the minimum", (long long)w->num);
         }
         case OP_PATTERN:
             r = forge_ecmare_test(w->re, sv, strlen(sv));
@@ -1868,20 +2379,20 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         }
     }
     if (cJSON_IsArray(inst)) {
-        int cnt = cJSON_GetArraySize(inst);
+        int cnt = w->op == OP_MAXITEMS || w->op == OP_MINITEMS ? cJSON_GetArraySize(inst) : 0;
         switch (w->op) {
         case OP_MAXITEMS:
             if (cnt <= w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "array has %d items, more than the maximum %.0f", cnt, w->num);
+            return fail(c, n, il, kl, w->name, NULL, "array has %d items, more than the maximum %lld", cnt, (long long)w->num);
         case OP_MINITEMS:
             if (cnt >= w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "array has %d items, fewer than the minimum %.0f", cnt, w->num);
+            return fail(c, n, il, kl, w->name, NULL, "array has %d items, fewer than the minimum %lld", cnt, (long long)w->num);
         case OP_UNIQUE: {
             int i = 0;
             for (const cJSON *x = inst->child; x; x = x->next, i++) {
                 int j = i + 1;
                 for (const cJSON *y = x->next; y; y = y->next, j++)
-                    if (forge_json_equal(x, y))
+                    if (json_eq(x, y))
                         return fail(c, n, il, kl, w->name, NULL, "items %d and %d are equal", i, j);
             }
             return 1;
@@ -1903,7 +2414,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                 const struct node *sub = w->op == OP_PREFIX ? w->subs[i] : w->sub;
                 struct iloc i1 = {il, NULL, i};
                 struct kloc k2 = {&k1, NULL, i};
-                r = vnode(c, sub, x, &i1, w->op == OP_PREFIX ? &k2 : &k1, NULL);
+                r = VCHILD(c, sub, x, &i1, w->op == OP_PREFIX ? &k2 : &k1, NULL);
                 if (r < 0)
                     return r;
                 if (!r) {
@@ -1936,10 +2447,10 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             if (matches < w->num) {
                 if (w->num == 1)
                     return fail(c, n, il, kl, w->name, NULL, "no item matches the contains schema");
-                return fail(c, n, il, kl, w->name, NULL, "%d items match the contains schema, fewer than minContains %.0f", matches, w->num);
+                return fail(c, n, il, kl, w->name, NULL, "%d items match the contains schema, fewer than minContains %lld", matches, (long long)w->num);
             }
             if (w->num2 >= 0 && matches > w->num2)
-                return fail(c, n, il, kl, w->name, NULL, "%d items match the contains schema, more than maxContains %.0f", matches, w->num2);
+                return fail(c, n, il, kl, w->name, NULL, "%d items match the contains schema, more than maxContains %lld", matches, (long long)w->num2);
             return 1;
         }
         default:
@@ -1953,11 +2464,28 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             int cnt = member_count(inst);
             if (w->op == OP_MAXPROPS ? cnt <= w->num : cnt >= w->num)
                 return 1;
-            return fail(c, n, il, kl, w->name, NULL, "object has %d properties, %s %.0f", cnt,
-                        w->op == OP_MAXPROPS ? "more than the maximum" : "fewer than the minimum", w->num);
+            return fail(c, n, il, kl, w->name, NULL, "object has %d properties, %s %lld", cnt,
+                        w->op == OP_MAXPROPS ? "more than the maximum" : "fewer than the minimum", (long long)w->num);
         }
         case OP_REQUIRED: {
             int ok = 1;
+            if (w->fused)
+                return 1;
+            if (w->n <= 64) {
+                /* one hashed pass over the members */
+                uint64_t seen = 0, want = w->n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << w->n) - 1);
+                for (const cJSON *x = inst->child; x && seen != want; x = x->next) {
+                    int j = ntab_find(&w->tab, x->string);
+                    if (j >= 0)
+                        seen |= (uint64_t)1 << j;
+                }
+                /* duplicate names in "required" map to their first index */
+                for (int j = 0; j < w->n; j++)
+                    if (!(seen >> j & 1) && ntab_find(&w->tab, w->names[j]) != j)
+                        seen |= (uint64_t)1 << j;
+                if ((seen & want) == want)
+                    return 1;
+            }
             for (const cJSON *x = w->json->child; x; x = x->next)
                 if (!get(inst, x->valuestring)) {
                     ok = 0;
@@ -2016,21 +2544,29 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             return ok;
         }
         case OP_PROPS:
+            if (w->freq || w->fadd)
+                return vprops(c, n, w, inst, il, kl, ann);
+            /* fall through */
         case OP_PATPROPS:
         case OP_ADDPROPS:
         case OP_UNEVALPROPS:
         case OP_PROPNAMES: {
             int ok = 1;
             size_t i = 0;
+            if (w->fused)
+                return 1;
             for (const cJSON *x = inst->child; x; x = x->next, i++) {
                 const char *key = x->string;
                 struct iloc i1 = {il, key, 0};
                 if (w->op == OP_PROPS || w->op == OP_PATPROPS) {
-                    for (int j = 0; j < w->n; j++) {
-                        if (w->op == OP_PROPS) {
-                            if (strcmp(w->names[j], key) != 0)
-                                continue;
-                        } else {
+                    int from = 0;
+                    if (w->op == OP_PROPS) {
+                        from = ntab_find(&w->tab, key);
+                        if (from < 0)
+                            continue;
+                    }
+                    for (int j = from; j < w->n; j++) {
+                        if (w->op == OP_PATPROPS) {
                             r = forge_ecmare_test(w->res[j], key, strlen(key));
                             if (r < 0) {
                                 c->rc = r;
@@ -2040,7 +2576,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                                 continue;
                         }
                         struct kloc k2 = {&k1, w->names[j], 0};
-                        r = vnode(c, w->subs[j], x, &i1, &k2, NULL);
+                        r = VCHILD(c, w->subs[j], x, &i1, &k2, NULL);
                         if (r < 0)
                             return r;
                         if (!r) {
@@ -2065,10 +2601,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                         if (ann_get(ann, i))
                             continue;
                     } else {
-                        bool matched = false;
-                        if (w->props)
-                            for (int j = 0; j < w->props->n && !matched; j++)
-                                matched = !strcmp(w->props->names[j], key);
+                        bool matched = w->props && ntab_find(&w->props->tab, key) >= 0;
                         if (w->patprops)
                             for (int j = 0; j < w->patprops->n && !matched; j++) {
                                 r = forge_ecmare_test(w->patprops->res[j], key, strlen(key));
@@ -2090,7 +2623,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                             return 0;
                         continue;
                     }
-                    r = vnode(c, w->sub, x, &i1, &k1, NULL);
+                    r = VCHILD(c, w->sub, x, &i1, &k1, NULL);
                 }
                 if (r < 0)
                     return r;
@@ -2222,6 +2755,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
 static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
                  const struct kloc *kl, struct ann *ann)
 {
+    if (n->leaf && leaf_pass(n, inst))
+        return 1; /* the full evaluation below also explains a failure */
     if (n->is_bool) {
         if (n->bval)
             return 1;
@@ -2246,8 +2781,20 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
         }
         a = &local;
     }
+    long slen = -1;
     for (int i = 0; i < n->nkws; i++) {
-        r = vkw(c, n, &n->kws[i], inst, il, kl, a);
+        const struct kw *w = &n->kws[i];
+        if (quick_pass(w, inst, &slen))
+            continue;
+        /* the two most frequent structural keywords skip the general dispatcher */
+        if (w->op == OP_REF) {
+            struct kloc k1 = {kl, w->name, 0};
+            r = vnode(c, w->sub, inst, il, &k1, a);
+        } else if (w->op == OP_PROPS && (w->freq || w->fadd)) {
+            r = vprops(c, n, w, inst, il, kl, a);
+        } else {
+            r = vkw(c, n, w, inst, il, kl, a);
+        }
         if (r < 0)
             break;
         if (!r) {
@@ -2268,6 +2815,10 @@ out:
     return r < 0 ? r : ok;
 }
 
+/* Scratch space for building error strings: one per thread, grown as needed and kept, so
+ * reporting errors does not grow a buffer from nothing on every call. */
+static _Thread_local struct forge_buf tl_scratch;
+
 int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, cJSON **errors)
 {
     struct vctx c;
@@ -2279,6 +2830,9 @@ int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, c
     c.rc = 0;
     c.depth = 0;
     c.nscope = 0;
+    if (!tl_scratch.limit)
+        forge_buf_init(&tl_scratch, (size_t)16 << 20); /* one error's strings: 16 MiB at most */
+    c.buf = &tl_scratch;
     if (errors)
         *errors = NULL;
     int r = vnode(&c, s->root, instance, NULL, NULL, NULL);

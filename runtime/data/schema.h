@@ -42,8 +42,19 @@ struct forge_schema *forge_schema_compile(const cJSON *schema, const struct forg
 /* Validates <instance> (borrowed). Returns 1 when valid, 0 when invalid, negative FORGE_E* on
  * failure (out of memory, a limit). When <errors> is not NULL and the instance is invalid,
  * *errors is set to a new cJSON array of {"instanceLocation", "keywordLocation",
- * "absoluteKeywordLocation", "error"} objects (one, or all with opts.all_errors). */
+ * "absoluteKeywordLocation", "error"} objects (one, or all with opts.all_errors); free with
+ * cJSON_Delete. The strings of one error object share one allocation: read them, copy them
+ * (cJSON_Duplicate makes independent copies), detach or delete whole error objects, but do not
+ * give their string members new, longer values in place. Validation of a valid instance
+ * allocates nothing (unevaluated* over an object or array of more than 256 members excepted). */
 int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, cJSON **errors);
+
+/* Like forge_schema_compile, with <base_uri> as the schema's own URI (its retrieval URI, such
+ * as file:///path/tool.json): a schema without an absolute $id resolves relative references
+ * against it, and it appears in absoluteKeywordLocation. forge_schema_compile uses an internal
+ * URI that never appears in output. */
+struct forge_schema *forge_schema_compile_uri(const cJSON *schema, const struct forge_schema_opts *opts,
+                                              const char *base_uri, struct forge_err *err);
 
 void forge_schema_free(struct forge_schema *s);
 #endif

@@ -313,8 +313,14 @@ static bool idn_label_ok(const uint32_t *cp, int n)
     if (n >= 4 && cp[2] == '-' && cp[3] == '-')
         return false;
     /* combining marks cannot start a label */
-    if ((cp[0] >= 0x300 && cp[0] <= 0x36F) || cp[0] == 0x903 || cp[0] == 0x94D || (cp[0] >= 0x1AB0 && cp[0] <= 0x1AFF))
-        return false;
+    static const uint32_t marks[][2] = {
+        {0x0300, 0x036F}, {0x0483, 0x0489}, {0x0591, 0x05BD}, {0x0610, 0x061A}, {0x064B, 0x065F},
+        {0x0900, 0x0903}, {0x093A, 0x094F}, {0x1AB0, 0x1AFF}, {0x1DC0, 0x1DFF}, {0x20D0, 0x20FF},
+        {0xA670, 0xA672}, {0xFE20, 0xFE2F},
+    };
+    for (size_t k = 0; k < sizeof marks / sizeof *marks; k++)
+        if (cp[0] >= marks[k][0] && cp[0] <= marks[k][1])
+            return false;
     bool arabic_indic = false, ext_arabic_indic = false, katakana_ctx = false, has_other = false;
     for (int i = 0; i < n; i++) {
         uint32_t c = cp[i];

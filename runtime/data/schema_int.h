@@ -28,6 +28,11 @@ void forge_ecmare_free(void *code);
  * a match limit was hit. */
 int forge_ecmare_test(const void *code, const char *s, size_t n);
 
+/* For tests: whether <code> uses the fast matcher for simple patterns, and a match that
+ * always goes through PCRE2 (same results as forge_ecmare_test). */
+bool forge_ecmare_is_simple(const void *code);
+int forge_ecmare_test_pcre2(const void *code, const char *s, size_t n);
+
 /* Built-in meta-schemas: the text of the document with URI <uri> (no fragment), or NULL. */
 const char *forge_schema_meta(const char *uri);
 #endif

@@ -1,0 +1,239 @@
+/* forge.schema: JSON Schema validation and tool-argument coercion for scripts.
+ *
+ *   local v = forge.schema.compile(schema [, opts])   -- raises on a bad schema
+ *   local ok, errors = v:validate(value)              -- true | false, {{instanceLocation=...}, ...}
+ *   local args, coercions = forge.schema.coerce(args, schema)
+ *
+ * opts: draft ("4", "6", "7", "2019-09", "2020-12"; used when the schema has no $schema),
+ * formats (boolean), all_errors (boolean), ref_dirs ({["https://x/"] = "folder"}; folders
+ * must be readable under the sandbox rules). */
+#include "lua/bind.h"
+#include "lua/vm.h"
+#include "data/coerce.h"
+#include "data/schema.h"
+#include "base/alloc.h"
+
+#include <string.h>
+
+#define SCHEMA_MT "forge.Schema"
+#define MAX_REFDIRS 32
+
+struct l_schema {
+    struct forge_schema *s;
+};
+
+/* Temporaries a binding holds while it calls functions that may raise: freed by __gc if the
+ * call raises, or by tmp_free on the normal path. */
+#define TMP_MT "forge.schema.tmp"
+struct tmp {
+    cJSON *json[2];
+    char *strs[MAX_REFDIRS];
+    int nstrs;
+};
+
+static void tmp_free(struct tmp *t)
+{
+    for (int i = 0; i < 2; i++) {
+        cJSON_Delete(t->json[i]);
+        t->json[i] = NULL;
+    }
+    for (int i = 0; i < t->nstrs; i++)
+        forge_free(t->strs[i]);
+    t->nstrs = 0;
+}
+
+static int l_tmp_gc(lua_State *L)
+{
+    tmp_free(luaL_checkudata(L, 1, TMP_MT));
+    return 0;
+}
+
+static struct tmp *push_tmp(lua_State *L)
+{
+    struct tmp *t = lua_newuserdatauv(L, sizeof *t, 0);
+    memset(t, 0, sizeof *t);
+    luaL_setmetatable(L, TMP_MT);
+    return t;
+}
+
+static struct l_schema *check_schema(lua_State *L, int idx)
+{
+    return luaL_checkudata(L, idx, SCHEMA_MT);
+}
+
+static int parse_draft(const char *s)
+{
+    if (!strncmp(s, "draft", 5))
+        s += 5;
+    if (!strcmp(s, "4")) return FORGE_DRAFT_4;
+    if (!strcmp(s, "6")) return FORGE_DRAFT_6;
+    if (!strcmp(s, "7")) return FORGE_DRAFT_7;
+    if (!strcmp(s, "2019-09")) return FORGE_DRAFT_2019_09;
+    if (!strcmp(s, "2020-12")) return FORGE_DRAFT_2020_12;
+    return -1;
+}
+
+/* Reads opts at <idx> into <o>; folder strings are new copies listed in <owned>. */
+static void read_opts(lua_State *L, int idx, struct forge_schema_opts *o,
+                      struct forge_schema_refdir *rd, struct tmp *t)
+{
+    if (lua_isnoneornil(L, idx))
+        return;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_getfield(L, idx, "draft");
+    if (!lua_isnil(L, -1)) {
+        const char *d = lua_tostring(L, -1);
+        int v = d ? parse_draft(d) : -1;
+        if (v < 0)
+            luaL_error(L, "forge.schema.compile: opts.draft must be \"4\", \"6\", \"7\", \"2019-09\" or \"2020-12\"");
+        o->draft = (enum forge_schema_draft)v;
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "formats");
+    o->formats = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "all_errors");
+    o->all_errors = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "ref_dirs");
+    if (lua_istable(L, -1)) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            if (o->nrefdirs >= MAX_REFDIRS)
+                luaL_error(L, "forge.schema.compile: at most %d ref_dirs", MAX_REFDIRS);
+            if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
+                luaL_error(L, "forge.schema.compile: ref_dirs maps URL prefixes (strings) to folders (strings)");
+            struct forge_err err = {0};
+            char *real = NULL;
+            if (forge_vm_resolve_read(forge_vm_of(L), lua_tostring(L, -1), &real, &err))
+                luaL_error(L, "forge.schema.compile: ref_dirs: %s", err.msg);
+            t->strs[t->nstrs++] = real;
+            rd[o->nrefdirs].prefix = lua_tostring(L, -2); /* anchored in the opts table */
+            rd[o->nrefdirs].dir = real;
+            o->nrefdirs++;
+            lua_pop(L, 1);
+        }
+        o->refdirs = rd;
+    } else if (!lua_isnil(L, -1)) {
+        luaL_error(L, "forge.schema.compile: opts.ref_dirs must be a table");
+    }
+    lua_pop(L, 1);
+}
+
+static int l_compile(lua_State *L)
+{
+    struct forge_schema_opts o;
+    struct forge_schema_refdir rd[MAX_REFDIRS];
+    memset(&o, 0, sizeof o);
+    luaL_checkany(L, 1);
+    lua_settop(L, 2);
+    struct tmp *t = push_tmp(L);                                   /* 3 */
+    struct l_schema *u = lua_newuserdatauv(L, sizeof *u, 0);      /* 4 */
+    u->s = NULL;
+    luaL_setmetatable(L, SCHEMA_MT);
+    read_opts(L, 2, &o, rd, t);
+    struct forge_err err = {0};
+    t->json[0] = forge_lua_to_json(L, 1, &err);
+    if (t->json[0])
+        u->s = forge_schema_compile(t->json[0], &o, &err);
+    tmp_free(t);
+    if (!u->s)
+        return luaL_error(L, "forge.schema.compile: %s", err.msg);
+    return 1;
+}
+
+static int l_validate(lua_State *L)
+{
+    struct l_schema *u = check_schema(L, 1);
+    if (!u->s)
+        return luaL_error(L, "forge.Schema: validator is closed");
+    luaL_checkany(L, 2);
+    lua_settop(L, 2);
+    struct tmp *t = push_tmp(L);
+    t->json[0] = forge_lua_check_json(L, 2, "validate");
+    int r = forge_schema_validate(u->s, t->json[0], &t->json[1]);
+    if (r < 0) {
+        tmp_free(t);
+        return luaL_error(L, "forge.Schema:validate: %s",
+                          r == FORGE_ELIMIT ? "evaluation nested deeper than 512 schemas, or a pattern hit its match limit"
+                                            : forge_rc_name(r));
+    }
+    lua_pushboolean(L, r == 1);
+    if (r == 1) {
+        tmp_free(t);
+        return 1;
+    }
+    forge_lua_push_json(L, t->json[1]);
+    tmp_free(t);
+    return 2;
+}
+
+static int l_gc(lua_State *L)
+{
+    struct l_schema *u = check_schema(L, 1);
+    forge_schema_free(u->s);
+    u->s = NULL;
+    return 0;
+}
+
+static int l_tostring(lua_State *L)
+{
+    struct l_schema *u = check_schema(L, 1);
+    lua_pushfstring(L, "forge.Schema (%s)", u->s ? "compiled" : "closed");
+    return 1;
+}
+
+static int l_coerce(lua_State *L)
+{
+    luaL_checkany(L, 1);
+    luaL_checkany(L, 2);
+    lua_settop(L, 2);
+    struct tmp *t = push_tmp(L);
+    t->json[0] = forge_lua_check_json(L, 1, "coerce: args");
+    struct forge_err err = {0};
+    cJSON *schema = forge_lua_to_json(L, 2, &err);
+    if (!schema) {
+        tmp_free(t);
+        return luaL_error(L, "forge.schema.coerce: schema: %s", err.msg);
+    }
+    int n = forge_coerce_args(t->json[0], schema, &t->json[1], &err);
+    cJSON_Delete(schema);
+    if (n < 0) {
+        tmp_free(t);
+        return luaL_error(L, "forge.schema.coerce: %s", err.msg);
+    }
+    forge_lua_push_json(L, t->json[0]);
+    forge_lua_push_json(L, t->json[1]);
+    tmp_free(t);
+    return 2;
+}
+
+int forge_luaopen_schema(lua_State *L)
+{
+    static const luaL_Reg methods[] = {
+        {"validate", l_validate},
+        {NULL, NULL},
+    };
+    static const luaL_Reg meta[] = {
+        {"__gc", l_gc},
+        {"__close", l_gc},
+        {"__tostring", l_tostring},
+        {NULL, NULL},
+    };
+    static const luaL_Reg fns[] = {
+        {"compile", l_compile},
+        {"coerce", l_coerce},
+        {NULL, NULL},
+    };
+    luaL_newmetatable(L, TMP_MT);
+    lua_pushcfunction(L, l_tmp_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+    luaL_newmetatable(L, SCHEMA_MT);
+    luaL_setfuncs(L, meta, 0);
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+    luaL_newlib(L, fns);
+    return 1;
+}

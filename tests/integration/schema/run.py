@@ -1,0 +1,61 @@
+"""End-to-end checks of `forge schema validate`: exact output and exit codes."""
+import os
+import subprocess
+import sys
+
+FORGE, HERE = sys.argv[1], os.path.dirname(os.path.realpath(__file__))
+ABS = f"file://{HERE}/tool.schema.json#"  # the schema file's URI, in absoluteKeywordLocation
+failures = 0
+
+
+def run(args, want_rc, want_out=None, want_err=None):
+    global failures
+    p = subprocess.run([FORGE, "schema", "validate"] + args, cwd=HERE, capture_output=True, text=True)
+    ok = p.returncode == want_rc
+    if want_out is not None and p.stdout != want_out:
+        ok = False
+    if want_err is not None and want_err not in p.stderr:
+        ok = False
+    if not ok:
+        failures += 1
+        print(f"FAIL {args}\n  rc {p.returncode} (want {want_rc})\n  stdout {p.stdout!r}\n  want   {want_out!r}\n"
+              f"  stderr {p.stderr!r}\n  want   {want_err!r}")
+
+
+run(["tool.schema.json", "valid.json"], 0, "valid.json: valid\n")
+run(["tool.schema.json", "valid.json", "invalid.json"], 1,
+    "valid.json: valid\ninvalid.json: invalid\n"
+    "  /city: string has 0 characters, fewer than the minimum 1 (at /properties/city/minLength)\n")
+run(["--all-errors", "tool.schema.json", "invalid.json"], 1,
+    "invalid.json: invalid\n"
+    "  /city: string has 0 characters, fewer than the minimum 1 (at /properties/city/minLength)\n"
+    "  /days: 30 is greater than the maximum 14 (at /properties/days/maximum)\n"
+    "  (root): property 'wind' is not allowed (at /additionalProperties)\n")
+run(["--json", "tool.schema.json", "invalid.json"], 1,
+    '{"instance":"invalid.json","valid":false,"errors":[{"instanceLocation":"/city","keywordLocation":'
+    f'"/properties/city/minLength","absoluteKeywordLocation":"{ABS}/properties/city/minLength",'
+    '"error":"string has 0 characters, fewer than the minimum 1"}]}\n')
+run(["--jsonl", "calls.jsonl", "tool.schema.json"], 2,
+    '{"line":1,"valid":true,"errors":[]}\n'
+    '{"line":2,"valid":false,"errors":[{"instanceLocation":"/days","keywordLocation":"/properties/days/type",'
+    f'"absoluteKeywordLocation":"{ABS}/properties/days/type",'
+    '"error":"expected integer, got string"}]}\n',
+    "calls.jsonl:4:")
+run(["--coerce", "--jsonl", "calls.jsonl", "tool.schema.json"], 2,
+    '{"line":1,"valid":true,"errors":[],"coercions":[],"coerced":{"city":"Oslo"}}\n'
+    '{"line":2,"valid":true,"errors":[],"coercions":[{"path":"/days","from":"2","to":2,'
+    '"rule":"string-to-integer"}],"coerced":{"city":"Rome","days":2}}\n')
+run(["tool.schema.json", "broken.json"], 2, "", "broken.json:4:2:")
+run(["broken.json", "valid.json"], 2, "", "broken.json:4:2:")
+run(["--draft", "5", "tool.schema.json", "valid.json"], 2, "", "--draft takes 4, 6, 7, 2019-09 or 2020-12")
+run(["--bogus", "tool.schema.json", "valid.json"], 2, "", "unknown option '--bogus'")
+run(["tool.schema.json"], 2, "", "expected SCHEMA INSTANCE")
+run(["tool.schema.json", "missing.json"], 2, "", "missing.json")
+# relative references of a schema without $id resolve to files beside it
+run(["uses-sibling.schema.json", "kelvin.json"], 1,
+    "kelvin.json: invalid\n  /unit: value must be one of [\"celsius\",\"fahrenheit\"] (at /properties/unit/$ref/enum)\n")
+run(["--json", "uses-sibling.schema.json", "kelvin.json"], 1,
+    '{"instance":"kelvin.json","valid":false,"errors":[{"instanceLocation":"/unit","keywordLocation":'
+    f'"/properties/unit/$ref/enum","absoluteKeywordLocation":"file://{HERE}/units.json#/$defs/unit/enum",'
+    '"error":"value must be one of [\\"celsius\\",\\"fahrenheit\\"]"}]}\n')
+sys.exit(1 if failures else 0)

@@ -1,0 +1,158 @@
+/* Unit tests for data/ecmare: ECMA-262 semantics of the translation, and the fast matcher for
+ * simple patterns checked against PCRE2 on many generated subjects. */
+#include "test.h"
+#include "data/schema_int.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+static int test1(const char *pat, const char *subject)
+{
+    struct forge_err err;
+    void *re = forge_ecmare_compile(pat, strlen(pat), &err);
+    if (!re) {
+        fprintf(stderr, "compile '%s': %s\n", pat, err.msg);
+        return -99;
+    }
+    int r = forge_ecmare_test(re, subject, strlen(subject));
+    forge_ecmare_free(re);
+    return r;
+}
+
+TEST(ecma_semantics)
+{
+    CHECK_INT(test1("^\\d$", "\xd9\xa1"), 0);           /* ARABIC-INDIC ONE is not \d */
+    CHECK_INT(test1("^\\w$", "\xc3\xa9"), 0);           /* é is not \w */
+    CHECK_INT(test1("^\\s$", "\xc2\xa0"), 1);           /* NBSP is \s */
+    CHECK_INT(test1("^\\s$", "\xef\xbb\xbf"), 1);       /* BOM is \s */
+    CHECK_INT(test1("^\\S$", "\xc2\xa0"), 0);
+    CHECK_INT(test1("^.$", "\n"), 0);
+    CHECK_INT(test1("^.$", "\xe2\x80\xa8"), 0);         /* LINE SEPARATOR */
+    CHECK_INT(test1("^.$", "\xf0\x9f\x98\x80"), 1);     /* one character, four bytes */
+    CHECK_INT(test1("^abc$", "abc\n"), 0);              /* $ only at the very end */
+    CHECK_INT(test1("^[^]$", "\n"), 1);
+    CHECK_INT(test1("[]", "a"), 0);
+    CHECK_INT(test1("^\\u00e9\\u{1F600}$", "\xc3\xa9\xf0\x9f\x98\x80"), 1);
+    CHECK_INT(test1("^\\ud83d\\ude00$", "\xf0\x9f\x98\x80"), 1); /* a surrogate pair */
+    CHECK_INT(test1("^\\p{Letter}+$", "\xc3\xa9t\xc3\xa9"), 1);
+    CHECK_INT(test1("^\\p{Script=Greek}$", "\xce\xb1"), 1);
+    CHECK_INT(test1("^\\cJ$", "\n"), 1);
+    CHECK_INT(test1("a(?=b)", "ab"), 1);
+    CHECK_INT(test1("(?<n>x)\\k<n>", "xx"), 1);
+    struct forge_err err;
+    CHECK(forge_ecmare_compile("\\a", 2, &err) == NULL);
+    CHECK_STR(err.msg, "invalid regex '\\a': invalid escape '\\a'");
+    CHECK(forge_ecmare_compile("(?i)a", 5, &err) == NULL);
+    CHECK(forge_ecmare_compile("[a", 2, &err) == NULL);
+}
+
+/* xorshift: deterministic subjects */
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+TEST(simple_matcher_agrees_with_pcre2)
+{
+    static const char *const simple[] = {
+        "^[A-Z]{3}$", "^\\d{4}-\\d{2}-\\d{2}$", "[a-z]+", "^cus_[A-Za-z0-9]{2,6}$", "^tok_[a-z0-9]+$",
+        "^https://", "^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$", "a*b?c{2,}", "^.?$", "x.y", "^[\\w.-]+$",
+        "\\S+\\s\\S", "^[^/\\\\]+$", "^[0-7]{3,4}$", "colou?r", "^$", "", "^a{0}b$", "[-a]", "[a-]",
+        "\\.", "^\\D*$", "^[^\\d\\W]+$", "ab+?c", "^[\\s\\S]{2}$", "^[a-c][^a-c]*[a-c]$", "c$",
+        "^x{2,3}y{0,2}$", "\\t", "[^\\n]", "^[^a]{2,}", "9{3}", "^[a-z]{2,20}$", "^a{0,5}b{0,5}c$",
+        "^x?y?z?$", "a?b?c?d", "^[a-c]{0,4}[b-d]{1,3}$", "^.{0,8}$",
+    };
+    static const char *const atoms[] = {
+        "a", "b", "c", "x", "y", "A", "Z", "0", "7", "9", "-", ".", "@", "/", "\\", "_", " ", "\t",
+        "\n", "\r", "\xc3\xa9", "\xc2\xa0", "\xe2\x80\xa8", "\xf0\x9f\x98\x80", "k", "t", "o", "u", "d", "z",
+        "s", "h", "p", ":", "r", "cus_", "tok_", "https://",
+    };
+    int disagreements = 0;
+    for (size_t p = 0; p < sizeof simple / sizeof *simple; p++) {
+        struct forge_err err;
+        void *re = forge_ecmare_compile(simple[p], strlen(simple[p]), &err);
+        CHECK(re != NULL);
+        if (!re)
+            continue;
+        CHECK(forge_ecmare_is_simple(re));
+        for (int k = 0; k < 4000; k++) {
+            char subject[256] = "";
+            int len = (int)(next() % 10);
+            for (int i = 0; i < len; i++)
+                strcat(subject, atoms[next() % (sizeof atoms / sizeof *atoms)]);
+            size_t n = strlen(subject);
+            int fast = forge_ecmare_test(re, subject, n);
+            int slow = forge_ecmare_test_pcre2(re, subject, n);
+            if (fast != slow && disagreements++ < 10)
+                fprintf(stderr, "pattern '%s' on '%s': fast %d, pcre2 %d\n", simple[p], subject, fast, slow);
+        }
+        forge_ecmare_free(re);
+    }
+    CHECK_INT(disagreements, 0);
+    /* patterns outside the simple subset go to PCRE2 */
+    static const char *const complex[] = {"(ab)+", "a|b", "^\\p{L}$", "\\bx", "[\\u00e9]", "a{1,100}", "(?=a)"};
+    for (size_t p = 0; p < sizeof complex / sizeof *complex; p++) {
+        struct forge_err err;
+        void *re = forge_ecmare_compile(complex[p], strlen(complex[p]), &err);
+        CHECK(re != NULL && !forge_ecmare_is_simple(re));
+        forge_ecmare_free(re);
+    }
+}
+
+/* Random simple patterns: anchors, literals, classes (plain, ranges, negated, \d \w \s and
+ * their negations), '.', and every quantifier form, against PCRE2 on random subjects. */
+TEST(random_simple_patterns_agree_with_pcre2)
+{
+    static const char *const atoms[] = {
+        "a", "b", "c", "-", ".", "\\.", "\\d", "\\w", "\\s", "\\D", "\\W", "\\S", "[ab]", "[^ab]",
+        "[a-c0-9]", "[^\\s@]", "[\\d-]", "[.]", "x",
+    };
+    static const char *const quants[] = {"", "", "", "?", "*", "+", "{2}", "{0,2}", "{1,3}", "{2,}", "+?"};
+    static const char *const subj[] = {"a", "b", "c", "x", "-", ".", "0", "5", " ", "\t", "@", "_", "\xc3\xa9",
+                                       "\xc2\xa0", "\n", "\xe2\x80\xa8", "Z"};
+    int disagreements = 0, simple = 0;
+    for (int p = 0; p < 400; p++) {
+        char pat[256] = "";
+        if (next() % 2)
+            strcat(pat, "^");
+        int natoms = 1 + (int)(next() % 4);
+        for (int k = 0; k < natoms; k++) {
+            strcat(pat, atoms[next() % (sizeof atoms / sizeof *atoms)]);
+            strcat(pat, quants[next() % (sizeof quants / sizeof *quants)]);
+        }
+        if (next() % 2)
+            strcat(pat, "$");
+        struct forge_err err;
+        void *re = forge_ecmare_compile(pat, strlen(pat), &err);
+        CHECK(re != NULL);
+        if (!re)
+            continue;
+        simple += forge_ecmare_is_simple(re);
+        for (int k = 0; k < 300; k++) {
+            char subject[256] = "";
+            int len = (int)(next() % 8);
+            for (int i = 0; i < len; i++)
+                strcat(subject, subj[next() % (sizeof subj / sizeof *subj)]);
+            size_t n = strlen(subject);
+            int fast = forge_ecmare_test(re, subject, n);
+            int slow = forge_ecmare_test_pcre2(re, subject, n);
+            if (fast != slow && disagreements++ < 10)
+                fprintf(stderr, "pattern '%s' on '%s': fast %d, pcre2 %d\n", pat, subject, fast, slow);
+        }
+        forge_ecmare_free(re);
+    }
+    CHECK_INT(disagreements, 0);
+    CHECK(simple > 350); /* nearly all of them take the fast path */
+}
+
+int main(void)
+{
+    RUN(ecma_semantics);
+    RUN(simple_matcher_agrees_with_pcre2);
+    RUN(random_simple_patterns_agree_with_pcre2);
+    return TEST_DONE();
+}

@@ -1,0 +1,326 @@
+/* Unit tests for data/schema: error output shape and locations, first vs all errors, remote
+ * references through refdirs, compile errors, limits, and the allocation-free valid path. */
+#include "test.h"
+#include "data/schema.h"
+#include "data/json.h"
+#include "base/alloc.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+static cJSON *J(const char *text)
+{
+    struct forge_err err;
+    cJSON *v = forge_json_parse(text, strlen(text), "<test>", &err);
+    if (!v)
+        fprintf(stderr, "bad test JSON: %s\n", err.msg);
+    return v;
+}
+
+static struct forge_schema *compile(const char *schema, const struct forge_schema_opts *o,
+                                    struct forge_err *err)
+{
+    cJSON *s = J(schema);
+    struct forge_schema *c = forge_schema_compile(s, o, err);
+    cJSON_Delete(s);
+    return c;
+}
+
+/* Validates and returns the errors as compact JSON text (or "valid"), a new string. */
+static char *run(const struct forge_schema *s, const char *inst)
+{
+    cJSON *i = J(inst), *errors = NULL;
+    int r = forge_schema_validate(s, i, &errors);
+    cJSON_Delete(i);
+    char *out;
+    if (r == 1) {
+        out = forge_strdup("valid");
+    } else if (r == 0) {
+        out = forge_json_print(errors, 0);
+    } else {
+        out = forge_strdup(forge_rc_name(r));
+    }
+    cJSON_Delete(errors);
+    return out;
+}
+
+#define EXPECT(s, inst, want) do { char *got_ = run(s, inst); CHECK_STR(got_, want); forge_free(got_); } while (0)
+
+TEST(locations_through_refs)
+{
+    struct forge_err err;
+    struct forge_schema *s = compile(
+        "{\"$id\": \"https://example.com/tool.json\", \"type\": \"object\","
+        " \"properties\": {\"items\": {\"type\": \"array\", \"items\": {\"$ref\": \"#/$defs/item\"}}},"
+        " \"$defs\": {\"item\": {\"type\": \"object\", \"required\": [\"sku\"],"
+        "   \"properties\": {\"qty\": {\"type\": \"integer\", \"minimum\": 1}}}}}",
+        NULL, &err);
+    CHECK(s != NULL);
+    EXPECT(s, "{\"items\": [{\"sku\": \"a\", \"qty\": 2}]}", "valid");
+    EXPECT(s, "{\"items\": [{\"sku\": \"a\", \"qty\": 0}]}",
+           "[{\"instanceLocation\":\"/items/0/qty\","
+           "\"keywordLocation\":\"/properties/items/items/$ref/properties/qty/minimum\","
+           "\"absoluteKeywordLocation\":\"https://example.com/tool.json#/$defs/item/properties/qty/minimum\","
+           "\"error\":\"0 is less than the minimum 1\"}]");
+    EXPECT(s, "{\"items\": [{}, {\"sku\": 1, \"qty\": \"2\"}]}",
+           "[{\"instanceLocation\":\"/items/0\","
+           "\"keywordLocation\":\"/properties/items/items/$ref/required\","
+           "\"absoluteKeywordLocation\":\"https://example.com/tool.json#/$defs/item/required\","
+           "\"error\":\"missing required property 'sku'\"}]");
+    forge_schema_free(s);
+}
+
+TEST(all_errors_and_messages)
+{
+    struct forge_err err;
+    struct forge_schema_opts o = {0};
+    o.all_errors = true;
+    struct forge_schema *s = compile(
+        "{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"a\", \"b\"],"
+        " \"properties\": {\"a\": {\"enum\": [\"x\", \"y\"]}, \"b\": {\"type\": [\"string\", \"null\"], \"maxLength\": 2}}}",
+        &o, &err);
+    CHECK(s != NULL);
+    /* no absoluteKeywordLocation without an $id: the schema has no absolute URI */
+    /* properties, additionalProperties and required are checked in one pass over the members:
+     * their errors come in member order, then the missing required names */
+    EXPECT(s, "{\"a\": \"z\", \"c\": 1, \"d/e~\": 2}",
+           "[{\"instanceLocation\":\"/a\",\"keywordLocation\":\"/properties/a/enum\",\"error\":\"value must be one of [\\\"x\\\",\\\"y\\\"]\"},"
+           "{\"instanceLocation\":\"\",\"keywordLocation\":\"/additionalProperties\",\"error\":\"property 'c' is not allowed\"},"
+           "{\"instanceLocation\":\"\",\"keywordLocation\":\"/additionalProperties\",\"error\":\"property 'd/e~' is not allowed\"},"
+           "{\"instanceLocation\":\"\",\"keywordLocation\":\"/required\",\"error\":\"missing required property 'b'\"}]");
+    EXPECT(s, "{\"a\": \"x\", \"b\": 5}",
+           "[{\"instanceLocation\":\"/b\",\"keywordLocation\":\"/properties/b/type\",\"error\":\"expected null or string, got integer\"}]");
+    EXPECT(s, "{\"a\": \"x\", \"b\": \"\xf0\x9f\x98\x80\xf0\x9f\x98\x80\xf0\x9f\x98\x80\"}",
+           "[{\"instanceLocation\":\"/b\",\"keywordLocation\":\"/properties/b/maxLength\",\"error\":\"string has 3 characters, more than the maximum 2\"}]");
+    forge_schema_free(s);
+
+    /* first-error mode stops at the first failing keyword */
+    s = compile("{\"required\": [\"a\", \"b\"], \"minProperties\": 3}", NULL, &err);
+    EXPECT(s, "{}", "[{\"instanceLocation\":\"\",\"keywordLocation\":\"/required\",\"error\":\"missing required property 'a'\"}]");
+    forge_schema_free(s);
+
+    /* JSON pointer escaping of keys in instanceLocation */
+    s = compile("{\"properties\": {\"a/b\": {\"properties\": {\"~\": {\"type\": \"string\"}}}}}", NULL, &err);
+    EXPECT(s, "{\"a/b\": {\"~\": 1}}",
+           "[{\"instanceLocation\":\"/a~1b/~0\",\"keywordLocation\":\"/properties/a~1b/properties/~0/type\",\"error\":\"expected string, got integer\"}]");
+    forge_schema_free(s);
+}
+
+TEST(errors_are_ordinary_cjson)
+{
+    /* an error's strings share one block: copies, detaching and deleting must still work */
+    struct forge_err err;
+    struct forge_schema_opts o = {0};
+    o.all_errors = true;
+    struct forge_schema *s = compile("{\"$id\": \"https://x.example/s\", \"properties\": {\"a\": {\"type\": \"string\"}, \"b\": {\"minimum\": 3}}}", &o, &err);
+    cJSON *i = J("{\"a\": 1, \"b\": 2}"), *errors = NULL;
+    CHECK_INT(forge_schema_validate(s, i, &errors), 0);
+    char *before = forge_json_print(errors, 0);
+    cJSON *copy = cJSON_Duplicate(errors, 1);
+    cJSON *first = cJSON_DetachItemFromArray(errors, 0);
+    cJSON_Delete(errors);
+    char *after = forge_json_print(copy, 0);
+    CHECK_STR(after, before);
+    CHECK_STR(cJSON_GetObjectItem(first, "keywordLocation")->valuestring, "/properties/a/type");
+    CHECK_STR(cJSON_GetObjectItem(first, "absoluteKeywordLocation")->valuestring, "https://x.example/s#/properties/a/type");
+    CHECK(cJSON_SetValuestring(cJSON_GetObjectItem(first, "error"), "changed") != NULL);
+    CHECK_STR(cJSON_GetObjectItem(first, "error")->valuestring, "changed");
+    cJSON_Delete(first);
+    cJSON_Delete(copy);
+    forge_free(before);
+    forge_free(after);
+    cJSON_Delete(i);
+    forge_schema_free(s);
+}
+
+TEST(remote_refs)
+{
+    struct forge_err err;
+    struct forge_schema_refdir rd = {"https://schemas.example.com/", FORGE_TESTS_DIR "/unit/schema/remote"};
+    struct forge_schema_opts o = {0};
+    o.refdirs = &rd;
+    o.nrefdirs = 1;
+    struct forge_schema *s = compile(
+        "{\"type\": \"object\", \"properties\": {\"ship_to\": {\"$ref\": \"https://schemas.example.com/address.json\"}}}",
+        &o, &err);
+    CHECK(s != NULL);
+    if (!s)
+        fprintf(stderr, "%s\n", err.msg);
+    EXPECT(s, "{\"ship_to\": {\"city\": \"Paris\", \"zip\": \"75001\"}}", "valid");
+    EXPECT(s, "{\"ship_to\": {\"city\": \"Paris\", \"zip\": \"7500\"}}",
+           "[{\"instanceLocation\":\"/ship_to/zip\","
+           "\"keywordLocation\":\"/properties/ship_to/$ref/properties/zip/$ref/$ref/pattern\","
+           "\"absoluteKeywordLocation\":\"https://schemas.example.com/sub/zip.json#/$defs/digits/pattern\","
+           "\"error\":\"string does not match the pattern ^[0-9]{5}$\"}]");
+    forge_schema_free(s);
+
+    /* a prefix without its trailing slash works the same */
+    struct forge_schema_refdir rd2 = {"https://schemas.example.com", FORGE_TESTS_DIR "/unit/schema/remote"};
+    o.refdirs = &rd2;
+    s = compile("{\"$ref\": \"https://schemas.example.com/sub/zip.json\"}", &o, &err);
+    CHECK(s != NULL);
+    EXPECT(s, "\"12345\"", "valid");
+    forge_schema_free(s);
+    /* nothing outside the folder */
+    s = compile("{\"$ref\": \"https://schemas.example.com/sub/%2e%2e/address.json\"}", &o, &err);
+    CHECK(s == NULL);
+    CHECK(strstr(err.msg, "must stay inside its --ref-dir folder") != NULL);
+    o.refdirs = &rd;
+
+    /* without the mapping the reference cannot resolve, and nothing is fetched */
+    s = compile("{\"$ref\": \"https://schemas.example.com/address.json\"}", NULL, &err);
+    CHECK(s == NULL);
+    CHECK_INT(err.code, FORGE_EINVAL);
+    CHECK_STR(err.msg, "invalid schema at '/$ref': $ref 'https://schemas.example.com/address.json': "
+                       "cannot resolve 'https://schemas.example.com/address.json': no --ref-dir maps its URL prefix to a folder");
+
+    /* a mapped folder without the file */
+    s = compile("{\"$ref\": \"https://schemas.example.com/missing.json\"}", &o, &err);
+    CHECK(s == NULL);
+    CHECK(strstr(err.msg, "missing.json") != NULL);
+}
+
+TEST(compile_errors)
+{
+    struct forge_err err;
+    CHECK(compile("{\"properties\": {\"a\": {\"type\": \"strin\"}}}", NULL, &err) == NULL);
+    CHECK_STR(err.msg, "invalid schema at '/properties/a/type': unknown type name");
+    CHECK(compile("{\"pattern\": \"(\"}", NULL, &err) == NULL);
+    CHECK(strncmp(err.msg, "invalid schema at '/pattern': invalid regex '(':", 48) == 0);
+    CHECK(compile("{\"minLength\": -1}", NULL, &err) == NULL);
+    CHECK_STR(err.msg, "invalid schema at '/minLength': must be a non-negative integer");
+    CHECK(compile("{\"$ref\": \"#/$defs/nope\"}", NULL, &err) == NULL);
+    CHECK_STR(err.msg, "invalid schema at '/$ref': $ref '#/$defs/nope': cannot resolve 'forge:/root.json#/$defs/nope': no value at '/$defs/nope'");
+    CHECK(compile("[1]", NULL, &err) == NULL);
+    CHECK_STR(err.msg, "invalid schema: a schema must be an object or a boolean");
+}
+
+TEST(drafts_and_formats)
+{
+    struct forge_err err;
+    struct forge_schema_opts o = {0};
+    const char *tuple = "{\"items\": [{\"type\": \"integer\"}], \"additionalItems\": false}";
+    o.draft = FORGE_DRAFT_7;
+    struct forge_schema *s = compile(tuple, &o, &err);
+    EXPECT(s, "[1]", "valid");
+    EXPECT(s, "[1, 2]", "[{\"instanceLocation\":\"/1\",\"keywordLocation\":\"/additionalItems\",\"error\":\"no value is allowed here (schema false)\"}]");
+    forge_schema_free(s);
+    /* 2020-12 (the default) has no array form of items */
+    CHECK(compile(tuple, NULL, &err) == NULL);
+    /* $schema wins over the option */
+    o.draft = FORGE_DRAFT_2020_12;
+    s = compile("{\"$schema\": \"http://json-schema.org/draft-04/schema#\", \"maximum\": 5, \"exclusiveMaximum\": true}", &o, &err);
+    EXPECT(s, "4", "valid");
+    EXPECT(s, "5", "[{\"instanceLocation\":\"\",\"keywordLocation\":\"/maximum\",\"error\":\"5 is not less than the exclusive maximum 5\"}]");
+    forge_schema_free(s);
+
+    s = compile("{\"format\": \"date\"}", NULL, &err);
+    EXPECT(s, "\"2026-02-30\"", "valid"); /* annotation only by default */
+    forge_schema_free(s);
+    o.formats = true;
+    s = compile("{\"format\": \"date\"}", &o, &err);
+    EXPECT(s, "\"2024-02-29\"", "valid");
+    EXPECT(s, "\"2026-02-30\"", "[{\"instanceLocation\":\"\",\"keywordLocation\":\"/format\",\"error\":\"string is not a valid date\"}]");
+    EXPECT(s, "17", "valid");
+    forge_schema_free(s);
+}
+
+TEST(ecma_patterns)
+{
+    struct forge_err err;
+    /* \d is ASCII-only and $ does not match before a final newline, as in JavaScript */
+    struct forge_schema *s = compile("{\"pattern\": \"^\\\\d+$\"}", NULL, &err);
+    EXPECT(s, "\"123\"", "valid");
+    char *r1 = run(s, "\"\xd9\xa1\""), *r2 = run(s, "\"12\\n\"");
+    CHECK(strstr(r1, "does not match") != NULL);
+    CHECK(strstr(r2, "does not match") != NULL);
+    forge_free(r1);
+    forge_free(r2);
+    forge_schema_free(s);
+    s = compile("{\"pattern\": \"^\\\\p{Letter}\\\\s\\\\u00e9$\"}", NULL, &err);
+    CHECK(s != NULL);
+    EXPECT(s, "\"\xc3\xa9\xe2\x80\x83\xc3\xa9\"", "valid"); /* é, EM SPACE, é */
+    forge_schema_free(s);
+}
+
+TEST(limits)
+{
+    struct forge_err err;
+    struct forge_schema *s = compile("{\"$defs\": {\"a\": {\"$ref\": \"#/$defs/b\"}, \"b\": {\"$ref\": \"#/$defs/a\"}}, \"$ref\": \"#/$defs/a\"}", NULL, &err);
+    CHECK(s != NULL);
+    cJSON *i = J("1");
+    CHECK_INT(forge_schema_validate(s, i, NULL), FORGE_ELIMIT);
+    cJSON_Delete(i);
+    forge_schema_free(s);
+}
+
+TEST(valid_path_does_not_allocate)
+{
+    struct forge_err err;
+    struct forge_schema *s = compile(
+        "{\"type\": \"object\", \"required\": [\"q\"], \"properties\": {"
+        " \"q\": {\"type\": \"string\", \"pattern\": \"^[a-z ]+$\"},"
+        " \"n\": {\"anyOf\": [{\"type\": \"integer\"}, {\"type\": \"null\"}]},"
+        " \"tags\": {\"type\": \"array\", \"items\": {\"enum\": [\"a\", \"b\"]}, \"uniqueItems\": true}},"
+        " \"unevaluatedProperties\": false}", NULL, &err);
+    cJSON *i = J("{\"q\": \"hello world\", \"n\": 3, \"tags\": [\"a\", \"b\"]}");
+    CHECK_INT(forge_schema_validate(s, i, NULL), 1); /* warms the per-thread match data */
+    forge_alloc_fail_at(1);
+    CHECK_INT(forge_schema_validate(s, i, NULL), 1);
+    cJSON *errors = (cJSON *)1;
+    CHECK_INT(forge_schema_validate(s, i, &errors), 1);
+    CHECK(errors == NULL);
+    CHECK_INT(forge_alloc_fail_at(0), 0);
+    cJSON_Delete(i);
+    forge_schema_free(s);
+}
+
+TEST(out_of_memory_is_clean)
+{
+    /* every allocation of a compile may fail; each failure returns NULL with FORGE_ENOMEM and
+     * leaks nothing (the sanitizer build checks the leaks) */
+    const char *text = "{\"$id\": \"https://x.example/s\", \"properties\": {\"a\": {\"$ref\": \"#/$defs/a\"},"
+                       " \"b\": {\"pattern\": \"^b\"}}, \"$defs\": {\"a\": {\"$anchor\": \"A\", \"type\": \"integer\"}}}";
+    cJSON *s = J(text);
+    int failures = 0, wrong_code = 0;
+    bool succeeded = false;
+    for (long n = 1; n < 2000 && !succeeded; n++) {
+        struct forge_err err;
+        forge_err_clear(&err);
+        forge_alloc_fail_at(n);
+        struct forge_schema *c = forge_schema_compile(s, NULL, &err);
+        forge_alloc_fail_at(0);
+        if (c) {
+            succeeded = true;
+            cJSON *i = J("{\"a\": 1, \"b\": \"bee\"}");
+            CHECK_INT(forge_schema_validate(c, i, NULL), 1);
+            cJSON_Delete(i);
+        } else {
+            failures++;
+            if (err.code != FORGE_ENOMEM) {
+                wrong_code++;
+                fprintf(stderr, "allocation %ld failed: %d %s\n", n, err.code, err.msg);
+            }
+        }
+        forge_schema_free(c);
+    }
+    cJSON_Delete(s);
+    CHECK(succeeded);
+    CHECK(failures > 10);
+    CHECK_INT(wrong_code, 0);
+}
+
+int main(void)
+{
+    RUN(locations_through_refs);
+    RUN(all_errors_and_messages);
+    RUN(errors_are_ordinary_cjson);
+    RUN(remote_refs);
+    RUN(compile_errors);
+    RUN(drafts_and_formats);
+    RUN(ecma_patterns);
+    RUN(limits);
+    RUN(valid_path_does_not_allocate);
+    RUN(out_of_memory_is_clean);
+    return TEST_DONE();
+}
