@@ -60,6 +60,9 @@ function forge.verifier(def)
 end
 function forge.verifiers() return { table.unpack(verifiers) } end
 
+-- forge.assertion(name, fn): a custom assertion for eval files' "custom" (docs/assertions.md).
+forge.assertion = require("forge.eval").assertion
+
 -- forge.scripted{rules...}: the offline model (see docs/scripted-model.md).
 function forge.scripted(rules) return require("forge.scripted").new(rules) end
 

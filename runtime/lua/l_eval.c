@@ -167,7 +167,7 @@ struct forge_assertions *forge_lua_assertions(struct forge_vm *vm)
 /* forge.assertion(name, fn) */
 static int l_assertion(lua_State *L)
 {
-    int base = lua_istable(L, 1) ? 2 : 1; /* 2: called through the callable table */
+    int base = 1;
     const char *name = luaL_checkstring(L, base);
     luaL_checktype(L, base + 1, LUA_TFUNCTION);
     lua_pushcfunction(L, l_registry);
@@ -212,17 +212,5 @@ int forge_luaopen_eval(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"assertion", l_assertion}, {"assertions", l_names}, {NULL, NULL}};
     luaL_newlib(L, fns);
-    return 1;
-}
-
-/* require "forge.assertion" (and forge.assertion): a callable table, so that
- * forge.assertion(name, fn) works through the forge module's lazy loading. */
-int forge_luaopen_assertion(lua_State *L)
-{
-    lua_newtable(L);
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, l_assertion);
-    lua_setfield(L, -2, "__call");
-    lua_setmetatable(L, -2);
     return 1;
 }

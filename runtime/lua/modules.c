@@ -8,7 +8,6 @@ int forge_luaopen_json(lua_State *L);
 int forge_luaopen_re(lua_State *L);
 int forge_luaopen_http(lua_State *L);
 int forge_luaopen_eval(lua_State *L);
-int forge_luaopen_assertion(lua_State *L);
 int forge_luaopen_check(lua_State *L);
 int forge_luaopen_schema(lua_State *L);
 
@@ -18,7 +17,6 @@ static const struct forge_module modules[] = {
     {"forge.re", forge_luaopen_re},
     {"forge.http", forge_luaopen_http},
     {"forge.eval", forge_luaopen_eval},
-    {"forge.assertion", forge_luaopen_assertion},
     {"forge.check", forge_luaopen_check},
     {"forge.schema", forge_luaopen_schema},
     {NULL, NULL},
