@@ -106,11 +106,31 @@ int forge_re_groups(const struct forge_re *re)
 static _Thread_local pcre2_match_context *tl_mctx;
 static _Thread_local pcre2_match_data *tl_mdata;
 static _Thread_local uint32_t tl_mdata_pairs;
+static pthread_key_t tl_key;
+static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
+
+/* Frees a thread's match context and data when the thread ends. */
+static void tl_free(void *unused)
+{
+    (void)unused;
+    pcre2_match_data_free(tl_mdata);
+    pcre2_match_context_free(tl_mctx);
+    tl_mdata = NULL;
+    tl_mctx = NULL;
+    tl_mdata_pairs = 0;
+}
+
+static void tl_key_init(void)
+{
+    pthread_key_create(&tl_key, tl_free);
+}
 
 int forge_re_exec(const struct forge_re *re, const char *subject, size_t len, size_t start,
                   size_t *ovec, int npairs, struct forge_err *err)
 {
     if (!tl_mctx) {
+        pthread_once(&tl_once, tl_key_init);
+        pthread_setspecific(tl_key, &tl_key); /* any non-NULL value: the destructor runs */
         tl_mctx = pcre2_match_context_create(NULL);
         if (!tl_mctx)
             return forge_err_set(err, FORGE_ENOMEM, "out of memory matching a regex");

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 #define MAX_DEPTH 512 /* nested schema evaluations per validation */
@@ -2818,6 +2819,19 @@ out:
 /* Scratch space for building error strings: one per thread, grown as needed and kept, so
  * reporting errors does not grow a buffer from nothing on every call. */
 static _Thread_local struct forge_buf tl_scratch;
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+/* Frees a thread's scratch when the thread ends (worker threads come and go). */
+static void scratch_free(void *p)
+{
+    forge_buf_free(p);
+}
+
+static void scratch_key_init(void)
+{
+    pthread_key_create(&scratch_key, scratch_free);
+}
 
 int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, cJSON **errors)
 {
@@ -2830,8 +2844,11 @@ int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, c
     c.rc = 0;
     c.depth = 0;
     c.nscope = 0;
-    if (!tl_scratch.limit)
+    if (!tl_scratch.limit) {
         forge_buf_init(&tl_scratch, (size_t)16 << 20); /* one error's strings: 16 MiB at most */
+        pthread_once(&scratch_once, scratch_key_init);
+        pthread_setspecific(scratch_key, &tl_scratch);
+    }
     c.buf = &tl_scratch;
     if (errors)
         *errors = NULL;
