@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "base/alloc.h"
 #include "base/buf.h"
+#include "base/clock.h"
 #include "data/json.h"
 #include "eval/runner.h"
 #include "lua/l_eval.h"
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char forge_live_usage[] =
     "run options:\n"
@@ -132,25 +134,61 @@ int forge_live_parse(int argc, char **argv, int *i, struct forge_live_opts *o)
 
 struct sink {
     const struct forge_live_opts *o;
+    int progress;              /* stderr is a terminal: keep a progress line there */
+    int total, done, passed, failed, errors;
+    double started_ms, drawn_ms;
     struct forge_jsonl *jl, *tj;
     struct forge_buf out;
     int io_failed;
     struct forge_err err;
 };
 
+/* "[done/total] passed P, failed F, errors E, R cases/s, ETA Ns" on stderr, redrawn in place. */
+static void draw_progress(struct sink *s)
+{
+    double secs = (forge_clock_ms() - s->started_ms) / 1000;
+    double rate = secs > 0 ? s->done / secs : 0;
+    double eta = rate > 0 ? (s->total - s->done) / rate : 0;
+    fprintf(stderr, "\r\033[K[%d/%d] passed %d, failed %d, errors %d, %.1f cases/s, ETA %.0fs",
+            s->done, s->total, s->passed, s->failed, s->errors, rate, eta);
+    fflush(stderr);
+    s->drawn_ms = forge_clock_ms();
+}
+
+static void clear_progress(struct sink *s)
+{
+    if (s->progress) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+}
+
 static void on_case(void *ud, const cJSON *result, const cJSON *traj)
 {
     struct sink *s = ud;
+    s->done++;
+    if (cJSON_GetObjectItemCaseSensitive(result, "error"))
+        s->errors++;
+    else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "passed")))
+        s->passed++;
+    else if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "skipped")))
+        s->failed++;
+    int line = !s->o->quiet || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "passed"));
+    if (line)
+        clear_progress(s);
     if (s->jl && !s->io_failed && forge_jsonl_add(s->jl, result, &s->err))
         s->io_failed = 1;
     if (s->tj && traj && !s->io_failed && forge_jsonl_add(s->tj, traj, &s->err))
         s->io_failed = 1;
-    if (!s->o->quiet || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "passed"))) {
+    if (line) {
         forge_report_console_case(&s->out, result);
         fwrite(s->out.data ? s->out.data : "", 1, s->out.len, stdout);
         fflush(stdout);
         forge_buf_reset(&s->out);
     }
+    /* redrawn after a case line, else at most ten times a second */
+    if (s->progress && (line || forge_clock_ms() - s->drawn_ms >= 100 || s->done == s->total))
+        draw_progress(s);
 }
 
 /* The strictest of two gate sets. */
@@ -242,6 +280,10 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
         goto out;
     }
     struct forge_assertions *custom = forge_lua_assertions(vm);
+    sink.progress = isatty(2);
+    sink.started_ms = forge_clock_ms();
+    for (int i = 0; i < n; i++)
+        sink.total += cJSON_GetArraySize(suites[i].cases);
     for (int i = 0; i < n; i++) {
         struct forge_lua_suite *s = &suites[i];
         int owned = 0;
@@ -286,6 +328,7 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
             goto out;
         }
     }
+    clear_progress(&sink);
     if (forge_suite_report(acc, &gates, baseline, &report, &err)) {
         forge_cli_error("%s", err.msg);
         goto out;

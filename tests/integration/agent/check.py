@@ -117,6 +117,28 @@ def main():
         stdout_has=["4 passed, 0 failed"])
     run("forge.http needs --allow-net", ["script", "tests/integration/agent/http_spec.lua", "--", port], 2,
         stdout_has=["network access is off; run forge with --allow-net"])
+    # the progress line: on stderr when it is a terminal, never on stdout
+    master, slave = os.openpty()
+    p = subprocess.run([forge, "script", "scripts/demo.lua", "-q"], cwd=ROOT, stdout=subprocess.PIPE,
+                       stderr=slave, timeout=60)
+    os.close(slave)
+    tty = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        tty += chunk
+    os.close(master)
+    tty = tty.decode(errors="replace")
+    if "[8/8] passed 7, failed 1, errors 0" not in tty or "cases/s" not in p.stdout.decode() + tty \
+            or "\033[K" in p.stdout.decode():
+        failures.append("progress line")
+        print("FAIL progress line: " + repr(tty[-300:]))
+    else:
+        print("ok   progress line")
     server.kill()
     print(f"{0 if failures else 'all'} ok; {len(failures)} failed")
     return 1 if failures else 0
