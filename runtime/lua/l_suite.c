@@ -11,11 +11,20 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Pushes t[key] of the table at <idx> without metamethods: building a suite never runs code a
+ * script attached to its tables. */
+static int rawfield(lua_State *L, int idx, const char *key)
+{
+    idx = lua_absindex(L, idx);
+    lua_pushstring(L, key);
+    return lua_rawget(L, idx);
+}
+
 bool forge_lua_is_kind(lua_State *L, int idx, const char *kind)
 {
     if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx))
         return false;
-    lua_getfield(L, -1, "__forge_kind");
+    rawfield(L, -1, "__forge_kind");
     bool is = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), kind) == 0;
     lua_pop(L, 2);
     return is;
@@ -49,7 +58,7 @@ static int field_fn(struct forge_vm *vm, int idx, const char *key, long timeout_
                     const char *name, struct forge_callable *out)
 {
     lua_State *L = forge_vm_state(vm);
-    lua_getfield(L, idx, key);
+    rawfield(L, idx, key);
     int rc = 0;
     if (lua_type(L, -1) == LUA_TFUNCTION)
         rc = forge_lua_callable_new(vm, -1, timeout_ms, name, out) ? FORGE_ENOMEM : 1;
@@ -139,7 +148,7 @@ static int each_of(struct forge_vm *vm, int idx, const char *key, const char *wh
                    void *ud, struct forge_err *err)
 {
     lua_State *L = forge_vm_state(vm);
-    lua_getfield(L, idx, key);
+    rawfield(L, idx, key);
     int rc = 0;
     if (lua_isnil(L, -1)) {
         lua_pop(L, 1);
@@ -213,7 +222,7 @@ static int model_of(struct forge_vm *vm, int idx, const char *name, struct forge
 static int gate(lua_State *L, int idx, const char *key, bool *has, double *val, double lo,
                 double hi, const char *where, struct forge_err *err)
 {
-    lua_getfield(L, idx, key);
+    rawfield(L, idx, key);
     int rc = 0;
     if (!lua_isnil(L, -1)) {
         if (!lua_isnumber(L, -1) || lua_tonumber(L, -1) < lo || lua_tonumber(L, -1) > hi)
@@ -226,6 +235,50 @@ static int gate(lua_State *L, int idx, const char *key, bool *has, double *val, 
     return rc;
 }
 
+/* Runs <fn> on the table at <idx> inside a protected call: building from a script's tables
+ * allocates Lua values, and a memory error must not escape as a panic. */
+struct job {
+    int (*fn)(struct forge_vm *vm, int idx, void *out, const char *where, struct forge_err *err);
+    struct forge_vm *vm;
+    void *out;
+    const char *where;
+    struct forge_err *err;
+    int rc;
+};
+
+static int job_run(lua_State *L)
+{
+    struct job *j = lua_touserdata(L, 1);
+    j->rc = j->fn(j->vm, 2, j->out, j->where, j->err);
+    return 0;
+}
+
+static int protect(struct forge_vm *vm, int idx,
+                   int (*fn)(struct forge_vm *, int, void *, const char *, struct forge_err *),
+                   void *out, const char *where, struct forge_err *err)
+{
+    lua_State *L = forge_vm_state(vm);
+    idx = lua_absindex(L, idx);
+    struct job j = {fn, vm, out, where, err, 0};
+    lua_pushcfunction(L, job_run);
+    lua_pushlightuserdata(L, &j);
+    lua_pushvalue(L, idx);
+    int status = lua_pcall(L, 2, 0, 0);
+    if (status != LUA_OK) {
+        int rc = forge_err_set(err, status == LUA_ERRMEM ? FORGE_ENOMEM : FORGE_ELUA, "%s: %s",
+                               where, lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
+        lua_pop(L, 1);
+        return rc;
+    }
+    return j.rc;
+}
+
+static int verifiers_job(struct forge_vm *vm, int idx, void *out, const char *where,
+                         struct forge_err *err)
+{
+    return each_of(vm, idx, "list", where, add_verifier, out, err);
+}
+
 int forge_lua_registered_verifiers(struct forge_vm *vm, const char *where,
                                    struct forge_verifiers *out, struct forge_err *err)
 {
@@ -233,27 +286,31 @@ int forge_lua_registered_verifiers(struct forge_vm *vm, const char *where,
     int top = lua_gettop(L);
     int rc = 0;
     lua_getfield(L, LUA_REGISTRYINDEX, "forge.loaded");
-    if (lua_istable(L, -1) && lua_getfield(L, -1, "forge") == LUA_TTABLE &&
-        lua_getfield(L, -1, "verifiers") == LUA_TFUNCTION) {
-        lua_call(L, 0, 1);
-        lua_newtable(L);
-        lua_insert(L, -2);
-        lua_setfield(L, -2, "list");
-        rc = each_of(vm, lua_gettop(L), "list", where, add_verifier, out, err);
+    if (lua_istable(L, -1) && rawfield(L, -1, "forge") == LUA_TTABLE &&
+        rawfield(L, -1, "verifiers") == LUA_TFUNCTION) {
+        rc = forge_vm_call(vm, 0, 1, err); /* a script may have replaced it: run it as user code */
+        if (!rc && lua_istable(L, -1)) {
+            lua_newtable(L);
+            lua_insert(L, -2);
+            lua_setfield(L, -2, "list");
+            rc = protect(vm, -1, verifiers_job, out, where, err);
+        }
     }
     lua_settop(L, top);
     return rc;
 }
 
-int forge_lua_suite_load(struct forge_vm *vm, int idx, struct forge_lua_suite *out,
-                         struct forge_err *err)
+static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *unused,
+                     struct forge_err *err)
 {
+    (void)unused;
+    struct forge_lua_suite *out = ud;
     lua_State *L = forge_vm_state(vm);
     idx = lua_absindex(L, idx);
     memset(out, 0, sizeof *out);
     forge_policy_init(&out->policy);
     out->cases = cJSON_CreateArray();
-    lua_getfield(L, idx, "name");
+    rawfield(L, idx, "name");
     out->name = forge_strdup(lua_isstring(L, -1) ? lua_tostring(L, -1) : "suite");
     lua_pop(L, 1);
     char where[300];
@@ -276,7 +333,7 @@ int forge_lua_suite_load(struct forge_vm *vm, int idx, struct forge_lua_suite *o
     }
     int rc = each_of(vm, idx, "tools", where, add_tool, &out->tools, err);
     if (!rc) {
-        lua_getfield(L, idx, "verifiers");
+        rawfield(L, idx, "verifiers");
         int has = !lua_isnil(L, -1);
         lua_pop(L, 1);
         if (has) {
@@ -297,7 +354,7 @@ int forge_lua_suite_load(struct forge_vm *vm, int idx, struct forge_lua_suite *o
                       "list of case tables)", where);
         goto fail;
     }
-    lua_getfield(L, idx, "policy");
+    rawfield(L, idx, "policy");
     if (!lua_isnil(L, -1)) {
         cJSON *p = data_of(L, -1, where, err);
         rc = p ? forge_policy_apply(&out->policy, p, where, err) : FORGE_EINVAL;
@@ -312,7 +369,7 @@ int forge_lua_suite_load(struct forge_vm *vm, int idx, struct forge_lua_suite *o
         out->policy.approve = fn;
         out->policy.approve_free = forge_lua_callable_free;
     }
-    lua_getfield(L, idx, "model");
+    rawfield(L, idx, "model");
     if (lua_type(L, -1) == LUA_TSTRING) {
         out->model_spec = forge_strdup(lua_tostring(L, -1));
     } else if (lua_type(L, -1) == LUA_TTABLE) {
@@ -326,15 +383,15 @@ int forge_lua_suite_load(struct forge_vm *vm, int idx, struct forge_lua_suite *o
     lua_pop(L, 1);
     if (rc)
         goto fail;
-    lua_getfield(L, idx, "system");
+    rawfield(L, idx, "system");
     if (lua_isstring(L, -1))
         out->system = forge_strdup(lua_tostring(L, -1));
     lua_pop(L, 1);
-    lua_getfield(L, idx, "params");
+    rawfield(L, idx, "params");
     if (lua_istable(L, -1))
         out->params = data_of(L, -1, where, err);
     lua_pop(L, 1);
-    lua_getfield(L, idx, "gates");
+    rawfield(L, idx, "gates");
     if (lua_istable(L, -1)) {
         int g = lua_gettop(L);
         rc = gate(L, g, "pass_rate", &out->gates.has_min_pass_rate, &out->gates.min_pass_rate, 0,
@@ -353,6 +410,16 @@ int forge_lua_suite_load(struct forge_vm *vm, int idx, struct forge_lua_suite *o
 fail:
     forge_lua_suite_free(out);
     return err->code ? err->code : FORGE_EINVAL;
+}
+
+int forge_lua_suite_load(struct forge_vm *vm, int idx, struct forge_lua_suite *out,
+                         struct forge_err *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = protect(vm, idx, suite_job, out, "suite", err);
+    if (rc && rc != FORGE_EINVAL)
+        forge_lua_suite_free(out); /* interrupted midway: free what was built */
+    return rc;
 }
 
 void forge_lua_suite_free(struct forge_lua_suite *s)
@@ -378,6 +445,25 @@ static int run_file(struct forge_vm *vm, const char *path, struct forge_err *err
     return rc;
 }
 
+static int tools_job(struct forge_vm *vm, int t, void *tools, const char *path,
+                     struct forge_err *err)
+{
+    lua_State *L = forge_vm_state(vm);
+    if (lua_type(L, t) != LUA_TTABLE)
+        return forge_err_set(err, FORGE_EINVAL, "%s: a tools file returns a list of forge.tool{...}",
+                             path);
+    if (forge_lua_is_kind(L, t, "tool")) {
+        struct forge_tool *tool = tool_of(vm, t, path, err);
+        return tool ? forge_toolset_add(tools, tool, err) : err->code;
+    }
+    lua_newtable(L);
+    lua_pushvalue(L, t);
+    lua_setfield(L, -2, "tools");
+    int rc = each_of(vm, lua_gettop(L), "tools", path, add_tool, tools, err);
+    lua_pop(L, 1);
+    return rc;
+}
+
 int forge_lua_tools_load(struct forge_vm *vm, const char *path, struct forge_toolset *tools,
                          struct forge_err *err)
 {
@@ -385,24 +471,7 @@ int forge_lua_tools_load(struct forge_vm *vm, const char *path, struct forge_too
     int rc = run_file(vm, path, err);
     if (rc)
         return rc;
-    int t = lua_gettop(L);
-    if (lua_type(L, t) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        return forge_err_set(err, FORGE_EINVAL, "%s: a tools file returns a list of forge.tool{...}",
-                             path);
-    }
-    if (forge_lua_is_kind(L, t, "tool")) {
-        char w[1024];
-        snprintf(w, sizeof w, "%s", path);
-        struct forge_tool *tool = tool_of(vm, t, w, err);
-        rc = tool ? forge_toolset_add(tools, tool, err) : err->code;
-    } else {
-        lua_newtable(L);
-        lua_pushvalue(L, t);
-        lua_setfield(L, -2, "tools");
-        rc = each_of(vm, lua_gettop(L), "tools", path, add_tool, tools, err);
-        lua_pop(L, 1);
-    }
+    rc = protect(vm, -1, tools_job, tools, path, err);
     lua_pop(L, 1);
     return rc;
 }
@@ -429,7 +498,7 @@ int forge_lua_scripted_load(struct forge_vm *vm, const char *path, struct forge_
             lua_pop(L, 1);
             return rc;
         }
-        lua_getfield(L, -1, "new");
+        rawfield(L, -1, "new");
         lua_remove(L, -2);
         lua_insert(L, -2);
         rc = forge_vm_call(vm, 1, 1, err);

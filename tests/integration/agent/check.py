@@ -113,6 +113,11 @@ def main():
     run("transcripts or model", ["run", "tests/integration/agent/live.json", "--transcripts", "x.jsonl",
                                  "--model", "scripted:tests/integration/agent/rules.lua"], 2,
         stderr_has=["give one of them"])
+    run("metatables on suite tables do not run", ["script", "tests/integration/agent/tricky_suite.lua"], 0,
+        stdout_has=["✓ 1/1 passed (100.0%)"])
+    run("a replaced forge.verifiers runs as user code", ["script", "tests/integration/agent/tricky_suite.lua",
+                                                          "--", "replace"], 2,
+        stderr_has=["tricky_suite.lua:7: verifiers replaced"])
     run("forge.http", ["script", "tests/integration/agent/http_spec.lua", "--allow-net", "--", port], 0,
         stdout_has=["4 passed, 0 failed"])
     run("forge.http needs --allow-net", ["script", "tests/integration/agent/http_spec.lua", "--", port], 2,
