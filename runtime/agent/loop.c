@@ -120,7 +120,14 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
                                     : NULL;
     int identical = seen_bump(&r->seen, name, args);
 
-    if (!margs || !cJSON_IsObject(margs)) {
+    const char *aerr = forge_json_str(mcall, "arguments_error");
+    if (aerr) {
+        /* the provider could not decode the model's argument text */
+        const char *atext = forge_json_str(mcall, "arguments_text");
+        cJSON_AddStringToObject(rec, "arguments_text", atext ? atext : "");
+        error = forge_strdupf("invalid arguments for tool '%s': %s", name, aerr);
+        policy_hit = "invalid_arguments";
+    } else if (!margs || !cJSON_IsObject(margs)) {
         char *got = margs ? forge_json_print(margs, 0) : NULL;
         error = forge_strdupf("invalid arguments for tool '%s': expected a JSON object, got %s", name,
                      got ? got : "nothing");

@@ -115,6 +115,33 @@ static cJSON *run_case(struct fake *f, struct forge_toolset *tools, struct forge
 #define CALLS(list) "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[" list "]}"
 #define FINAL(text) "{\"role\":\"assistant\",\"content\":\"" text "\"}"
 
+TEST(undecodable_arguments_from_a_provider)
+{
+    static const char *const answers[] = {
+        CALLS("{\"id\":\"x\",\"name\":\"a\",\"arguments\":{},\"arguments_text\":\"{city:\",\"arguments_error\":\"not JSON: unexpected end\"}"),
+        FINAL("ok")};
+    struct fake f;
+    fake_init(&f, answers, 2);
+    struct forge_toolset tools = {0};
+    struct forge_err err = {0};
+    cJSON *d = cJSON_Parse("{\"name\":\"a\",\"mock\":1}");
+    forge_toolset_add(&tools, forge_tool_from_json(d, "t", &err), &err);
+    cJSON_Delete(d);
+    struct forge_agent a = {.model = &f.base, .tools = &tools};
+    cJSON *k = cJSON_Parse("{\"id\":\"c\",\"input\":{\"message\":\"m\"}}");
+    cJSON *t = NULL;
+    CHECK_INT(forge_agent_run(&a, k, &t, &err), 0);
+    const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(t, "turns"), 1), "tool_calls"), 0);
+    CHECK_STR(forge_json_str(c, "error"), "invalid arguments for tool 'a': not JSON: unexpected end");
+    CHECK_STR(forge_json_str(c, "arguments_text"), "{city:");
+    CHECK_STR(forge_json_str(c, "policy"), "invalid_arguments");
+    cJSON_Delete(k);
+    cJSON_Delete(t);
+    cJSON_Delete(f.requests);
+    forge_toolset_free(&tools);
+}
+
 static const char weather_def[] =
     "{\"name\":\"get_weather\",\"description\":\"Current weather.\",\"category\":\"read\","
     "\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},"
@@ -599,6 +626,7 @@ TEST(policy_json_errors)
 int main(void)
 {
     RUN(a_call_then_a_final_answer_makes_the_trajectory);
+    RUN(undecodable_arguments_from_a_provider);
     RUN(canned_responses_match_by_subset_with_numbers_by_value);
     RUN(stubs_answer_first_and_missing_stubs_are_errors);
     RUN(invalid_arguments_get_an_error_result_and_coercion_is_recorded);
