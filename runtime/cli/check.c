@@ -10,7 +10,6 @@
 #include "base/err.h"
 #include "base/file.h"
 #include "data/json.h"
-#include "data/jsnum.h"
 #include "score/tooldefs.h"
 #include "score/tooluse.h"
 #include "score/trajectory.h"
@@ -137,7 +136,7 @@ static int out_json(struct forge_buf *b, const cJSON *v)
 {
     if (cJSON_IsNumber(v)) {
         char t[40];
-        return forge_buf_adds(b, forge_jsnum_format(v->valuedouble, t));
+        return forge_buf_adds(b, forge_json_number(v->valuedouble, t));
     }
     if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
         return forge_json_write(b, v, 0);

@@ -3,6 +3,7 @@
 #include "base/alloc.h"
 #include "base/file.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,39 +165,9 @@ bool forge_json_equal(const cJSON *a, const cJSON *b)
     return true; /* null */
 }
 
-char *forge_json_number(double d, char *out)
+/* Writes the decimal digits[0..k) with the point at position n (ECMA-262 Number::toString). */
+static char *layout(int neg, const char *digits, int k, int n, char *out)
 {
-    if (isnan(d))
-        return strcpy(out, "NaN");
-    if (isinf(d))
-        return strcpy(out, d < 0 ? "-Infinity" : "Infinity");
-    if (d == 0)
-        return strcpy(out, "0");
-    /* Shortest digit string that reads back as d. */
-    char tmp[40];
-    int prec;
-    for (prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
-        if (strtod(tmp, NULL) == d)
-            break;
-    }
-    /* tmp is "[-]D.DDDe[+-]XX": collect digits and exponent. */
-    char digits[24];
-    int k = 0;
-    const char *p = tmp;
-    int neg = 0;
-    if (*p == '-') {
-        neg = 1;
-        p++;
-    }
-    for (; *p && *p != 'e'; p++)
-        if (*p >= '0' && *p <= '9')
-            digits[k++] = *p;
-    while (k > 1 && digits[k - 1] == '0')
-        k--;
-    digits[k] = '\0';
-    int e = atoi(p + 1);
-    int n = e + 1; /* decimal point position, as in ECMA-262 Number::toString */
     char *o = out;
     if (neg)
         *o++ = '-';
@@ -229,6 +200,58 @@ char *forge_json_number(double d, char *out)
     }
     *o = '\0';
     return out;
+}
+
+char *forge_json_number(double d, char *out)
+{
+    if (isnan(d))
+        return strcpy(out, "NaN");
+    if (isinf(d))
+        return strcpy(out, d < 0 ? "-Infinity" : "Infinity");
+    if (d == 0)
+        return strcpy(out, "0");
+    /* Whole numbers below 2^53: their digits directly. */
+    if (d == floor(d) && fabs(d) < 9007199254740992.0) {
+        char t[24], *p = t + sizeof t;
+        unsigned long long u = (unsigned long long)fabs(d);
+        *--p = '\0';
+        do {
+            *--p = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (d < 0)
+            *--p = '-';
+        return strcpy(out, p);
+    }
+    /* The shortest digit string that reads back as d. With a full mantissa (not subnormal) it
+     * is found among 15, 16 and 17 significant digits: a decimal of k <= 15 digits that reads
+     * back as d lies within half an ulp of it, so the correctly rounded 15-digit form is that
+     * decimal padded with zeros (trimmed below); at 16 and 17 digits the correctly rounded form
+     * is the closest of its length, which ECMA-262 picks. Subnormals try every length. */
+    char tmp[40];
+    int prec = fabs(d) < DBL_MIN ? 1 : 15;
+    for (; prec < 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
+        if (strtod(tmp, NULL) == d)
+            break;
+    }
+    if (prec == 17)
+        snprintf(tmp, sizeof tmp, "%.16e", d);
+    char digits[24];
+    int k = 0;
+    const char *p = tmp;
+    int neg = 0;
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[k++] = *p;
+    while (k > 1 && digits[k - 1] == '0')
+        k--;
+    digits[k] = '\0';
+    return layout(neg, digits, k, atoi(p + 1) + 1, out);
 }
 
 static int write_string(struct forge_buf *b, const char *s)

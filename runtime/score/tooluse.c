@@ -8,7 +8,6 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "data/json.h"
-#include "data/jsnum.h"
 #include "data/schema.h"
 
 #include <locale.h>
@@ -56,7 +55,7 @@ static const char *sval(const cJSON *v)
 static int js_num(struct forge_buf *b, double d)
 {
     char tmp[40];
-    return forge_buf_adds(b, forge_jsnum_format(d, tmp));
+    return forge_buf_adds(b, forge_json_number(d, tmp));
 }
 
 /* String(v), appended. Missing is "undefined". */

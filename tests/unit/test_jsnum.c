@@ -1,22 +1,76 @@
-/* data/jsnum: the fast formatter writes exactly what forge_json_number writes. */
+/* JavaScript number formatting: forge_json_number's shortcuts (whole numbers, 15 to 17 digits)
+ * give exactly what the plain search over every digit count gives. */
 #include "test.h"
 #include "data/json.h"
-#include "data/jsnum.h"
+
+#include <stdio.h>
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+/* The reference: the shortest of 1..17 significant digits that reads back, laid out by the
+ * ECMA-262 rules. */
+static char *reference(double d, char *out)
+{
+    if (isnan(d))
+        return strcpy(out, "NaN");
+    if (isinf(d))
+        return strcpy(out, d < 0 ? "-Infinity" : "Infinity");
+    if (d == 0)
+        return strcpy(out, "0");
+    char tmp[40];
+    int prec;
+    for (prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
+        if (strtod(tmp, NULL) == d)
+            break;
+    }
+    char digits[24];
+    int k = 0, neg = 0;
+    const char *p = tmp;
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[k++] = *p;
+    while (k > 1 && digits[k - 1] == '0')
+        k--;
+    int n = atoi(p + 1) + 1;
+    char *o = out;
+    if (neg)
+        *o++ = '-';
+    if (k <= n && n <= 21) {
+        o += sprintf(o, "%.*s%0*d", k, digits, n - k, 0);
+        if (n == k)
+            o[-1] = '\0', o--; /* %0*d with width 0 still prints one 0 */
+    } else if (0 < n && n <= 21) {
+        o += sprintf(o, "%.*s.%.*s", n, digits, k - n, digits + n);
+    } else if (-6 < n && n <= 0) {
+        o += sprintf(o, "0.%0*d%.*s", -n, 0, k, digits);
+        if (n == 0) { /* no leading zeros wanted */
+            o = out + neg;
+            o += sprintf(o, "0.%.*s", k, digits);
+        }
+    } else {
+        o += sprintf(o, "%c%s%.*se%c%d", digits[0], k > 1 ? "." : "", k - 1, digits + 1,
+                     n - 1 >= 0 ? '+' : '-', abs(n - 1));
+    }
+    return out;
+}
+
 static void same(double d)
 {
     char a[40], b[40];
-    forge_json_number(d, a);
-    forge_jsnum_format(d, b);
+    reference(d, a);
+    forge_json_number(d, b);
     test_checks++;
     if (strcmp(a, b) != 0) {
         test_failures++;
         if (test_failures < 20)
-            fprintf(stderr, "%.17g: forge_json_number %s, forge_jsnum_format %s\n", d, a, b);
+            fprintf(stderr, "%.17g: reference %s, forge_json_number %s\n", d, a, b);
     }
 }
 
@@ -30,9 +84,9 @@ TEST(fixed_values)
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         same(v[i]);
     char b[40];
-    CHECK_STR(forge_jsnum_format(0.1 + 0.2, b), "0.30000000000000004");
-    CHECK_STR(forge_jsnum_format(1e21, b), "1e+21");
-    CHECK_STR(forge_jsnum_format(-42, b), "-42");
+    CHECK_STR(forge_json_number(0.1 + 0.2, b), "0.30000000000000004");
+    CHECK_STR(forge_json_number(1e21, b), "1e+21");
+    CHECK_STR(forge_json_number(-42, b), "-42");
 }
 
 TEST(random_doubles)
