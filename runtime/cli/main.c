@@ -14,7 +14,7 @@ static const char usage_help[] = "usage: forge help [COMMAND]\n\nLists the comma
 
 const struct forge_command forge_commands[] = {
     {"script", forge_cmd_script, "run a Lua suite or script", forge_usage_script},
-    {"run", forge_cmd_run, "run eval files (score recorded transcripts)", forge_usage_run},
+    {"run", forge_cmd_run, "run eval files: score recorded transcripts, or run live with --model", forge_usage_run},
     {"schema", forge_cmd_schema, "validate JSON instances against a JSON Schema", forge_usage_schema},
     {"model", forge_cmd_model, "send chat requests to a model provider (debugging)", forge_usage_model},
     {"bfcl", forge_cmd_bfcl, "BFCL-compatible scoring; ask a model BFCL's questions", forge_usage_bfcl},
