@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 const char *const forge_assert_copouts[] = {
@@ -904,6 +905,53 @@ static void check_checks_form(struct ctx *c)
 
 /* ---- forge's additions ---- */
 
+/* Compiled JSON Schemas of assertions, by canonical text: cases share schemas (a tool's
+ * arguments, a response shape), and compiling costs far more than printing. At most
+ * SCHEMA_CACHE are kept for the life of the process; past that, schemas compile per call.
+ * Returns the validator (borrowed, or in *own for the caller to free) or NULL with <e>. */
+#define SCHEMA_CACHE 256
+static struct {
+    char *key;
+    struct forge_schema *s;
+} schema_cache[SCHEMA_CACHE];
+static int schema_cache_n;
+static pthread_mutex_t schema_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const struct forge_schema *schema_get(const cJSON *schema, struct forge_schema **own,
+                                             struct forge_err *e)
+{
+    *own = NULL;
+    char *key = forge_json_print(schema, FORGE_JSON_SORTED);
+    if (key) {
+        pthread_mutex_lock(&schema_cache_lock);
+        for (int i = 0; i < schema_cache_n; i++) {
+            if (!strcmp(schema_cache[i].key, key)) {
+                const struct forge_schema *hit = schema_cache[i].s;
+                pthread_mutex_unlock(&schema_cache_lock);
+                forge_free(key);
+                return hit;
+            }
+        }
+        pthread_mutex_unlock(&schema_cache_lock);
+    }
+    struct forge_schema *s = forge_schema_compile(schema, NULL, e);
+    if (!s || !key) {
+        forge_free(key);
+        return *own = s;
+    }
+    pthread_mutex_lock(&schema_cache_lock);
+    if (schema_cache_n < SCHEMA_CACHE) {
+        schema_cache[schema_cache_n].key = key;
+        schema_cache[schema_cache_n++].s = s;
+        key = NULL;
+    } else {
+        *own = s;
+    }
+    pthread_mutex_unlock(&schema_cache_lock);
+    forge_free(key);
+    return s;
+}
+
 /* waza's argument matcher: NULL when <got> satisfies <m>, else a new failure message. */
 static char *arg_matcher(struct ctx *c, const char *key, const cJSON *got, const cJSON *m)
 {
@@ -950,14 +998,15 @@ static char *arg_matcher(struct ctx *c, const char *key, const cJSON *got, const
         else return NULL;
     } else if ((x = cJSON_GetObjectItemCaseSensitive(m, "json_schema"))) {
         LOCAL_ERR(e);
-        struct forge_schema *s = forge_schema_compile(x, NULL, &e);
+        struct forge_schema *own = NULL;
+        const struct forge_schema *s = schema_get(x, &own, &e);
         if (!s) {
             forge_buf_addf(&b, "argument \"%s\": invalid json_schema: %s", key, e.msg);
             return forge_buf_take(&b);
         }
         cJSON *errs = NULL;
         int rc = forge_schema_validate(s, got, &errs);
-        forge_schema_free(s);
+        forge_schema_free(own);
         if (rc == 1) return NULL;
         const char *first = errs ? forge_json_str(cJSON_GetArrayItem(errs, 0), "error") : NULL;
         forge_buf_addf(&b, "argument \"%s\": does not match json_schema: %s", key, first ? first : "validation failed");
@@ -1273,14 +1322,15 @@ static char *schema_check(const cJSON *schema, const cJSON *inst)
     LOCAL_ERR(e);
     struct forge_buf b;
     forge_buf_init(&b, 0);
-    struct forge_schema *s = forge_schema_compile(schema, NULL, &e);
+    struct forge_schema *own = NULL;
+    const struct forge_schema *s = schema_get(schema, &own, &e);
     if (!s) {
         forge_buf_addf(&b, "invalid schema: %s", e.msg);
         return forge_buf_take(&b);
     }
     cJSON *errs = NULL;
     int rc = forge_schema_validate(s, inst, &errs);
-    forge_schema_free(s);
+    forge_schema_free(own);
     if (rc == 1) return NULL;
     const cJSON *first = cJSON_GetArrayItem(errs, 0);
     const char *loc = forge_json_str(first, "instanceLocation");
