@@ -1,10 +1,12 @@
 /* JSON <-> Lua conversion and the forge.json module. */
 #include "lua/bind.h"
+#include "lua/vm.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "data/json.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,8 +216,29 @@ void forge_lua_push_json_unordered(lua_State *L, const cJSON *v)
 struct conv {
     lua_State *L;
     struct forge_err *err;
+    size_t spent;   /* estimated C bytes of the tree and its printed form so far */
+    size_t charged; /* part of <spent> already checked against the VM's memory cap */
     char path[512];
 };
+
+/* A shared table is converted once per reference, so a small Lua value can stand for an
+ * exponential tree ({t, t} nested 40 times); its C size is charged against --lua-memory as it
+ * grows, in 64 KiB steps (which also check the deadline). */
+#define NODE_COST 96
+#define CHARGE_STEP ((size_t)64 << 10)
+
+static int charge(struct conv *c, size_t bytes)
+{
+    c->spent += bytes;
+    if (c->spent - c->charged < CHARGE_STEP)
+        return 0;
+    c->charged = c->spent;
+    struct forge_vm *vm = forge_vm_of(c->L);
+    if (forge_vm_charge(vm, c->spent) == 0)
+        return 0;
+    forge_err_set(c->err, FORGE_ELIMIT, "%s", forge_vm_limit_message(vm));
+    return -1;
+}
 
 static int fail(struct conv *c, const char *what)
 {
@@ -341,6 +364,8 @@ static cJSON *conv_table(struct conv *c, int idx, int depth)
     qsort(keys + nfirst, (size_t)(nkeys - nfirst), sizeof *keys, cmp_str);
     for (int i = 0; i < nkeys; i++) {
         snprintf(c->path + plen, sizeof c->path - plen, ".%s", keys[i]);
+        if (charge(c, 2 * strlen(keys[i])))
+            goto fail_obj;
         lua_getfield(L, idx, keys[i]);
         cJSON *item = conv_value(c, lua_gettop(L), depth + 1);
         lua_pop(L, 1);
@@ -377,6 +402,11 @@ static cJSON *conv_value(struct conv *c, int idx, int depth)
         fail(c, "nested too deeply");
         return NULL;
     }
+    size_t slen = 0;
+    if (lua_type(L, idx) == LUA_TSTRING)
+        lua_tolstring(L, idx, &slen);
+    if (charge(c, NODE_COST + 2 * slen))
+        return NULL;
     switch (lua_type(L, idx)) {
     case LUA_TNIL:
         return cJSON_CreateNull();
@@ -424,7 +454,10 @@ cJSON *forge_lua_to_json(lua_State *L, int idx, struct forge_err *err)
     ensure_types(L);
     struct conv c = {.L = L, .err = err};
     c.path[0] = '\0';
-    return conv_value(&c, lua_absindex(L, idx), 0);
+    cJSON *v = conv_value(&c, lua_absindex(L, idx), 0);
+    if (!v && err && !err->msg[0]) /* a cJSON allocation failed */
+        forge_err_set(err, FORGE_ENOMEM, "out of memory converting a value to JSON");
+    return v;
 }
 
 cJSON *forge_lua_check_json(lua_State *L, int idx, const char *what)
@@ -486,12 +519,41 @@ void forge_lua_unbox(lua_State *L, int idx)
 
 /* ---- forge.json ---- */
 
+/* An upper bound on the number of values in the JSON text <s>: separators and openings outside
+ * strings, plus one. */
+static size_t count_values(const char *s, size_t len)
+{
+    size_t n = 1;
+    int in_str = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = s[i];
+        if (in_str) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_str = 0;
+        } else if (ch == '"') {
+            in_str = 1;
+        } else if (ch == ',' || ch == '[' || ch == '{') {
+            n++;
+        }
+    }
+    return n;
+}
+
 static int l_decode(lua_State *L)
 {
     size_t len;
     const char *s = luaL_checklstring(L, 1, &len);
     const char *name = luaL_optstring(L, 2, "<input>");
     struct forge_err err = {0};
+    /* The cJSON tree lives outside the Lua allocator and is much larger than its text
+     * ("[1,1,1,...]" takes ~50 times its size), so charge it against the cap before parsing. */
+    struct forge_vm *vm = forge_vm_of(L);
+    size_t nodes = count_values(s, len);
+    size_t cost = nodes > (SIZE_MAX - len) / NODE_COST ? SIZE_MAX : nodes * NODE_COST + len;
+    if (forge_vm_charge(vm, cost))
+        return luaL_error(L, "forge.json.decode: %s", forge_vm_limit_message(vm));
     cJSON *v = forge_json_parse(s, len, name, &err);
     if (!v)
         return luaL_error(L, "forge.json.decode: %s", err.msg);

@@ -196,6 +196,33 @@ static void hook(lua_State *L, lua_Debug *ar)
     }
 }
 
+/* Outside allocations (cJSON trees, output buffers) do not go through vm_alloc, so the bindings
+ * that build them charge their size here first: otherwise one shared table referenced a million
+ * times would turn into gigabytes of C memory behind the cap's back. */
+int forge_vm_charge(struct forge_vm *vm, size_t bytes)
+{
+    size_t cap = vm->limits.memory;
+    if (cap && (bytes > cap || vm->mem_used > cap - bytes))
+        return forge_vm_break(vm, FORGE_VM_LIMIT_MEMORY);
+    if (vm->depth > 0 && vm->deadline_ns && forge_clock_ns() > vm->deadline_ns)
+        return forge_vm_break(vm, FORGE_VM_LIMIT_TIME);
+    return 0;
+}
+
+int forge_vm_break(struct forge_vm *vm, int which)
+{
+    kill_vm(vm, which == FORGE_VM_LIMIT_TIME ? KILL_TIME : KILL_MEMORY);
+    /* Outside an entry there is nothing to stop; keep only the message. */
+    if (vm->depth == 0)
+        vm->killed = KILL_NONE;
+    return FORGE_ELIMIT;
+}
+
+const char *forge_vm_limit_message(struct forge_vm *vm)
+{
+    return vm->kill_msg;
+}
+
 void forge_vm_check_killed(lua_State *L)
 {
     struct forge_vm *vm = vm_of(L);
@@ -272,6 +299,22 @@ static int l_resume(lua_State *L)
     return lua_gettop(L);
 }
 
+/* coroutine.close catches errors raised by pending __close metamethods: re-raise a broken
+ * limit. */
+static int l_close(lua_State *L)
+{
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    struct forge_vm *vm = vm_of(L);
+    if (!vm->killed && vm->mem_refused && lua_toboolean(L, 1) == 0)
+        kill_vm(vm, KILL_MEMORY);
+    if (vm->killed)
+        return luaL_error(L, "%s", vm->kill_msg);
+    return lua_gettop(L);
+}
+
 /* setmetatable without __gc: finalizers run with hooks off, so a looping one could not be
  * stopped. */
 static int l_setmetatable(lua_State *L)
@@ -310,6 +353,12 @@ static int l_load(lua_State *L)
     else
         lua_pushvalue(L, lua_upvalueindex(1));
     lua_call(L, 4, 2);
+    /* load catches errors raised by a reader function, a broken limit among them: re-raise. */
+    struct forge_vm *vm = vm_of(L);
+    if (!vm->killed && vm->mem_refused && lua_isnil(L, -2))
+        kill_vm(vm, KILL_MEMORY);
+    if (vm->killed)
+        return luaL_error(L, "%s", vm->kill_msg);
     return 2;
 }
 
@@ -378,6 +427,9 @@ static void push_env(lua_State *L)
             lua_getfield(L, -1, "resume");
             lua_pushcclosure(L, l_resume, 1);
             lua_setfield(L, -2, "resume");
+            lua_getfield(L, -1, "close");
+            lua_pushcclosure(L, l_close, 1);
+            lua_setfield(L, -2, "close");
         }
         lua_setfield(L, env, *p);
     }
