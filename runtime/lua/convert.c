@@ -131,6 +131,23 @@ static void ensure_types(lua_State *L)
     lua_setfield(L, LUA_REGISTRYINDEX, OBJECT_MT);
 }
 
+/* Sets the shared metatable ARRAY_MT or OBJECT_MT (<key>) on the table on top. Scripts reach
+ * these through getmetatable and may add a __gc to them; lua_setmetatable from C would then
+ * register a finalizer, which runs with hooks off (a loop in it could never be stopped), so a
+ * __gc found there is dropped first. */
+static void set_tag_mt(lua_State *L, const char *key)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, key);
+    lua_pushliteral(L, "__gc");
+    if (lua_rawget(L, -2) != LUA_TNIL) {
+        lua_pushliteral(L, "__gc");
+        lua_pushnil(L);
+        lua_rawset(L, -4);
+    }
+    lua_pop(L, 1);
+    lua_setmetatable(L, -2);
+}
+
 static void push_value(lua_State *L, const cJSON *v, int depth, int ordered)
 {
     if (depth > MAX_DEPTH)
@@ -155,8 +172,7 @@ static void push_value(lua_State *L, const cJSON *v, int depth, int ordered)
             push_value(L, c, depth + 1, ordered);
             lua_rawseti(L, -2, i++);
         }
-        lua_getfield(L, LUA_REGISTRYINDEX, ARRAY_MT);
-        lua_setmetatable(L, -2);
+        set_tag_mt(L, ARRAY_MT);
     } else if (cJSON_IsObject(v)) {
         int n = 0;
         for (const cJSON *c = v->child; c; c = c->next)
@@ -168,8 +184,7 @@ static void push_value(lua_State *L, const cJSON *v, int depth, int ordered)
                 push_value(L, c, depth + 1, ordered);
                 lua_setfield(L, obj, c->string);
             }
-            lua_getfield(L, LUA_REGISTRYINDEX, OBJECT_MT);
-            lua_setmetatable(L, -2);
+            set_tag_mt(L, OBJECT_MT);
             return;
         }
         lua_createtable(L, n, n);
@@ -192,8 +207,7 @@ static void push_value(lua_State *L, const cJSON *v, int depth, int ordered)
         lua_pushvalue(L, order);
         lua_rawset(L, -3);
         lua_pop(L, 2);
-        lua_getfield(L, LUA_REGISTRYINDEX, OBJECT_MT);
-        lua_setmetatable(L, -2);
+        set_tag_mt(L, OBJECT_MT);
     } else {
         lua_getfield(L, LUA_REGISTRYINDEX, NULL_KEY);
     }
@@ -606,8 +620,7 @@ static int tag(lua_State *L, const char *mt)
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     ensure_types(L);
-    lua_getfield(L, LUA_REGISTRYINDEX, mt);
-    lua_setmetatable(L, 1);
+    set_tag_mt(L, mt);
     return 1;
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 /* How often the count hook runs, in VM instructions. */
 #define HOOK_INTERVAL 1000
@@ -466,7 +467,10 @@ static const struct forge_embedded *find_embedded(const char *name)
  * NAME.lua under the script's folder (in the user environment). */
 static int l_require(lua_State *L)
 {
-    const char *name = luaL_checkstring(L, 1);
+    size_t nlen;
+    const char *name = luaL_checklstring(L, 1, &nlen);
+    if (strlen(name) != nlen) /* C would see only the part before the NUL */
+        return luaL_error(L, "require: invalid module name (it contains a NUL byte)");
     lua_getfield(L, LUA_REGISTRYINDEX, "forge.loaded");
     int loaded = lua_gettop(L);
     if (lua_getfield(L, loaded, name) != LUA_TNIL)
@@ -500,8 +504,21 @@ static int l_require(lua_State *L)
         if (access(path, R_OK) != 0)
             return luaL_error(L, "module '%s' not found: not a forge module and no file %s "
                               "(modules load from the script's folder)", name, path);
+        /* The file may be a symbolic link: it must resolve inside the readable trees, as for
+         * forge.read_file, or its first line would leak through the syntax error. */
         struct forge_err err = {0};
-        if (forge_vm_load_file(vm, path, &err))
+        char *real = NULL;
+        if (forge_vm_resolve_read(vm, path, &real, &err))
+            return luaL_error(L, "require '%s': %s", name, err.msg);
+        struct stat st;
+        if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) { /* a FIFO would block */
+            lua_pushfstring(L, "require '%s': %s is not a regular file", name, real);
+            forge_free(real);
+            return lua_error(L);
+        }
+        int rc = forge_vm_load_file(vm, real, &err);
+        forge_free(real);
+        if (rc)
             return luaL_error(L, "%s", err.msg);
         lua_pushstring(L, name);
         lua_call(L, 1, 1);
@@ -570,9 +587,14 @@ void forge_vm_free(struct forge_vm *vm)
 {
     if (!vm)
         return;
-    watch_remove(vm);
+    /* lua_close runs pending finalizers, with hooks off: keep the watchdog on them, so one
+     * that never ends (none should exist: see l_setmetatable) stops forge instead of hanging. */
+    if (vm->L && vm->limits.timeout_ms)
+        atomic_store(&vm->watch_deadline_ns,
+                     forge_clock_ns() + vm->limits.timeout_ms * 1000000u);
     if (vm->L)
         lua_close(vm->L);
+    watch_remove(vm);
     pthread_mutex_destroy(&vm->lock);
     forge_free(vm->script_dir);
     for (int i = 0; i < vm->nroots; i++)
