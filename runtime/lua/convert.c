@@ -555,6 +555,13 @@ static size_t count_values(const char *s, size_t len)
     return n;
 }
 
+int forge_lua_charge_json(lua_State *L, const char *s, size_t len)
+{
+    size_t nodes = count_values(s, len);
+    size_t cost = nodes > (SIZE_MAX - len) / NODE_COST ? SIZE_MAX : nodes * NODE_COST + len;
+    return forge_vm_charge(forge_vm_of(L), cost);
+}
+
 static int l_decode(lua_State *L)
 {
     size_t len;
@@ -563,11 +570,8 @@ static int l_decode(lua_State *L)
     struct forge_err err = {0};
     /* The cJSON tree lives outside the Lua allocator and is much larger than its text
      * ("[1,1,1,...]" takes ~50 times its size), so charge it against the cap before parsing. */
-    struct forge_vm *vm = forge_vm_of(L);
-    size_t nodes = count_values(s, len);
-    size_t cost = nodes > (SIZE_MAX - len) / NODE_COST ? SIZE_MAX : nodes * NODE_COST + len;
-    if (forge_vm_charge(vm, cost))
-        return luaL_error(L, "forge.json.decode: %s", forge_vm_limit_message(vm));
+    if (forge_lua_charge_json(L, s, len))
+        return luaL_error(L, "forge.json.decode: %s", forge_vm_limit_message(forge_vm_of(L)));
     cJSON *v = forge_json_parse(s, len, name, &err);
     if (!v)
         return luaL_error(L, "forge.json.decode: %s", err.msg);
