@@ -65,9 +65,11 @@ static size_t init_pos(lua_State *L, int idx, size_t len)
         return (size_t)i - 1;
     if (i == 0)
         return 0;
-    if ((size_t)-i > len)
+    /* -i in unsigned arithmetic: negating math.mininteger as a signed value overflows. */
+    lua_Unsigned back = (lua_Unsigned)0 - (lua_Unsigned)i;
+    if (back > len)
         return 0;
-    return len - (size_t)-i;
+    return len - (size_t)back;
 }
 
 static int l_match(lua_State *L)

@@ -90,4 +90,13 @@ t.case("the json tag metatables cannot be hidden or broken for forge", function(
   t.eq(getmetatable(forge.schema.compile { type = "string" }), false)
 end)
 
+t.case("forge.re start positions at the integer extremes", function()
+  -- math.mininteger cannot be negated as a signed integer (UBSan caught it).
+  t.eq(forge.re.match("abc", "c", "", math.mininteger), "c")
+  t.eq(forge.re.find("abc", "b", "", math.maxinteger), nil)
+  t.eq(forge.re.match("abc", "c", "", -1), "c")
+  local r, n = forge.re.gsub("aaa", "a", "b", "", math.mininteger)
+  t.eq(r, "bbb"); t.eq(n, 3)
+end)
+
 t.done()
