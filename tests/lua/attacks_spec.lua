@@ -99,4 +99,17 @@ t.case("forge.re start positions at the integer extremes", function()
   t.eq(r, "bbb"); t.eq(n, 3)
 end)
 
+t.case("C recursion through require and forge callbacks ends in an error", function()
+  t.raises(function() require "fixtures.selfreq" end, "stack overflow")
+  local function deep(n)
+    return forge.re.gsub("a", "a", function() return deep(n + 1) end)
+  end
+  t.raises(function() deep(1) end, "stack overflow")
+  local function sorter()
+    table.sort({ 2, 1 }, function(a, b) sorter() return a < b end)
+  end
+  t.raises(sorter, "stack overflow")
+  t.eq(forge.re.gsub("abc", "b", "x"), "axc")
+end)
+
 t.done()
