@@ -35,7 +35,8 @@ int forge_lua_charge_json(lua_State *L, const char *s, size_t len);
 /* Like forge_lua_to_json but raises a Lua error ("<what>: <reason>") on failure. */
 cJSON *forge_lua_check_json(lua_State *L, int idx, const char *what);
 /* Puts <p> under a userdata on the stack that frees it with <fr> when collected, so a binding
- * can hold a C allocation across calls that may raise. Returns the box. */
+ * can hold a C allocation across calls that may raise. Returns the box. Raises when the box
+ * cannot be made (memory), after freeing <p>. */
 void *forge_lua_box(lua_State *L, void *p, void (*fr)(void *));
 /* Frees the box's pointer now (idempotent). */
 void forge_lua_unbox(lua_State *L, int idx);

@@ -505,7 +505,7 @@ static void free_cjson(void *p)
     cJSON_Delete(p);
 }
 
-void *forge_lua_box(lua_State *L, void *p, void (*fr)(void *))
+static int box_new(lua_State *L)
 {
     struct box *b = lua_newuserdatauv(L, sizeof *b, 0);
     b->p = NULL;
@@ -517,6 +517,25 @@ void *forge_lua_box(lua_State *L, void *p, void (*fr)(void *))
         lua_setfield(L, -2, "__close");
     }
     lua_setmetatable(L, -2);
+    return 1;
+}
+
+void *forge_lua_box(lua_State *L, void *p, void (*fr)(void *))
+{
+    /* Making the box allocates, and fails at the memory cap: then <p> is freed before the
+     * error goes on, or a script hitting the cap again and again would leak a tree each time. */
+    if (!lua_checkstack(L, 2)) {
+        if (p && fr)
+            fr(p);
+        luaL_error(L, "stack overflow");
+    }
+    lua_pushcfunction(L, box_new);
+    if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
+        if (p && fr)
+            fr(p);
+        lua_error(L);
+    }
+    struct box *b = lua_touserdata(L, -1);
     b->p = p;
     b->free = fr;
     return b;
