@@ -112,4 +112,27 @@ t.case("C recursion through require and forge callbacks ends in an error", funct
   t.eq(forge.re.gsub("abc", "b", "x"), "axc")
 end)
 
+t.case("pathological schemas end in errors", function()
+  local loops = {
+    { ["$ref"] = "#" },
+    { ["$defs"] = { a = { ["$ref"] = "#/$defs/b" }, b = { ["$ref"] = "#/$defs/a" } }, ["$ref"] = "#/$defs/a" },
+    { allOf = { { ["$ref"] = "#" } } },
+  }
+  for _, schema in ipairs(loops) do
+    local s = forge.schema.compile(schema)
+    t.raises(function() s:validate(1) end, "nested deeper than 512 schemas")
+  end
+  local deep = 1
+  for _ = 1, 900 do deep = { deep } end
+  local items = forge.schema.compile { items = { ["$ref"] = "#" } }
+  t.raises(function() items:validate(deep) end, "nested deeper than 512 schemas")
+  t.raises(function() forge.schema.compile { ["$ref"] = "file:///etc/passwd" } end, "cannot resolve")
+  t.raises(function() forge.schema.compile({ ["$ref"] = "https://x/../../../../../etc/passwd" },
+                                           { ref_dirs = { ["https://x/"] = "fixtures" } }) end,
+           "No such file")
+  t.raises(function() forge.schema.compile({ ["$ref"] = "https://x/a" },
+                                           { ref_dirs = { ["https://x/"] = "/etc" } }) end,
+           "outside the folders this script may read")
+end)
+
 t.done()
