@@ -82,6 +82,12 @@ static int l_read_file(lua_State *L)
     rc = forge_file_read(real, cap && cap < FORGE_FILE_LIMIT ? cap : FORGE_FILE_LIMIT, &text,
                          &len, &err);
     forge_free(real);
+    if (rc == FORGE_ELIMIT && cap && cap < FORGE_FILE_LIMIT) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: larger than the memory limit of %d MiB; raise it with "
+                        "--lua-memory MIB", path, (int)(cap >> 20));
+        return 2;
+    }
     if (rc) {
         lua_pushnil(L);
         lua_pushstring(L, err.msg);
