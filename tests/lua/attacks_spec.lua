@@ -135,4 +135,33 @@ t.case("pathological schemas end in errors", function()
            "outside the folders this script may read")
 end)
 
+t.case("C stack exhaustion while handling errors and closing coroutines", function()
+  -- a message handler that overflows while the function overflows
+  local function loop() assert(pcall(loop)) end
+  local ok, msg = xpcall(loop, loop)
+  t.eq(ok, false)
+  t.eq(msg, "error in error handling")
+  -- coroutine.close nested a thousand deep through __close
+  local coro = false
+  for _ = 1, 1000 do
+    local previous = coro
+    coro = coroutine.create(function()
+      local _ <close> = setmetatable({}, { __close = function()
+        if previous then assert(coroutine.close(previous)) end
+      end })
+      coroutine.yield()
+    end)
+    assert(coroutine.resume(coro))
+  end
+  t.eq(coroutine.close(coro), true)
+  -- coroutine.wrap nested a hundred thousand deep
+  local function nest(n)
+    if n == 0 then return 1 end
+    return coroutine.wrap(function() return nest(n - 1) end)()
+  end
+  local ok2, err = pcall(nest, 100000)
+  t.eq(ok2, false)
+  t.ok(err:find("stack overflow", 1, true) or err:find("C stack", 1, true), err:sub(-200))
+end)
+
 t.done()
