@@ -3,6 +3,7 @@
 #include "lua/vm.h"
 #include "base/alloc.h"
 #include "base/buf.h"
+#include "base/clock.h"
 #include "data/json.h"
 
 #include <math.h>
@@ -232,6 +233,7 @@ struct conv {
     struct forge_err *err;
     size_t spent;   /* estimated C bytes of the tree and its printed form so far */
     size_t charged; /* part of <spent> already checked against the VM's memory cap */
+    uint64_t deadline_ns; /* own deadline when converting outside an entry (a returned value) */
     char path[512];
 };
 
@@ -248,6 +250,11 @@ static int charge(struct conv *c, size_t bytes)
         return 0;
     c->charged = c->spent;
     struct forge_vm *vm = forge_vm_of(c->L);
+    if (c->deadline_ns && forge_clock_ns() > c->deadline_ns) {
+        forge_vm_break(vm, FORGE_VM_LIMIT_TIME);
+        forge_err_set(c->err, FORGE_ELIMIT, "%s", forge_vm_limit_message(vm));
+        return -1;
+    }
     if (forge_vm_charge(vm, c->spent) == 0)
         return 0;
     forge_err_set(c->err, FORGE_ELIMIT, "%s", forge_vm_limit_message(vm));
@@ -468,6 +475,13 @@ cJSON *forge_lua_to_json(lua_State *L, int idx, struct forge_err *err)
     ensure_types(L);
     struct conv c = {.L = L, .err = err};
     c.path[0] = '\0';
+    /* A value a tool or assertion returned is converted after its call has ended, out of reach
+     * of the call's deadline: give the conversion one of the same length (it matters when
+     * --lua-memory 0 lifts the memory cap that otherwise bounds it). */
+    struct forge_vm *vm = forge_vm_of(L);
+    uint64_t timeout_ms = forge_vm_get_limits(vm).timeout_ms;
+    if (timeout_ms && forge_vm_remaining_ms(vm) < 0)
+        c.deadline_ns = forge_clock_ns() + timeout_ms * 1000000u;
     cJSON *v = conv_value(&c, lua_absindex(L, idx), 0);
     if (!v && err && !err->msg[0]) /* a cJSON allocation failed */
         forge_err_set(err, FORGE_ENOMEM, "out of memory converting a value to JSON");
