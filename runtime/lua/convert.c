@@ -423,10 +423,7 @@ static cJSON *conv_value(struct conv *c, int idx, int depth)
         fail(c, "nested too deeply");
         return NULL;
     }
-    size_t slen = 0;
-    if (lua_type(L, idx) == LUA_TSTRING)
-        lua_tolstring(L, idx, &slen);
-    if (charge(c, NODE_COST + 2 * slen))
+    if (charge(c, NODE_COST)) /* strings add their length below */
         return NULL;
     switch (lua_type(L, idx)) {
     case LUA_TNIL:
@@ -446,6 +443,8 @@ static cJSON *conv_value(struct conv *c, int idx, int depth)
     case LUA_TSTRING: {
         size_t len;
         const char *s = lua_tolstring(L, idx, &len);
+        if (charge(c, 2 * len))
+            return NULL;
         if (strlen(s) != len) {
             fail(c, "a string with a NUL byte");
             return NULL;
