@@ -27,10 +27,16 @@ void forge_lua_push_json_unordered(lua_State *L, const cJSON *v);
  * a value JSON cannot hold (function, cycle, NaN, mixed keys), naming the path. Never raises. */
 cJSON *forge_lua_to_json(lua_State *L, int idx, struct forge_err *err);
 
+/* Charges the C tree that parsing the JSON text <s> (<len> bytes) would build against the VM's
+ * memory cap (see forge_vm_charge). Returns 0, or FORGE_ELIMIT with the limit broken: the caller
+ * raises forge_vm_limit_message. */
+int forge_lua_charge_json(lua_State *L, const char *s, size_t len);
+
 /* Like forge_lua_to_json but raises a Lua error ("<what>: <reason>") on failure. */
 cJSON *forge_lua_check_json(lua_State *L, int idx, const char *what);
 /* Puts <p> under a userdata on the stack that frees it with <fr> when collected, so a binding
- * can hold a C allocation across calls that may raise. Returns the box. */
+ * can hold a C allocation across calls that may raise. Returns the box. Raises when the box
+ * cannot be made (memory), after freeing <p>. */
 void *forge_lua_box(lua_State *L, void *p, void (*fr)(void *));
 /* Frees the box's pointer now (idempotent). */
 void forge_lua_unbox(lua_State *L, int idx);

@@ -1,10 +1,13 @@
 /* JSON <-> Lua conversion and the forge.json module. */
 #include "lua/bind.h"
+#include "lua/vm.h"
 #include "base/alloc.h"
 #include "base/buf.h"
+#include "base/clock.h"
 #include "data/json.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +132,23 @@ static void ensure_types(lua_State *L)
     lua_setfield(L, LUA_REGISTRYINDEX, OBJECT_MT);
 }
 
+/* Sets the shared metatable ARRAY_MT or OBJECT_MT (<key>) on the table on top. Scripts reach
+ * these through getmetatable and may add a __gc to them; lua_setmetatable from C would then
+ * register a finalizer, which runs with hooks off (a loop in it could never be stopped), so a
+ * __gc found there is dropped first. */
+static void set_tag_mt(lua_State *L, const char *key)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, key);
+    lua_pushliteral(L, "__gc");
+    if (lua_rawget(L, -2) != LUA_TNIL) {
+        lua_pushliteral(L, "__gc");
+        lua_pushnil(L);
+        lua_rawset(L, -4);
+    }
+    lua_pop(L, 1);
+    lua_setmetatable(L, -2);
+}
+
 static void push_value(lua_State *L, const cJSON *v, int depth, int ordered)
 {
     if (depth > MAX_DEPTH)
@@ -153,8 +173,7 @@ static void push_value(lua_State *L, const cJSON *v, int depth, int ordered)
             push_value(L, c, depth + 1, ordered);
             lua_rawseti(L, -2, i++);
         }
-        lua_getfield(L, LUA_REGISTRYINDEX, ARRAY_MT);
-        lua_setmetatable(L, -2);
+        set_tag_mt(L, ARRAY_MT);
     } else if (cJSON_IsObject(v)) {
         int n = 0;
         for (const cJSON *c = v->child; c; c = c->next)
@@ -166,8 +185,7 @@ static void push_value(lua_State *L, const cJSON *v, int depth, int ordered)
                 push_value(L, c, depth + 1, ordered);
                 lua_setfield(L, obj, c->string);
             }
-            lua_getfield(L, LUA_REGISTRYINDEX, OBJECT_MT);
-            lua_setmetatable(L, -2);
+            set_tag_mt(L, OBJECT_MT);
             return;
         }
         lua_createtable(L, n, n);
@@ -190,8 +208,7 @@ static void push_value(lua_State *L, const cJSON *v, int depth, int ordered)
         lua_pushvalue(L, order);
         lua_rawset(L, -3);
         lua_pop(L, 2);
-        lua_getfield(L, LUA_REGISTRYINDEX, OBJECT_MT);
-        lua_setmetatable(L, -2);
+        set_tag_mt(L, OBJECT_MT);
     } else {
         lua_getfield(L, LUA_REGISTRYINDEX, NULL_KEY);
     }
@@ -214,8 +231,35 @@ void forge_lua_push_json_unordered(lua_State *L, const cJSON *v)
 struct conv {
     lua_State *L;
     struct forge_err *err;
+    size_t spent;   /* estimated C bytes of the tree and its printed form so far */
+    size_t charged; /* part of <spent> already checked against the VM's memory cap */
+    uint64_t deadline_ns; /* own deadline when converting outside an entry (a returned value) */
     char path[512];
 };
+
+/* A shared table is converted once per reference, so a small Lua value can stand for an
+ * exponential tree ({t, t} nested 40 times); its C size is charged against --lua-memory as it
+ * grows, in 64 KiB steps (which also check the deadline). */
+#define NODE_COST 96
+#define CHARGE_STEP ((size_t)64 << 10)
+
+static int charge(struct conv *c, size_t bytes)
+{
+    c->spent += bytes;
+    if (c->spent - c->charged < CHARGE_STEP)
+        return 0;
+    c->charged = c->spent;
+    struct forge_vm *vm = forge_vm_of(c->L);
+    if (c->deadline_ns && forge_clock_ns() > c->deadline_ns) {
+        forge_vm_break(vm, FORGE_VM_LIMIT_TIME);
+        forge_err_set(c->err, FORGE_ELIMIT, "%s", forge_vm_limit_message(vm));
+        return -1;
+    }
+    if (forge_vm_charge(vm, c->spent) == 0)
+        return 0;
+    forge_err_set(c->err, FORGE_ELIMIT, "%s", forge_vm_limit_message(vm));
+    return -1;
+}
 
 static int fail(struct conv *c, const char *what)
 {
@@ -341,6 +385,8 @@ static cJSON *conv_table(struct conv *c, int idx, int depth)
     qsort(keys + nfirst, (size_t)(nkeys - nfirst), sizeof *keys, cmp_str);
     for (int i = 0; i < nkeys; i++) {
         snprintf(c->path + plen, sizeof c->path - plen, ".%s", keys[i]);
+        if (charge(c, 2 * strlen(keys[i])))
+            goto fail_obj;
         lua_getfield(L, idx, keys[i]);
         cJSON *item = conv_value(c, lua_gettop(L), depth + 1);
         lua_pop(L, 1);
@@ -377,6 +423,8 @@ static cJSON *conv_value(struct conv *c, int idx, int depth)
         fail(c, "nested too deeply");
         return NULL;
     }
+    if (charge(c, NODE_COST)) /* strings add their length below */
+        return NULL;
     switch (lua_type(L, idx)) {
     case LUA_TNIL:
         return cJSON_CreateNull();
@@ -395,6 +443,8 @@ static cJSON *conv_value(struct conv *c, int idx, int depth)
     case LUA_TSTRING: {
         size_t len;
         const char *s = lua_tolstring(L, idx, &len);
+        if (charge(c, 2 * len))
+            return NULL;
         if (strlen(s) != len) {
             fail(c, "a string with a NUL byte");
             return NULL;
@@ -424,7 +474,17 @@ cJSON *forge_lua_to_json(lua_State *L, int idx, struct forge_err *err)
     ensure_types(L);
     struct conv c = {.L = L, .err = err};
     c.path[0] = '\0';
-    return conv_value(&c, lua_absindex(L, idx), 0);
+    /* A value a tool or assertion returned is converted after its call has ended, out of reach
+     * of the call's deadline: give the conversion one of the same length (it matters when
+     * --lua-memory 0 lifts the memory cap that otherwise bounds it). */
+    struct forge_vm *vm = forge_vm_of(L);
+    uint64_t timeout_ms = forge_vm_get_limits(vm).timeout_ms;
+    if (timeout_ms && forge_vm_remaining_ms(vm) < 0)
+        c.deadline_ns = forge_clock_ns() + timeout_ms * 1000000u;
+    cJSON *v = conv_value(&c, lua_absindex(L, idx), 0);
+    if (!v && err && !err->msg[0]) /* a cJSON allocation failed */
+        forge_err_set(err, FORGE_ENOMEM, "out of memory converting a value to JSON");
+    return v;
 }
 
 cJSON *forge_lua_check_json(lua_State *L, int idx, const char *what)
@@ -458,7 +518,7 @@ static void free_cjson(void *p)
     cJSON_Delete(p);
 }
 
-void *forge_lua_box(lua_State *L, void *p, void (*fr)(void *))
+static int box_new(lua_State *L)
 {
     struct box *b = lua_newuserdatauv(L, sizeof *b, 0);
     b->p = NULL;
@@ -470,6 +530,25 @@ void *forge_lua_box(lua_State *L, void *p, void (*fr)(void *))
         lua_setfield(L, -2, "__close");
     }
     lua_setmetatable(L, -2);
+    return 1;
+}
+
+void *forge_lua_box(lua_State *L, void *p, void (*fr)(void *))
+{
+    /* Making the box allocates, and fails at the memory cap: then <p> is freed before the
+     * error goes on, or a script hitting the cap again and again would leak a tree each time. */
+    if (!lua_checkstack(L, 2)) {
+        if (p && fr)
+            fr(p);
+        luaL_error(L, "stack overflow");
+    }
+    lua_pushcfunction(L, box_new);
+    if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
+        if (p && fr)
+            fr(p);
+        lua_error(L);
+    }
+    struct box *b = lua_touserdata(L, -1);
     b->p = p;
     b->free = fr;
     return b;
@@ -486,12 +565,45 @@ void forge_lua_unbox(lua_State *L, int idx)
 
 /* ---- forge.json ---- */
 
+/* An upper bound on the number of values in the JSON text <s>: separators and openings outside
+ * strings, plus one. */
+static size_t count_values(const char *s, size_t len)
+{
+    size_t n = 1;
+    int in_str = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = s[i];
+        if (in_str) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_str = 0;
+        } else if (ch == '"') {
+            in_str = 1;
+        } else if (ch == ',' || ch == '[' || ch == '{') {
+            n++;
+        }
+    }
+    return n;
+}
+
+int forge_lua_charge_json(lua_State *L, const char *s, size_t len)
+{
+    size_t nodes = count_values(s, len);
+    size_t cost = nodes > (SIZE_MAX - len) / NODE_COST ? SIZE_MAX : nodes * NODE_COST + len;
+    return forge_vm_charge(forge_vm_of(L), cost);
+}
+
 static int l_decode(lua_State *L)
 {
     size_t len;
     const char *s = luaL_checklstring(L, 1, &len);
     const char *name = luaL_optstring(L, 2, "<input>");
     struct forge_err err = {0};
+    /* The cJSON tree lives outside the Lua allocator and is much larger than its text
+     * ("[1,1,1,...]" takes ~50 times its size), so charge it against the cap before parsing. */
+    if (forge_lua_charge_json(L, s, len))
+        return luaL_error(L, "forge.json.decode: %s", forge_vm_limit_message(forge_vm_of(L)));
     cJSON *v = forge_json_parse(s, len, name, &err);
     if (!v)
         return luaL_error(L, "forge.json.decode: %s", err.msg);
@@ -544,8 +656,7 @@ static int tag(lua_State *L, const char *mt)
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     ensure_types(L);
-    lua_getfield(L, LUA_REGISTRYINDEX, mt);
-    lua_setmetatable(L, 1);
+    set_tag_mt(L, mt);
     return 1;
 }
 

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Builds "a b c" from the arguments (tostring'd) and writes "[level] text" to stderr. */
 static int emit(lua_State *L, const char *level, int start)
@@ -50,7 +51,10 @@ static int l_log_call(lua_State *L)
  * the path is outside the readable trees. */
 static int l_read_file(lua_State *L)
 {
-    const char *path = luaL_checkstring(L, 1);
+    size_t plen;
+    const char *path = luaL_checklstring(L, 1, &plen);
+    if (strlen(path) != plen) /* C would see only the part before the NUL */
+        return luaL_error(L, "forge.read_file: the path contains a NUL byte");
     struct forge_vm *vm = forge_vm_of(L);
     char *real = NULL;
     struct forge_err err = {0};
@@ -62,10 +66,28 @@ static int l_read_file(lua_State *L)
         lua_pushstring(L, err.msg);
         return 2;
     }
+    /* Regular files only: opening a FIFO blocks until a writer comes, and a device such as
+     * /dev/zero never ends; neither can be interrupted by the limits. */
+    struct stat st;
+    if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+        forge_free(real);
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: not a regular file", path);
+        return 2;
+    }
+    /* The whole file is held in C before Lua gets it: the memory cap bounds it too. */
+    size_t cap = forge_vm_get_limits(vm).memory;
     char *text = NULL;
     size_t len = 0;
-    rc = forge_file_read(real, FORGE_FILE_LIMIT, &text, &len, &err);
+    rc = forge_file_read(real, cap && cap < FORGE_FILE_LIMIT ? cap : FORGE_FILE_LIMIT, &text,
+                         &len, &err);
     forge_free(real);
+    if (rc == FORGE_ELIMIT && cap && cap < FORGE_FILE_LIMIT) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: larger than the memory limit of %d MiB; raise it with "
+                        "--lua-memory MIB", path, (int)(cap >> 20));
+        return 2;
+    }
     if (rc) {
         lua_pushnil(L);
         lua_pushstring(L, err.msg);

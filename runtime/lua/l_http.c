@@ -45,6 +45,10 @@ static int request(lua_State *L, int opts)
     lua_Integer max_bytes = luaL_optinteger(L, -1, 1 << 20);
     if (timeout <= 0 || max_bytes <= 0)
         return luaL_error(L, "forge.http: timeout_ms and max_bytes must be positive");
+    /* The body is buffered in C before Lua sees it: bound it by the memory cap too. */
+    size_t cap = forge_vm_get_limits(vm).memory;
+    if (cap && (lua_Unsigned)max_bytes > cap)
+        max_bytes = (lua_Integer)cap;
     long left = forge_vm_remaining_ms(vm);
     if (left >= 0 && left < timeout)
         timeout = left > 0 ? left : 1;
@@ -58,8 +62,13 @@ static int request(lua_State *L, int opts)
         while (lua_next(L, hidx)) {
             if (nh == MAX_HEADERS)
                 return luaL_error(L, "forge.http: more than %d headers", MAX_HEADERS);
-            const char *k = luaL_checkstring(L, -2);
-            const char *v = luaL_checkstring(L, -1);
+            /* Each header keeps a line on the stack: grow it, or 64 headers write past its
+             * end. A number key would be turned into a string in place and break lua_next. */
+            luaL_checkstack(L, 3, "forge.http: too many headers");
+            if (lua_type(L, -2) != LUA_TSTRING || !lua_isstring(L, -1))
+                return luaL_error(L, "forge.http: headers must map names to strings");
+            const char *k = lua_tostring(L, -2);
+            const char *v = lua_tostring(L, -1);
             lua_pop(L, 1);
             lua_pushfstring(L, "%s: %s", k, v);
             lua_insert(L, -2); /* keep the line below the key */
@@ -112,6 +121,8 @@ static int request(lua_State *L, int opts)
         lua_pushstring(L, boxed->content_type);
         lua_setfield(L, -2, "content_type");
     }
+    if (boxed->len && forge_lua_charge_json(L, boxed->body, boxed->len))
+        return luaL_error(L, "forge.http: %s", forge_vm_limit_message(vm));
     cJSON *j = boxed->len ? forge_json_parse(boxed->body, boxed->len, "response", NULL) : NULL;
     if (j) {
         forge_lua_box(L, j, free_json);

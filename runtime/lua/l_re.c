@@ -1,6 +1,7 @@
 /* forge.re: PCRE2 regular expressions for scripts. Subject first, like string.find:
  * forge.re.match(s, pattern [, flags [, init]]). Flags: i m s x A(anchored) b(bytes). */
 #include "lua/bind.h"
+#include "lua/vm.h"
 #include "data/re.h"
 
 #include <string.h>
@@ -64,9 +65,11 @@ static size_t init_pos(lua_State *L, int idx, size_t len)
         return (size_t)i - 1;
     if (i == 0)
         return 0;
-    if ((size_t)-i > len)
+    /* -i in unsigned arithmetic: negating math.mininteger as a signed value overflows. */
+    lua_Unsigned back = (lua_Unsigned)0 - (lua_Unsigned)i;
+    if (back > len)
         return 0;
-    return len - (size_t)-i;
+    return len - (size_t)back;
 }
 
 static int l_match(lua_State *L)
@@ -216,6 +219,11 @@ static int l_gsub(lua_State *L)
         luaL_addlstring(&b, s + copied, m.ov[0] - copied);
         add_repl(L, &b, s, &m, 3);
         count++;
+        /* A huge subject can take millions of matches, all in C where the instruction hook
+         * never fires: look at the deadline now and then, so the call fails with the time
+         * limit instead of the watchdog stopping forge. (Every match: each one re-checks
+         * the whole subject's UTF-8, so a single one can take milliseconds.) */
+        forge_vm_check_killed(L);
         copied = m.ov[1];
         if (m.ov[1] == m.ov[0]) {
             if (m.ov[1] >= len)

@@ -231,6 +231,10 @@ int forge_luaopen_schema(lua_State *L)
     lua_pop(L, 1);
     luaL_newmetatable(L, SCHEMA_MT);
     luaL_setfuncs(L, meta, 0);
+    /* Hidden from getmetatable: a script that replaced __gc here would have its function run
+     * as a finalizer, with hooks off, where no limit can stop it. */
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
     luaL_newlib(L, methods);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);

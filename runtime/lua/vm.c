@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 /* How often the count hook runs, in VM instructions. */
 #define HOOK_INTERVAL 1000
@@ -196,6 +197,33 @@ static void hook(lua_State *L, lua_Debug *ar)
     }
 }
 
+/* Outside allocations (cJSON trees, output buffers) do not go through vm_alloc, so the bindings
+ * that build them charge their size here first: otherwise one shared table referenced a million
+ * times would turn into gigabytes of C memory behind the cap's back. */
+int forge_vm_charge(struct forge_vm *vm, size_t bytes)
+{
+    size_t cap = vm->limits.memory;
+    if (cap && (bytes > cap || vm->mem_used > cap - bytes))
+        return forge_vm_break(vm, FORGE_VM_LIMIT_MEMORY);
+    if (vm->depth > 0 && vm->deadline_ns && forge_clock_ns() > vm->deadline_ns)
+        return forge_vm_break(vm, FORGE_VM_LIMIT_TIME);
+    return 0;
+}
+
+int forge_vm_break(struct forge_vm *vm, int which)
+{
+    kill_vm(vm, which == FORGE_VM_LIMIT_TIME ? KILL_TIME : KILL_MEMORY);
+    /* Outside an entry there is nothing to stop; keep only the message. */
+    if (vm->depth == 0)
+        vm->killed = KILL_NONE;
+    return FORGE_ELIMIT;
+}
+
+const char *forge_vm_limit_message(struct forge_vm *vm)
+{
+    return vm->kill_msg;
+}
+
 void forge_vm_check_killed(lua_State *L)
 {
     struct forge_vm *vm = vm_of(L);
@@ -272,6 +300,22 @@ static int l_resume(lua_State *L)
     return lua_gettop(L);
 }
 
+/* coroutine.close catches errors raised by pending __close metamethods: re-raise a broken
+ * limit. */
+static int l_close(lua_State *L)
+{
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    struct forge_vm *vm = vm_of(L);
+    if (!vm->killed && vm->mem_refused && lua_toboolean(L, 1) == 0)
+        kill_vm(vm, KILL_MEMORY);
+    if (vm->killed)
+        return luaL_error(L, "%s", vm->kill_msg);
+    return lua_gettop(L);
+}
+
 /* setmetatable without __gc: finalizers run with hooks off, so a looping one could not be
  * stopped. */
 static int l_setmetatable(lua_State *L)
@@ -310,6 +354,12 @@ static int l_load(lua_State *L)
     else
         lua_pushvalue(L, lua_upvalueindex(1));
     lua_call(L, 4, 2);
+    /* load catches errors raised by a reader function, a broken limit among them: re-raise. */
+    struct forge_vm *vm = vm_of(L);
+    if (!vm->killed && vm->mem_refused && lua_isnil(L, -2))
+        kill_vm(vm, KILL_MEMORY);
+    if (vm->killed)
+        return luaL_error(L, "%s", vm->kill_msg);
     return 2;
 }
 
@@ -378,6 +428,9 @@ static void push_env(lua_State *L)
             lua_getfield(L, -1, "resume");
             lua_pushcclosure(L, l_resume, 1);
             lua_setfield(L, -2, "resume");
+            lua_getfield(L, -1, "close");
+            lua_pushcclosure(L, l_close, 1);
+            lua_setfield(L, -2, "close");
         }
         lua_setfield(L, env, *p);
     }
@@ -414,7 +467,10 @@ static const struct forge_embedded *find_embedded(const char *name)
  * NAME.lua under the script's folder (in the user environment). */
 static int l_require(lua_State *L)
 {
-    const char *name = luaL_checkstring(L, 1);
+    size_t nlen;
+    const char *name = luaL_checklstring(L, 1, &nlen);
+    if (strlen(name) != nlen) /* C would see only the part before the NUL */
+        return luaL_error(L, "require: invalid module name (it contains a NUL byte)");
     lua_getfield(L, LUA_REGISTRYINDEX, "forge.loaded");
     int loaded = lua_gettop(L);
     if (lua_getfield(L, loaded, name) != LUA_TNIL)
@@ -448,8 +504,21 @@ static int l_require(lua_State *L)
         if (access(path, R_OK) != 0)
             return luaL_error(L, "module '%s' not found: not a forge module and no file %s "
                               "(modules load from the script's folder)", name, path);
+        /* The file may be a symbolic link: it must resolve inside the readable trees, as for
+         * forge.read_file, or its first line would leak through the syntax error. */
         struct forge_err err = {0};
-        if (forge_vm_load_file(vm, path, &err))
+        char *real = NULL;
+        if (forge_vm_resolve_read(vm, path, &real, &err))
+            return luaL_error(L, "require '%s': %s", name, err.msg);
+        struct stat st;
+        if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) { /* a FIFO would block */
+            lua_pushfstring(L, "require '%s': %s is not a regular file", name, real);
+            forge_free(real);
+            return lua_error(L);
+        }
+        int rc = forge_vm_load_file(vm, real, &err);
+        forge_free(real);
+        if (rc)
             return luaL_error(L, "%s", err.msg);
         lua_pushstring(L, name);
         lua_call(L, 1, 1);
@@ -518,9 +587,14 @@ void forge_vm_free(struct forge_vm *vm)
 {
     if (!vm)
         return;
-    watch_remove(vm);
+    /* lua_close runs pending finalizers, with hooks off: keep the watchdog on them, so one
+     * that never ends (none should exist: see l_setmetatable) stops forge instead of hanging. */
+    if (vm->L && vm->limits.timeout_ms)
+        atomic_store(&vm->watch_deadline_ns,
+                     forge_clock_ns() + vm->limits.timeout_ms * 1000000u);
     if (vm->L)
         lua_close(vm->L);
+    watch_remove(vm);
     pthread_mutex_destroy(&vm->lock);
     forge_free(vm->script_dir);
     for (int i = 0; i < vm->nroots; i++)

@@ -93,6 +93,22 @@ bool forge_vm_allow_net(struct forge_vm *vm);
 /* Memory the state holds now, in bytes. */
 size_t forge_vm_memory(struct forge_vm *vm);
 
+enum { FORGE_VM_LIMIT_MEMORY = 1, FORGE_VM_LIMIT_TIME = 2 };
+
+/* Charges <bytes> that a binding is about to allocate outside the Lua allocator (cJSON trees,
+ * C buffers) against the memory cap, and checks the deadline. Returns 0 when both hold;
+ * otherwise breaks that limit for the current entry (pcall cannot catch it; the next Lua
+ * instruction raises) and returns FORGE_ELIMIT: the caller frees what it holds and raises
+ * forge_vm_limit_message(vm). Never raises itself. */
+int forge_vm_charge(struct forge_vm *vm, size_t bytes);
+
+/* Breaks limit <which> (FORGE_VM_LIMIT_*) for the current entry, as the hook does. Returns
+ * FORGE_ELIMIT. */
+int forge_vm_break(struct forge_vm *vm, int which);
+
+/* The message of the last broken limit, naming the limit and its flag (borrowed). */
+const char *forge_vm_limit_message(struct forge_vm *vm);
+
 /* Raises a Lua error if the VM has been killed by a limit (for C bindings that ran long). */
 void forge_vm_check_killed(lua_State *L);
 #endif

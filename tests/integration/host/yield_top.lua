@@ -1,0 +1,2 @@
+-- Yielding from the main chunk: there is no coroutine to yield to.
+coroutine.yield(1)
