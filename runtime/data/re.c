@@ -128,6 +128,12 @@ static void tl_key_init(void)
 int forge_re_exec(const struct forge_re *re, const char *subject, size_t len, size_t start,
                   size_t *ovec, int npairs, struct forge_err *err)
 {
+    return forge_re_exec_checked(re, subject, len, start, ovec, npairs, 0, err);
+}
+
+int forge_re_exec_checked(const struct forge_re *re, const char *subject, size_t len, size_t start,
+                          size_t *ovec, int npairs, int checked, struct forge_err *err)
+{
     if (!tl_mctx) {
         pthread_once(&tl_once, tl_key_init);
         pthread_setspecific(tl_key, &tl_key); /* any non-NULL value: the destructor runs */
@@ -147,7 +153,8 @@ int forge_re_exec(const struct forge_re *re, const char *subject, size_t len, si
             return forge_err_set(err, FORGE_ENOMEM, "out of memory matching a regex");
         }
     }
-    int rc = pcre2_match(re->code, (PCRE2_SPTR)subject, len, start, 0, tl_mdata, tl_mctx);
+    uint32_t mopts = checked && !(re->flags & FORGE_RE_BYTES) ? PCRE2_NO_UTF_CHECK : 0;
+    int rc = pcre2_match(re->code, (PCRE2_SPTR)subject, len, start, mopts, tl_mdata, tl_mctx);
     if (rc == PCRE2_ERROR_NOMATCH)
         return 0;
     if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||

@@ -37,6 +37,12 @@ const struct forge_re *forge_re_cached(const char *pattern, size_t len, int flag
 int forge_re_exec(const struct forge_re *re, const char *subject, size_t len, size_t start,
                   size_t *ovec, int npairs, struct forge_err *err);
 
+/* forge_re_exec for repeated matches over one subject: with <checked> set, the subject's UTF-8
+ * is not validated again (an earlier call on the same subject did it, from a character
+ * boundary), which keeps global matching linear. */
+int forge_re_exec_checked(const struct forge_re *re, const char *subject, size_t len, size_t start,
+                          size_t *ovec, int npairs, int checked, struct forge_err *err);
+
 /* Number of capture groups in <re>. */
 int forge_re_groups(const struct forge_re *re);
 

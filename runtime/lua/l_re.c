@@ -11,6 +11,7 @@
 struct m {
     size_t ov[2 * MAX_PAIRS];
     int pairs;
+    int checked; /* the subject's UTF-8 was validated by an earlier match */
 };
 
 static const struct forge_re *check_re(lua_State *L, int pidx, int fidx)
@@ -32,10 +33,11 @@ static int run(lua_State *L, const struct forge_re *re, const char *s, size_t le
                struct m *m)
 {
     struct forge_err err = {0};
-    int rc = forge_re_exec(re, s, len, start, m->ov, MAX_PAIRS, &err);
+    int rc = forge_re_exec_checked(re, s, len, start, m->ov, MAX_PAIRS, m->checked, &err);
     if (rc < 0)
         luaL_error(L, "forge.re: %s", err.msg);
     m->pairs = rc;
+    m->checked = 1;
     return rc > 0;
 }
 
@@ -79,6 +81,7 @@ static int l_match(lua_State *L)
     const struct forge_re *re = check_re(L, 2, 3);
     size_t start = init_pos(L, 4, len);
     struct m m;
+    m.checked = 0;
     if (start > len || !run(L, re, s, len, start, &m)) {
         lua_pushnil(L);
         return 1;
@@ -93,6 +96,7 @@ static int l_find(lua_State *L)
     const struct forge_re *re = check_re(L, 2, 3);
     size_t start = init_pos(L, 4, len);
     struct m m;
+    m.checked = 0;
     if (start > len || !run(L, re, s, len, start, &m)) {
         lua_pushnil(L);
         return 1;
@@ -108,6 +112,7 @@ static int l_test(lua_State *L)
     const char *s = luaL_checklstring(L, 1, &len);
     const struct forge_re *re = check_re(L, 2, 3);
     struct m m;
+    m.checked = 0;
     lua_pushboolean(L, run(L, re, s, len, 0, &m));
     return 1;
 }
@@ -128,6 +133,7 @@ static int gmatch_next(lua_State *L)
     const struct forge_re *re = check_re(L, lua_upvalueindex(2), lua_upvalueindex(3));
     size_t pos = (size_t)lua_tointeger(L, lua_upvalueindex(4));
     struct m m;
+    m.checked = lua_toboolean(L, lua_upvalueindex(5)); /* validated by an earlier step */
     if (pos > len || !run(L, re, s, len, pos, &m))
         return 0;
     size_t next = m.ov[1];
@@ -135,6 +141,8 @@ static int gmatch_next(lua_State *L)
         next = m.ov[1] < len ? m.ov[1] + char_len(s, len, m.ov[1]) : len + 1;
     lua_pushinteger(L, (lua_Integer)next);
     lua_replace(L, lua_upvalueindex(4));
+    lua_pushboolean(L, 1);
+    lua_replace(L, lua_upvalueindex(5));
     return push_captures(L, s, &m, 1);
 }
 
@@ -148,7 +156,8 @@ static int l_gmatch(lua_State *L)
         lua_replace(L, 3);
     }
     lua_pushinteger(L, 0);
-    lua_pushcclosure(L, gmatch_next, 4);
+    lua_pushboolean(L, 0);
+    lua_pushcclosure(L, gmatch_next, 5);
     return 1;
 }
 
@@ -215,6 +224,7 @@ static int l_gsub(lua_State *L)
     size_t pos = 0, copied = 0;
     lua_Integer count = 0;
     struct m m;
+    m.checked = 0;
     while ((max < 0 || count < max) && pos <= len && run(L, re, s, len, pos, &m)) {
         luaL_addlstring(&b, s + copied, m.ov[0] - copied);
         add_repl(L, &b, s, &m, 3);

@@ -58,6 +58,17 @@ t.case("gsub with strings, functions, tables and a maximum", function()
   t.raises(function() re.gsub("ab", "(a)", "$2") end, "refers to group $2")
 end)
 
+t.case("global matching over a large subject validates its UTF-8 once", function()
+  local s = string.rep("héllo wörld ", 100000)
+  local _, n = re.gsub(s, "ö", "o")
+  t.eq(n, 100000)
+  local k = 0
+  for _ in re.gmatch(s, "\\w+") do k = k + 1 end
+  t.eq(k, 200000)
+  t.raises(function() re.gsub("a\255b", "a", "x") end, "UTF-8 error")
+  t.raises(function() for _ in re.gmatch("a\255b", "a") do end end, "UTF-8 error")
+end)
+
 t.case("invalid patterns name the problem", function()
   t.raises(function() re.test("a", "(") end, "invalid regex '(' at offset 1")
 end)
