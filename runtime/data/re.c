@@ -184,9 +184,9 @@ int forge_re_exec_checked(const struct forge_re *re, const char *subject, size_t
 static struct forge_re *cache[CACHE_SLOTS];
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static int cache_count;
-/* forge_re_test stops adding to the cache past this many patterns (a run that tests a new
- * literal per case must not grow without bound); forge_re_cached always caches, since its
- * callers keep the pointer. */
+/* forge_re_get (and forge_re_test) stop adding to the cache past this many patterns (a run that
+ * tests a new literal per case, or a script making up patterns, must not grow it without
+ * bound); forge_re_cached always caches, since its callers keep the pointer. */
 #define TEST_CACHE_MAX 4096
 
 static unsigned hash(const char *p, size_t n, int flags)
@@ -247,26 +247,31 @@ const struct forge_re *forge_re_cached(const char *pattern, size_t len, int flag
     return re;
 }
 
-int forge_re_test(const char *pattern, int flags, const char *subject, struct forge_err *err)
+const struct forge_re *forge_re_get(const char *pattern, size_t len, int flags,
+                                    struct forge_re **own, struct forge_err *err)
 {
-    size_t len = strlen(pattern);
-    struct forge_re *own = NULL;
-    const struct forge_re *re = NULL;
+    *own = NULL;
     pthread_mutex_lock(&cache_lock);
     int full = cache_count >= TEST_CACHE_MAX;
-    pthread_mutex_unlock(&cache_lock);
+    const struct forge_re *re = NULL;
     if (full) {
         unsigned h = hash(pattern, len, flags);
-        pthread_mutex_lock(&cache_lock);
         for (struct forge_re *r = cache[h]; r && !re; r = r->next)
             if (r->flags == flags && r->len == len && memcmp(r->pattern, pattern, len) == 0)
                 re = r;
-        pthread_mutex_unlock(&cache_lock);
-        if (!re)
-            re = own = forge_re_compile(pattern, len, flags, err);
-    } else {
-        re = forge_re_cached(pattern, len, flags, err);
     }
+    pthread_mutex_unlock(&cache_lock);
+    if (re)
+        return re;
+    if (!full)
+        return forge_re_cached(pattern, len, flags, err);
+    return *own = forge_re_compile(pattern, len, flags, err);
+}
+
+int forge_re_test(const char *pattern, int flags, const char *subject, struct forge_err *err)
+{
+    struct forge_re *own = NULL;
+    const struct forge_re *re = forge_re_get(pattern, strlen(pattern), flags, &own, err);
     if (!re)
         return err ? err->code : FORGE_EINVAL;
     size_t ov[2];

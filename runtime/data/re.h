@@ -30,6 +30,12 @@ struct forge_re *forge_re_compile(const char *pattern, size_t len, int flags, st
 const struct forge_re *forge_re_cached(const char *pattern, size_t len, int flags,
                                        struct forge_err *err);
 
+/* Like forge_re_cached, but once the cache holds 4096 patterns a new pattern is compiled for the
+ * caller alone: then *own receives it (free with forge_re_free) and it is also the result. For
+ * callers (scripts) that may make up any number of patterns. */
+const struct forge_re *forge_re_get(const char *pattern, size_t len, int flags,
+                                    struct forge_re **own, struct forge_err *err);
+
 /* Matches at or after byte offset <start> of <subject>. On a match returns the number of
  * captured pairs written to <ovec> (ovec[2i], ovec[2i+1] = start/end byte offsets; unset groups
  * are (size_t)-1), at most <npairs>. Returns 0 on no match, or FORGE_ELIMIT when the match or

@@ -14,6 +14,13 @@ struct m {
     int checked; /* the subject's UTF-8 was validated by an earlier match */
 };
 
+static void free_re(void *p)
+{
+    forge_re_free(p);
+}
+
+/* The compiled pattern at <pidx> with the flags at <fidx>: from the cache, or, once the cache is
+ * full, compiled for this call and freed with it (a box on the stack). May raise. */
 static const struct forge_re *check_re(lua_State *L, int pidx, int fidx)
 {
     size_t plen;
@@ -22,9 +29,12 @@ static const struct forge_re *check_re(lua_State *L, int pidx, int fidx)
     int flags = forge_re_flags(luaL_optstring(L, fidx, ""), &err);
     if (flags < 0)
         luaL_argerror(L, fidx, err.msg);
-    const struct forge_re *re = forge_re_cached(pat, plen, flags, &err);
+    struct forge_re *own = NULL;
+    const struct forge_re *re = forge_re_get(pat, plen, flags, &own, &err);
     if (!re)
         luaL_error(L, "forge.re: %s", err.msg);
+    if (own)
+        forge_lua_box(L, own, free_re);
     return re;
 }
 
@@ -149,6 +159,7 @@ static int gmatch_next(lua_State *L)
 static int l_gmatch(lua_State *L)
 {
     luaL_checkstring(L, 1);
+    lua_settop(L, 3);
     check_re(L, 2, 3); /* compile now, so a bad pattern raises here */
     lua_settop(L, 3);
     if (lua_isnil(L, 3)) {

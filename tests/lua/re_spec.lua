@@ -69,6 +69,17 @@ t.case("global matching over a large subject validates its UTF-8 once", function
   t.raises(function() for _ in re.gmatch("a\255b", "a") do end end, "UTF-8 error")
 end)
 
+t.case("any number of distinct patterns: past the cache they compile per call", function()
+  local n = 0
+  for i = 1, 5000 do if re.test("x" .. i, "^x" .. i .. "$") then n = n + 1 end end
+  t.eq(n, 5000)
+  local k = 0
+  for _ in re.gmatch("a1 a2", "a9999|a\\d") do k = k + 1 end
+  t.eq(k, 2)
+  t.eq({ re.gsub("abc", "b(?#new)", "X") }, { "aXc", 1 })
+  t.eq(re.match("k=v", "(\\w)=(\\w)(?#fresh)", "", 1), "k")
+end)
+
 t.case("invalid patterns name the problem", function()
   t.raises(function() re.test("a", "(") end, "invalid regex '(' at offset 1")
 end)
