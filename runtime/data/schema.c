@@ -15,7 +15,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <pthread.h>
 #include <string.h>
 
 #define MAX_DEPTH 512 /* nested schema evaluations per validation */
@@ -302,20 +301,6 @@ static int ptr_add(struct forge_buf *b, const char *seg)
         }
     }
     return rc;
-}
-
-/* Appends "/<i>". */
-static int idx_add(struct forge_buf *b, long i)
-{
-    char tmp[24];
-    int n = (int)sizeof tmp;
-    unsigned long u = (unsigned long)(i < 0 ? 0 : i);
-    do {
-        tmp[--n] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    tmp[--n] = '/';
-    return forge_buf_add(b, tmp + n, sizeof tmp - (size_t)n);
 }
 
 static char *ptr_join(const char *ptr, const char *seg)
@@ -1855,36 +1840,11 @@ struct vctx {
     int quiet;       /* > 0: inside a probe (anyOf branch, not, if, contains): no error output */
     bool want;       /* errors are wanted */
     cJSON *errors;   /* created on the first error */
-    struct forge_buf *buf; /* scratch for error strings (per thread, kept between calls) */
     int rc;          /* a failure other than "invalid" */
     int depth;
     const struct node *scope[MAX_DEPTH + 1];
     int nscope;
 };
-
-static int jptr_write(struct forge_buf *b, const struct iloc *l)
-{
-    if (!l)
-        return 0;
-    int rc = jptr_write(b, l->up);
-    if (rc)
-        return rc;
-    if (l->key)
-        return ptr_add(b, l->key);
-    return idx_add(b, l->idx);
-}
-
-static int kptr_write(struct forge_buf *b, const struct kloc *l)
-{
-    if (!l)
-        return 0;
-    int rc = kptr_write(b, l->up);
-    if (rc)
-        return rc;
-    if (l->seg)
-        return ptr_add(b, l->seg);
-    return idx_add(b, l->idx);
-}
 
 static const char *type_name(const cJSON *v)
 {
@@ -1963,6 +1923,115 @@ static void msg_format(char *out, size_t cap, const char *fmt, va_list ap)
 }
 
 
+/* Length of <seg> escaped as a JSON pointer token ("~" and "/" take two bytes). */
+static inline size_t tok_len(const char *seg)
+{
+    size_t n = 0;
+    for (const char *p = seg; *p; p++)
+        n += 1 + (*p == '~' || *p == '/');
+    return n;
+}
+
+/* Writes "/" + <seg> escaped so that it ends just before <end>; returns its first byte. */
+static inline char *tok_back(char *end, const char *seg, size_t seglen)
+{
+    const char *p = seg + seglen;
+    while (p > seg) {
+        char ch = *--p;
+        if (ch == '~' || ch == '/') {
+            *--end = ch == '~' ? '0' : '1';
+            *--end = '~';
+        } else {
+            *--end = ch;
+        }
+    }
+    *--end = '/';
+    return end;
+}
+
+static inline size_t idx_len(long i)
+{
+    unsigned long u = (unsigned long)(i < 0 ? 0 : i);
+    size_t n = 1;
+    while (u >= 10) {
+        u /= 10;
+        n++;
+    }
+    return n;
+}
+
+static inline char *idx_back(char *end, long i)
+{
+    unsigned long u = (unsigned long)(i < 0 ? 0 : i);
+    do {
+        *--end = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    *--end = '/';
+    return end;
+}
+
+/* Bytes of the JSON pointer of an instance or keyword location (without the NUL). */
+static size_t iloc_len(const struct iloc *l)
+{
+    size_t n = 0;
+    for (; l; l = l->up)
+        n += 1 + (l->key ? tok_len(l->key) : idx_len(l->idx));
+    return n;
+}
+
+static size_t kloc_len(const struct kloc *l)
+{
+    size_t n = 0;
+    for (; l; l = l->up)
+        n += 1 + (l->seg ? tok_len(l->seg) : idx_len(l->idx));
+    return n;
+}
+
+/* Writes the pointer of <l> so that it ends just before <end> (from the leaf up). */
+static void iloc_back(char *end, const struct iloc *l)
+{
+    for (; l; l = l->up)
+        end = l->key ? tok_back(end, l->key, strlen(l->key)) : idx_back(end, l->idx);
+}
+
+static void kloc_back(char *end, const struct kloc *l)
+{
+    for (; l; l = l->up)
+        end = l->seg ? tok_back(end, l->seg, strlen(l->seg)) : idx_back(end, l->idx);
+}
+
+/* A string member that references text owned elsewhere (cJSON_Delete frees only the node). */
+static cJSON *str_ref(const char *text)
+{
+    cJSON *v = cJSON_malloc(sizeof *v);
+    if (v) {
+        memset(v, 0, sizeof *v);
+        v->type = cJSON_String | cJSON_IsReference;
+        v->valuestring = (char *)text;
+    }
+    return v;
+}
+
+/* Appends <item> (a string member named by the constant <key>) to the object <o>, whose last
+ * member is *<last>. */
+static inline void member_add(cJSON *o, cJSON **last, cJSON *item, const char *key)
+{
+    item->string = (char *)key;
+    item->type |= cJSON_StringIsConst;
+    if (!*last) {
+        o->child = item;
+        item->prev = item;
+    } else {
+        (*last)->next = item;
+        item->prev = *last;
+        o->child->prev = item;
+    }
+    *last = item;
+}
+
+#define ERR_TEXT_MAX ((size_t)16 << 20) /* one error's strings: 16 MiB at most */
+
 static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
                 const char *kw, const char *sub, const char *fmt, ...)
 {
@@ -1974,64 +2043,65 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
     }
     /* The four strings of an error are written one after the other (NUL-separated) into one
      * block that the "error" member owns; the other members reference it (cJSON frees only
-     * the owner, and cJSON_Duplicate copies referenced strings). Fewer allocations than one
-     * per string. */
-    struct forge_buf *b = c->buf;
+     * the owner, and cJSON_Duplicate copies referenced strings). Lengths are measured first,
+     * then each pointer is written from its leaf up, so nothing is copied twice. */
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     msg_format(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    size_t off_il, off_kl, off_abs = 0;
+    size_t lmsg = strlen(msg);
     bool has_abs = n->abs && strncmp(n->abs, ROOT_URI, sizeof ROOT_URI - 1) != 0;
-    b->len = 0;
-    int rc = forge_buf_add(b, msg, strlen(msg) + 1);
-    off_il = b->len;
-    rc = rc ? rc : jptr_write(b, il);
-    rc = rc ? rc : forge_buf_addc(b, 0);
-    off_kl = b->len;
-    rc = rc ? rc : kptr_write(b, kl);
-    if (!rc && kw)
-        rc = ptr_add(b, kw);
-    if (!rc && sub)
-        rc = ptr_add(b, sub);
-    rc = rc ? rc : forge_buf_addc(b, 0);
-    if (!rc && has_abs) {
-        off_abs = b->len;
-        rc = forge_buf_adds(b, n->abs);
-        if (!rc && kw)
-            rc = ptr_add(b, kw);
-        if (!rc && sub)
-            rc = ptr_add(b, sub);
-        rc = rc ? rc : forge_buf_addc(b, 0);
-    }
-    char *block = rc ? NULL : cJSON_malloc(b->len);
-    cJSON *e = block ? cJSON_CreateObject() : NULL;
-    cJSON *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
-    if (e) {
-        memcpy(block, b->data, b->len);
-        vm = cJSON_CreateStringReference(block);
-        vi = cJSON_CreateStringReference(block + off_il);
-        vk = cJSON_CreateStringReference(block + off_kl);
-        va = has_abs ? cJSON_CreateStringReference(block + off_abs) : NULL;
+    size_t lkw = kw ? strlen(kw) : 0, lsub = sub ? strlen(sub) : 0;
+    size_t tail = (kw ? 1 + tok_len(kw) : 0) + (sub ? 1 + tok_len(sub) : 0);
+    size_t lil = iloc_len(il), lkl = kloc_len(kl) + tail;
+    size_t labs = has_abs ? strlen(n->abs) + tail : 0;
+    size_t total = lmsg + 1 + lil + 1 + lkl + 1 + (has_abs ? labs + 1 : 0);
+    char *block = total <= ERR_TEXT_MAX ? cJSON_malloc(total) : NULL;
+    cJSON *e = NULL, *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
+    if (block && (e = cJSON_malloc(sizeof *e)) != NULL) {
+        memset(e, 0, sizeof *e);
+        e->type = cJSON_Object;
+        char *pm = block, *pi = pm + lmsg + 1, *pk = pi + lil + 1, *pa = pk + lkl + 1;
+        memcpy(pm, msg, lmsg + 1);
+        iloc_back(pi + lil, il);
+        pi[lil] = 0;
+        char *end = pk + lkl;
+        *end = 0;
+        if (sub)
+            end = tok_back(end, sub, lsub);
+        if (kw)
+            end = tok_back(end, kw, lkw);
+        kloc_back(end, kl);
+        if (has_abs) {
+            end = pa + labs;
+            *end = 0;
+            if (sub)
+                end = tok_back(end, sub, lsub);
+            if (kw)
+                end = tok_back(end, kw, lkw);
+            memcpy(pa, n->abs, (size_t)(end - pa));
+        }
+        vi = str_ref(pi);
+        vk = str_ref(pk);
+        va = has_abs ? str_ref(pa) : NULL;
+        vm = str_ref(pm);
     }
     if (!e || !vm || !vi || !vk || (has_abs && !va)) {
-        cJSON_Delete(vm);
-        cJSON_Delete(vi);
-        cJSON_Delete(vk);
-        cJSON_Delete(va);
-        cJSON_Delete(e);
-        if (block)
-            cJSON_free(block);
+        void *parts[] = {vm, vi, vk, va, e, block};
+        for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+            if (parts[i])
+                cJSON_free(parts[i]);
         c->rc = FORGE_ENOMEM;
         return FORGE_ENOMEM;
     }
     vm->type &= ~cJSON_IsReference; /* the owner of the block */
-    cJSON_AddItemToObjectCS(e, "instanceLocation", vi);
-    cJSON_AddItemToObjectCS(e, "keywordLocation", vk);
+    cJSON *last = NULL;
+    member_add(e, &last, vi, "instanceLocation");
+    member_add(e, &last, vk, "keywordLocation");
     if (va)
-        cJSON_AddItemToObjectCS(e, "absoluteKeywordLocation", va);
-    cJSON_AddItemToObjectCS(e, "error", vm);
+        member_add(e, &last, va, "absoluteKeywordLocation");
+    member_add(e, &last, vm, "error");
     cJSON_AddItemToArray(c->errors, e);
     return 0;
 }
@@ -2816,23 +2886,6 @@ out:
     return r < 0 ? r : ok;
 }
 
-/* Scratch space for building error strings: one per thread, grown as needed and kept, so
- * reporting errors does not grow a buffer from nothing on every call. */
-static _Thread_local struct forge_buf tl_scratch;
-static pthread_key_t scratch_key;
-static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
-
-/* Frees a thread's scratch when the thread ends (worker threads come and go). */
-static void scratch_free(void *p)
-{
-    forge_buf_free(p);
-}
-
-static void scratch_key_init(void)
-{
-    pthread_key_create(&scratch_key, scratch_free);
-}
-
 int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, cJSON **errors)
 {
     struct vctx c;
@@ -2844,12 +2897,6 @@ int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, c
     c.rc = 0;
     c.depth = 0;
     c.nscope = 0;
-    if (!tl_scratch.limit) {
-        forge_buf_init(&tl_scratch, (size_t)16 << 20); /* one error's strings: 16 MiB at most */
-        pthread_once(&scratch_once, scratch_key_init);
-        pthread_setspecific(scratch_key, &tl_scratch);
-    }
-    c.buf = &tl_scratch;
     if (errors)
         *errors = NULL;
     int r = vnode(&c, s->root, instance, NULL, NULL, NULL);
