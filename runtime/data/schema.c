@@ -1923,26 +1923,41 @@ static void msg_format(char *out, size_t cap, const char *fmt, va_list ap)
 }
 
 
-/* Length of <seg> escaped as a JSON pointer token ("~" and "/" take two bytes). */
-static inline size_t tok_len(const char *seg)
+/* A JSON pointer token measured once: <raw> bytes, <esc> of them "~" or "/" (two bytes each
+ * once escaped). */
+struct tok {
+    size_t raw, esc;
+};
+
+#define TOKS_MAX 64 /* tokens of one location remembered between measuring and writing */
+
+static inline struct tok tok_measure(const char *seg)
 {
-    size_t n = 0;
-    for (const char *p = seg; *p; p++)
-        n += 1 + (*p == '~' || *p == '/');
-    return n;
+    struct tok t = {0, 0};
+    const char *p = seg;
+    for (; *p; p++)
+        t.esc += (*p == '~') | (*p == '/');
+    t.raw = (size_t)(p - seg);
+    return t;
 }
 
-/* Writes "/" + <seg> escaped so that it ends just before <end>; returns its first byte. */
-static inline char *tok_back(char *end, const char *seg, size_t seglen)
+/* Writes "/" + <seg> (measured as <t>) escaped so that it ends just before <end>; returns its
+ * first byte. */
+static inline char *tok_back(char *end, const char *seg, struct tok t)
 {
-    const char *p = seg + seglen;
-    while (p > seg) {
-        char ch = *--p;
-        if (ch == '~' || ch == '/') {
-            *--end = ch == '~' ? '0' : '1';
-            *--end = '~';
-        } else {
-            *--end = ch;
+    if (!t.esc) {
+        end -= t.raw;
+        memcpy(end, seg, t.raw);
+    } else {
+        const char *p = seg + t.raw;
+        while (p > seg) {
+            char ch = *--p;
+            if (ch == '~' || ch == '/') {
+                *--end = ch == '~' ? '0' : '1';
+                *--end = '~';
+            } else {
+                *--end = ch;
+            }
         }
     }
     *--end = '/';
@@ -1971,35 +1986,44 @@ static inline char *idx_back(char *end, long i)
     return end;
 }
 
-/* Bytes of the JSON pointer of an instance or keyword location (without the NUL). */
-static size_t iloc_len(const struct iloc *l)
-{
-    size_t n = 0;
-    for (; l; l = l->up)
-        n += 1 + (l->key ? tok_len(l->key) : idx_len(l->idx));
-    return n;
-}
-
-static size_t kloc_len(const struct kloc *l)
-{
-    size_t n = 0;
-    for (; l; l = l->up)
-        n += 1 + (l->seg ? tok_len(l->seg) : idx_len(l->idx));
-    return n;
-}
-
+/* Bytes of the JSON pointer of a location (without the NUL); the measures of its first
+ * TOKS_MAX tokens from the leaf up go to <toks>. iloc and kloc have the same shape. */
+#define LOC_LEN(T, NAME)                                                         \
+    static size_t NAME(const struct T *l, struct tok *toks)                      \
+    {                                                                            \
+        size_t n = 0;                                                            \
+        for (int i = 0; l; l = l->up, i++) {                                     \
+            if (!l->LOC_SEG) {                                                   \
+                n += 1 + idx_len(l->idx);                                        \
+                continue;                                                        \
+            }                                                                    \
+            struct tok t = tok_measure(l->LOC_SEG);                              \
+            if (i < TOKS_MAX)                                                    \
+                toks[i] = t;                                                     \
+            n += 1 + t.raw + t.esc;                                              \
+        }                                                                        \
+        return n;                                                                \
+    }
 /* Writes the pointer of <l> so that it ends just before <end> (from the leaf up). */
-static void iloc_back(char *end, const struct iloc *l)
-{
-    for (; l; l = l->up)
-        end = l->key ? tok_back(end, l->key, strlen(l->key)) : idx_back(end, l->idx);
-}
-
-static void kloc_back(char *end, const struct kloc *l)
-{
-    for (; l; l = l->up)
-        end = l->seg ? tok_back(end, l->seg, strlen(l->seg)) : idx_back(end, l->idx);
-}
+#define LOC_BACK(T, NAME)                                                        \
+    static void NAME(char *end, const struct T *l, const struct tok *toks)       \
+    {                                                                            \
+        for (int i = 0; l; l = l->up, i++) {                                     \
+            if (!l->LOC_SEG)                                                     \
+                end = idx_back(end, l->idx);                                     \
+            else                                                                 \
+                end = tok_back(end, l->LOC_SEG,                                  \
+                               i < TOKS_MAX ? toks[i] : tok_measure(l->LOC_SEG)); \
+        }                                                                        \
+    }
+#define LOC_SEG key
+LOC_LEN(iloc, iloc_len)
+LOC_BACK(iloc, iloc_back)
+#undef LOC_SEG
+#define LOC_SEG seg
+LOC_LEN(kloc, kloc_len)
+LOC_BACK(kloc, kloc_back)
+#undef LOC_SEG
 
 /* A string member that references text owned elsewhere (cJSON_Delete frees only the node). */
 static cJSON *str_ref(const char *text)
@@ -2052,10 +2076,12 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
     va_end(ap);
     size_t lmsg = strlen(msg);
     bool has_abs = n->abs && strncmp(n->abs, ROOT_URI, sizeof ROOT_URI - 1) != 0;
-    size_t lkw = kw ? strlen(kw) : 0, lsub = sub ? strlen(sub) : 0;
-    size_t tail = (kw ? 1 + tok_len(kw) : 0) + (sub ? 1 + tok_len(sub) : 0);
-    size_t lil = iloc_len(il), lkl = kloc_len(kl) + tail;
-    size_t labs = has_abs ? strlen(n->abs) + tail : 0;
+    struct tok tkw = kw ? tok_measure(kw) : (struct tok){0, 0};
+    struct tok tsub = sub ? tok_measure(sub) : (struct tok){0, 0};
+    size_t tail = (kw ? 1 + tkw.raw + tkw.esc : 0) + (sub ? 1 + tsub.raw + tsub.esc : 0);
+    struct tok itoks[TOKS_MAX], ktoks[TOKS_MAX];
+    size_t lil = iloc_len(il, itoks), lkl = kloc_len(kl, ktoks) + tail;
+    size_t lbase = has_abs ? strlen(n->abs) : 0, labs = lbase + tail;
     size_t total = lmsg + 1 + lil + 1 + lkl + 1 + (has_abs ? labs + 1 : 0);
     char *block = total <= ERR_TEXT_MAX ? cJSON_malloc(total) : NULL;
     cJSON *e = NULL, *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
@@ -2064,23 +2090,18 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
         e->type = cJSON_Object;
         char *pm = block, *pi = pm + lmsg + 1, *pk = pi + lil + 1, *pa = pk + lkl + 1;
         memcpy(pm, msg, lmsg + 1);
-        iloc_back(pi + lil, il);
+        iloc_back(pi + lil, il, itoks);
         pi[lil] = 0;
         char *end = pk + lkl;
         *end = 0;
         if (sub)
-            end = tok_back(end, sub, lsub);
+            end = tok_back(end, sub, tsub);
         if (kw)
-            end = tok_back(end, kw, lkw);
-        kloc_back(end, kl);
+            end = tok_back(end, kw, tkw);
+        kloc_back(end, kl, ktoks);
         if (has_abs) {
-            end = pa + labs;
-            *end = 0;
-            if (sub)
-                end = tok_back(end, sub, lsub);
-            if (kw)
-                end = tok_back(end, kw, lkw);
-            memcpy(pa, n->abs, (size_t)(end - pa));
+            memcpy(pa, n->abs, lbase);
+            memcpy(pa + lbase, end, tail + 1); /* the same keyword tail, and the NUL */
         }
         vi = str_ref(pi);
         vk = str_ref(pk);
