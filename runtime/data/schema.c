@@ -2200,6 +2200,36 @@ static const char *num_text(double d, char *out)
         return out;
     }
     if (isfinite(d) && fabs(d) >= 1e-6 && fabs(d) < 1e15) {
+        /* A decimal of k fractional digits and at most 15 significant ones that reads back as
+         * d: I / 10^k, with I = d * 10^k rounded. Both are exact doubles (I < 10^15, 10^k <=
+         * 10^15), so their quotient is the correctly rounded value of that decimal, as strtod
+         * would read it; the smallest such k gives the shortest form, which is unique at this
+         * length. (|d| * 10^k is off from I by far less than 0.5, so rounding finds it.) */
+        static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
+                                     1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+        double ad = fabs(d);
+        for (int k = 1; k <= 15; k++) {
+            double v = nearbyint(ad * p10[k]);
+            if (v >= 1e15)
+                break;
+            if (v / p10[k] != ad)
+                continue;
+            unsigned long long u = (unsigned long long)v;
+            char tmp[40];
+            int t = (int)sizeof tmp, digits = 0;
+            tmp[--t] = 0;
+            while (u || digits <= k) {
+                if (digits == k)
+                    tmp[--t] = '.';
+                tmp[--t] = (char)('0' + u % 10);
+                u /= 10;
+                digits++;
+            }
+            if (d < 0)
+                tmp[--t] = '-';
+            memcpy(out, tmp + t, sizeof tmp - (size_t)t);
+            return out;
+        }
         /* plain decimal notation: the shortest of 15 to 17 digits that reads back */
         for (int prec = 15; prec <= 17; prec++) {
             snprintf(out, 32, "%.*g", prec, d);
