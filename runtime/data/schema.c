@@ -242,6 +242,9 @@ struct forge_schema {
     struct node *root;
     char **strs; /* owned strings */
     int nstrs, capstrs;
+    /* some member name in a document has "~" or "/": keyword locations (built from names in
+     * the documents) then need escaping looked for; without, they are copied as they are */
+    bool escaped_names;
 };
 
 /* ---------- small helpers ---------- */
@@ -811,6 +814,18 @@ out:
 }
 
 /* Takes <doc>; registers it as a document with retrieval URI <uri>. */
+/* Whether a member name anywhere in <j> contains "~" or "/". */
+static bool names_need_escape(const cJSON *j)
+{
+    for (const cJSON *c = j->child; c; c = c->next) {
+        if (c->string && strpbrk(c->string, "~/"))
+            return true;
+        if (c->child && names_need_escape(c))
+            return true;
+    }
+    return false;
+}
+
 static int add_doc(struct forge_schema *s, cJSON *doc, const char *uri, int draft,
                    struct forge_err *err)
 {
@@ -819,6 +834,8 @@ static int add_doc(struct forge_schema *s, cJSON *doc, const char *uri, int draf
         return FORGE_ENOMEM;
     }
     s->docs[s->ndocs++] = doc;
+    if (!s->escaped_names && names_need_escape(doc))
+        s->escaped_names = true;
     unsigned vocab = V_ALL;
     if (cJSON_IsObject(doc)) {
         apply_dialect(s, doc, &draft, &vocab, err);
@@ -1941,6 +1958,12 @@ static inline struct tok tok_measure(const char *seg)
     return t;
 }
 
+/* The measure of a token known to hold neither "~" nor "/". */
+static inline struct tok tok_plain(const char *seg)
+{
+    return (struct tok){strlen(seg), 0};
+}
+
 /* Writes "/" + <seg> (measured as <t>) escaped so that it ends just before <end>; returns its
  * first byte. */
 static inline char *tok_back(char *end, const char *seg, struct tok t)
@@ -1989,7 +2012,7 @@ static inline char *idx_back(char *end, long i)
 /* Bytes of the JSON pointer of a location (without the NUL); the measures of its first
  * TOKS_MAX tokens from the leaf up go to <toks>. iloc and kloc have the same shape. */
 #define LOC_LEN(T, NAME)                                                         \
-    static size_t NAME(const struct T *l, struct tok *toks)                      \
+    static size_t NAME(const struct T *l, struct tok *toks, bool plain)          \
     {                                                                            \
         size_t n = 0;                                                            \
         for (int i = 0; l; l = l->up, i++) {                                     \
@@ -1997,7 +2020,7 @@ static inline char *idx_back(char *end, long i)
                 n += 1 + idx_len(l->idx);                                        \
                 continue;                                                        \
             }                                                                    \
-            struct tok t = tok_measure(l->LOC_SEG);                              \
+            struct tok t = plain ? tok_plain(l->LOC_SEG) : tok_measure(l->LOC_SEG); \
             if (i < TOKS_MAX)                                                    \
                 toks[i] = t;                                                     \
             n += 1 + t.raw + t.esc;                                              \
@@ -2076,11 +2099,13 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
     va_end(ap);
     size_t lmsg = strlen(msg);
     bool has_abs = n->abs && strncmp(n->abs, ROOT_URI, sizeof ROOT_URI - 1) != 0;
-    struct tok tkw = kw ? tok_measure(kw) : (struct tok){0, 0};
-    struct tok tsub = sub ? tok_measure(sub) : (struct tok){0, 0};
+    /* keyword locations are made of names from the schema documents (and keywords) */
+    bool plain = !c->s->escaped_names;
+    struct tok tkw = kw ? (plain ? tok_plain(kw) : tok_measure(kw)) : (struct tok){0, 0};
+    struct tok tsub = sub ? (plain ? tok_plain(sub) : tok_measure(sub)) : (struct tok){0, 0};
     size_t tail = (kw ? 1 + tkw.raw + tkw.esc : 0) + (sub ? 1 + tsub.raw + tsub.esc : 0);
     struct tok itoks[TOKS_MAX], ktoks[TOKS_MAX];
-    size_t lil = iloc_len(il, itoks), lkl = kloc_len(kl, ktoks) + tail;
+    size_t lil = iloc_len(il, itoks, false), lkl = kloc_len(kl, ktoks, plain) + tail;
     size_t lbase = has_abs ? strlen(n->abs) : 0, labs = lbase + tail;
     size_t total = lmsg + 1 + lil + 1 + lkl + 1 + (has_abs ? labs + 1 : 0);
     char *block = total <= ERR_TEXT_MAX ? cJSON_malloc(total) : NULL;
