@@ -203,6 +203,15 @@ struct node {
     char *abs;             /* absolute location: base URI '#' JSON pointer, or NULL */
     struct kw *kws;
     int nkws;
+    /* A leaf's keywords folded into one check (leaf_fast), when lspec: the type bits (0: no
+     * type), numeric bounds (infinite when absent), multipleOf (0: none), length bounds in
+     * characters, the pattern, and the few other keywords, which go through quick_pass. */
+    bool lspec, lnum, lstr;
+    unsigned ltypes;
+    double nmin, nxmin, nmax, nxmax, nmul, slo, shi;
+    void *lre;
+    const struct kw *lrest[4];
+    int nlrest;
 };
 
 /* The registry of identified locations: resources ($id, document roots) and anchors. */
@@ -1328,6 +1337,53 @@ static int fuse(struct node *n)
     return 0;
 }
 
+/* Folds the keywords of the leaf <n> into its lspec fields, when each keyword appears once and
+ * at most four need quick_pass. */
+static void leaf_spec(struct node *n)
+{
+    uint64_t seen = 0;
+    n->ltypes = 0;
+    n->nmin = n->nxmin = -INFINITY;
+    n->nmax = n->nxmax = INFINITY;
+    n->nmul = 0;
+    n->slo = 0;
+    n->shi = INFINITY;
+    n->lre = NULL;
+    n->lnum = n->lstr = false;
+    n->nlrest = 0;
+    for (int i = 0; i < n->nkws; i++) {
+        const struct kw *w = &n->kws[i];
+        if (seen & ((uint64_t)1 << w->op))
+            return; /* a keyword twice (duplicate member names) */
+        seen |= (uint64_t)1 << w->op;
+        switch (w->op) {
+        case OP_TYPE:
+            n->ltypes = (unsigned)w->num;
+            if (!n->ltypes)
+                return; /* allows nothing: left to the loop */
+            break;
+        case OP_MIN: n->nmin = w->num; n->lnum = true; break;
+        case OP_XMIN: n->nxmin = w->num; n->lnum = true; break;
+        case OP_MAX: n->nmax = w->num; n->lnum = true; break;
+        case OP_XMAX: n->nxmax = w->num; n->lnum = true; break;
+        case OP_MULTOF:
+            if (w->num == 0)
+                return;
+            n->nmul = w->num;
+            n->lnum = true;
+            break;
+        case OP_MINLEN: n->slo = w->num; n->lstr = true; break;
+        case OP_MAXLEN: n->shi = w->num; n->lstr = true; break;
+        case OP_PATTERN: n->lre = w->re; break;
+        default:
+            if (n->nlrest == (int)(sizeof n->lrest / sizeof *n->lrest))
+                return;
+            n->lrest[n->nlrest++] = w;
+        }
+    }
+    n->lspec = true;
+}
+
 static int compile(struct forge_schema *s, const cJSON *json, const struct cctx *cx,
                    struct node **out, struct forge_err *err)
 {
@@ -1436,6 +1492,8 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
                 n->leaf = false;
             }
         }
+        if (n->leaf)
+            leaf_spec(n);
     }
 out:
     /* compile_kw copied c2.base where it needed it (add_pending resolves against n->abs) */
@@ -2363,9 +2421,44 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
     }
 }
 
+/* leaf_pass for a leaf with lspec: the same answer, without a dispatch per keyword. */
+static inline bool leaf_fast(const struct node *n, const cJSON *inst)
+{
+    int t = inst->type & 0xFF;
+    if (n->ltypes && !type_ok(n->ltypes, inst))
+        return false;
+    if (t == cJSON_String) {
+        const char *v = inst->valuestring;
+        if (n->lstr) {
+            /* a string of b bytes has between b/4 and b characters: count only when needed */
+            size_t bytes = strlen(v);
+            if (!((double)bytes <= n->shi && (double)(bytes / 4) >= n->slo)) {
+                double len = (double)cp_len(v);
+                if (!(len <= n->shi && len >= n->slo))
+                    return false;
+            }
+        }
+        if (n->lre && forge_ecmare_test(n->lre, v, strlen(v)) != 1)
+            return false;
+    } else if (t == cJSON_Number && n->lnum) {
+        double x = inst->valuedouble;
+        if (!(x >= n->nmin && x > n->nxmin && x <= n->nmax && x < n->nxmax))
+            return false;
+        if (n->nmul != 0 && !multiple_of(x, n->nmul))
+            return false;
+    }
+    long slen = -1;
+    for (int i = 0; i < n->nlrest; i++)
+        if (!quick_pass(n->lrest[i], inst, &slen))
+            return false;
+    return true;
+}
+
 /* A leaf's keywords on <inst>: true when all certainly pass. */
 static inline bool leaf_pass(const struct node *n, const cJSON *inst)
 {
+    if (n->lspec)
+        return leaf_fast(n, inst);
     long slen = -1;
     for (int i = 0; i < n->nkws; i++) {
         const struct kw *w = &n->kws[i];
