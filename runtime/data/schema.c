@@ -77,8 +77,8 @@ static inline void name_key(const char *s, struct nkey *k)
     k->hash = (uint32_t)(h >> 32) ^ (uint32_t)h;
 }
 
-/* Index of <key> among the table's names, or -1. */
-static inline int ntab_find(const struct ntab *t, const char *key)
+/* Index of <key> among the table's names by its hash, or -1. */
+static inline int ntab_hfind(const struct ntab *t, const char *key)
 {
     struct nkey k;
     name_key(key, &k);
@@ -90,6 +90,29 @@ static inline int ntab_find(const struct ntab *t, const char *key)
             t->tails[x] == k.tail && (k.len <= 16 || !memcmp(t->names[x] + 8, key + 8, k.len - 16)))
             return x;
     }
+}
+
+#define NTAB_SCAN 6 /* tables of at most this many names are searched without hashing */
+
+/* Index of <key> among the table's names, or -1. */
+static inline int ntab_find(const struct ntab *t, const char *key)
+{
+    if (t->n > NTAB_SCAN)
+        return ntab_hfind(t, key);
+    /* a few names: compared in turn (the first of duplicates wins, as in the table) */
+    for (int j = 0; j < t->n; j++) {
+        const unsigned char *p = (const unsigned char *)key;
+        const unsigned char *q = (const unsigned char *)t->names[j];
+        if (*p != *q)
+            continue;
+        while (*p && *p == *q) {
+            p++;
+            q++;
+        }
+        if (*p == *q)
+            return j;
+    }
+    return -1;
 }
 
 static void ntab_free(struct ntab *t)
@@ -126,7 +149,7 @@ static int ntab_build(struct ntab *t, const char **names, int n)
         t->lens[j] = k.len;
         t->heads[j] = k.head;
         t->tails[j] = k.tail;
-        if (ntab_find(t, names[j]) >= 0)
+        if (ntab_hfind(t, names[j]) >= 0)
             continue; /* a duplicate name: the first wins */
         uint32_t i = t->hashes[j] & t->mask;
         while (t->slots[i] >= 0)
