@@ -3048,8 +3048,8 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
     long slen = -1;
     for (int i = 0; i < n->nkws; i++) {
         const struct kw *w = &n->kws[i];
-        if (quick_pass(w, inst, &slen))
-            continue;
+        if (w->fused || quick_pass(w, inst, &slen))
+            continue; /* fused: done by the sibling properties (vprops) */
         /* the two most frequent structural keywords skip the general dispatcher */
         if (w->op == OP_REF) {
             struct kloc k1 = {kl, w->name, 0};
