@@ -15,7 +15,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <pthread.h>
 #include <string.h>
 
 #define MAX_DEPTH 512 /* nested schema evaluations per validation */
@@ -78,8 +77,8 @@ static inline void name_key(const char *s, struct nkey *k)
     k->hash = (uint32_t)(h >> 32) ^ (uint32_t)h;
 }
 
-/* Index of <key> among the table's names, or -1. */
-static inline int ntab_find(const struct ntab *t, const char *key)
+/* Index of <key> among the table's names by its hash, or -1. */
+static inline int ntab_hfind(const struct ntab *t, const char *key)
 {
     struct nkey k;
     name_key(key, &k);
@@ -91,6 +90,29 @@ static inline int ntab_find(const struct ntab *t, const char *key)
             t->tails[x] == k.tail && (k.len <= 16 || !memcmp(t->names[x] + 8, key + 8, k.len - 16)))
             return x;
     }
+}
+
+#define NTAB_SCAN 6 /* tables of at most this many names are searched without hashing */
+
+/* Index of <key> among the table's names, or -1. */
+static inline int ntab_find(const struct ntab *t, const char *key)
+{
+    if (t->n > NTAB_SCAN)
+        return ntab_hfind(t, key);
+    /* a few names: compared in turn (the first of duplicates wins, as in the table) */
+    for (int j = 0; j < t->n; j++) {
+        const unsigned char *p = (const unsigned char *)key;
+        const unsigned char *q = (const unsigned char *)t->names[j];
+        if (*p != *q)
+            continue;
+        while (*p && *p == *q) {
+            p++;
+            q++;
+        }
+        if (*p == *q)
+            return j;
+    }
+    return -1;
 }
 
 static void ntab_free(struct ntab *t)
@@ -127,7 +149,7 @@ static int ntab_build(struct ntab *t, const char **names, int n)
         t->lens[j] = k.len;
         t->heads[j] = k.head;
         t->tails[j] = k.tail;
-        if (ntab_find(t, names[j]) >= 0)
+        if (ntab_hfind(t, names[j]) >= 0)
             continue; /* a duplicate name: the first wins */
         uint32_t i = t->hashes[j] & t->mask;
         while (t->slots[i] >= 0)
@@ -204,6 +226,15 @@ struct node {
     char *abs;             /* absolute location: base URI '#' JSON pointer, or NULL */
     struct kw *kws;
     int nkws;
+    /* A leaf's keywords folded into one check (leaf_fast), when lspec: the type bits (0: no
+     * type), numeric bounds (infinite when absent), multipleOf (0: none), length bounds in
+     * characters, the pattern, and the few other keywords, which go through quick_pass. */
+    bool lspec, lnum, lstr;
+    unsigned ltypes;
+    double nmin, nxmin, nmax, nxmax, nmul, slo, shi;
+    void *lre;
+    const struct kw *lrest[4];
+    int nlrest;
 };
 
 /* The registry of identified locations: resources ($id, document roots) and anchors. */
@@ -243,6 +274,9 @@ struct forge_schema {
     struct node *root;
     char **strs; /* owned strings */
     int nstrs, capstrs;
+    /* some member name in a document has "~" or "/": keyword locations (built from names in
+     * the documents) then need escaping looked for; without, they are copied as they are */
+    bool escaped_names;
 };
 
 /* ---------- small helpers ---------- */
@@ -302,20 +336,6 @@ static int ptr_add(struct forge_buf *b, const char *seg)
         }
     }
     return rc;
-}
-
-/* Appends "/<i>". */
-static int idx_add(struct forge_buf *b, long i)
-{
-    char tmp[24];
-    int n = (int)sizeof tmp;
-    unsigned long u = (unsigned long)(i < 0 ? 0 : i);
-    do {
-        tmp[--n] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    tmp[--n] = '/';
-    return forge_buf_add(b, tmp + n, sizeof tmp - (size_t)n);
 }
 
 static char *ptr_join(const char *ptr, const char *seg)
@@ -826,6 +846,18 @@ out:
 }
 
 /* Takes <doc>; registers it as a document with retrieval URI <uri>. */
+/* Whether a member name anywhere in <j> contains "~" or "/". */
+static bool names_need_escape(const cJSON *j)
+{
+    for (const cJSON *c = j->child; c; c = c->next) {
+        if (c->string && strpbrk(c->string, "~/"))
+            return true;
+        if (c->child && names_need_escape(c))
+            return true;
+    }
+    return false;
+}
+
 static int add_doc(struct forge_schema *s, cJSON *doc, const char *uri, int draft,
                    struct forge_err *err)
 {
@@ -834,6 +866,8 @@ static int add_doc(struct forge_schema *s, cJSON *doc, const char *uri, int draf
         return FORGE_ENOMEM;
     }
     s->docs[s->ndocs++] = doc;
+    if (!s->escaped_names && names_need_escape(doc))
+        s->escaped_names = true;
     unsigned vocab = V_ALL;
     if (cJSON_IsObject(doc)) {
         apply_dialect(s, doc, &draft, &vocab, err);
@@ -1326,6 +1360,53 @@ static int fuse(struct node *n)
     return 0;
 }
 
+/* Folds the keywords of the leaf <n> into its lspec fields, when each keyword appears once and
+ * at most four need quick_pass. */
+static void leaf_spec(struct node *n)
+{
+    uint64_t seen = 0;
+    n->ltypes = 0;
+    n->nmin = n->nxmin = -INFINITY;
+    n->nmax = n->nxmax = INFINITY;
+    n->nmul = 0;
+    n->slo = 0;
+    n->shi = INFINITY;
+    n->lre = NULL;
+    n->lnum = n->lstr = false;
+    n->nlrest = 0;
+    for (int i = 0; i < n->nkws; i++) {
+        const struct kw *w = &n->kws[i];
+        if (seen & ((uint64_t)1 << w->op))
+            return; /* a keyword twice (duplicate member names) */
+        seen |= (uint64_t)1 << w->op;
+        switch (w->op) {
+        case OP_TYPE:
+            n->ltypes = (unsigned)w->num;
+            if (!n->ltypes)
+                return; /* allows nothing: left to the loop */
+            break;
+        case OP_MIN: n->nmin = w->num; n->lnum = true; break;
+        case OP_XMIN: n->nxmin = w->num; n->lnum = true; break;
+        case OP_MAX: n->nmax = w->num; n->lnum = true; break;
+        case OP_XMAX: n->nxmax = w->num; n->lnum = true; break;
+        case OP_MULTOF:
+            if (w->num == 0)
+                return;
+            n->nmul = w->num;
+            n->lnum = true;
+            break;
+        case OP_MINLEN: n->slo = w->num; n->lstr = true; break;
+        case OP_MAXLEN: n->shi = w->num; n->lstr = true; break;
+        case OP_PATTERN: n->lre = w->re; break;
+        default:
+            if (n->nlrest == (int)(sizeof n->lrest / sizeof *n->lrest))
+                return;
+            n->lrest[n->nlrest++] = w;
+        }
+    }
+    n->lspec = true;
+}
+
 static int compile(struct forge_schema *s, const cJSON *json, const struct cctx *cx,
                    struct node **out, struct forge_err *err)
 {
@@ -1434,6 +1515,8 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
                 n->leaf = false;
             }
         }
+        if (n->leaf)
+            leaf_spec(n);
     }
 out:
     /* compile_kw copied c2.base where it needed it (add_pending resolves against n->abs) */
@@ -1855,36 +1938,11 @@ struct vctx {
     int quiet;       /* > 0: inside a probe (anyOf branch, not, if, contains): no error output */
     bool want;       /* errors are wanted */
     cJSON *errors;   /* created on the first error */
-    struct forge_buf *buf; /* scratch for error strings (per thread, kept between calls) */
     int rc;          /* a failure other than "invalid" */
     int depth;
     const struct node *scope[MAX_DEPTH + 1];
     int nscope;
 };
-
-static int jptr_write(struct forge_buf *b, const struct iloc *l)
-{
-    if (!l)
-        return 0;
-    int rc = jptr_write(b, l->up);
-    if (rc)
-        return rc;
-    if (l->key)
-        return ptr_add(b, l->key);
-    return idx_add(b, l->idx);
-}
-
-static int kptr_write(struct forge_buf *b, const struct kloc *l)
-{
-    if (!l)
-        return 0;
-    int rc = kptr_write(b, l->up);
-    if (rc)
-        return rc;
-    if (l->seg)
-        return ptr_add(b, l->seg);
-    return idx_add(b, l->idx);
-}
 
 static const char *type_name(const cJSON *v)
 {
@@ -1963,6 +2021,145 @@ static void msg_format(char *out, size_t cap, const char *fmt, va_list ap)
 }
 
 
+/* A JSON pointer token measured once: <raw> bytes, <esc> of them "~" or "/" (two bytes each
+ * once escaped). */
+struct tok {
+    size_t raw, esc;
+};
+
+#define TOKS_MAX 64 /* tokens of one location remembered between measuring and writing */
+
+static inline struct tok tok_measure(const char *seg)
+{
+    struct tok t = {0, 0};
+    const char *p = seg;
+    for (; *p; p++)
+        t.esc += (*p == '~') | (*p == '/');
+    t.raw = (size_t)(p - seg);
+    return t;
+}
+
+/* The measure of a token known to hold neither "~" nor "/". */
+static inline struct tok tok_plain(const char *seg)
+{
+    return (struct tok){strlen(seg), 0};
+}
+
+/* Writes "/" + <seg> (measured as <t>) escaped so that it ends just before <end>; returns its
+ * first byte. */
+static inline char *tok_back(char *end, const char *seg, struct tok t)
+{
+    if (!t.esc) {
+        end -= t.raw;
+        memcpy(end, seg, t.raw);
+    } else {
+        const char *p = seg + t.raw;
+        while (p > seg) {
+            char ch = *--p;
+            if (ch == '~' || ch == '/') {
+                *--end = ch == '~' ? '0' : '1';
+                *--end = '~';
+            } else {
+                *--end = ch;
+            }
+        }
+    }
+    *--end = '/';
+    return end;
+}
+
+static inline size_t idx_len(long i)
+{
+    unsigned long u = (unsigned long)(i < 0 ? 0 : i);
+    size_t n = 1;
+    while (u >= 10) {
+        u /= 10;
+        n++;
+    }
+    return n;
+}
+
+static inline char *idx_back(char *end, long i)
+{
+    unsigned long u = (unsigned long)(i < 0 ? 0 : i);
+    do {
+        *--end = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    *--end = '/';
+    return end;
+}
+
+/* Bytes of the JSON pointer of a location (without the NUL); the measures of its first
+ * TOKS_MAX tokens from the leaf up go to <toks>. iloc and kloc have the same shape. */
+#define LOC_LEN(T, NAME)                                                         \
+    static size_t NAME(const struct T *l, struct tok *toks, bool plain)          \
+    {                                                                            \
+        size_t n = 0;                                                            \
+        for (int i = 0; l; l = l->up, i++) {                                     \
+            if (!l->LOC_SEG) {                                                   \
+                n += 1 + idx_len(l->idx);                                        \
+                continue;                                                        \
+            }                                                                    \
+            struct tok t = plain ? tok_plain(l->LOC_SEG) : tok_measure(l->LOC_SEG); \
+            if (i < TOKS_MAX)                                                    \
+                toks[i] = t;                                                     \
+            n += 1 + t.raw + t.esc;                                              \
+        }                                                                        \
+        return n;                                                                \
+    }
+/* Writes the pointer of <l> so that it ends just before <end> (from the leaf up). */
+#define LOC_BACK(T, NAME)                                                        \
+    static void NAME(char *end, const struct T *l, const struct tok *toks)       \
+    {                                                                            \
+        for (int i = 0; l; l = l->up, i++) {                                     \
+            if (!l->LOC_SEG)                                                     \
+                end = idx_back(end, l->idx);                                     \
+            else                                                                 \
+                end = tok_back(end, l->LOC_SEG,                                  \
+                               i < TOKS_MAX ? toks[i] : tok_measure(l->LOC_SEG)); \
+        }                                                                        \
+    }
+#define LOC_SEG key
+LOC_LEN(iloc, iloc_len)
+LOC_BACK(iloc, iloc_back)
+#undef LOC_SEG
+#define LOC_SEG seg
+LOC_LEN(kloc, kloc_len)
+LOC_BACK(kloc, kloc_back)
+#undef LOC_SEG
+
+/* A string member that references text owned elsewhere (cJSON_Delete frees only the node). */
+static cJSON *str_ref(const char *text)
+{
+    cJSON *v = cJSON_malloc(sizeof *v);
+    if (v) {
+        memset(v, 0, sizeof *v);
+        v->type = cJSON_String | cJSON_IsReference;
+        v->valuestring = (char *)text;
+    }
+    return v;
+}
+
+/* Appends <item> (a string member named by the constant <key>) to the object <o>, whose last
+ * member is *<last>. */
+static inline void member_add(cJSON *o, cJSON **last, cJSON *item, const char *key)
+{
+    item->string = (char *)key;
+    item->type |= cJSON_StringIsConst;
+    if (!*last) {
+        o->child = item;
+        item->prev = item;
+    } else {
+        (*last)->next = item;
+        item->prev = *last;
+        o->child->prev = item;
+    }
+    *last = item;
+}
+
+#define ERR_TEXT_MAX ((size_t)16 << 20) /* one error's strings: 16 MiB at most */
+
 static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
                 const char *kw, const char *sub, const char *fmt, ...)
 {
@@ -1974,64 +2171,64 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
     }
     /* The four strings of an error are written one after the other (NUL-separated) into one
      * block that the "error" member owns; the other members reference it (cJSON frees only
-     * the owner, and cJSON_Duplicate copies referenced strings). Fewer allocations than one
-     * per string. */
-    struct forge_buf *b = c->buf;
+     * the owner, and cJSON_Duplicate copies referenced strings). Lengths are measured first,
+     * then each pointer is written from its leaf up, so nothing is copied twice. */
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     msg_format(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    size_t off_il, off_kl, off_abs = 0;
+    size_t lmsg = strlen(msg);
     bool has_abs = n->abs && strncmp(n->abs, ROOT_URI, sizeof ROOT_URI - 1) != 0;
-    b->len = 0;
-    int rc = forge_buf_add(b, msg, strlen(msg) + 1);
-    off_il = b->len;
-    rc = rc ? rc : jptr_write(b, il);
-    rc = rc ? rc : forge_buf_addc(b, 0);
-    off_kl = b->len;
-    rc = rc ? rc : kptr_write(b, kl);
-    if (!rc && kw)
-        rc = ptr_add(b, kw);
-    if (!rc && sub)
-        rc = ptr_add(b, sub);
-    rc = rc ? rc : forge_buf_addc(b, 0);
-    if (!rc && has_abs) {
-        off_abs = b->len;
-        rc = forge_buf_adds(b, n->abs);
-        if (!rc && kw)
-            rc = ptr_add(b, kw);
-        if (!rc && sub)
-            rc = ptr_add(b, sub);
-        rc = rc ? rc : forge_buf_addc(b, 0);
-    }
-    char *block = rc ? NULL : cJSON_malloc(b->len);
-    cJSON *e = block ? cJSON_CreateObject() : NULL;
-    cJSON *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
-    if (e) {
-        memcpy(block, b->data, b->len);
-        vm = cJSON_CreateStringReference(block);
-        vi = cJSON_CreateStringReference(block + off_il);
-        vk = cJSON_CreateStringReference(block + off_kl);
-        va = has_abs ? cJSON_CreateStringReference(block + off_abs) : NULL;
+    /* keyword locations are made of names from the schema documents (and keywords) */
+    bool plain = !c->s->escaped_names;
+    struct tok tkw = kw ? (plain ? tok_plain(kw) : tok_measure(kw)) : (struct tok){0, 0};
+    struct tok tsub = sub ? (plain ? tok_plain(sub) : tok_measure(sub)) : (struct tok){0, 0};
+    size_t tail = (kw ? 1 + tkw.raw + tkw.esc : 0) + (sub ? 1 + tsub.raw + tsub.esc : 0);
+    struct tok itoks[TOKS_MAX], ktoks[TOKS_MAX];
+    size_t lil = iloc_len(il, itoks, false), lkl = kloc_len(kl, ktoks, plain) + tail;
+    size_t lbase = has_abs ? strlen(n->abs) : 0, labs = lbase + tail;
+    size_t total = lmsg + 1 + lil + 1 + lkl + 1 + (has_abs ? labs + 1 : 0);
+    char *block = total <= ERR_TEXT_MAX ? cJSON_malloc(total) : NULL;
+    cJSON *e = NULL, *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
+    if (block && (e = cJSON_malloc(sizeof *e)) != NULL) {
+        memset(e, 0, sizeof *e);
+        e->type = cJSON_Object;
+        char *pm = block, *pi = pm + lmsg + 1, *pk = pi + lil + 1, *pa = pk + lkl + 1;
+        memcpy(pm, msg, lmsg + 1);
+        iloc_back(pi + lil, il, itoks);
+        pi[lil] = 0;
+        char *end = pk + lkl;
+        *end = 0;
+        if (sub)
+            end = tok_back(end, sub, tsub);
+        if (kw)
+            end = tok_back(end, kw, tkw);
+        kloc_back(end, kl, ktoks);
+        if (has_abs) {
+            memcpy(pa, n->abs, lbase);
+            memcpy(pa + lbase, end, tail + 1); /* the same keyword tail, and the NUL */
+        }
+        vi = str_ref(pi);
+        vk = str_ref(pk);
+        va = has_abs ? str_ref(pa) : NULL;
+        vm = str_ref(pm);
     }
     if (!e || !vm || !vi || !vk || (has_abs && !va)) {
-        cJSON_Delete(vm);
-        cJSON_Delete(vi);
-        cJSON_Delete(vk);
-        cJSON_Delete(va);
-        cJSON_Delete(e);
-        if (block)
-            cJSON_free(block);
+        void *parts[] = {vm, vi, vk, va, e, block};
+        for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+            if (parts[i])
+                cJSON_free(parts[i]);
         c->rc = FORGE_ENOMEM;
         return FORGE_ENOMEM;
     }
     vm->type &= ~cJSON_IsReference; /* the owner of the block */
-    cJSON_AddItemToObjectCS(e, "instanceLocation", vi);
-    cJSON_AddItemToObjectCS(e, "keywordLocation", vk);
+    cJSON *last = NULL;
+    member_add(e, &last, vi, "instanceLocation");
+    member_add(e, &last, vk, "keywordLocation");
     if (va)
-        cJSON_AddItemToObjectCS(e, "absoluteKeywordLocation", va);
-    cJSON_AddItemToObjectCS(e, "error", vm);
+        member_add(e, &last, va, "absoluteKeywordLocation");
+    member_add(e, &last, vm, "error");
     cJSON_AddItemToArray(c->errors, e);
     return 0;
 }
@@ -2109,6 +2306,36 @@ static const char *num_text(double d, char *out)
         return out;
     }
     if (isfinite(d) && fabs(d) >= 1e-6 && fabs(d) < 1e15) {
+        /* A decimal of k fractional digits and at most 15 significant ones that reads back as
+         * d: I / 10^k, with I = d * 10^k rounded. Both are exact doubles (I < 10^15, 10^k <=
+         * 10^15), so their quotient is the correctly rounded value of that decimal, as strtod
+         * would read it; the smallest such k gives the shortest form, which is unique at this
+         * length. (|d| * 10^k is off from I by far less than 0.5, so rounding finds it.) */
+        static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
+                                     1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+        double ad = fabs(d);
+        for (int k = 1; k <= 15; k++) {
+            double v = nearbyint(ad * p10[k]);
+            if (v >= 1e15)
+                break;
+            if (v / p10[k] != ad)
+                continue;
+            unsigned long long u = (unsigned long long)v;
+            char tmp[40];
+            int t = (int)sizeof tmp, digits = 0;
+            tmp[--t] = 0;
+            while (u || digits <= k) {
+                if (digits == k)
+                    tmp[--t] = '.';
+                tmp[--t] = (char)('0' + u % 10);
+                u /= 10;
+                digits++;
+            }
+            if (d < 0)
+                tmp[--t] = '-';
+            memcpy(out, tmp + t, sizeof tmp - (size_t)t);
+            return out;
+        }
         /* plain decimal notation: the shortest of 15 to 17 digits that reads back */
         for (int prec = 15; prec <= 17; prec++) {
             snprintf(out, 32, "%.*g", prec, d);
@@ -2125,8 +2352,9 @@ static inline bool json_eq(const cJSON *a, const cJSON *b)
     int ta = a->type & 0xFF, tb = b->type & 0xFF;
     if (ta == cJSON_Number)
         return tb == cJSON_Number && a->valuedouble == b->valuedouble;
-    if (ta == cJSON_String)
-        return tb == cJSON_String && !strcmp(a->valuestring, b->valuestring);
+    if (ta == cJSON_String) /* the first bytes differ in most unequal pairs: no call then */
+        return tb == cJSON_String && a->valuestring[0] == b->valuestring[0] &&
+               !strcmp(a->valuestring, b->valuestring);
     if (ta != tb && !((ta == cJSON_True || ta == cJSON_False) && (tb == cJSON_True || tb == cJSON_False)))
         return false;
     return forge_json_equal(a, b);
@@ -2216,9 +2444,44 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
     }
 }
 
+/* leaf_pass for a leaf with lspec: the same answer, without a dispatch per keyword. */
+static inline bool leaf_fast(const struct node *n, const cJSON *inst)
+{
+    int t = inst->type & 0xFF;
+    if (n->ltypes && !type_ok(n->ltypes, inst))
+        return false;
+    if (t == cJSON_String) {
+        const char *v = inst->valuestring;
+        if (n->lstr) {
+            /* a string of b bytes has between b/4 and b characters: count only when needed */
+            size_t bytes = strlen(v);
+            if (!((double)bytes <= n->shi && (double)(bytes / 4) >= n->slo)) {
+                double len = (double)cp_len(v);
+                if (!(len <= n->shi && len >= n->slo))
+                    return false;
+            }
+        }
+        if (n->lre && forge_ecmare_test(n->lre, v, strlen(v)) != 1)
+            return false;
+    } else if (t == cJSON_Number && n->lnum) {
+        double x = inst->valuedouble;
+        if (!(x >= n->nmin && x > n->nxmin && x <= n->nmax && x < n->nxmax))
+            return false;
+        if (n->nmul != 0 && !multiple_of(x, n->nmul))
+            return false;
+    }
+    long slen = -1;
+    for (int i = 0; i < n->nlrest; i++)
+        if (!quick_pass(n->lrest[i], inst, &slen))
+            return false;
+    return true;
+}
+
 /* A leaf's keywords on <inst>: true when all certainly pass. */
 static inline bool leaf_pass(const struct node *n, const cJSON *inst)
 {
+    if (n->lspec)
+        return leaf_fast(n, inst);
     long slen = -1;
     for (int i = 0; i < n->nkws; i++) {
         const struct kw *w = &n->kws[i];
@@ -2785,8 +3048,8 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
     long slen = -1;
     for (int i = 0; i < n->nkws; i++) {
         const struct kw *w = &n->kws[i];
-        if (quick_pass(w, inst, &slen))
-            continue;
+        if (w->fused || quick_pass(w, inst, &slen))
+            continue; /* fused: done by the sibling properties (vprops) */
         /* the two most frequent structural keywords skip the general dispatcher */
         if (w->op == OP_REF) {
             struct kloc k1 = {kl, w->name, 0};
@@ -2816,23 +3079,6 @@ out:
     return r < 0 ? r : ok;
 }
 
-/* Scratch space for building error strings: one per thread, grown as needed and kept, so
- * reporting errors does not grow a buffer from nothing on every call. */
-static _Thread_local struct forge_buf tl_scratch;
-static pthread_key_t scratch_key;
-static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
-
-/* Frees a thread's scratch when the thread ends (worker threads come and go). */
-static void scratch_free(void *p)
-{
-    forge_buf_free(p);
-}
-
-static void scratch_key_init(void)
-{
-    pthread_key_create(&scratch_key, scratch_free);
-}
-
 int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, cJSON **errors)
 {
     struct vctx c;
@@ -2844,12 +3090,6 @@ int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, c
     c.rc = 0;
     c.depth = 0;
     c.nscope = 0;
-    if (!tl_scratch.limit) {
-        forge_buf_init(&tl_scratch, (size_t)16 << 20); /* one error's strings: 16 MiB at most */
-        pthread_once(&scratch_once, scratch_key_init);
-        pthread_setspecific(scratch_key, &tl_scratch);
-    }
-    c.buf = &tl_scratch;
     if (errors)
         *errors = NULL;
     int r = vnode(&c, s->root, instance, NULL, NULL, NULL);
