@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 #define MAX_DEPTH 512 /* nested schema evaluations per validation */
@@ -903,6 +904,18 @@ static int load_doc(struct forge_schema *s, const char *uri, struct forge_err *e
         char *path = forge_path_join(s->opts.refdirs[i].dir, rest);
         if (!path)
             return FORGE_ENOMEM;
+        /* Real paths: a symbolic link inside the folder that points outside it is outside. */
+        char real[PATH_MAX], root[PATH_MAX];
+        if (realpath(path, real) && realpath(s->opts.refdirs[i].dir, root)) {
+            size_t lr = strlen(root);
+            if (strcmp(root, "/") != 0 &&
+                (strncmp(real, root, lr) != 0 || (real[lr] != '/' && real[lr] != '\0'))) {
+                forge_free(path);
+                return forge_err_set(err, FORGE_EINVAL, "cannot resolve '%s': its file is outside "
+                                     "the --ref-dir folder '%s' (a symbolic link?)", uri,
+                                     s->opts.refdirs[i].dir);
+            }
+        }
         doc = forge_json_load(path, err);
         forge_free(path);
         if (!doc)

@@ -164,4 +164,12 @@ t.case("C stack exhaustion while handling errors and closing coroutines", functi
   t.ok(err:find("stack overflow", 1, true) or err:find("C stack", 1, true), err:sub(-200))
 end)
 
+t.case("schema references do not follow a symbolic link out of their folder", function()
+  local forge = require "forge"
+  local err = t.raises(function()
+    forge.schema.compile({ ["$ref"] = "https://x/outside_link" }, { ref_dirs = { ["https://x/"] = "fixtures" } })
+  end, "is outside the --ref-dir folder")
+  t.ok(not err:find("root:", 1, true), err)
+end)
+
 t.done()
