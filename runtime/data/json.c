@@ -151,15 +151,20 @@ bool forge_json_equal(const cJSON *a, const cJSON *b)
         return !x && !y;
     }
     if (cJSON_IsObject(a)) {
+        /* A repeated key counts once, with its first value (the one lookups find), so that
+         * equality stays reflexive and agrees with cJSON_GetObjectItem. */
         int na = 0, nb = 0;
         for (const cJSON *x = a->child; x; x = x->next) {
+            if (cJSON_GetObjectItemCaseSensitive(a, x->string) != x)
+                continue;
             na++;
             const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, x->string);
             if (!y || !forge_json_equal(x, y))
                 return false;
         }
         for (const cJSON *y = b->child; y; y = y->next)
-            nb++;
+            if (cJSON_GetObjectItemCaseSensitive(b, y->string) == y)
+                nb++;
         return na == nb;
     }
     return true; /* null */
