@@ -54,8 +54,8 @@ cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct f
             forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: invalid JSON: unexpected end of input",
                           name, line, col);
         else
-            forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: invalid JSON near '%.12s'", name, line,
-                          col, text + off);
+            forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: invalid JSON near '%.*s'", name, line,
+                          col, (int)(len - off < 12 ? len - off : 12), text + off);
         return NULL;
     }
     size_t off = (size_t)(end - text);
