@@ -24,7 +24,7 @@ static const char *gets(const cJSON *o, const char *k)
 
 static bool is(const char *a, const char *b)
 {
-    return a && strcmp(a, b) == 0;
+    return a && b && strcmp(a, b) == 0;
 }
 
 /* ---------------------------------------------------------------------------------------- */
