@@ -780,8 +780,8 @@ static int scan(struct forge_schema *s, const cJSON *json, const char *base, int
         const cJSON *da = draft >= FORGE_DRAFT_2020_12 ? get(json, "$dynamicAnchor") : NULL;
         for (int k = 0; k < 2; k++) {
             const cJSON *x = k ? da : a;
-            if (!cJSON_IsString(x))
-                continue;
+            if (!cJSON_IsString(x) || !x->valuestring[0])
+                continue; /* an empty name is no anchor (its URI would have no fragment) */
             char *f = xstrcat3("#", x->valuestring, "");
             char *u = f ? uri_resolve(base, f) : NULL;
             rc = u ? add_ent(s, u, json, pbase, ptr, draft, vocab, false, k == 1, mybase ? NULL : base) : FORGE_ENOMEM;
