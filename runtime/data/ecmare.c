@@ -656,8 +656,11 @@ static int pcre2_test(const struct ecmare *re, const char *s, size_t n);
 int forge_ecmare_test(const void *p, const char *s, size_t n)
 {
     const struct ecmare *re = p;
-    if (re->simple)
+    if (re->simple) {
+        if (!utf8_valid((const unsigned char *)s, n))
+            return 0; /* as pcre2_test: an invalid subject matches nothing */
         return simple_test(re->simple, (const unsigned char *)s, n);
+    }
     return pcre2_test(re, s, n);
 }
 

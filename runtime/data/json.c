@@ -54,8 +54,8 @@ cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct f
             forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: invalid JSON: unexpected end of input",
                           name, line, col);
         else
-            forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: invalid JSON near '%.12s'", name, line,
-                          col, text + off);
+            forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: invalid JSON near '%.*s'", name, line,
+                          col, (int)(len - off < 12 ? len - off : 12), text + off);
         return NULL;
     }
     size_t off = (size_t)(end - text);
@@ -151,15 +151,20 @@ bool forge_json_equal(const cJSON *a, const cJSON *b)
         return !x && !y;
     }
     if (cJSON_IsObject(a)) {
+        /* A repeated key counts once, with its first value (the one lookups find), so that
+         * equality stays reflexive and agrees with cJSON_GetObjectItem. */
         int na = 0, nb = 0;
         for (const cJSON *x = a->child; x; x = x->next) {
+            if (cJSON_GetObjectItemCaseSensitive(a, x->string) != x)
+                continue;
             na++;
             const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, x->string);
             if (!y || !forge_json_equal(x, y))
                 return false;
         }
         for (const cJSON *y = b->child; y; y = y->next)
-            nb++;
+            if (cJSON_GetObjectItemCaseSensitive(b, y->string) == y)
+                nb++;
         return na == nb;
     }
     return true; /* null */

@@ -801,8 +801,8 @@ static int scan(struct forge_schema *s, const cJSON *json, const char *base, int
         const cJSON *da = draft >= FORGE_DRAFT_2020_12 ? get(json, "$dynamicAnchor") : NULL;
         for (int k = 0; k < 2; k++) {
             const cJSON *x = k ? da : a;
-            if (!cJSON_IsString(x))
-                continue;
+            if (!cJSON_IsString(x) || !x->valuestring[0])
+                continue; /* an empty name is no anchor (its URI would have no fragment) */
             char *f = xstrcat3("#", x->valuestring, "");
             char *u = f ? uri_resolve(base, f) : NULL;
             rc = u ? add_ent(s, u, json, pbase, ptr, draft, vocab, false, k == 1, mybase ? NULL : base) : FORGE_ENOMEM;
@@ -2635,8 +2635,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             size_t len = cp_len(sv);
             if (w->op == OP_MAXLEN ? (double)len <= w->num : (double)len >= w->num)
                 return 1;
-            return fail(c, n, il, kl, w->name, NULL, "string has %zu characters, %s %lld", len,
-                        w->op == OP_MAXLEN ? "more than the maximum" : "fewer than the minimum", (long long)w->num);
+            return fail(c, n, il, kl, w->name, NULL, "string has %zu characters, %s %s", len,
+                        w->op == OP_MAXLEN ? "more than the maximum" : "fewer than the minimum", num_text(w->num, (char[32]){0}));
         }
         case OP_PATTERN:
             r = forge_ecmare_test(w->re, sv, strlen(sv));
@@ -2660,10 +2660,10 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         switch (w->op) {
         case OP_MAXITEMS:
             if (cnt <= w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "array has %d items, more than the maximum %lld", cnt, (long long)w->num);
+            return fail(c, n, il, kl, w->name, NULL, "array has %d items, more than the maximum %s", cnt, num_text(w->num, (char[32]){0}));
         case OP_MINITEMS:
             if (cnt >= w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "array has %d items, fewer than the minimum %lld", cnt, (long long)w->num);
+            return fail(c, n, il, kl, w->name, NULL, "array has %d items, fewer than the minimum %s", cnt, num_text(w->num, (char[32]){0}));
         case OP_UNIQUE: {
             int i = 0;
             for (const cJSON *x = inst->child; x; x = x->next, i++) {
@@ -2724,10 +2724,10 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             if (matches < w->num) {
                 if (w->num == 1)
                     return fail(c, n, il, kl, w->name, NULL, "no item matches the contains schema");
-                return fail(c, n, il, kl, w->name, NULL, "%d items match the contains schema, fewer than minContains %lld", matches, (long long)w->num);
+                return fail(c, n, il, kl, w->name, NULL, "%d items match the contains schema, fewer than minContains %s", matches, num_text(w->num, (char[32]){0}));
             }
             if (w->num2 >= 0 && matches > w->num2)
-                return fail(c, n, il, kl, w->name, NULL, "%d items match the contains schema, more than maxContains %lld", matches, (long long)w->num2);
+                return fail(c, n, il, kl, w->name, NULL, "%d items match the contains schema, more than maxContains %s", matches, num_text(w->num2, (char[32]){0}));
             return 1;
         }
         default:
@@ -2741,8 +2741,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             int cnt = member_count(inst);
             if (w->op == OP_MAXPROPS ? cnt <= w->num : cnt >= w->num)
                 return 1;
-            return fail(c, n, il, kl, w->name, NULL, "object has %d properties, %s %lld", cnt,
-                        w->op == OP_MAXPROPS ? "more than the maximum" : "fewer than the minimum", (long long)w->num);
+            return fail(c, n, il, kl, w->name, NULL, "object has %d properties, %s %s", cnt,
+                        w->op == OP_MAXPROPS ? "more than the maximum" : "fewer than the minimum", num_text(w->num, (char[32]){0}));
         }
         case OP_REQUIRED: {
             int ok = 1;

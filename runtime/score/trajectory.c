@@ -24,7 +24,7 @@ static const char *gets(const cJSON *o, const char *k)
 
 static bool is(const char *a, const char *b)
 {
-    return a && strcmp(a, b) == 0;
+    return a && b && strcmp(a, b) == 0;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -553,7 +553,14 @@ static void import_gemini(struct tb *b, const cJSON *contents)
 
 static cJSON *import_forge(const cJSON *doc, const char *format, struct forge_err *err)
 {
-    if (cJSON_IsArray(doc)) { /* bare turns */
+    if (cJSON_IsArray(doc)) { /* bare turns: objects, as under "turns" */
+        int i = 0;
+        for (const cJSON *t = doc->child; t; t = t->next, i++) {
+            if (!cJSON_IsObject(t)) {
+                forge_err_set(err, FORGE_EINVAL, "%s: turns[%d]: expected an object", format, i);
+                return NULL;
+            }
+        }
         cJSON *t = cJSON_CreateObject(), *turns = cJSON_Duplicate(doc, 1);
         if (!t || !turns || !cJSON_AddItemToObject(t, "turns", turns)) {
             cJSON_Delete(t);

@@ -1,0 +1,78 @@
+/* JSON parsing (forge_json_parse: errors as "<name>:<line>:<col>: ...") and JavaScript-
+ * compatible printing (forge_json_write). Properties: a failed parse names the input with a
+ * position inside it; printed text parses again to an equal value and prints the same text;
+ * path lookups and UTF-16 lengths do not crash. */
+#include <cjson/cJSON.h>
+#include "base/alloc.h"
+#include "data/json.h"
+#include "fuzz.h"
+
+/* Whether equality is well defined for <v> after a round trip: finite numbers (others print
+ * as null) and no key twice in an object (sorted output may reorder repeated keys). */
+static bool finite_only(const cJSON *v)
+{
+    if (cJSON_IsNumber(v))
+        return v->valuedouble - v->valuedouble == 0;
+    for (const cJSON *c = v->child; c; c = c->next) {
+        if (!finite_only(c))
+            return false;
+        if (cJSON_IsObject(v))
+            for (const cJSON *d = c->next; d; d = d->next)
+                if (strcmp(c->string, d->string) == 0)
+                    return false;
+    }
+    return true;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > FUZZ_MAX_INPUT)
+        return 0;
+    const char *text = (const char *)data;
+    struct forge_err err = {0};
+    cJSON *v = forge_json_parse(text, size, "<fuzz>", &err);
+    int line = 0, col = 0;
+    forge_json_position(text, size, &line, &col);
+    FUZZ_CHECK(line >= 1 && col >= 1, "position %d:%d", line, col);
+    (void)forge_utf16_len(text, size);
+    if (!v) {
+        FUZZ_CHECK(err.code == FORGE_EINVAL, "code %d", err.code);
+        FUZZ_CHECK(strncmp(err.msg, "<fuzz>:", 7) == 0, "message %s", err.msg);
+        int l = 0, c = 0;
+        FUZZ_CHECK(sscanf(err.msg + 7, "%d:%d:", &l, &c) == 2 && l >= 1 && c >= 1 && l <= line,
+                   "message %s (input ends at %d:%d)", err.msg, line, col);
+        return 0;
+    }
+    static const int flags[] = {0, FORGE_JSON_PRETTY, FORGE_JSON_SORTED,
+                                FORGE_JSON_PRETTY | FORGE_JSON_SORTED};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        char *out = forge_json_print(v, flags[i]);
+        FUZZ_CHECK(out, "print failed");
+        struct forge_err e2 = {0};
+        cJSON *back = forge_json_parse(out, strlen(out), "<printed>", &e2);
+        FUZZ_CHECK(back, "printed text does not parse: %s\n%s", e2.msg, out);
+        if (finite_only(v))
+            FUZZ_CHECK(forge_json_equal(v, back), "round trip changed the value:\n%s", out);
+        FUZZ_CHECK(forge_json_equal(back, back), "value not equal to itself");
+        char *again = forge_json_print(back, flags[i]);
+        FUZZ_CHECK(again, "print failed");
+        if (!(flags[i] & FORGE_JSON_SORTED))
+            FUZZ_CHECK(strcmp(out, again) == 0, "printing is not stable:\n%s\n%s", out, again);
+        forge_free(again);
+        cJSON_Delete(back);
+        forge_free(out);
+    }
+    /* Path lookups: the input's strings, used as paths, on the value itself. */
+    for (const cJSON *c = v->child; c; c = c->next) {
+        if (c->string)
+            (void)forge_json_at(v, c->string);
+        if (cJSON_IsString(c))
+            (void)forge_json_at(v, c->valuestring);
+    }
+    if (cJSON_IsString(v))
+        (void)forge_json_at(v, v->valuestring);
+    (void)forge_json_str(v, "a");
+    (void)forge_json_num(v, "n", 0);
+    cJSON_Delete(v);
+    return 0;
+}

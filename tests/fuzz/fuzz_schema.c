@@ -1,0 +1,63 @@
+/* JSON Schema compile + validate (runtime/data/schema.h). Input: one option byte (draft,
+ * format assertion, all errors), the schema, NUL, the instance. Properties: compile fails with
+ * FORGE_EINVAL/ELIMIT and a message or returns a validator; validation answers 0 or 1 (or a
+ * limit), the same with and without the error list, and an invalid verdict comes with errors
+ * of the documented shape. */
+#include <cjson/cJSON.h>
+#include "data/json.h"
+#include "data/schema.h"
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1 || size > FUZZ_MAX_INPUT)
+        return 0;
+    uint8_t o = data[0];
+    struct fuzz_part part[2];
+    fuzz_split(data + 1, size - 1, part, 2);
+    struct forge_err err = {0};
+    cJSON *schema = forge_json_parse(part[0].p, part[0].n, "<schema>", &err);
+    if (!schema)
+        return 0;
+    cJSON *inst = forge_json_parse(part[1].p, part[1].n, "<instance>", &err);
+    if (!inst)
+        inst = cJSON_CreateNull();
+    struct forge_schema_opts opts = {0};
+    opts.draft = (enum forge_schema_draft)(o % 6);
+    opts.formats = (o & 0x08) != 0;
+    opts.all_errors = (o & 0x10) != 0;
+    struct forge_schema *s = forge_schema_compile(schema, &opts, &err);
+    if (!s) {
+        FUZZ_CHECK(err.code == FORGE_EINVAL || err.code == FORGE_ELIMIT, "compile: %d %s",
+                   err.code, err.msg);
+        FUZZ_CHECK(err.msg[0], "compile failed without a message");
+    } else {
+        cJSON *errors = NULL;
+        int v1 = forge_schema_validate(s, inst, &errors);
+        int v2 = forge_schema_validate(s, inst, NULL);
+        FUZZ_CHECK(v1 == v2, "verdict %d with errors, %d without", v1, v2);
+        FUZZ_CHECK(v1 == 0 || v1 == 1 || v1 == FORGE_ELIMIT || v1 == FORGE_ENOMEM, "verdict %d", v1);
+        if (v1 == 0) {
+            FUZZ_CHECK(cJSON_IsArray(errors) && cJSON_GetArraySize(errors) >= 1,
+                       "invalid without errors");
+            if (!opts.all_errors)
+                FUZZ_CHECK(cJSON_GetArraySize(errors) == 1, "more than one error");
+            const cJSON *e;
+            cJSON_ArrayForEach(e, errors) {
+                FUZZ_CHECK(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "instanceLocation")) &&
+                               cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "keywordLocation")) &&
+                               cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "error")),
+                           "error object shape");
+            }
+        } else {
+            FUZZ_CHECK(!errors, "errors set on a valid instance");
+        }
+        cJSON_Delete(errors);
+        /* The schema validates itself as an instance too (a second, different document). */
+        (void)forge_schema_validate(s, schema, NULL);
+        forge_schema_free(s);
+    }
+    cJSON_Delete(inst);
+    cJSON_Delete(schema);
+    return 0;
+}
