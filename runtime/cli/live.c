@@ -280,6 +280,10 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
         goto out;
     }
     struct forge_assertions *custom = forge_lua_assertions(vm);
+    /* the JSON and JSONL reports show every assertion; the others only failures */
+    bool lean = true;
+    for (int i = 0; i < o->nreports; i++)
+        lean = lean && strcmp(o->rformat[i], "json") != 0 && strcmp(o->rformat[i], "jsonl") != 0;
     sink.progress = isatty(2);
     sink.started_ms = forge_clock_ms();
     for (int i = 0; i < n; i++)
@@ -306,7 +310,7 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
                       .policy = &s->policy, .system = s->system, .params = s->params},
             .cases = s->cases,
             .eval = {.custom = custom, .tools = schemas, .seed = o->seed,
-                     .snapshot = o->snapshot},
+                     .snapshot = o->snapshot, .lean = lean},
             .jobs = o->jobs,
             .on_case = on_case,
             .ud = &sink,
