@@ -12,23 +12,6 @@
 /* Default when the request sets no params.max_tokens: the API requires one. */
 #define DEFAULT_MAX_TOKENS 4096
 
-/* The content array of the last wire message when it has <role>, else of a new one. */
-static cJSON *turn(cJSON *msgs, const char *role)
-{
-    int n = cJSON_GetArraySize(msgs);
-    cJSON *last = n ? cJSON_GetArrayItem(msgs, n - 1) : NULL;
-    const char *r = forge_json_str(last, "role");
-    if (r && strcmp(r, role) == 0)
-        return cJSON_GetObjectItemCaseSensitive(last, "content");
-    cJSON *m = cJSON_CreateObject();
-    if (!m)
-        return NULL;
-    cJSON_AddItemToArray(msgs, m);
-    if (!cJSON_AddStringToObject(m, "role", role))
-        return NULL;
-    return cJSON_AddArrayToObject(m, "content");
-}
-
 static cJSON *block(cJSON *content, const char *type)
 {
     cJSON *b = cJSON_CreateObject();
@@ -59,7 +42,7 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
         if (strcmp(role, "tool") == 0)
             continue;
         if (strcmp(role, "user") == 0) {
-            TRY(c = turn(msgs, "user"));
+            TRY(c = forge_wire_turn(msgs, "user", "content"));
             TRY(bl = block(c, "text"));
             TRY(cJSON_AddStringToObject(bl, "text", content));
             continue;
@@ -69,7 +52,7 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
         const cJSON *thinking = cJSON_GetObjectItemCaseSensitive(pd, "thinking"), *t;
         if (!(content && *content) && cJSON_GetArraySize(calls) == 0 && cJSON_GetArraySize(thinking) == 0)
             continue; /* the API rejects empty assistant turns */
-        TRY(c = turn(msgs, "assistant"));
+        TRY(c = forge_wire_turn(msgs, "assistant", "content"));
         cJSON_ArrayForEach(t, thinking) {
             cJSON *d = cJSON_Duplicate(t, 1);
             TRY(d);
@@ -87,7 +70,7 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
         }
         if (cJSON_GetArraySize(calls) == 0)
             continue;
-        TRY(c = turn(msgs, "user"));
+        TRY(c = forge_wire_turn(msgs, "user", "content"));
         cJSON_ArrayForEach(call, calls) {
             const cJSON *r = forge_wire_result(req, forge_json_str(call, "id"));
             TRY(bl = block(c, "tool_result"));

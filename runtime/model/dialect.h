@@ -54,6 +54,11 @@ int forge_wire_set_args_text(cJSON *call, const char *text);
  * failure. Returns <item>, or NULL when <item> was NULL or memory ran out (then it is freed). */
 cJSON *forge_wire_put(cJSON *obj, const char *key, cJSON *item);
 
+/* Borrows the <key> array ("content", "parts") of the last message of <msgs> when that message
+ * has <role>, else of a new {"role": role, key: []} appended to <msgs>: consecutive blocks of one
+ * role share a message, as Anthropic and Gemini require. NULL when out of memory. */
+cJSON *forge_wire_turn(cJSON *msgs, const char *role, const char *key);
+
 /* A new tool call {"id", "name", "arguments": {}}; NULL when out of memory. */
 cJSON *forge_wire_call_new(const char *id, const char *name);
 

@@ -12,22 +12,6 @@
 
 #define TRY(x) do { if (!(x)) { rc = forge_err_set(err, FORGE_ENOMEM, "out of memory building the request"); goto out; } } while (0)
 
-static cJSON *turn(cJSON *contents, const char *role)
-{
-    int n = cJSON_GetArraySize(contents);
-    cJSON *last = n ? cJSON_GetArrayItem(contents, n - 1) : NULL;
-    const char *r = forge_json_str(last, "role");
-    if (r && strcmp(r, role) == 0)
-        return cJSON_GetObjectItemCaseSensitive(last, "parts");
-    cJSON *m = cJSON_CreateObject();
-    if (!m)
-        return NULL;
-    cJSON_AddItemToArray(contents, m);
-    if (!cJSON_AddStringToObject(m, "role", role))
-        return NULL;
-    return cJSON_AddArrayToObject(m, "parts");
-}
-
 static cJSON *part(cJSON *parts)
 {
     cJSON *p = cJSON_CreateObject();
@@ -72,7 +56,7 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
         if (strcmp(role, "tool") == 0)
             continue;
         if (strcmp(role, "user") == 0) {
-            TRY(parts = turn(contents, "user"));
+            TRY(parts = forge_wire_turn(contents, "user", "parts"));
             TRY(p = part(parts));
             TRY(cJSON_AddStringToObject(p, "text", content));
             continue;
@@ -81,7 +65,7 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
         const cJSON *echo = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(nm, "provider_data"), "gemini"), "parts");
         if (cJSON_IsArray(echo) && cJSON_GetArraySize(echo) > 0) {
-            TRY(parts = turn(contents, "model"));
+            TRY(parts = forge_wire_turn(contents, "model", "parts"));
             const cJSON *e;
             cJSON_ArrayForEach(e, echo) {
                 cJSON *d = cJSON_Duplicate(e, 1);
@@ -91,7 +75,7 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
         } else {
             if (!(content && *content) && cJSON_GetArraySize(calls) == 0)
                 continue;
-            TRY(parts = turn(contents, "model"));
+            TRY(parts = forge_wire_turn(contents, "model", "parts"));
             if (content && *content) {
                 TRY(p = part(parts));
                 TRY(cJSON_AddStringToObject(p, "text", content));
@@ -107,7 +91,7 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
         }
         if (cJSON_GetArraySize(calls) == 0)
             continue;
-        TRY(parts = turn(contents, "user"));
+        TRY(parts = forge_wire_turn(contents, "user", "parts"));
         int i = 0;
         cJSON_ArrayForEach(call, calls) {
             const cJSON *r = forge_wire_result(req, forge_json_str(call, "id"));

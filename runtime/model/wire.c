@@ -295,3 +295,19 @@ void forge_wire_error_text(const cJSON *v, char *out, size_t n)
     if (s)
         snprintf(out, n, "%s", s);
 }
+
+cJSON *forge_wire_turn(cJSON *msgs, const char *role, const char *key)
+{
+    int n = cJSON_GetArraySize(msgs);
+    cJSON *last = n ? cJSON_GetArrayItem(msgs, n - 1) : NULL;
+    const char *r = forge_json_str(last, "role");
+    if (r && strcmp(r, role) == 0)
+        return cJSON_GetObjectItemCaseSensitive(last, key);
+    cJSON *m = cJSON_CreateObject();
+    if (!m)
+        return NULL;
+    cJSON_AddItemToArray(msgs, m);
+    if (!cJSON_AddStringToObject(m, "role", role))
+        return NULL;
+    return cJSON_AddArrayToObject(m, key);
+}
