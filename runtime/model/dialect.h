@@ -54,6 +54,10 @@ int forge_wire_set_args_text(cJSON *call, const char *text);
  * failure. Returns <item>, or NULL when <item> was NULL or memory ran out (then it is freed). */
 cJSON *forge_wire_put(cJSON *obj, const char *key, cJSON *item);
 
+/* A tool result's text for dialects whose results carry no error flag: the content, prefixed
+ * with "Error: " when the result is an error. Returns a new string, NULL when out of memory. */
+char *forge_wire_result_text(const cJSON *result);
+
 /* Borrows the <key> array ("content", "parts") of the last message of <msgs> when that message
  * has <role>, else of a new {"role": role, key: []} appended to <msgs>: consecutive blocks of one
  * role share a message, as Anthropic and Gemini require. NULL when out of memory. */

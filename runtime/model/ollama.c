@@ -61,20 +61,12 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
         }
         cJSON_ArrayForEach(c, calls) {
             const cJSON *r = forge_wire_result(req, forge_json_str(c, "id"));
-            const char *rt = forge_json_str(r, "content");
             TRY(m = obj(msgs));
             TRY(cJSON_AddStringToObject(m, "role", "tool"));
             TRY(cJSON_AddStringToObject(m, "tool_name", forge_json_str(c, "name")));
-            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "is_error"))) {
-                size_t n = strlen(rt) + 8;
-                TRY(text = forge_malloc(n));
-                memcpy(text, "Error: ", 7);
-                memcpy(text + 7, rt, n - 7);
-                TRY(cJSON_AddStringToObject(m, "content", text));
-                FORGE_FREE(text);
-            } else {
-                TRY(cJSON_AddStringToObject(m, "content", rt));
-            }
+            TRY(text = forge_wire_result_text(r));
+            TRY(cJSON_AddStringToObject(m, "content", text));
+            FORGE_FREE(text);
         }
     }
     const cJSON *tools = cJSON_GetObjectItemCaseSensitive(req, "tools"), *t;

@@ -8,21 +8,6 @@
 
 #define TRY(x) do { if (!(x)) { rc = forge_err_set(err, FORGE_ENOMEM, "out of memory building the request"); goto out; } } while (0)
 
-/* Tool errors have no flag in this dialect: the text says so. */
-static char *result_text(const cJSON *r)
-{
-    const char *c = forge_json_str(r, "content");
-    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "is_error")))
-        return forge_strdup(c);
-    size_t n = strlen(c) + 8;
-    char *s = forge_malloc(n);
-    if (s) {
-        memcpy(s, "Error: ", 7);
-        memcpy(s + 7, c, n - 7);
-    }
-    return s;
-}
-
 static int add_result(cJSON *out, const cJSON *r, struct forge_err *err)
 {
     int rc = 0;
@@ -31,7 +16,7 @@ static int add_result(cJSON *out, const cJSON *r, struct forge_err *err)
     TRY(m);
     TRY(cJSON_AddStringToObject(m, "role", "tool"));
     TRY(cJSON_AddStringToObject(m, "tool_call_id", forge_json_str(r, "tool_call_id")));
-    TRY(text = result_text(r));
+    TRY(text = forge_wire_result_text(r));
     TRY(cJSON_AddStringToObject(m, "content", text));
     cJSON_AddItemToArray(out, m);
     m = NULL;

@@ -65,20 +65,12 @@ static int build(const cJSON *req, const char *model, cJSON **body, struct forge
         }
         cJSON_ArrayForEach(c, calls) {
             const cJSON *r = forge_wire_result(req, forge_json_str(c, "id"));
-            const char *text = forge_json_str(r, "content");
             TRY(it = item(input));
             TRY(cJSON_AddStringToObject(it, "type", "function_call_output"));
             TRY(cJSON_AddStringToObject(it, "call_id", forge_json_str(c, "id")));
-            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "is_error"))) {
-                size_t n = strlen(text) + 8;
-                TRY(args = forge_malloc(n));
-                memcpy(args, "Error: ", 7);
-                memcpy(args + 7, text, n - 7);
-                TRY(cJSON_AddStringToObject(it, "output", args));
-                FORGE_FREE(args);
-            } else {
-                TRY(cJSON_AddStringToObject(it, "output", text));
-            }
+            TRY(args = forge_wire_result_text(r));
+            TRY(cJSON_AddStringToObject(it, "output", args));
+            FORGE_FREE(args);
         }
     }
     const cJSON *tools = cJSON_GetObjectItemCaseSensitive(req, "tools"), *t;

@@ -311,3 +311,13 @@ cJSON *forge_wire_turn(cJSON *msgs, const char *role, const char *key)
         return NULL;
     return cJSON_AddArrayToObject(m, key);
 }
+
+char *forge_wire_result_text(const cJSON *r)
+{
+    const char *c = forge_json_str(r, "content");
+    if (!c)
+        c = "";
+    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "is_error")))
+        return forge_strdup(c);
+    return forge_strdupf("Error: %s", c);
+}
