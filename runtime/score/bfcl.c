@@ -193,6 +193,19 @@ static void add_error(struct ctx *c, struct res *r, struct forge_pyval *e)
 }
 static void m_end(struct ctx *c, struct res *r) { add_error(c, r, m_take(c)); }
 
+/* Ends BFCL's "Invalid value for parameter P" message (P already written):
+ * ": <value>. Expected one of <answers><tail>", and records it on <r>. */
+static void m_expected(struct ctx *c, struct res *r, const struct forge_pyval *value,
+                       const struct forge_pyval *answers, const char *tail)
+{
+    m_s(c, ": ");
+    m_r(c, value);
+    m_s(c, ". Expected one of ");
+    m_r(c, answers);
+    m_s(c, tail);
+    m_end(c, r);
+}
+
 static struct res fail1(struct ctx *c, const char *etype, const char *text)
 {
     struct res r = {false, false, etype, NULL};
@@ -361,12 +374,7 @@ static struct res string_checker(struct ctx *c, const struct forge_pyval *param,
     m_begin(c);
     m_s(c, "Invalid value for parameter ");
     m_r(c, param);
-    m_s(c, ": ");
-    m_r(c, value);
-    m_s(c, ". Expected one of ");
-    m_r(c, answers);
-    m_s(c, ". Case insensitive.");
-    m_end(c, &r);
+    m_expected(c, &r, value, answers, ". Case insensitive.");
     return r;
 }
 
@@ -391,12 +399,7 @@ static struct res list_checker(struct ctx *c, const struct forge_pyval *param,
     m_begin(c);
     m_s(c, "Invalid value for parameter ");
     m_r(c, param);
-    m_s(c, ": ");
-    m_r(c, value);
-    m_s(c, ". Expected one of ");
-    m_r(c, answers);
-    m_s(c, ".");
-    m_end(c, &r);
+    m_expected(c, &r, value, answers, ".");
     return r;
 }
 
@@ -458,12 +461,7 @@ static struct res dict_checker(struct ctx *c, const struct forge_pyval *value, s
                 m_begin(c);
                 m_s(c, "Invalid value for parameter ");
                 m_rs(c, kv->key, kv->klen);
-                m_s(c, ": ");
-                m_r(c, kv->val);
-                m_s(c, ". Expected one of ");
-                m_r(c, sa);
-                m_s(c, ".");
-                m_end(c, &r);
+                m_expected(c, &r, kv->val, sa, ".");
                 r.etype = "value_error:dict_value";
                 flag = false;
                 break;
@@ -696,12 +694,7 @@ static struct res simple_checker(struct ctx *c, const struct forge_pyval *fdesc,
             m_begin(c);
             m_s(c, "Invalid value for parameter ");
             m_r(c, &pname);
-            m_s(c, ": ");
-            m_r(c, value);
-            m_s(c, ". Expected one of ");
-            m_r(c, accepted);
-            m_s(c, ".");
-            m_end(c, &r);
+            m_expected(c, &r, value, accepted, ".");
             return r;
         }
     }
