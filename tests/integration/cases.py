@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
-"""Runs the CLI cases of one JSON file: each case runs forge with arguments and checks the exit
-code and the exact stdout and/or fragments of stderr.
+"""Runs CLI integration cases: each case runs forge with arguments in the folder of CASES.json
+and checks the exit code, stdout and stderr (exactly or by fragments), and files byte for byte.
 
 usage: cases.py FORGE CASES.json
 
-A case: {"name": "...", "args": ["script", "x.lua"], "exit": 2,
-         "stdout": "exact text" (optional), "stdout_has": [...], "stderr_has": [...],
-         "stderr_lacks": [...], "stdin": "..." (optional), "timeout": 30}
-Paths in args are relative to the folder of CASES.json, where forge runs.
+A case: {"name", "args": [...], "exit": 0, "stdout": "exact" (optional), "stderr": "exact"
+(optional), "stdout_has": [...], "stderr_has": [...], "stderr_lacks": [...],
+"stdin_file": "file fed to stdin" (optional), "timeout": seconds (default 120),
+"files": {"$OUT/r.json": "expected/r.json"}}.
+"$OUT" in args and file names is a fresh temporary folder. SOURCE_DATE_EPOCH is fixed so the
+run id and timestamp are reproducible. Set FORGE_UPDATE=1 to rewrite the expected files.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 
 def main():
@@ -20,36 +24,63 @@ def main():
     here = os.path.dirname(os.path.abspath(cases_path))
     with open(cases_path, encoding="utf-8") as f:
         cases = json.load(f)
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1763700000")
+    update = os.environ.get("FORGE_UPDATE") == "1"
     failures = 0
     for case in cases:
+        out_dir = tempfile.mkdtemp(prefix="forge-run-")
         try:
-            p = subprocess.run([forge] + case["args"], cwd=here, capture_output=True,
-                               input=case.get("stdin", "").encode(),
-                               timeout=case.get("timeout", 60))
-            out, err, code = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"), p.returncode
-        except subprocess.TimeoutExpired:
-            out, err, code = "", "(timed out)", None
-        problems = []
-        if code != case.get("exit", 0):
-            problems.append(f"exit {code}, expected {case.get('exit', 0)}")
-        if "stdout" in case and out != case["stdout"]:
-            problems.append(f"stdout differs:\n--- got\n{out}\n--- expected\n{case['stdout']}")
-        for frag in case.get("stdout_has", []):
-            if frag not in out:
-                problems.append(f"stdout lacks {frag!r}")
-        for frag in case.get("stderr_has", []):
-            if frag not in err:
-                problems.append(f"stderr lacks {frag!r}")
-        for frag in case.get("stderr_lacks", []):
-            if frag in err:
-                problems.append(f"stderr has {frag!r}")
+            args = [a.replace("$OUT", out_dir) for a in case["args"]]
+            stdin = open(os.path.join(here, case["stdin_file"]), "rb").read() if "stdin_file" in case else b""
+            try:
+                p = subprocess.run([forge] + args, cwd=here, capture_output=True, env=env,
+                                   timeout=case.get("timeout", 120), input=stdin)
+                out, err, code = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace"), p.returncode
+            except subprocess.TimeoutExpired:
+                out, err, code = "", "(timed out)", None
+            problems = []
+            if code != case.get("exit", 0):
+                problems.append(f"exit {code}, expected {case.get('exit', 0)}")
+            if "stdout" in case and out != case["stdout"]:
+                problems.append(f"stdout differs:\n--- got\n{out}--- expected\n{case['stdout']}")
+            if "stderr" in case and err != case["stderr"]:
+                problems.append(f"stderr differs:\n--- got\n{err}--- expected\n{case['stderr']}")
+            for frag in case.get("stdout_has", []):
+                if frag not in out:
+                    problems.append(f"stdout lacks {frag!r}")
+            for frag in case.get("stderr_has", []):
+                if frag not in err:
+                    problems.append(f"stderr lacks {frag!r}")
+            for frag in case.get("stderr_lacks", []):
+                if frag in err:
+                    problems.append(f"stderr has {frag!r}")
+            for produced, expected in case.get("files", {}).items():
+                produced = produced.replace("$OUT", out_dir)
+                expected = os.path.join(here, expected)
+                if not os.path.exists(produced):
+                    problems.append(f"{os.path.basename(produced)} was not written")
+                    continue
+                got = open(produced, "rb").read()
+                if update:
+                    os.makedirs(os.path.dirname(expected), exist_ok=True)
+                    open(expected, "wb").write(got)
+                    continue
+                want = open(expected, "rb").read()
+                if got != want:
+                    problems.append(f"{os.path.basename(produced)} differs from {expected}:\n"
+                                    f"--- got\n{got.decode('utf-8', 'replace')}")
+            leftovers = [n for n in os.listdir(out_dir) if ".tmp." in n]
+            if leftovers:
+                problems.append(f"temporary files left: {leftovers}")
+        finally:
+            shutil.rmtree(out_dir, ignore_errors=True)
         if problems:
             failures += 1
-            print(f"FAIL {case['name']}: " + "; ".join(problems))
+            print(f"FAIL {case['name']}: " + "\n  ".join(problems))
             print(f"  stderr was: {err[:2000]}")
         else:
             print(f"ok   {case['name']}")
-    print(f"{len(cases) - failures}/{len(cases)} passed")
+    print(f"{len(cases) - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 
