@@ -14,6 +14,16 @@ struct forge_re {
     char *pattern; /* owned, for messages and cache lookup */
     size_t len;
     struct forge_re *next; /* cache chain */
+    struct forge_re_mem mem; /* where this came from; alloc NULL: forge_malloc */
+};
+
+struct forge_re_ctx {
+    struct forge_re_mem mem;
+    pcre2_general_context *gctx;
+    pcre2_compile_context *cctx;
+    pcre2_match_context *mctx;
+    pcre2_match_data *mdata;
+    uint32_t mdata_pairs;
 };
 
 static unsigned long match_limit = 10000000;
@@ -45,7 +55,8 @@ int forge_re_flags(const char *letters, struct forge_err *err)
     return f;
 }
 
-struct forge_re *forge_re_compile(const char *pattern, size_t len, int flags, struct forge_err *err)
+static struct forge_re *compile(const char *pattern, size_t len, int flags,
+                                struct forge_re_ctx *ctx, struct forge_err *err)
 {
     uint32_t opts = 0;
     if (!(flags & FORGE_RE_BYTES))
@@ -62,7 +73,12 @@ struct forge_re *forge_re_compile(const char *pattern, size_t len, int flags, st
         opts |= PCRE2_ANCHORED;
     int code;
     PCRE2_SIZE off;
-    pcre2_code *c = pcre2_compile((PCRE2_SPTR)pattern, len, opts, &code, &off, NULL);
+    pcre2_code *c = pcre2_compile((PCRE2_SPTR)pattern, len, opts, &code, &off,
+                                  ctx ? ctx->cctx : NULL);
+    if (!c && ctx && code == PCRE2_ERROR_NOMEMORY) {
+        forge_err_set(err, FORGE_ENOMEM, "out of memory compiling a regex");
+        return NULL;
+    }
     if (!c) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(code, msg, sizeof msg);
@@ -70,29 +86,58 @@ struct forge_re *forge_re_compile(const char *pattern, size_t len, int flags, st
                       (int)(len > 200 ? 200 : len), pattern, (size_t)off, (char *)msg);
         return NULL;
     }
-    struct forge_re *re = forge_calloc(1, sizeof *re);
-    char *copy = forge_strndup(pattern, len);
+    struct forge_re_mem mem = ctx ? ctx->mem : (struct forge_re_mem){0};
+    struct forge_re *re = mem.alloc ? mem.alloc(sizeof *re, mem.ud) : forge_malloc(sizeof *re);
+    char *copy = mem.alloc ? mem.alloc(len + 1, mem.ud) : forge_malloc(len + 1);
     if (!re || !copy) {
         pcre2_code_free(c);
-        forge_free(re);
-        forge_free(copy);
+        if (mem.alloc) {
+            if (re)
+                mem.free(re, mem.ud);
+            if (copy)
+                mem.free(copy, mem.ud);
+        } else {
+            forge_free(re);
+            forge_free(copy);
+        }
         forge_err_set(err, FORGE_ENOMEM, "out of memory compiling a regex");
         return NULL;
     }
+    memcpy(copy, pattern, len);
+    copy[len] = '\0';
+    memset(re, 0, sizeof *re);
     re->code = c;
     re->flags = flags;
     re->pattern = copy;
     re->len = len;
+    re->mem = mem;
     return re;
+}
+
+struct forge_re *forge_re_compile(const char *pattern, size_t len, int flags, struct forge_err *err)
+{
+    return compile(pattern, len, flags, NULL, err);
+}
+
+struct forge_re *forge_re_compile_in(struct forge_re_ctx *ctx, const char *pattern, size_t len,
+                                     int flags, struct forge_err *err)
+{
+    return compile(pattern, len, flags, ctx, err);
 }
 
 void forge_re_free(struct forge_re *re)
 {
     if (!re)
         return;
-    pcre2_code_free(re->code);
-    forge_free(re->pattern);
-    forge_free(re);
+    pcre2_code_free(re->code); /* through the allocator it was made with */
+    if (re->mem.alloc) {
+        struct forge_re_mem mem = re->mem;
+        mem.free(re->pattern, mem.ud);
+        mem.free(re, mem.ud);
+    } else {
+        forge_free(re->pattern);
+        forge_free(re);
+    }
 }
 
 int forge_re_groups(const struct forge_re *re)
@@ -131,30 +176,16 @@ int forge_re_exec(const struct forge_re *re, const char *subject, size_t len, si
     return forge_re_exec_checked(re, subject, len, start, ovec, npairs, 0, err);
 }
 
-int forge_re_exec_checked(const struct forge_re *re, const char *subject, size_t len, size_t start,
-                          size_t *ovec, int npairs, int checked, struct forge_err *err)
+/* One match with the given context and data (which hold at least the pattern's pairs). */
+static int exec(const struct forge_re *re, pcre2_match_context *mctx, pcre2_match_data *mdata,
+                const char *subject, size_t len, size_t start, size_t *ovec, int npairs,
+                int checked, struct forge_err *err)
 {
-    if (!tl_mctx) {
-        pthread_once(&tl_once, tl_key_init);
-        pthread_setspecific(tl_key, &tl_key); /* any non-NULL value: the destructor runs */
-        tl_mctx = pcre2_match_context_create(NULL);
-        if (!tl_mctx)
-            return forge_err_set(err, FORGE_ENOMEM, "out of memory matching a regex");
-    }
-    pcre2_set_match_limit(tl_mctx, (uint32_t)match_limit);
-    pcre2_set_depth_limit(tl_mctx, (uint32_t)depth_limit);
+    pcre2_set_match_limit(mctx, (uint32_t)match_limit);
+    pcre2_set_depth_limit(mctx, (uint32_t)depth_limit);
     uint32_t need = (uint32_t)forge_re_groups(re) + 1;
-    if (!tl_mdata || tl_mdata_pairs < need) {
-        pcre2_match_data_free(tl_mdata);
-        tl_mdata = pcre2_match_data_create(need < 16 ? 16 : need, NULL);
-        tl_mdata_pairs = need < 16 ? 16 : need;
-        if (!tl_mdata) {
-            tl_mdata_pairs = 0;
-            return forge_err_set(err, FORGE_ENOMEM, "out of memory matching a regex");
-        }
-    }
     uint32_t mopts = checked && !(re->flags & FORGE_RE_BYTES) ? PCRE2_NO_UTF_CHECK : 0;
-    int rc = pcre2_match(re->code, (PCRE2_SPTR)subject, len, start, mopts, tl_mdata, tl_mctx);
+    int rc = pcre2_match(re->code, (PCRE2_SPTR)subject, len, start, mopts, mdata, mctx);
     if (rc == PCRE2_ERROR_NOMATCH)
         return 0;
     if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
@@ -165,18 +196,115 @@ int forge_re_exec_checked(const struct forge_re *re, const char *subject, size_t
                              re->pattern,
                              rc == PCRE2_ERROR_MATCHLIMIT ? "match" :
                              rc == PCRE2_ERROR_DEPTHLIMIT ? "depth" : "heap");
+    if (rc == PCRE2_ERROR_NOMEMORY)
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory matching regex '%.100s'",
+                             re->pattern);
     if (rc < 0) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(rc, msg, sizeof msg);
         return forge_err_set(err, FORGE_EINVAL, "regex '%.100s': %s", re->pattern, (char *)msg);
     }
-    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(tl_mdata);
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(mdata);
     int pairs = (int)need < npairs ? (int)need : npairs;
     for (int i = 0; i < pairs; i++) {
         ovec[2 * i] = ov[2 * i] == PCRE2_UNSET ? (size_t)-1 : ov[2 * i];
         ovec[2 * i + 1] = ov[2 * i + 1] == PCRE2_UNSET ? (size_t)-1 : ov[2 * i + 1];
     }
     return pairs > 0 ? pairs : 1;
+}
+
+int forge_re_exec_checked(const struct forge_re *re, const char *subject, size_t len, size_t start,
+                          size_t *ovec, int npairs, int checked, struct forge_err *err)
+{
+    if (!tl_mctx) {
+        pthread_once(&tl_once, tl_key_init);
+        pthread_setspecific(tl_key, &tl_key); /* any non-NULL value: the destructor runs */
+        tl_mctx = pcre2_match_context_create(NULL);
+        if (!tl_mctx)
+            return forge_err_set(err, FORGE_ENOMEM, "out of memory matching a regex");
+    }
+    uint32_t need = (uint32_t)forge_re_groups(re) + 1;
+    if (!tl_mdata || tl_mdata_pairs < need) {
+        pcre2_match_data_free(tl_mdata);
+        tl_mdata = pcre2_match_data_create(need < 16 ? 16 : need, NULL);
+        tl_mdata_pairs = need < 16 ? 16 : need;
+        if (!tl_mdata) {
+            tl_mdata_pairs = 0;
+            return forge_err_set(err, FORGE_ENOMEM, "out of memory matching a regex");
+        }
+    }
+    return exec(re, tl_mctx, tl_mdata, subject, len, start, ovec, npairs, checked, err);
+}
+
+/* ---- contexts with their own allocator ---- */
+
+static void *ctx_alloc(PCRE2_SIZE n, void *ud)
+{
+    const struct forge_re_mem *mem = ud;
+    return mem->alloc(n, mem->ud);
+}
+
+static void ctx_free(void *p, void *ud)
+{
+    const struct forge_re_mem *mem = ud;
+    if (p)
+        mem->free(p, mem->ud);
+}
+
+struct forge_re_ctx *forge_re_ctx_new(const struct forge_re_mem *mem)
+{
+    struct forge_re_ctx *ctx = mem->alloc(sizeof *ctx, mem->ud);
+    if (!ctx)
+        return NULL;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->mem = *mem;
+    /* The general context keeps a pointer to ctx->mem: it lives as long as ctx. Compiled
+     * patterns copy the allocator into the code, so they may outlive the context. */
+    ctx->gctx = pcre2_general_context_create(ctx_alloc, ctx_free, &ctx->mem);
+    if (ctx->gctx)
+        ctx->cctx = pcre2_compile_context_create(ctx->gctx);
+    if (ctx->cctx)
+        ctx->mctx = pcre2_match_context_create(ctx->gctx);
+    if (!ctx->mctx) {
+        forge_re_ctx_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+void forge_re_ctx_free(struct forge_re_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    pcre2_match_data_free(ctx->mdata);
+    pcre2_match_context_free(ctx->mctx);
+    pcre2_compile_context_free(ctx->cctx);
+    pcre2_general_context_free(ctx->gctx);
+    struct forge_re_mem mem = ctx->mem;
+    mem.free(ctx, mem.ud);
+}
+
+void forge_re_ctx_set_heap(struct forge_re_ctx *ctx, size_t bytes)
+{
+    /* PCRE2 counts the heap in KiB; its default is 20,000,000 KiB. */
+    size_t kib = bytes ? bytes / 1024 : 20000000;
+    pcre2_set_heap_limit(ctx->mctx, (uint32_t)(kib > UINT32_MAX ? UINT32_MAX : kib ? kib : 1));
+}
+
+int forge_re_exec_in(struct forge_re_ctx *ctx, const struct forge_re *re, const char *subject,
+                     size_t len, size_t start, size_t *ovec, int npairs, int checked,
+                     struct forge_err *err)
+{
+    uint32_t need = (uint32_t)forge_re_groups(re) + 1;
+    if (!ctx->mdata || ctx->mdata_pairs < need) {
+        pcre2_match_data_free(ctx->mdata);
+        uint32_t n = need < 16 ? 16 : need;
+        ctx->mdata = pcre2_match_data_create(n, ctx->gctx);
+        ctx->mdata_pairs = ctx->mdata ? n : 0;
+        if (!ctx->mdata)
+            return forge_err_set(err, FORGE_ENOMEM, "out of memory matching a regex");
+    }
+    return exec(re, ctx->mctx, ctx->mdata, subject, len, start, ovec, npairs, checked, err);
 }
 
 /* The cache: a fixed hash table of chains, emptied when it holds too many patterns. */

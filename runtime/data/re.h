@@ -63,4 +63,34 @@ void forge_re_set_limits(unsigned long match_limit, unsigned long depth_limit);
 
 void forge_re_free(struct forge_re *re);
 void forge_re_cache_clear(void);
+
+/* Where a context's memory comes from: compiled patterns, match data and PCRE2's match heap. */
+struct forge_re_mem {
+    void *(*alloc)(size_t n, void *ud); /* NULL when refused */
+    void (*free)(void *p, void *ud);
+    void *ud;
+};
+
+/* A matching context with its own allocator, for an owner that must account for every byte
+ * (a Lua state under its memory cap). Not thread-safe: one user at a time. */
+struct forge_re_ctx;
+
+/* Returns a new context drawing from <mem> (copied), or NULL when out of memory. */
+struct forge_re_ctx *forge_re_ctx_new(const struct forge_re_mem *mem);
+void forge_re_ctx_free(struct forge_re_ctx *ctx);
+
+/* Caps the match heap of the next matches at <bytes> (0: PCRE2's default). */
+void forge_re_ctx_set_heap(struct forge_re_ctx *ctx, size_t bytes);
+
+/* forge_re_compile with every allocation (the regex included) from <ctx>'s allocator; the
+ * result is freed with forge_re_free and may outlive <ctx>. FORGE_ENOMEM when the allocator
+ * refuses. */
+struct forge_re *forge_re_compile_in(struct forge_re_ctx *ctx, const char *pattern, size_t len,
+                                     int flags, struct forge_err *err);
+
+/* forge_re_exec_checked with <ctx>'s match context and data. A refused allocation is
+ * FORGE_ENOMEM; the heap cap, FORGE_ELIMIT. */
+int forge_re_exec_in(struct forge_re_ctx *ctx, const struct forge_re *re, const char *subject,
+                     size_t len, size_t start, size_t *ovec, int npairs, int checked,
+                     struct forge_err *err);
 #endif

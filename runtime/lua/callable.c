@@ -45,7 +45,8 @@ static int call(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err
     }
     int nargs = lua_gettop(L) - top - 1;
     struct forge_vm_limits lim = forge_vm_get_limits(c->vm);
-    if (c->timeout_ms > 0)
+    /* A tool's own timeout may tighten --lua-timeout, never lift it: the stricter wins. */
+    if (c->timeout_ms > 0 && (lim.timeout_ms == 0 || (uint64_t)c->timeout_ms < lim.timeout_ms))
         lim.timeout_ms = (uint64_t)c->timeout_ms;
     rc = forge_vm_call_limited(c->vm, nargs, LUA_MULTRET, &lim, err);
     if (rc)

@@ -39,6 +39,7 @@ static void push_order_table(lua_State *L)
 /* Iterator for objects decoded from JSON: keys in document order, then keys added since. */
 static int object_next(lua_State *L)
 {
+    luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 2);
     push_order_table(L);
     lua_pushvalue(L, 1);
@@ -90,6 +91,7 @@ static int object_next(lua_State *L)
 
 static int object_pairs(lua_State *L)
 {
+    luaL_checktype(L, 1, LUA_TTABLE);
     lua_pushcfunction(L, object_next);
     lua_pushvalue(L, 1);
     lua_pushnil(L);
@@ -301,6 +303,13 @@ static cJSON *conv_table(struct conv *c, int idx, int depth)
             if (k > maxint)
                 maxint = k;
         } else if (lua_type(L, -1) == LUA_TSTRING) {
+            size_t klen;
+            const char *k = lua_tolstring(L, -1, &klen);
+            if (strlen(k) != klen) {
+                lua_pop(L, 1);
+                fail(c, "a table key with a NUL byte (JSON object keys here cannot hold one)");
+                return NULL;
+            }
             nonint = 1;
         } else {
             lua_pop(L, 1);
@@ -387,7 +396,8 @@ static cJSON *conv_table(struct conv *c, int idx, int depth)
         snprintf(c->path + plen, sizeof c->path - plen, ".%s", keys[i]);
         if (charge(c, 2 * strlen(keys[i])))
             goto fail_obj;
-        lua_getfield(L, idx, keys[i]);
+        lua_pushstring(L, keys[i]);
+        lua_rawget(L, idx); /* raw: converting never runs a script's metamethods */
         cJSON *item = conv_value(c, lua_gettop(L), depth + 1);
         lua_pop(L, 1);
         if (!item)
@@ -623,10 +633,12 @@ static int l_encode(lua_State *L)
     luaL_checkany(L, 1);
     int flags = 0;
     if (lua_istable(L, 2)) {
-        lua_getfield(L, 2, "pretty");
+        lua_pushliteral(L, "pretty");
+        lua_rawget(L, 2);
         if (lua_toboolean(L, -1))
             flags |= FORGE_JSON_PRETTY;
-        lua_getfield(L, 2, "sort_keys");
+        lua_pushliteral(L, "sort_keys");
+        lua_rawget(L, 2);
         if (lua_toboolean(L, -1))
             flags |= FORGE_JSON_SORTED;
         lua_pop(L, 2);

@@ -26,7 +26,11 @@ static int emit(lua_State *L, const char *level, int start)
     char where[256] = "";
     if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0)
         snprintf(where, sizeof where, "%s:%d: ", ar.short_src, ar.currentline);
-    fprintf(stderr, "[%s] %s%s\n", level, where, lua_tostring(L, -1));
+    size_t len;
+    const char *text = lua_tolstring(L, -1, &len);
+    fprintf(stderr, "[%s] %s", level, where);
+    fwrite(text, 1, len, stderr); /* whole, NUL bytes included */
+    fputc('\n', stderr);
     return 0;
 }
 

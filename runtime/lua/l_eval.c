@@ -29,13 +29,16 @@ struct lazy {
 
 static int run_index(lua_State *L)
 {
-    const char *key = lua_tostring(L, 2);
+    /* Reachable by scripts through getmetatable(run).__index: any arguments may come. */
+    luaL_checktype(L, 1, LUA_TTABLE);
+    const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
     struct lazy *z = lua_touserdata(L, lua_upvalueindex(1));
     if (!key || !z || !z->run || (strcmp(key, "trajectory") != 0 && strcmp(key, "tool_calls") != 0))
         return 0;
     forge_lua_push_json(L, cJSON_GetObjectItemCaseSensitive(z->run, key));
-    lua_pushvalue(L, -1);
-    lua_setfield(L, 1, key); /* rawset: the table has no __newindex */
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 1);
     return 1;
 }
 
@@ -109,6 +112,14 @@ static int call_locked(void *ctx, const cJSON *args, cJSON **out, struct forge_e
         return FORGE_ELUA;
     }
     if (v && lua_type(L, -1) == LUA_TSTRING) {
+        size_t rlen;
+        const char *reason = lua_tolstring(L, -1, &rlen);
+        if (strlen(reason) != rlen) {
+            cJSON_Delete(v);
+            lua_settop(L, top);
+            return forge_err_set(err, FORGE_ELUA, "the custom assertion's reason contains a NUL "
+                                 "byte");
+        }
         cJSON *pair = cJSON_CreateArray();
         if (!pair) {
             cJSON_Delete(v);
@@ -168,7 +179,10 @@ struct forge_assertions *forge_lua_assertions(struct forge_vm *vm)
 static int l_assertion(lua_State *L)
 {
     int base = 1;
-    const char *name = luaL_checkstring(L, base);
+    size_t nlen;
+    const char *name = luaL_checklstring(L, base, &nlen);
+    if (strlen(name) != nlen)
+        return luaL_argerror(L, base, "the name contains a NUL byte");
     luaL_checktype(L, base + 1, LUA_TFUNCTION);
     lua_pushcfunction(L, l_registry);
     lua_call(L, 0, 1);

@@ -14,27 +14,117 @@ struct m {
     int checked; /* the subject's UTF-8 was validated by an earlier match */
 };
 
+/* Patterns a state keeps compiled; past this many, a new pattern is compiled for its call only. */
+#define CACHE_MAX 1024
+
+static const char CTX_KEY[] = "forge.re.ctx";
+static const char CACHE_KEY[] = "forge.re.cache";
+
 static void free_re(void *p)
 {
     forge_re_free(p);
 }
 
-/* The compiled pattern at <pidx> with the flags at <fidx>: from the cache, or, once the cache is
- * full, compiled for this call and freed with it (a box on the stack). May raise. */
+static void free_ctx(void *p)
+{
+    forge_re_ctx_free(p);
+}
+
+/* PCRE2's memory for a script (compiled patterns, match data, the match heap) is counted against
+ * the state's --lua-memory like the state's own. */
+static void *re_alloc(size_t n, void *ud)
+{
+    return forge_vm_xalloc(ud, n);
+}
+
+static void re_free(void *p, void *ud)
+{
+    forge_vm_xfree(ud, p);
+}
+
+/* Raises the error <rc>/<err> of a compile or match: the memory limit when the allocator
+ * refused (it broke the limit), else "forge.re: message". */
+static int re_error(lua_State *L, const struct forge_err *err)
+{
+    forge_vm_check_killed(L);
+    if (err->code == FORGE_ENOMEM && forge_vm_get_limits(forge_vm_of(L)).memory)
+        return luaL_error(L, "%s", forge_vm_limit_message(forge_vm_of(L)));
+    return luaL_error(L, "forge.re: %s", err->msg);
+}
+
+/* This state's matching context, made on first use and kept in the registry. */
+static struct forge_re_ctx *state_ctx(lua_State *L)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, CTX_KEY) == LUA_TUSERDATA) {
+        struct forge_re_ctx *ctx = *(struct forge_re_ctx **)lua_touserdata(L, -1);
+        lua_pop(L, 1);
+        return ctx;
+    }
+    lua_pop(L, 1);
+    struct forge_vm *vm = forge_vm_of(L);
+    struct forge_re_mem mem = {re_alloc, re_free, vm};
+    struct forge_re_ctx *ctx = forge_re_ctx_new(&mem);
+    if (!ctx) {
+        forge_vm_check_killed(L);
+        luaL_error(L, "forge.re: out of memory");
+    }
+    forge_re_ctx_set_heap(ctx, forge_vm_get_limits(vm).memory);
+    forge_lua_box(L, ctx, free_ctx);
+    lua_setfield(L, LUA_REGISTRYINDEX, CTX_KEY);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
+    return ctx;
+}
+
+/* The compiled pattern at <pidx> with the flags at <fidx>: from the state's cache, or compiled
+ * and cached, or, once the cache is full, compiled for this call and freed with it (a box left on
+ * the stack). May raise. */
 static const struct forge_re *check_re(lua_State *L, int pidx, int fidx)
 {
-    size_t plen;
+    size_t plen, flen = 0;
     const char *pat = luaL_checklstring(L, pidx, &plen);
+    const char *fl = luaL_optlstring(L, fidx, "", &flen);
     struct forge_err err = {0};
-    int flags = forge_re_flags(luaL_optstring(L, fidx, ""), &err);
+    if (strlen(fl) != flen)
+        luaL_argerror(L, fidx, "the flags contain a NUL byte");
+    int flags = forge_re_flags(fl, &err);
     if (flags < 0)
         luaL_argerror(L, fidx, err.msg);
-    struct forge_re *own = NULL;
-    const struct forge_re *re = forge_re_get(pat, plen, flags, &own, &err);
+    struct forge_re_ctx *ctx = state_ctx(L);
+    luaL_checkstack(L, 4, "forge.re");
+    lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
+    int cache = lua_gettop(L);
+    char fc = (char)('@' + flags);
+    lua_pushlstring(L, &fc, 1);
+    lua_pushvalue(L, pidx);
+    lua_concat(L, 2); /* two strings: no metamethod */
+    int key = lua_gettop(L);
+    lua_pushvalue(L, key);
+    if (lua_rawget(L, cache) == LUA_TUSERDATA) {
+        const struct forge_re *re = *(struct forge_re **)lua_touserdata(L, -1);
+        lua_pop(L, 3);
+        return re;
+    }
+    lua_pop(L, 1);
+    struct forge_re *re = forge_re_compile_in(ctx, pat, plen, flags, &err);
     if (!re)
-        luaL_error(L, "forge.re: %s", err.msg);
-    if (own)
-        forge_lua_box(L, own, free_re);
+        re_error(L, &err);
+    forge_lua_box(L, re, free_re);
+    lua_rawgeti(L, cache, 0); /* the count: no pattern key is a number */
+    lua_Integer count = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    if (count < CACHE_MAX) {
+        lua_pushvalue(L, key);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, cache);
+        lua_pushinteger(L, count + 1);
+        lua_rawseti(L, cache, 0);
+        lua_pop(L, 3);
+    } else {
+        /* Keep the box above the arguments: it frees the pattern when the call's stack goes. */
+        lua_replace(L, cache);
+        lua_pop(L, 1);
+    }
     return re;
 }
 
@@ -43,9 +133,9 @@ static int run(lua_State *L, const struct forge_re *re, const char *s, size_t le
                struct m *m)
 {
     struct forge_err err = {0};
-    int rc = forge_re_exec_checked(re, s, len, start, m->ov, MAX_PAIRS, m->checked, &err);
+    int rc = forge_re_exec_in(state_ctx(L), re, s, len, start, m->ov, MAX_PAIRS, m->checked, &err);
     if (rc < 0)
-        luaL_error(L, "forge.re: %s", err.msg);
+        re_error(L, &err);
     m->pairs = rc;
     m->checked = 1;
     return rc > 0;

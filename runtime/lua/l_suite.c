@@ -30,6 +30,23 @@ bool forge_lua_is_kind(lua_State *L, int idx, const char *kind)
     return is;
 }
 
+/* A new copy of the string at <idx> (the value of <key>), or NULL with <err> when it holds a NUL
+ * byte, which C would cut it at. */
+static char *dup_text(lua_State *L, int idx, const char *where, const char *key,
+                      struct forge_err *err)
+{
+    size_t len;
+    const char *s = lua_tolstring(L, idx, &len);
+    if (strlen(s) != len) {
+        forge_err_set(err, FORGE_EINVAL, "%s: %s contains a NUL byte", where, key);
+        return NULL;
+    }
+    char *copy = forge_strdup(s);
+    if (!copy)
+        forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    return copy;
+}
+
 /* Converts the table at <idx> to JSON, leaving out its function-valued fields. */
 static cJSON *data_of(lua_State *L, int idx, const char *where, struct forge_err *err)
 {
@@ -347,8 +364,9 @@ static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *unused,
     if (rc)
         goto fail;
     /* The cases live on as JSON: let Lua's copies go (a suite may hold many thousands). */
+    lua_pushliteral(L, "cases");
     lua_pushnil(L);
-    lua_setfield(L, idx, "cases");
+    lua_rawset(L, idx); /* raw: no __newindex of the script's runs here */
     if (!out->cases->child) {
         forge_err_set(err, FORGE_EINVAL, "%s: has no cases (cases = forge.evals(\"...\") or a "
                       "list of case tables)", where);
@@ -371,7 +389,9 @@ static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *unused,
     }
     rawfield(L, idx, "model");
     if (lua_type(L, -1) == LUA_TSTRING) {
-        out->model_spec = forge_strdup(lua_tostring(L, -1));
+        out->model_spec = dup_text(L, -1, where, "model", err);
+        if (!out->model_spec)
+            rc = err->code;
     } else if (lua_type(L, -1) == LUA_TTABLE) {
         rc = model_of(vm, -1, "scripted", &out->model, err);
         if (rc)
@@ -384,9 +404,11 @@ static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *unused,
     if (rc)
         goto fail;
     rawfield(L, idx, "system");
-    if (lua_isstring(L, -1))
-        out->system = forge_strdup(lua_tostring(L, -1));
+    if (lua_isstring(L, -1) && !(out->system = dup_text(L, -1, where, "system", err)))
+        rc = err->code;
     lua_pop(L, 1);
+    if (rc)
+        goto fail;
     rawfield(L, idx, "params");
     if (lua_istable(L, -1))
         out->params = data_of(L, -1, where, err);

@@ -29,8 +29,9 @@ struct forge_vm {
     lua_State *L;
     struct forge_vm_limits limits;
     size_t mem_used;
-    int mem_refused;       /* the allocator refused a request because of the cap ... */
-    size_t mem_refused_size; /* ... of this many bytes, not satisfied since */
+    int mem_refused;       /* the allocator refused this request because of the cap: */
+    void *refused_ptr;
+    size_t refused_osize, refused_nsize;
     uint64_t count;        /* instructions run in the current entry */
     uint64_t deadline_ns;  /* monotonic deadline of the current entry; 0 = none */
     int depth;             /* nesting of forge_vm_call */
@@ -111,6 +112,13 @@ static void watch_remove(struct forge_vm *vm)
 
 /* ---- memory ---- */
 
+static void kill_vm(struct forge_vm *vm, enum kill_reason why);
+
+/* The allocator behind the state, counting every byte against the cap. A refused request stays
+ * refused: Lua retries the very same request once after an emergency collection, and only that
+ * retry may still succeed; any other allocation after a refusal means the script went on past
+ * it (Lua raised "not enough memory" and something caught it), so the limit is broken for the
+ * rest of the entry and nothing - pcall, __close, an error handler - can clear it. */
 static void *vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     struct forge_vm *vm = ud;
@@ -121,20 +129,58 @@ static void *vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         vm->mem_used -= osize;
         return NULL;
     }
-    if (nsize > osize && vm->limits.memory &&
-        vm->mem_used + (nsize - osize) > vm->limits.memory) {
+    int grows = nsize > osize;
+    int retry = vm->mem_refused && ptr == vm->refused_ptr && osize == vm->refused_osize &&
+                nsize == vm->refused_nsize;
+    if (grows && vm->mem_refused && !retry && vm->depth > 0 && !vm->killed)
+        kill_vm(vm, KILL_MEMORY);
+    if (grows && vm->limits.memory && vm->mem_used + (nsize - osize) > vm->limits.memory) {
+        if (retry && vm->depth > 0 && !vm->killed)
+            kill_vm(vm, KILL_MEMORY);
         vm->mem_refused = 1;
-        vm->mem_refused_size = nsize - osize;
+        vm->refused_ptr = ptr;
+        vm->refused_osize = osize;
+        vm->refused_nsize = nsize;
         return NULL;
     }
     void *p = realloc(ptr, nsize);
     if (!p)
         return nsize <= osize ? ptr : NULL; /* a shrink never fails */
     vm->mem_used = vm->mem_used - osize + nsize;
-    /* Lua retries a refused allocation after an emergency collection: success clears it. */
-    if (vm->mem_refused && nsize > osize && nsize - osize >= vm->mem_refused_size)
+    if (grows)
         vm->mem_refused = 0;
     return p;
+}
+
+/* Outside allocations that live as long as a script's objects (compiled regexes and their match
+ * heap) come from here: they count in mem_used like the state's own. A size header in front
+ * keeps the count exact on free. */
+#define XHDR 16
+
+void *forge_vm_xalloc(struct forge_vm *vm, size_t n)
+{
+    size_t cap = vm->limits.memory;
+    if (n > SIZE_MAX - XHDR || (cap && (n + XHDR > cap || vm->mem_used > cap - (n + XHDR)))) {
+        forge_vm_break(vm, FORGE_VM_LIMIT_MEMORY);
+        return NULL;
+    }
+    unsigned char *p = malloc(n + XHDR);
+    if (!p)
+        return NULL;
+    memcpy(p, &n, sizeof n);
+    vm->mem_used += n + XHDR;
+    return p + XHDR;
+}
+
+void forge_vm_xfree(struct forge_vm *vm, void *ptr)
+{
+    if (!ptr)
+        return;
+    unsigned char *p = (unsigned char *)ptr - XHDR;
+    size_t n;
+    memcpy(&n, p, sizeof n);
+    vm->mem_used -= n + XHDR;
+    free(p);
 }
 
 /* ---- limits ---- */
@@ -552,6 +598,12 @@ static int setup(lua_State *L)
     lua_pushinteger(L, 0);
     lua_call(L, 1, 0);
     lua_pop(L, 1);
+    /* string.dump is removed from the shared library itself, not only from the scripts' copies:
+     * the string metatable's __index is that library, so ("").dump would reach it. */
+    lua_getglobal(L, "string");
+    lua_pushnil(L);
+    lua_setfield(L, -2, "dump");
+    lua_pop(L, 1);
     /* Lock the string metatable: scripts cannot reach or change the shared string library. */
     lua_pushliteral(L, "");
     lua_getmetatable(L, -1);
@@ -847,6 +899,33 @@ int forge_vm_resolve_read(struct forge_vm *vm, const char *path, char **resolved
                          "current folder); allow it with --allow-read PATH", path);
 }
 
+/* The line on which brackets in <src> first nest deeper than <limit> (strings and comments
+ * skipped roughly), or the last line: where a parser's "C stack overflow" most likely comes
+ * from, since Lua's own message carries no position. */
+static int deep_line(const char *src, size_t len, int limit)
+{
+    int line = 1, depth = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = src[i];
+        if (c == '\n') {
+            line++;
+        } else if (c == '"' || c == '\'') {
+            for (i++; i < len && src[i] != c && src[i] != '\n'; i++)
+                if (src[i] == '\\')
+                    i++;
+        } else if (c == '-' && i + 1 < len && src[i + 1] == '-') {
+            while (i + 1 < len && src[i + 1] != '\n')
+                i++;
+        } else if (c == '(' || c == '{' || c == '[') {
+            if (++depth > limit)
+                return line;
+        } else if ((c == ')' || c == '}' || c == ']') && depth > 0) {
+            depth--;
+        }
+    }
+    return line;
+}
+
 int forge_vm_load_string(struct forge_vm *vm, const char *src, size_t len, const char *chunkname,
                          struct forge_err *err)
 {
@@ -854,6 +933,14 @@ int forge_vm_load_string(struct forge_vm *vm, const char *src, size_t len, const
     int status = luaL_loadbufferx(L, src, len, chunkname, "t");
     if (status != LUA_OK) {
         const char *m = lua_tostring(L, -1);
+        if (m && strcmp(m, "C stack overflow") == 0 && chunkname) {
+            int rc = forge_err_set(err, FORGE_ELUA, "%s:%d: the code nests too deeply for "
+                                   "Lua's parser (C stack overflow, at about 200 levels)",
+                                   chunkname + (chunkname[0] == '@' || chunkname[0] == '='),
+                                   deep_line(src, len, 150));
+            lua_pop(L, 1);
+            return rc;
+        }
         int rc = forge_err_set(err, status == LUA_ERRMEM ? FORGE_ENOMEM : FORGE_ELUA, "%s",
                                m ? m : "cannot load chunk");
         lua_pop(L, 1);
@@ -872,11 +959,15 @@ int forge_vm_load_file(struct forge_vm *vm, const char *path, struct forge_err *
                              &text, &len, err);
     if (rc)
         return rc;
-    /* A shebang line is allowed, as lua.c allows it. */
-    const char *src = text;
-    if (len > 1 && text[0] == '#') {
-        text[0] = '-';
-        text[1] = '-';
+    /* A UTF-8 byte order mark, then a shebang line, are allowed, as lua.c allows them. */
+    char *src = text;
+    if (len >= 3 && memcmp(src, "\xEF\xBB\xBF", 3) == 0) {
+        src += 3;
+        len -= 3;
+    }
+    if (len > 1 && src[0] == '#') {
+        src[0] = '-';
+        src[1] = '-';
     }
     size_t n = strlen(path) + 2;
     char *chunk = forge_malloc(n);

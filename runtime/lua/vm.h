@@ -102,6 +102,13 @@ enum { FORGE_VM_LIMIT_MEMORY = 1, FORGE_VM_LIMIT_TIME = 2 };
  * forge_vm_limit_message(vm). Never raises itself. */
 int forge_vm_charge(struct forge_vm *vm, size_t bytes);
 
+/* Allocates <n> bytes counted against the memory cap for as long as they live (for C objects a
+ * script owns, such as compiled regexes). Returns NULL when the cap would be exceeded (the
+ * memory limit is then broken for the current entry) or malloc fails. Free with forge_vm_xfree.
+ * Only while the VM is held by the calling thread. */
+void *forge_vm_xalloc(struct forge_vm *vm, size_t n);
+void forge_vm_xfree(struct forge_vm *vm, void *p);
+
 /* Breaks limit <which> (FORGE_VM_LIMIT_*) for the current entry, as the hook does. Returns
  * FORGE_ELIMIT. */
 int forge_vm_break(struct forge_vm *vm, int which);
