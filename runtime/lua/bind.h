@@ -32,6 +32,14 @@ cJSON *forge_lua_to_json(lua_State *L, int idx, struct forge_err *err);
  * raises forge_vm_limit_message. */
 int forge_lua_charge_json(lua_State *L, const char *s, size_t len);
 
+/* Charges the C tree <v> (about to be handed to a script, then freed) against the VM's memory cap
+ * (see forge_vm_charge). Returns 0, or FORGE_ELIMIT with the limit broken. */
+int forge_lua_charge_tree(lua_State *L, const cJSON *v);
+
+/* The string argument <idx> for C that reads it up to its first NUL (names, formats, paths):
+ * raises when it holds a NUL byte, so no shortened name is ever looked up. */
+const char *forge_lua_checkcstr(lua_State *L, int idx);
+
 /* Like forge_lua_to_json but raises a Lua error ("<what>: <reason>") on failure. */
 cJSON *forge_lua_check_json(lua_State *L, int idx, const char *what);
 /* Puts <p> under a userdata on the stack that frees it with <fr> when collected, so a binding

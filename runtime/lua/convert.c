@@ -604,6 +604,31 @@ int forge_lua_charge_json(lua_State *L, const char *s, size_t len)
     return forge_vm_charge(forge_vm_of(L), cost);
 }
 
+/* Bytes the C tree <v> takes, as charged for converted values (a node plus its strings). */
+static size_t tree_cost(const cJSON *v, int depth)
+{
+    size_t n = NODE_COST + (v->string ? strlen(v->string) : 0) +
+               (v->valuestring ? strlen(v->valuestring) : 0);
+    if (depth < MAX_DEPTH)
+        for (const cJSON *c = v->child; c; c = c->next)
+            n += tree_cost(c, depth + 1);
+    return n;
+}
+
+int forge_lua_charge_tree(lua_State *L, const cJSON *v)
+{
+    return v ? forge_vm_charge(forge_vm_of(L), tree_cost(v, 0)) : 0;
+}
+
+const char *forge_lua_checkcstr(lua_State *L, int idx)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, idx, &len);
+    if (strlen(s) != len)
+        luaL_argerror(L, idx, "contains a NUL byte");
+    return s;
+}
+
 static int l_decode(lua_State *L)
 {
     size_t len;

@@ -15,6 +15,7 @@
  * `deep`. Misuse (a value JSON cannot hold) raises; import/tools return nil, message on bad
  * input. */
 #include "lua/bind.h"
+#include "lua/vm.h"
 #include "score/tooldefs.h"
 #include "score/tooluse.h"
 #include "score/trajectory.h"
@@ -51,6 +52,8 @@ static int push_result(lua_State *L, cJSON *r, const struct forge_err *err)
     if (!r)
         return luaL_error(L, "forge.check: %s", err->msg);
     forge_lua_box(L, r, (void (*)(void *))cJSON_Delete);
+    if (forge_lua_charge_tree(L, r)) /* a result is C memory made for the script */
+        return luaL_error(L, "%s", forge_vm_limit_message(forge_vm_of(L)));
     forge_lua_push_json(L, r);
     return 1;
 }
@@ -119,7 +122,7 @@ static int l_validate_schema(lua_State *L)
 static int l_create_tool_schema(lua_State *L)
 {
     lua_settop(L, 3); /* converted arguments are boxed above the parameters */
-    const char *name = luaL_checkstring(L, 1);
+    const char *name = forge_lua_checkcstr(L, 1);
     cJSON *js = keep(L, 2, "json_schema");
     cJSON *desc = keep(L, 3, "description");
     struct forge_err err = {0};
@@ -187,7 +190,7 @@ static int l_import(lua_State *L)
     lua_settop(L, 2); /* converted arguments are boxed above the parameters */
     luaL_checkany(L, 1);
     cJSON *doc = keep(L, 1, "document");
-    const char *fmt = luaL_optstring(L, 2, NULL);
+    const char *fmt = lua_isnoneornil(L, 2) ? NULL : forge_lua_checkcstr(L, 2);
     struct forge_err err = {0};
     cJSON *t = forge_trajectory_import(doc, fmt, &err);
     if (!t) {

@@ -179,10 +179,7 @@ struct forge_assertions *forge_lua_assertions(struct forge_vm *vm)
 static int l_assertion(lua_State *L)
 {
     int base = 1;
-    size_t nlen;
-    const char *name = luaL_checklstring(L, base, &nlen);
-    if (strlen(name) != nlen)
-        return luaL_argerror(L, base, "the name contains a NUL byte");
+    const char *name = forge_lua_checkcstr(L, base);
     luaL_checktype(L, base + 1, LUA_TFUNCTION);
     lua_pushcfunction(L, l_registry);
     lua_call(L, 0, 1);

@@ -81,12 +81,10 @@ static struct forge_re_ctx *state_ctx(lua_State *L)
  * the stack). May raise. */
 static const struct forge_re *check_re(lua_State *L, int pidx, int fidx)
 {
-    size_t plen, flen = 0;
+    size_t plen;
     const char *pat = luaL_checklstring(L, pidx, &plen);
-    const char *fl = luaL_optlstring(L, fidx, "", &flen);
+    const char *fl = lua_isnoneornil(L, fidx) ? "" : forge_lua_checkcstr(L, fidx);
     struct forge_err err = {0};
-    if (strlen(fl) != flen)
-        luaL_argerror(L, fidx, "the flags contain a NUL byte");
     int flags = forge_re_flags(fl, &err);
     if (flags < 0)
         luaL_argerror(L, fidx, err.msg);

@@ -367,8 +367,8 @@ static int l_close(lua_State *L)
 static int l_setmetatable(lua_State *L)
 {
     if (lua_type(L, 2) == LUA_TTABLE) {
-        lua_getfield(L, 2, "__gc");
-        int has = !lua_isnil(L, -1);
+        lua_pushliteral(L, "__gc");
+        int has = lua_rawget(L, 2) != LUA_TNIL; /* raw, as Lua itself looks for a finalizer */
         lua_pop(L, 1);
         if (has)
             return luaL_error(L, "setmetatable: __gc metamethods are not allowed in forge scripts");

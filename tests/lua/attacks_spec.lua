@@ -172,4 +172,61 @@ t.case("schema references do not follow a symbolic link out of their folder", fu
   t.ok(not err:find("root:", 1, true), err)
 end)
 
+t.case("string.dump is unreachable, through the string metatable too", function()
+  t.eq(string.dump, nil)
+  t.eq(("").dump, nil)
+  t.eq(getmetatable(""), false)
+end)
+
+t.case("the iterator behind a decoded object's pairs checks its arguments", function()
+  local obj = forge.json.decode('{"a": 1, "b": 2}')
+  local pairs_mm = getmetatable(obj).__pairs
+  t.raises(function() pairs_mm(5) end, "table expected, got number")
+  local next_fn = pairs_mm(obj)
+  t.raises(function() next_fn(5, nil) end, "table expected, got number")
+  t.raises(function() next_fn("x", nil) end, "table expected, got string")
+  t.raises(function() next_fn(obj, "no such key") end, "invalid key to 'next'")
+  local keys = {}
+  for k in pairs(obj) do keys[#keys + 1] = k end
+  t.eq(keys, { "a", "b" })
+end)
+
+t.case("converting to JSON runs no metamethod of the script's", function()
+  local trap = function() error("metamethod ran") end
+  local mt = { __index = trap, __newindex = trap, __pairs = trap, __len = trap,
+               __tostring = trap, __eq = trap, __lt = trap, __le = trap, __concat = trap }
+  local inner = setmetatable({ 1, 2, 3 }, mt)
+  local v = setmetatable({ a = inner, b = "x" }, mt)
+  t.eq(forge.json.encode(v), '{"a":[1,2,3],"b":"x"}')
+  t.eq(forge.json.encode(v, setmetatable({}, { __index = function() return true end })),
+       '{"a":[1,2,3],"b":"x"}')
+  -- the shared metatable of decoded objects, changed by the script, does not run either
+  local obj = forge.json.decode('{"k": [1]}')
+  local omt = getmetatable(obj)
+  omt.__index = trap
+  local ok, text = pcall(forge.json.encode, obj)
+  omt.__index = nil
+  t.eq(ok, true, text)
+  t.eq(text, '{"k":[1]}')
+end)
+
+t.case("NUL bytes in keys and strings are refused, never cut", function()
+  t.raises(function() forge.json.encode({ ["x\0y"] = 1 }) end, "a table key with a NUL byte")
+  t.raises(function() forge.json.encode({ x = "a\0b" }) end, ".x: a string with a NUL byte")
+  t.raises(function() forge.re.test("a", "a", "i\0x") end, "bad argument #3 to 'test' (contains a NUL byte)")
+  t.raises(function() forge.assertion("name\0tail", function() return true end) end,
+           "bad argument #1 to 'assertion' (contains a NUL byte)")
+end)
+
+t.case("forge.re keeps patterns per state and compiles past its cache", function()
+  for i = 1, 1100 do t.eq(forge.re.test("a" .. i, "^a" .. i .. "$"), true) end
+  t.eq(forge.re.test("a7", "^a7$"), true)
+  t.eq(forge.re.test("", ""), true)
+  t.eq(forge.re.test("b", "", "bxsm"), true)
+  local n = 0
+  for w in forge.re.gmatch("one two three", "\\w+") do n = n + #w end
+  t.eq(n, 11)
+  t.eq(select(1, forge.re.gsub("a1b22", "\\d+", function(d) return "<" .. d .. ">" end)), "a<1>b<22>")
+end)
+
 t.done()
