@@ -35,6 +35,8 @@ int forge_lua_charge_json(lua_State *L, const char *s, size_t len);
 /* Charges the C tree <v> (about to be handed to a script, then freed) against the VM's memory cap
  * (see forge_vm_charge). Returns 0, or FORGE_ELIMIT with the limit broken. */
 int forge_lua_charge_tree(lua_State *L, const cJSON *v);
+/* The bytes forge_lua_charge_tree charges for <v>. */
+size_t forge_lua_tree_cost(const cJSON *v);
 
 /* The string argument <idx> for C that reads it up to its first NUL (names, formats, paths):
  * raises when it holds a NUL byte, so no shortened name is ever looked up. */

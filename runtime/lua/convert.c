@@ -615,9 +615,14 @@ static size_t tree_cost(const cJSON *v, int depth)
     return n;
 }
 
+size_t forge_lua_tree_cost(const cJSON *v)
+{
+    return v ? tree_cost(v, 0) : 0;
+}
+
 int forge_lua_charge_tree(lua_State *L, const cJSON *v)
 {
-    return v ? forge_vm_charge(forge_vm_of(L), tree_cost(v, 0)) : 0;
+    return forge_vm_charge(forge_vm_of(L), forge_lua_tree_cost(v));
 }
 
 const char *forge_lua_checkcstr(lua_State *L, int idx)

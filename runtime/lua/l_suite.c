@@ -202,21 +202,34 @@ static int add_verifier(struct forge_vm *vm, int i, const char *where, void *ud,
     return v ? forge_verifiers_add(ud, v, err) : err->code;
 }
 
+/* The cases converted so far, and the C bytes they hold: they outlive the Lua tables they came
+ * from, so together they count against --lua-memory while the suite loads. */
+struct cases {
+    cJSON *list;
+    size_t bytes;
+};
+
 static int add_case(struct forge_vm *vm, int i, const char *where, void *ud, struct forge_err *err)
 {
     (void)i;
+    struct cases *cs = ud;
     lua_State *L = forge_vm_state(vm);
     cJSON *c = forge_lua_to_json(L, -1, err);
     if (!c) {
         forge_err_prefix(err, "%s", where);
         return FORGE_EINVAL;
     }
+    cs->bytes += forge_lua_tree_cost(c);
+    if (forge_vm_charge(vm, cs->bytes)) {
+        cJSON_Delete(c);
+        return forge_err_set(err, FORGE_ELIMIT, "%s: %s", where, forge_vm_limit_message(vm));
+    }
     if (forge_evalfile_check_case(c, err)) {
         forge_err_prefix(err, "%s", where);
         cJSON_Delete(c);
         return FORGE_EINVAL;
     }
-    cJSON_AddItemToArray(ud, c);
+    cJSON_AddItemToArray(cs->list, c);
     return 0;
 }
 
@@ -360,7 +373,7 @@ static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *unused,
         }
     }
     if (!rc)
-        rc = each_of(vm, idx, "cases", where, add_case, out->cases, err);
+        rc = each_of(vm, idx, "cases", where, add_case, &(struct cases){out->cases, 0}, err);
     if (rc)
         goto fail;
     /* The cases live on as JSON: let Lua's copies go (a suite may hold many thousands). */
