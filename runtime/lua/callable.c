@@ -39,8 +39,9 @@ static int call(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err
     lua_pushcfunction(L, push_call);
     lua_pushlightuserdata(L, c);
     lua_pushlightuserdata(L, (void *)args);
-    if (lua_pcall(L, 2, LUA_MULTRET, 0) != LUA_OK) {
-        rc = forge_err_set(err, FORGE_ENOMEM, "%s: %s", c->name, lua_tostring(L, -1));
+    int status = lua_pcall(L, 2, LUA_MULTRET, 0);
+    if (status != LUA_OK) {
+        rc = forge_vm_pcall_error(c->vm, status, c->name, err);
         goto out;
     }
     int nargs = lua_gettop(L) - top - 1;

@@ -93,8 +93,9 @@ static int call_locked(void *ctx, const cJSON *args, cJSON **out, struct forge_e
     lua_pushlightuserdata(L, f);
     lua_pushlightuserdata(L, (void *)args);
     lua_pushvalue(L, zi);
-    if (lua_pcall(L, 3, 3, 0) != LUA_OK) {
-        forge_err_set(err, FORGE_ENOMEM, "custom assertion: %s", lua_tostring(L, -1));
+    int status = lua_pcall(L, 3, 3, 0);
+    if (status != LUA_OK) {
+        forge_vm_pcall_error(f->vm, status, "custom assertion", err);
         lua_settop(L, top);
         return err->code;
     }

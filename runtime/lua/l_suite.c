@@ -294,12 +294,8 @@ static int protect(struct forge_vm *vm, int idx,
     lua_pushlightuserdata(L, &j);
     lua_pushvalue(L, idx);
     int status = lua_pcall(L, 2, 0, 0);
-    if (status != LUA_OK) {
-        int rc = forge_err_set(err, status == LUA_ERRMEM ? FORGE_ENOMEM : FORGE_ELUA, "%s: %s",
-                               where, lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
-        lua_pop(L, 1);
-        return rc;
-    }
+    if (status != LUA_OK)
+        return forge_vm_pcall_error(vm, status, where, err);
     return j.rc;
 }
 

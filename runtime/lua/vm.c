@@ -265,6 +265,24 @@ int forge_vm_break(struct forge_vm *vm, int which)
     return FORGE_ELIMIT;
 }
 
+int forge_vm_pcall_error(struct forge_vm *vm, int status, const char *prefix,
+                         struct forge_err *err)
+{
+    int rc;
+    if (status == LUA_ERRMEM && vm->mem_refused && vm->limits.memory) {
+        kill_vm(vm, KILL_MEMORY);
+        if (vm->depth == 0)
+            vm->killed = KILL_NONE;
+        rc = forge_err_set(err, FORGE_ELIMIT, "%s: %s", prefix, vm->kill_msg);
+    } else {
+        const char *m = lua_tostring(vm->L, -1);
+        rc = forge_err_set(err, status == LUA_ERRMEM ? FORGE_ENOMEM : FORGE_ELUA, "%s: %s",
+                           prefix, m ? m : "error");
+    }
+    lua_pop(vm->L, 1);
+    return rc;
+}
+
 const char *forge_vm_limit_message(struct forge_vm *vm)
 {
     return vm->kill_msg;

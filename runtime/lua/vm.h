@@ -113,6 +113,13 @@ void forge_vm_xfree(struct forge_vm *vm, void *p);
  * FORGE_ELIMIT. */
 int forge_vm_break(struct forge_vm *vm, int which);
 
+/* After a failed lua_pcall outside any entry (C building a call's arguments, reading a suite):
+ * leaves nothing of it on the stack and fills <err> ("<prefix>: message") with the memory limit's
+ * message when the cap refused an allocation, else with Lua's message. Returns the error code
+ * (FORGE_ELIMIT, FORGE_ENOMEM or FORGE_ELUA). */
+int forge_vm_pcall_error(struct forge_vm *vm, int status, const char *prefix,
+                         struct forge_err *err);
+
 /* The message of the last broken limit, naming the limit and its flag (borrowed). */
 const char *forge_vm_limit_message(struct forge_vm *vm);
 
