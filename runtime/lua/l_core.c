@@ -97,6 +97,11 @@ static int l_read_file(lua_State *L)
         lua_pushstring(L, err.msg);
         return 2;
     }
+    /* The text is held twice for a moment (C's copy and Lua's string): both count. */
+    if (forge_vm_charge(vm, len)) {
+        forge_free(text);
+        return luaL_error(L, "forge.read_file: %s", forge_vm_limit_message(vm));
+    }
     forge_lua_box(L, text, forge_free);
     lua_pushlstring(L, text, len);
     forge_lua_unbox(L, -2);
