@@ -561,14 +561,15 @@ int forge_cmd_run(int argc, char **argv)
     /* made before the transcripts are read: its one large allocation is cheap on a fresh heap */
     if (!(suite = forge_suite_new()) || forge_suite_reserve(suite, nc, &err)) goto nomem;
     bool from_stdin = strcmp(o.transcripts, "-") == 0;
+    const char *tname = from_stdin ? "<stdin>" : o.transcripts;
     struct stat st;
-    if (!from_stdin && stat(o.transcripts, &st) == 0 && S_ISDIR(st.st_mode)) {
-        forge_cli_error("%s: is a directory", o.transcripts);
+    if (!from_stdin && stat(tname, &st) == 0 && S_ISDIR(st.st_mode)) {
+        forge_cli_error("%s: is a directory", tname);
         goto out;
     }
     tf = from_stdin ? stdin : fopen(o.transcripts, "r");
     if (!tf) {
-        forge_cli_error("%s: cannot read: %s", o.transcripts, strerror(errno));
+        forge_cli_error("%s: cannot read: %s", tname, strerror(errno));
         goto out;
     }
     forge_lines_init(&lines, tf, o.max_line);
@@ -580,11 +581,11 @@ int forge_cmd_run(int argc, char **argv)
         lineno = lines.lineno;
         if (got == FORGE_ELIMIT) {
             forge_cli_error("%s:%ld: line longer than %zu bytes (the limit; raise it with --max-line-bytes)",
-                            o.transcripts, lineno, o.max_line);
+                            tname, lineno, o.max_line);
             goto out;
         }
         if (got < 0) {
-            forge_cli_error("%s: read failed: %s", o.transcripts, strerror(errno));
+            forge_cli_error("%s: read failed: %s", tname, strerror(errno));
             goto out;
         }
         size_t n = len;
@@ -592,28 +593,28 @@ int forge_cmd_run(int argc, char **argv)
         size_t lead = 0;
         while (lead < n && (line[lead] == ' ' || line[lead] == '\t')) lead++;
         if (lead == n) continue;
-        cJSON *traj = forge_json_parse(line, n, o.transcripts, &err);
+        cJSON *traj = forge_json_parse(line, n, tname, &err);
         if (!traj) {
-            fix_line(&err, o.transcripts, lineno);
+            fix_line(&err, tname, lineno);
             forge_cli_error("%s", err.msg);
             goto out;
         }
         const char *tid = forge_json_str(traj, "trajectory_id");
         if (!cJSON_IsObject(traj) || !tid || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(traj, "turns"))) {
             forge_cli_error("%s:%ld: expected a forge-format trajectory (an object with \"trajectory_id\" and \"turns\")",
-                            o.transcripts, lineno);
+                            tname, lineno);
             cJSON_Delete(traj);
             goto out;
         }
         size_t slot;
         if (index_find(&ix, NULL, tid, &slot) < 0) {
-            fprintf(stderr, "forge: warning: %s:%ld: transcript \"%s\" matches no case\n", o.transcripts, lineno, tid);
+            fprintf(stderr, "forge: warning: %s:%ld: transcript \"%s\" matches no case\n", tname, lineno, tid);
             cJSON_Delete(traj);
             continue;
         }
         long ci = slot_case[slot];
         if (results[ci]) {
-            fprintf(stderr, "forge: warning: %s:%ld: a second transcript for case \"%s\" is ignored\n", o.transcripts,
+            fprintf(stderr, "forge: warning: %s:%ld: a second transcript for case \"%s\" is ignored\n", tname,
                     lineno, tid);
             cJSON_Delete(traj);
             continue;

@@ -136,6 +136,7 @@ static int run_jsonl(const struct forge_schema *s, const cJSON *schema, const st
 {
     struct stat st;
     bool from_stdin = !strcmp(o->jsonl, "-");
+    const char *fname = from_stdin ? "<stdin>" : o->jsonl;
     if (!from_stdin && stat(o->jsonl, &st) == 0 && S_ISDIR(st.st_mode)) {
         forge_cli_error("schema validate: %s: is a directory", o->jsonl);
         return FORGE_EXIT_USAGE;
@@ -155,13 +156,13 @@ static int run_jsonl(const struct forge_schema *s, const cJSON *schema, const st
         long lineno = lines.lineno;
         if (got == FORGE_ELIMIT) {
             forge_cli_error("%s:%ld: line longer than %zu bytes (the limit; raise it with "
-                            "--max-line-bytes); the rest of the file is not read", o->jsonl,
+                            "--max-line-bytes); the rest of the file is not read", fname,
                             lineno, o->max_line);
             rc = FORGE_EXIT_USAGE;
             break;
         }
         if (got < 0) {
-            forge_cli_error("schema validate: %s: read error: %s", o->jsonl, strerror(errno));
+            forge_cli_error("schema validate: %s: read error: %s", fname, strerror(errno));
             rc = FORGE_EXIT_USAGE;
             break;
         }
@@ -173,15 +174,15 @@ static int run_jsonl(const struct forge_schema *s, const cJSON *schema, const st
         if (i == n)
             continue; /* blank line */
         char name[512];
-        snprintf(name, sizeof name, "%s:%ld", o->jsonl, lineno);
+        snprintf(name, sizeof name, "%s:%ld", fname, lineno);
         struct forge_err err;
         forge_err_clear(&err);
-        cJSON *inst = forge_json_parse(line, n, o->jsonl, &err);
+        cJSON *inst = forge_json_parse(line, n, fname, &err);
         if (!inst) {
             /* "<file>:1:<col>: ..." for the line alone becomes "<file>:<line>:<col>: ..." */
             const char *rest = err.msg;
-            size_t fl = strlen(o->jsonl);
-            if (!strncmp(rest, o->jsonl, fl) && !strncmp(rest + fl, ":1:", 3))
+            size_t fl = strlen(fname);
+            if (!strncmp(rest, fname, fl) && !strncmp(rest + fl, ":1:", 3))
                 forge_cli_error("%s:%s", name, rest + fl + 3);
             else
                 forge_cli_error("%s", err.msg);
