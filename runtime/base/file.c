@@ -3,10 +3,23 @@
 #include "base/alloc.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+static size_t input_limit = FORGE_FILE_LIMIT;
+
+size_t forge_file_input_limit(void)
+{
+    return input_limit;
+}
+
+void forge_file_set_input_limit(size_t bytes)
+{
+    input_limit = bytes ? bytes : FORGE_FILE_LIMIT;
+}
 
 int forge_file_read(const char *path, size_t limit, char **out, size_t *len, struct forge_err *err)
 {
@@ -17,11 +30,26 @@ int forge_file_read(const char *path, size_t limit, char **out, size_t *len, str
     if (!f)
         return forge_err_set(err, FORGE_EIO, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        return forge_err_set(err, FORGE_EIO, "%s: is a directory", path);
+    bool regular = false;
+    if (fstat(fileno(f), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            fclose(f);
+            return forge_err_set(err, FORGE_EIO, "%s: is a directory", path);
+        }
+        regular = S_ISREG(st.st_mode);
     }
-    size_t cap = 4096, n = 0;
+    /* a regular file's size is known: refuse it before reading a byte; other files (pipes,
+     * devices) are read up to limit + 1 bytes */
+    if (regular && (unsigned long long)st.st_size > limit) {
+        fclose(f);
+        return forge_err_set(err, FORGE_ELIMIT, "%s: file is larger than the %zu-byte limit", path,
+                             limit);
+    }
+    size_t most = limit + 2 < limit ? limit : limit + 2; /* limit + 1 bytes and the NUL */
+    size_t cap = regular && (size_t)st.st_size + 2 <= most ? (size_t)st.st_size + 2 : 4096;
+    if (cap > most)
+        cap = most;
+    size_t n = 0;
     char *buf = forge_malloc(cap);
     int rc = 0;
     if (!buf) {
@@ -30,18 +58,14 @@ int forge_file_read(const char *path, size_t limit, char **out, size_t *len, str
     }
     for (;;) {
         if (n + 1 >= cap) {
-            if (cap > limit + 1) {
-                rc = forge_err_set(err, FORGE_ELIMIT,
-                                   "%s: file is larger than the %zu-byte limit", path, limit);
-                goto out;
-            }
-            char *p = forge_realloc(buf, cap * 2);
+            size_t want = cap * 2 < most ? cap * 2 : most;
+            char *p = want > cap ? forge_realloc(buf, want) : NULL;
             if (!p) {
                 rc = forge_err_set(err, FORGE_ENOMEM, "%s: out of memory", path);
                 goto out;
             }
             buf = p;
-            cap *= 2;
+            cap = want;
         }
         size_t got = fread(buf + n, 1, cap - n - 1, f);
         n += got;
@@ -67,6 +91,23 @@ out:
     if (len)
         *len = n;
     return 0;
+}
+
+int forge_file_read_input(const char *path, char **out, size_t *len, struct forge_err *err)
+{
+    int rc = forge_file_read(path, input_limit, out, len, err);
+    if (rc == FORGE_ELIMIT)
+        forge_file_limit_error(path, err);
+    return rc;
+}
+
+int forge_file_limit_error(const char *name, struct forge_err *err)
+{
+    if (input_limit % ((size_t)1 << 20) == 0)
+        return forge_err_set(err, FORGE_ELIMIT, "%s: file is larger than the %zu MiB input limit "
+                             "(raise it with --max-file-mb)", name, input_limit >> 20);
+    return forge_err_set(err, FORGE_ELIMIT, "%s: file is larger than the %zu-byte input limit "
+                         "(raise it with --max-file-mb)", name, input_limit);
 }
 
 int forge_file_write_atomic(const char *path, const void *data, size_t len, struct forge_err *err)

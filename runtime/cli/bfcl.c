@@ -286,6 +286,7 @@ static int cmd_score(int argc, char **argv)
                 goto out;
             }
             limit = (size_t)mb << 20;
+            forge_file_set_input_limit(limit);
         } else if (!strcmp(a, "--category") && has_next) {
             while (i + 1 < argc && argv[i + 1][0] != '-') {
                 const char *c = argv[++i];
@@ -534,6 +535,7 @@ static int cmd_run(int argc, char **argv)
                 goto out;
             }
             file_limit = (size_t)mb << 20;
+            forge_file_set_input_limit(file_limit);
             i += 2;
         } else if (!strcmp(a, "--category") && has_next) {
             i++;

@@ -9,6 +9,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/file.h"
+#include "base/lines.h"
 #include "data/json.h"
 #include "score/tooldefs.h"
 #include "score/tooluse.h"
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char forge_usage_check[] =
@@ -52,10 +54,15 @@ const char forge_usage_check[] =
     "  --format text|json|jsonl     output format (default text)\n"
     "  --quiet                      text: only failing trajectories and the summary\n"
     "  -j N                         worker threads (default: the number of CPUs)\n"
-    "  --max-line-bytes N           longest JSONL line accepted (default 16777216)\n"
+    "  --max-line-bytes N           longest JSONL line accepted (default 16777216); a longer\n"
+    "                               line ends the reading of its file\n"
+    "  --max-file-mb MIB            largest JSON file read whole, in MiB (default 256; a larger\n"
+    "                               regular file is read as JSONL)\n"
+    "  --max-json-nodes N           most JSON values in one document or line (default 10000000)\n"
     "\n"
     "Exit: 0 all passed; 1 a trajectory has a critical issue or scores under --min-score;\n"
-    "2 bad usage, or no trajectory could be read.\n";
+    "2 bad usage, a file that could not be read to its end (missing, a folder, over a limit,\n"
+    "a read error), or no trajectory could be read.\n";
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_JSONL };
 
@@ -406,83 +413,6 @@ static void check_line(const struct cfg *cfg, const char *text, size_t len, cons
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Bounded line reader                                                                       */
-
-struct reader {
-    FILE *f;
-    char *buf;
-    size_t cap, start, end, limit;
-    bool eof;
-    long lineno;
-};
-
-/* Returns 1 with the next line in *p and *n (valid until the next call), 0 at the end, -1 for a
- * line over the limit (skipped; *n = its line number), -2 on a read error. */
-static int reader_next(struct reader *r, const char **p, size_t *n)
-{
-    bool skipping = false;
-    for (;;) {
-        char *nl = r->end > r->start ? memchr(r->buf + r->start, '\n', r->end - r->start) : NULL;
-        if (nl) {
-            size_t s = r->start;
-            r->start = (size_t)(nl - r->buf) + 1;
-            r->lineno++;
-            if (skipping)
-                return -1;
-            *p = r->buf + s;
-            *n = (size_t)(nl - r->buf) - s;
-            return 1;
-        }
-        if (r->eof) {
-            if (r->end > r->start || skipping) {
-                size_t s = r->start;
-                r->start = r->end;
-                r->lineno++;
-                if (skipping)
-                    return -1;
-                *p = r->buf + s;
-                *n = r->end - s;
-                return 1;
-            }
-            return 0;
-        }
-        if (skipping) {
-            r->start = r->end = 0;
-        } else if (r->end - r->start > r->limit) {
-            skipping = true;
-            r->start = r->end = 0;
-        } else if (r->start > 0) {
-            memmove(r->buf, r->buf + r->start, r->end - r->start);
-            r->end -= r->start;
-            r->start = 0;
-        }
-        if (r->end == r->cap) {
-            size_t cap = r->cap ? r->cap * 2 : (1 << 20);
-            if (cap > r->limit + 2)
-                cap = r->limit + 2 > r->cap ? r->limit + 2 : r->cap;
-            if (cap == r->cap) {
-                /* full buffer without a newline: the line is over the limit */
-                skipping = true;
-                r->start = r->end = 0;
-            } else {
-                char *b = forge_realloc(r->buf, cap);
-                if (!b)
-                    return -2;
-                r->buf = b;
-                r->cap = cap;
-            }
-        }
-        size_t got = fread(r->buf + r->end, 1, r->cap - r->end, r->f);
-        r->end += got;
-        if (got == 0) {
-            if (ferror(r->f))
-                return -2;
-            r->eof = true;
-        }
-    }
-}
-
-/* ---------------------------------------------------------------------------------------- */
 /* Worker pool: chunks of lines checked in parallel, output in input order                   */
 
 #define CHUNK_BYTES (256u << 10)
@@ -543,6 +473,7 @@ struct emit {
     enum fmt fmt;
     long items; /* json: items written so far */
     struct stats total;
+    bool input_error; /* a file could not be read to its end: exit 2 */
 };
 
 static void emit_out(struct emit *e, const char *s, size_t n)
@@ -688,8 +619,27 @@ static bool blank_or_comment(const char *s, size_t n)
     return i == n || s[i] == '#';
 }
 
+/* Reports why a file's lines stopped (forge_lines_next's code <got>): the rest of the file is
+ * not read, and the run exits 2. */
+static int read_failed(const struct cfg *cfg, const struct forge_lines *r, int got,
+                       const char *file, struct emit *e)
+{
+    fflush(stdout);
+    if (got == FORGE_ELIMIT)
+        forge_cli_error("check: %s:%ld: line longer than %zu bytes (the limit; raise it with "
+                        "--max-line-bytes); the rest of the file is not read", file, r->lineno,
+                        cfg->max_line);
+    else if (got == FORGE_ENOMEM)
+        forge_cli_error("check: %s: out of memory", file);
+    else
+        forge_cli_error("check: %s: read error: %s", file, strerror(errno));
+    e->total.bad++;
+    e->input_error = true;
+    return got;
+}
+
 /* agent-eval-harness's one-turn-per-line files: the whole file is one trajectory. */
-static int check_turn_lines(const struct cfg *cfg, struct reader *r, const char *first,
+static int check_turn_lines(const struct cfg *cfg, struct forge_lines *r, const char *first,
                             size_t first_n, const char *file, struct emit *e)
 {
     struct forge_err err = {0};
@@ -700,20 +650,18 @@ static int check_turn_lines(const struct cfg *cfg, struct reader *r, const char 
     size_t n = first_n;
     int got = 1;
     while (got != 0 && !rc) {
-        if (got == -2) {
-            forge_cli_error("check: %s: read error: %s", file, strerror(errno));
-            rc = FORGE_EIO;
+        if (got < 0) {
+            rc = read_failed(cfg, r, got, file, e);
             break;
         }
-        if (got == -1) {
-            forge_cli_error("check: %s:%ld: line longer than %zu bytes (raise --max-line-bytes); "
-                            "line skipped", file, r->lineno, cfg->max_line);
-            e->total.bad++;
-        } else if (!blank_or_comment(s, n)) {
+        if (!blank_or_comment(s, n)) {
             total += n;
-            if (total > FORGE_FILE_LIMIT) {
-                forge_cli_error("check: %s: a one-turn-per-line trajectory is held whole and may "
-                                "not pass %zu bytes", file, (size_t)FORGE_FILE_LIMIT);
+            if (total > forge_file_input_limit()) {
+                /* the turns make one trajectory, held whole like a JSON file */
+                forge_file_limit_error(file, &err);
+                forge_cli_error("check: %s", err.msg);
+                e->total.bad++;
+                e->input_error = true;
                 rc = FORGE_ELIMIT;
                 break;
             }
@@ -728,7 +676,7 @@ static int check_turn_lines(const struct cfg *cfg, struct reader *r, const char 
                 cJSON_AddItemToArray(turns, t);
             }
         }
-        got = reader_next(r, &s, &n);
+        got = forge_lines_next(r, &s, &n);
     }
     if (!rc && turns->child) {
         cJSON *traj = forge_trajectory_import(turns, "turns", &err);
@@ -749,7 +697,8 @@ static int check_turn_lines(const struct cfg *cfg, struct reader *r, const char 
 
 static int check_jsonl(const struct cfg *cfg, FILE *f, const char *file, struct emit *e)
 {
-    struct reader r = {.f = f, .limit = cfg->max_line};
+    struct forge_lines r;
+    forge_lines_init(&r, f, cfg->max_line);
     struct pool p;
     int rc = 0;
     bool started = false, decided = false;
@@ -757,13 +706,8 @@ static int check_jsonl(const struct cfg *cfg, FILE *f, const char *file, struct 
     size_t n;
     int got;
     struct job *j = NULL;
-    while ((got = reader_next(&r, &s, &n)) != 0) {
-        if (got == -2) {
-            forge_cli_error("check: %s: read error: %s", file, strerror(errno));
-            rc = FORGE_EIO;
-            break;
-        }
-        if (got == -1) {
+    while ((got = forge_lines_next(&r, &s, &n)) != 0) {
+        if (got < 0) {
             /* ordered with the chunk outputs: flush what is before it first */
             if (started) {
                 if (j && j->n) {
@@ -773,11 +717,8 @@ static int check_jsonl(const struct cfg *cfg, FILE *f, const char *file, struct 
                 while (p.flush < p.fill)
                     flush_one(&p, e);
             }
-            fflush(stdout);
-            forge_cli_error("check: %s:%ld: line longer than %zu bytes (the limit; raise it with "
-                            "--max-line-bytes); line skipped", file, r.lineno, cfg->max_line);
-            e->total.bad++;
-            continue;
+            rc = read_failed(cfg, &r, got, file, e);
+            break;
         }
         if (r.lineno == 1 && n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
             s += 3; /* a UTF-8 byte order mark */
@@ -789,7 +730,7 @@ static int check_jsonl(const struct cfg *cfg, FILE *f, const char *file, struct 
             decided = true;
             bool turns = cfg->input_format && strcmp(cfg->input_format, "turns") == 0;
             if (!cfg->input_format) {
-                cJSON *doc = cJSON_ParseWithLength(s, n);
+                cJSON *doc = forge_json_parse(s, n, "", NULL);
                 const char *fmt = doc ? forge_trajectory_detect(doc) : NULL;
                 turns = fmt && strcmp(fmt, "turns") == 0;
                 cJSON_Delete(doc);
@@ -826,7 +767,7 @@ static int check_jsonl(const struct cfg *cfg, FILE *f, const char *file, struct 
             pool_submit(&p);
         pool_stop(&p, e);
     }
-    forge_free(r.buf);
+    forge_lines_free(&r);
     return rc;
 }
 
@@ -891,47 +832,61 @@ static int check_file(const struct cfg *cfg, const char *file, struct emit *e)
     if (strcmp(file, "-") == 0)
         return check_jsonl(cfg, stdin, "<stdin>", e);
     bool jsonl = ends_with(file, ".jsonl") || ends_with(file, ".ndjson");
+    int rc = 0;
     if (!jsonl) {
         struct forge_err err = {0};
         char *text = NULL;
         size_t len = 0;
-        if (forge_file_read(file, FORGE_FILE_LIMIT, &text, &len, &err)) {
-            if (err.code == FORGE_ELIMIT)
-                jsonl = true; /* too big to be one document: stream it as lines */
-            else {
+        struct stat st;
+        bool regular = stat(file, &st) == 0 && S_ISREG(st.st_mode);
+        if (forge_file_read_input(file, &text, &len, &err)) {
+            /* a regular file too big to be one document is streamed as lines; a pipe or device
+             * cannot be read again */
+            if (err.code != FORGE_ELIMIT || !regular) {
                 forge_cli_error("check: %s", err.msg);
-                e->total.bad++;
-                return err.code;
+                rc = err.code;
+                goto bad;
             }
+            jsonl = true;
         } else {
             cJSON *doc = forge_json_parse(text, len, file, &err);
             if (doc) {
                 forge_free(text);
-                int rc = check_document(cfg, doc, file, e);
+                rc = check_document(cfg, doc, file, e);
                 cJSON_Delete(doc);
                 return rc;
             }
             /* not one document: JSON lines when its first line is a JSON value */
             const char *nl = memchr(text, '\n', len);
-            cJSON *first = nl ? cJSON_ParseWithLength(text, (size_t)(nl - text)) : NULL;
+            cJSON *first = nl && regular ? forge_json_parse(text, (size_t)(nl - text), "", NULL)
+                                         : NULL;
             forge_free(text);
             if (!first) {
                 forge_cli_error("check: %s", err.msg);
-                e->total.bad++;
-                return FORGE_EINVAL;
+                rc = err.code;
+                goto bad;
             }
             cJSON_Delete(first);
-            jsonl = true;
         }
+    }
+    struct stat st;
+    if (stat(file, &st) == 0 && S_ISDIR(st.st_mode)) {
+        forge_cli_error("check: %s: is a directory", file);
+        rc = FORGE_EIO;
+        goto bad;
     }
     FILE *f = fopen(file, "rb");
     if (!f) {
         forge_cli_error("check: %s: %s", file, strerror(errno));
-        e->total.bad++;
-        return FORGE_EIO;
+        rc = FORGE_EIO;
+        goto bad;
     }
-    int rc = check_jsonl(cfg, f, file, e);
+    rc = check_jsonl(cfg, f, file, e);
     fclose(f);
+    return rc;
+bad:
+    e->total.bad++;
+    e->input_error = true;
     return rc;
 }
 
@@ -968,6 +923,7 @@ int forge_cmd_check(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int r;
         if (opts_done || a[0] != '-' || strcmp(a, "-") == 0) {
             files[nfiles++] = a;
         } else if (strcmp(a, "--") == 0) {
@@ -1060,6 +1016,9 @@ int forge_cmd_check(int argc, char **argv)
             }
             cfg.jobs = (int)d;
             i++;
+        } else if ((r = forge_cli_input_opt("check", argc, argv, &i)) != 0) {
+            if (r < 0)
+                goto out;
         } else if (strcmp(a, "--max-line-bytes") == 0) {
             double d;
             if (parse_double(a, v, &d))
@@ -1129,6 +1088,8 @@ int forge_cmd_check(int argc, char **argv)
     fflush(stdout);
     if (t->trajectories == 0) {
         forge_cli_error("check: no trajectory could be read");
+        code = FORGE_EXIT_USAGE;
+    } else if (e.input_error) {
         code = FORGE_EXIT_USAGE;
     } else {
         code = t->failed ? FORGE_EXIT_FAIL : FORGE_EXIT_OK;

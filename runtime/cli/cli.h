@@ -21,6 +21,16 @@ int forge_cli_exit_code(int rc);
 /* Prints "forge: <msg>" to stderr. */
 void forge_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The input limits every command that reads files takes:
+ *   --max-file-mb MIB   the largest file read whole (forge_file_set_input_limit; default 256)
+ *   --max-json-nodes N  the most JSON values in one input (forge_json_set_node_limit)
+ * Also as --flag=VALUE. Returns 1 when argv[*i] is one of them (*i then indexes its value), 0
+ * when it is not, -1 after printing "<cmd>: ..." for a bad value. */
+int forge_cli_input_opt(const char *cmd, int argc, char **argv, int *i);
+
+/* Usage lines of those options, for the commands' help. */
+extern const char forge_cli_input_usage[];
+
 int forge_cmd_script(int argc, char **argv);
 extern const char forge_usage_script[];
 

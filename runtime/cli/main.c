@@ -1,9 +1,13 @@
 /* forge: entry point and subcommand dispatch. */
 #include "cli/cli.h"
 #include "base/err.h"
+#include "base/file.h"
+#include "data/json.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int cmd_version(int argc, char **argv);
@@ -42,6 +46,45 @@ int forge_cli_exit_code(int rc)
     case FORGE_ENET: return FORGE_EXIT_INFRA;
     default: return FORGE_EXIT_USAGE;
     }
+}
+
+const char forge_cli_input_usage[] =
+    "  --max-file-mb MIB      largest input file read whole, in MiB (default 256)\n"
+    "  --max-json-nodes N     most JSON values in one input file or line (default 10000000)\n";
+
+int forge_cli_input_opt(const char *cmd, int argc, char **argv, int *i)
+{
+    static const char *const names[] = {"--max-file-mb", "--max-json-nodes"};
+    const char *a = argv[*i], *val = NULL;
+    int which = -1;
+    for (int k = 0; k < 2 && which < 0; k++) {
+        size_t n = strlen(names[k]);
+        if (strncmp(a, names[k], n) == 0 && (a[n] == '\0' || a[n] == '='))
+            which = k, val = a[n] == '=' ? a + n + 1 : NULL;
+    }
+    if (which < 0)
+        return 0;
+    if (!val) {
+        if (*i + 1 >= argc) {
+            forge_cli_error("%s: %s needs a value", cmd, names[which]);
+            return -1;
+        }
+        val = argv[++*i];
+    }
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(val, &end, 10);
+    unsigned long long most = which == 0 ? 1048576ull : 1000000000000ull;
+    if (!*val || *val == '-' || *end || errno || v < 1 || v > most) {
+        forge_cli_error("%s: %s takes a whole number from 1 to %llu, not '%s'", cmd, names[which],
+                        most, val);
+        return -1;
+    }
+    if (which == 0)
+        forge_file_set_input_limit((size_t)v << 20);
+    else
+        forge_json_set_node_limit((size_t)v);
+    return 1;
 }
 
 static const struct forge_command *find(const char *name)

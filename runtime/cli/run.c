@@ -6,6 +6,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/file.h"
+#include "base/lines.h"
 #include "data/json.h"
 #include "eval/evalfile.h"
 #include "eval/registry.h"
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char forge_usage_run[] =
     "usage: forge run EVAL.json... [OPTIONS]\n"
@@ -47,6 +49,10 @@ const char forge_usage_run[] =
     "  --max-p95-ms MS         gate: p95 latency must be <= MS\n"
     "  --baseline FILE         a previous JSON report: list regressions and new passes\n"
     "  --max-line-bytes N      longest transcript line accepted (default 67108864)\n"
+    "  --max-file-mb MIB       largest eval, tools, seed, snapshot or baseline file, in MiB\n"
+    "                          (default 256)\n"
+    "  --max-json-nodes N      most JSON values in one input file or transcript line\n"
+    "                          (default 10000000)\n"
     "  --assertions FILE.lua   a Lua script that registers custom assertions with\n"
     "                          forge.assertion(name, fn) (repeatable)\n"
     "  -q, --quiet             print only failing cases and the summary\n"
@@ -126,7 +132,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         bool known = false;
         for (const char *const *v = valued; *v && !known; v++) known = strcmp(*v, flag) == 0;
         if (!known) {
-            int r = forge_luaopts_parse(argc, argv, &i, &o->vm);
+            int r = forge_cli_input_opt("run", argc, argv, &i);
+            if (r == 0) r = forge_luaopts_parse(argc, argv, &i, &o->vm);
             if (r == 0) r = forge_live_parse(argc, argv, &i, &o->live);
             if (r < 0) return -1;
             if (r > 0) continue;
@@ -434,7 +441,7 @@ int forge_cmd_run(int argc, char **argv)
     struct forge_jsonl *jl = NULL;
     const struct forge_assertions *registry = NULL;
     FILE *tf = NULL;
-    char *line = NULL;
+    struct forge_lines lines = {0};
     long *slot_case = NULL;
     size_t ncases = 0;
     struct forge_buf out;
@@ -554,49 +561,60 @@ int forge_cmd_run(int argc, char **argv)
     /* made before the transcripts are read: its one large allocation is cheap on a fresh heap */
     if (!(suite = forge_suite_new()) || forge_suite_reserve(suite, nc, &err)) goto nomem;
     bool from_stdin = strcmp(o.transcripts, "-") == 0;
-    tf = from_stdin ? stdin : fopen(o.transcripts, "r");
-    if (!tf) {
-        forge_cli_error("%s: cannot read: %s", o.transcripts, strerror(errno));
+    const char *tname = from_stdin ? "<stdin>" : o.transcripts;
+    struct stat st;
+    if (!from_stdin && stat(tname, &st) == 0 && S_ISDIR(st.st_mode)) {
+        forge_cli_error("%s: is a directory", tname);
         goto out;
     }
-    size_t lcap = 0;
-    ssize_t len;
+    tf = from_stdin ? stdin : fopen(o.transcripts, "r");
+    if (!tf) {
+        forge_cli_error("%s: cannot read: %s", tname, strerror(errno));
+        goto out;
+    }
+    forge_lines_init(&lines, tf, o.max_line);
+    const char *line;
+    size_t len;
+    int got;
     long lineno = 0;
-    while ((len = getline(&line, &lcap, tf)) >= 0) {
-        lineno++;
-        if ((size_t)len > o.max_line) {
-            forge_cli_error("%s:%ld: line is longer than %zu bytes (raise the limit with --max-line-bytes)", o.transcripts,
-                            lineno, o.max_line);
+    while ((got = forge_lines_next(&lines, &line, &len)) != 0) {
+        lineno = lines.lineno;
+        if (got == FORGE_ELIMIT) {
+            forge_cli_error("%s:%ld: line longer than %zu bytes (the limit; raise it with --max-line-bytes)",
+                            tname, lineno, o.max_line);
             goto out;
         }
-        size_t n = (size_t)len;
-        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t')) n--;
+        if (got < 0) {
+            forge_cli_error("%s: read failed: %s", tname, strerror(errno));
+            goto out;
+        }
+        size_t n = len;
+        while (n && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t')) n--;
         size_t lead = 0;
         while (lead < n && (line[lead] == ' ' || line[lead] == '\t')) lead++;
         if (lead == n) continue;
-        line[n] = 0;
-        cJSON *traj = forge_json_parse(line, n, o.transcripts, &err);
+        cJSON *traj = forge_json_parse(line, n, tname, &err);
         if (!traj) {
-            fix_line(&err, o.transcripts, lineno);
+            fix_line(&err, tname, lineno);
             forge_cli_error("%s", err.msg);
             goto out;
         }
         const char *tid = forge_json_str(traj, "trajectory_id");
         if (!cJSON_IsObject(traj) || !tid || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(traj, "turns"))) {
             forge_cli_error("%s:%ld: expected a forge-format trajectory (an object with \"trajectory_id\" and \"turns\")",
-                            o.transcripts, lineno);
+                            tname, lineno);
             cJSON_Delete(traj);
             goto out;
         }
         size_t slot;
         if (index_find(&ix, NULL, tid, &slot) < 0) {
-            fprintf(stderr, "forge: warning: %s:%ld: transcript \"%s\" matches no case\n", o.transcripts, lineno, tid);
+            fprintf(stderr, "forge: warning: %s:%ld: transcript \"%s\" matches no case\n", tname, lineno, tid);
             cJSON_Delete(traj);
             continue;
         }
         long ci = slot_case[slot];
         if (results[ci]) {
-            fprintf(stderr, "forge: warning: %s:%ld: a second transcript for case \"%s\" is ignored\n", o.transcripts,
+            fprintf(stderr, "forge: warning: %s:%ld: a second transcript for case \"%s\" is ignored\n", tname,
                     lineno, tid);
             cJSON_Delete(traj);
             continue;
@@ -624,10 +642,6 @@ int forge_cmd_run(int argc, char **argv)
         /* a scored case's assertions are not needed again */
         cJSON_Delete(cJSON_DetachItemFromObjectCaseSensitive((cJSON *)cases[ci], "expect"));
         if (full && !has_json(&o)) compact(results[ci]);
-    }
-    if (ferror(tf)) {
-        forge_cli_error("%s: read failed: %s", o.transcripts, strerror(errno));
-        goto out;
     }
 
     /* cases without a transcript are error cases; the suite takes results in case order */
@@ -685,7 +699,7 @@ out:
     suite = NULL;
     forge_jsonl_close(jl, false, NULL);
     if (tf && tf != stdin) fclose(tf);
-    free(line);
+    forge_lines_free(&lines);
     for (size_t i = 0; results && i < ncases; i++) cJSON_Delete(results[i]);
     forge_free(results);
     for (int i = 0; files && i < o.nfiles; i++) cJSON_Delete(files[i]);

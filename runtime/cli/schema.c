@@ -5,12 +5,14 @@
 #include "data/schema.h"
 #include "base/alloc.h"
 #include "base/buf.h"
+#include "base/lines.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char forge_usage_schema[] =
     "usage: forge schema validate [OPTIONS] SCHEMA INSTANCE...\n"
@@ -30,7 +32,10 @@ const char forge_usage_schema[] =
     "  --json             print one JSON object per instance instead of text\n"
     "  --jsonl FILE       validate every line of FILE (one JSON instance per line, '-' for\n"
     "                     stdin) and print one JSON verdict line per instance\n"
-    "  --max-line BYTES   longest accepted --jsonl line (default 16777216)\n"
+    "  --max-line-bytes N longest accepted --jsonl line (default 16777216); a longer line\n"
+    "                     ends the reading (--max-line is the same option)\n"
+    "  --max-file-mb MIB  largest schema or instance file, in MiB (default 256)\n"
+    "  --max-json-nodes N most JSON values in one file or line (default 10000000)\n"
     "\n"
     "Exit status: 0 all valid, 1 some instance invalid, 2 bad usage, a bad schema or bad JSON\n"
     "(reported as file:line:col).\n";
@@ -129,41 +134,55 @@ oom:
 static int run_jsonl(const struct forge_schema *s, const cJSON *schema, const struct opts *o,
                      bool *any_invalid, bool *any_bad)
 {
-    FILE *f = strcmp(o->jsonl, "-") ? fopen(o->jsonl, "r") : stdin;
+    struct stat st;
+    bool from_stdin = !strcmp(o->jsonl, "-");
+    const char *fname = from_stdin ? "<stdin>" : o->jsonl;
+    if (!from_stdin && stat(o->jsonl, &st) == 0 && S_ISDIR(st.st_mode)) {
+        forge_cli_error("schema validate: %s: is a directory", o->jsonl);
+        return FORGE_EXIT_USAGE;
+    }
+    FILE *f = from_stdin ? stdin : fopen(o->jsonl, "r");
     if (!f) {
         forge_cli_error("schema validate: cannot open '%s': %s", o->jsonl, strerror(errno));
         return FORGE_EXIT_USAGE;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    long lineno = 0;
+    struct forge_lines lines;
+    forge_lines_init(&lines, f, o->max_line);
+    const char *line;
+    size_t n;
+    int got;
     int rc = 0;
-    while ((n = getline(&line, &cap, f)) >= 0) {
-        lineno++;
-        if ((size_t)n > o->max_line) {
-            forge_cli_error("%s:%ld: line of %zd bytes is longer than --max-line %zu (raise it with "
-                            "--max-line BYTES)", o->jsonl, lineno, n, o->max_line);
-            *any_bad = true;
-            continue;
+    while ((got = forge_lines_next(&lines, &line, &n)) != 0) {
+        long lineno = lines.lineno;
+        if (got == FORGE_ELIMIT) {
+            forge_cli_error("%s:%ld: line longer than %zu bytes (the limit; raise it with "
+                            "--max-line-bytes); the rest of the file is not read", fname,
+                            lineno, o->max_line);
+            rc = FORGE_EXIT_USAGE;
+            break;
         }
-        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-            line[--n] = 0;
+        if (got < 0) {
+            forge_cli_error("schema validate: %s: read error: %s", fname, strerror(errno));
+            rc = FORGE_EXIT_USAGE;
+            break;
+        }
+        while (n > 0 && line[n - 1] == '\r')
+            n--;
         size_t i = 0;
-        while (i < (size_t)n && strchr(" \t\r\n", line[i]))
+        while (i < n && strchr(" \t\r\n", line[i]))
             i++;
-        if (i == (size_t)n)
+        if (i == n)
             continue; /* blank line */
         char name[512];
-        snprintf(name, sizeof name, "%s:%ld", o->jsonl, lineno);
+        snprintf(name, sizeof name, "%s:%ld", fname, lineno);
         struct forge_err err;
         forge_err_clear(&err);
-        cJSON *inst = forge_json_parse(line, (size_t)n, o->jsonl, &err);
+        cJSON *inst = forge_json_parse(line, n, fname, &err);
         if (!inst) {
             /* "<file>:1:<col>: ..." for the line alone becomes "<file>:<line>:<col>: ..." */
             const char *rest = err.msg;
-            size_t fl = strlen(o->jsonl);
-            if (!strncmp(rest, o->jsonl, fl) && !strncmp(rest + fl, ":1:", 3))
+            size_t fl = strlen(fname);
+            if (!strncmp(rest, fname, fl) && !strncmp(rest + fl, ":1:", 3))
                 forge_cli_error("%s:%s", name, rest + fl + 3);
             else
                 forge_cli_error("%s", err.msg);
@@ -179,7 +198,7 @@ static int run_jsonl(const struct forge_schema *s, const cJSON *schema, const st
         if (r == 0)
             *any_invalid = true;
     }
-    free(line);
+    forge_lines_free(&lines);
     if (f != stdin)
         fclose(f);
     return rc;
@@ -195,6 +214,7 @@ static int validate(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         bool has_next = i + 1 < argc;
+        int r;
         if (!strcmp(a, "--draft")) {
             int d = has_next ? parse_draft(argv[i + 1]) : -1;
             if (d < 0) {
@@ -234,11 +254,14 @@ static int validate(int argc, char **argv)
                 return FORGE_EXIT_USAGE;
             }
             o.jsonl = argv[++i];
-        } else if (!strcmp(a, "--max-line")) {
+        } else if ((r = forge_cli_input_opt("schema validate", argc, argv, &i)) != 0) {
+            if (r < 0)
+                return FORGE_EXIT_USAGE;
+        } else if (!strcmp(a, "--max-line") || !strcmp(a, "--max-line-bytes")) {
             char *end = NULL;
             unsigned long long v = has_next ? strtoull(argv[i + 1], &end, 10) : 0;
             if (!has_next || *end || v == 0) {
-                forge_cli_error("schema validate: --max-line takes a positive number of bytes");
+                forge_cli_error("schema validate: %s takes a positive number of bytes", a);
                 return FORGE_EXIT_USAGE;
             }
             o.max_line = (size_t)v;

@@ -95,10 +95,13 @@ int forge_cmd_script(int argc, char **argv)
             fputs(forge_live_usage, stdout);
             fputs(forge_provider_opts_usage, stdout);
             fputs(forge_luaopts_usage, stdout);
+            fputs(forge_cli_input_usage, stdout);
             rc = 0;
             goto out;
         }
-        int r = forge_luaopts_parse(argc, argv, &i, &o);
+        int r = forge_cli_input_opt("script", argc, argv, &i);
+        if (r == 0)
+            r = forge_luaopts_parse(argc, argv, &i, &o);
         if (r == 0)
             r = forge_live_parse(argc, argv, &i, &live);
         if (r < 0)
@@ -130,7 +133,11 @@ int forge_cmd_script(int argc, char **argv)
         goto out;
     }
     if (forge_vm_load_file(vm, file, &err)) {
-        forge_cli_error("%s", err.msg);
+        /* a script is read whole under the Lua memory limit */
+        if (err.code == FORGE_ELIMIT)
+            forge_cli_error("%s (the Lua memory limit; raise it with --lua-memory MIB)", err.msg);
+        else
+            forge_cli_error("%s", err.msg);
         rc = forge_cli_exit_code(err.code);
         goto out;
     }

@@ -2,6 +2,7 @@
 #include "data/json.h"
 #include "base/alloc.h"
 #include "base/file.h"
+#include "data/utf8.h"
 
 #include <float.h>
 #include <math.h>
@@ -30,18 +31,82 @@ static int is_ws(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+static size_t node_limit = FORGE_JSON_NODE_LIMIT;
+
+size_t forge_json_node_limit(void)
+{
+    return node_limit;
+}
+
+void forge_json_set_node_limit(size_t n)
+{
+    node_limit = n ? n : FORGE_JSON_NODE_LIMIT;
+}
+
+/* The offset where the value number <limit> + 1 of <text> starts (every value cJSON makes a
+ * node for: the root, and each element after '[', '{' or ','), or <len> when there are no more
+ * than <limit>. Strings are skipped, so brackets and commas inside them do not count. */
+static size_t past_node_limit(const char *text, size_t len, size_t limit)
+{
+    size_t count = 1;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '"') {
+            for (i++; i < len && text[i] != '"'; i++)
+                if (text[i] == '\\')
+                    i++;
+        } else if (c == ',' || c == '[' || c == '{') {
+            size_t j = i + 1;
+            while (j < len && is_ws(text[j]))
+                j++;
+            if (j < len && (text[j] == ']' || text[j] == '}'))
+                continue; /* an empty array or object has no element */
+            if (++count > limit)
+                return j;
+        }
+    }
+    return len;
+}
+
+static cJSON *fail_at(const char *text, size_t off, const char *name, struct forge_err *err,
+                      const char *what)
+{
+    int line, col;
+    forge_json_position(text, off, &line, &col);
+    forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: %s", name, line, col, what);
+    return NULL;
+}
+
 cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct forge_err *err)
 {
     const char *end = NULL;
     size_t start = 0;
     while (start < len && is_ws(text[start]))
         start++;
-    if (start == len) {
-        int line, col;
-        forge_json_position(text, len, &line, &col);
-        forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: expected a JSON value, found end of input",
-                      name, line, col);
-        return NULL;
+    if (start == len)
+        return fail_at(text, len, name, err, "expected a JSON value, found end of input");
+    size_t bad = forge_utf8_check(text, len, true);
+    if (bad < len) {
+        char what[64];
+        if (text[bad])
+            snprintf(what, sizeof what, "invalid UTF-8 (byte 0x%02X)", (unsigned char)text[bad]);
+        else
+            snprintf(what, sizeof what, "invalid JSON: a NUL byte");
+        return fail_at(text, bad, name, err, what);
+    }
+    /* A value needs at least 2 bytes of text after the first ("[0,0,..."): shorter texts cannot
+     * pass the limit, so the count runs only on large inputs. */
+    if ((len - start) / 2 + 1 > node_limit) {
+        size_t off = past_node_limit(text + start, len - start, node_limit);
+        if (off < len - start) {
+            char what[160];
+            snprintf(what, sizeof what, "more than %zu JSON values in one input (the limit; raise "
+                     "it with --max-json-nodes)", node_limit);
+            cJSON *r = fail_at(text, start + off, name, err, what);
+            if (err)
+                err->code = FORGE_ELIMIT;
+            return r;
+        }
     }
     cJSON *v = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!v) {
@@ -61,13 +126,9 @@ cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct f
     size_t off = (size_t)(end - text);
     while (off < len && is_ws(text[off]))
         off++;
-    if (off < len && text[off] != '\0') {
-        int line, col;
-        forge_json_position(text, off, &line, &col);
-        forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: invalid JSON: unexpected text after the value",
-                      name, line, col);
+    if (off < len) {
         cJSON_Delete(v);
-        return NULL;
+        return fail_at(text, off, name, err, "invalid JSON: unexpected text after the value");
     }
     return v;
 }
@@ -76,7 +137,7 @@ cJSON *forge_json_load(const char *path, struct forge_err *err)
 {
     char *text;
     size_t len;
-    if (forge_file_read(path, FORGE_FILE_LIMIT, &text, &len, err))
+    if (forge_file_read_input(path, &text, &len, err))
         return NULL;
     cJSON *v = forge_json_parse(text, len, path, err);
     forge_free(text);
@@ -279,6 +340,14 @@ static int write_string(struct forge_buf *b, const char *s)
             if (c < 0x20) {
                 snprintf(u, sizeof u, "\\u%04x", c);
                 esc = u;
+            } else if (c >= 0x80) {
+                unsigned cp;
+                int n = forge_utf8_decode(p, 4, &cp); /* stops at the NUL */
+                if (n) {
+                    p += n - 1;
+                    continue;
+                }
+                esc = FORGE_UTF8_REPLACEMENT;
             }
         }
         if (esc) {

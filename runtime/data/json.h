@@ -9,13 +9,27 @@
 #include "base/buf.h"
 #include "base/err.h"
 
-/* Parses <len> bytes of <text> as one JSON value (whitespace around it allowed, nothing else).
- * Returns a new tree (free with cJSON_Delete) or NULL with <err> = FORGE_EINVAL and a message
- * "<name>:<line>:<col>: <what>". <name> is the file name or a label such as "<argument>". */
+/* Default cap on the values (cJSON nodes) of one parsed input: 10 million, about 800 MB of
+ * nodes; `--max-json-nodes` changes it for the process (forge_json_set_node_limit). */
+#define FORGE_JSON_NODE_LIMIT ((size_t)10000000)
+
+/* Parses <len> bytes of <text> as one JSON value (whitespace around it allowed, nothing else:
+ * any other byte after the value, a NUL included, is an error). The text must be valid UTF-8
+ * without NUL bytes, and hold at most forge_json_node_limit() values (arrays and objects count
+ * one each, plus one per element; counted before any node is made). Returns a new tree (free
+ * with cJSON_Delete) or NULL with <err> = FORGE_EINVAL (FORGE_ELIMIT for the value limit) and a
+ * message "<name>:<line>:<col>: <what>", e.g. "x.json:3:9: invalid UTF-8 (byte 0xFF)" or
+ * "x.json:1:20000002: more than 10000000 JSON values in one input (the limit; raise it with
+ * --max-json-nodes)". <name> is the file name or a label such as "<argument>". */
 cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct forge_err *err);
 
-/* Reads and parses the file at <path> (capped at FORGE_FILE_LIMIT). Errors as above, or the
- * file errors of forge_file_read. */
+/* The value limit of forge_json_parse, and its setter (0 restores the default; set it before
+ * any thread starts). */
+size_t forge_json_node_limit(void);
+void forge_json_set_node_limit(size_t n);
+
+/* Reads and parses the file at <path> under the input file limit (forge_file_read_input).
+ * Errors as above, or the file errors of forge_file_read_input. */
 cJSON *forge_json_load(const char *path, struct forge_err *err);
 
 /* Computes the 1-based line and column (in characters, not bytes) of byte <offset> in <text>. */
@@ -36,7 +50,9 @@ enum {
 };
 
 /* Appends <v> as JSON text to <b>, the way JavaScript's JSON.stringify writes it (numbers per
- * Number.prototype.toString, non-finite numbers as null, same escapes). Returns 0 or the
+ * Number.prototype.toString, non-finite numbers as null, same escapes). The output is always
+ * valid UTF-8: each byte of a string or key that is not part of a valid UTF-8 sequence is
+ * written as U+FFFD. Returns 0 or the
  * buffer's FORGE_ENOMEM / FORGE_ELIMIT. */
 int forge_json_write(struct forge_buf *b, const cJSON *v, int flags);
 

@@ -799,7 +799,7 @@ int forge_evalfile_load(const char *path, cJSON **cases, struct forge_err *err)
     char *text = NULL;
     size_t len = 0;
     *cases = NULL;
-    int rc = forge_file_read(path, FORGE_FILE_LIMIT, &text, &len, err);
+    int rc = forge_file_read_input(path, &text, &len, err);
     if (rc) return rc;
     rc = forge_evalfile_parse(text, len, path, cases, err);
     forge_free(text);

@@ -8,9 +8,10 @@
 #include <cjson/cJSON.h>
 #include "base/err.h"
 
-/* Reads, parses and validates the eval file at <path> (capped at FORGE_FILE_LIMIT). On success
- * sets *cases to a new cJSON array of the cases (free with cJSON_Delete) and returns 0; on
- * failure returns FORGE_EINVAL (or the file error) with the message described above. */
+/* Reads, parses and validates the eval file at <path> (capped at the input limit of
+ * forge_file_read_input). On success sets *cases to a new cJSON array of the cases (free with
+ * cJSON_Delete) and returns 0; on failure returns FORGE_EINVAL (or the file error) with the
+ * message described above. */
 int forge_evalfile_load(const char *path, cJSON **cases, struct forge_err *err);
 
 /* The same over <len> bytes of <text>; <name> labels messages. */

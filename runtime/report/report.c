@@ -3,6 +3,7 @@
 #include "base/alloc.h"
 #include "base/file.h"
 #include "data/json.h"
+#include "data/utf8.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -108,7 +109,9 @@ int forge_report_json(struct forge_buf *out, const cJSON *report)
     return rc ? rc : forge_buf_addc(out, '\n');
 }
 
-/* XML text: escapes markup and drops characters XML 1.0 forbids. */
+/* XML text: escapes markup; what XML 1.0 cannot carry (control characters other than tab, LF
+ * and CR, bytes that are not UTF-8) and the Unicode noncharacters (U+FFFE and U+FFFF, which XML
+ * forbids, and the 64 others, for consistency) become U+FFFD, one per invalid byte. */
 static int xml(struct forge_buf *b, const char *s)
 {
     int rc = 0;
@@ -121,7 +124,23 @@ static int xml(struct forge_buf *b, const char *s)
         case '\'': rc = forge_buf_adds(b, "&apos;"); break;
         case '\n': rc = forge_buf_adds(b, "&#10;"); break;
         case '\t': case '\r': rc = forge_buf_addc(b, (char)*p); break;
-        default: rc = *p < 0x20 ? forge_buf_addc(b, '?') : forge_buf_addc(b, (char)*p);
+        default:
+            if (*p < 0x20) {
+                rc = forge_buf_adds(b, FORGE_UTF8_REPLACEMENT);
+            } else if (*p < 0x80) {
+                rc = forge_buf_addc(b, (char)*p);
+            } else {
+                unsigned cp;
+                int n = forge_utf8_decode((const char *)p, 4, &cp); /* stops at the NUL */
+                if (!n || forge_utf8_noncharacter(cp)) {
+                    rc = forge_buf_adds(b, FORGE_UTF8_REPLACEMENT);
+                    if (n)
+                        p += n - 1;
+                } else {
+                    rc = forge_buf_add(b, p, (size_t)n);
+                    p += n - 1;
+                }
+            }
         }
     }
     return rc;

@@ -1109,7 +1109,8 @@ static int jsonl_load(struct forge_arena *a, const char *path, size_t limit, str
     if (rc) {
         if (rc == FORGE_ELIMIT)
             forge_err_set(err, FORGE_ELIMIT,
-                          "%s is larger than the %zu MiB input limit (raise it with --max-file-mb)",
+                          "%s: file is larger than the %zu MiB input limit (raise it with "
+                          "--max-file-mb)",
                           path, limit >> 20);
         return rc;
     }

@@ -22,6 +22,16 @@ static const char *gets(const cJSON *o, const char *k)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+static const char *json_kind(const cJSON *v)
+{
+    return cJSON_IsArray(v)    ? "an array"
+           : cJSON_IsString(v) ? "a string"
+           : cJSON_IsNumber(v) ? "a number"
+           : cJSON_IsBool(v)   ? "a boolean"
+           : cJSON_IsNull(v)   ? "null"
+                               : "an object";
+}
+
 static bool is(const char *a, const char *b)
 {
     return a && b && strcmp(a, b) == 0;
@@ -644,6 +654,19 @@ cJSON *forge_trajectory_import(const cJSON *doc, const char *format, struct forg
                       : is(format, "gemini")         ? "contents"
                                                      : "messages");
         return NULL;
+    }
+    const char *lname = is(format, "openai-responses") ? (list == doc ? "items"
+                                                          : list == get(doc, "input") ? "input"
+                                                                                      : "output")
+                        : is(format, "gemini") ? "contents"
+                                               : "messages";
+    int k = 0;
+    for (const cJSON *m = list->child; m; m = m->next, k++) {
+        if (!cJSON_IsObject(m)) {
+            forge_err_set(err, FORGE_EINVAL, "%s: %s[%d]: expected an object, got %s", format,
+                          lname, k, json_kind(m));
+            return NULL;
+        }
     }
     b.traj = cJSON_CreateObject();
     b.turns = cJSON_CreateArray();

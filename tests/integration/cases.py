@@ -6,9 +6,13 @@ usage: cases.py FORGE CASES.json
 
 A case: {"name", "args": [...], "exit": 0, "stdout": "exact" (optional), "stderr": "exact"
 (optional), "stdout_has": [...], "stderr_has": [...], "stderr_lacks": [...],
-"stdin_file": "file fed to stdin" (optional), "timeout": seconds (default 120),
-"files": {"$OUT/r.json": "expected/r.json"}}.
-"$OUT" in args and file names is a fresh temporary folder. SOURCE_DATE_EPOCH is fixed so the
+"stdin_file": "file fed to stdin" (optional), "stdin_path": a file opened as stdin as it is
+(e.g. "/dev/zero"), "timeout": seconds (default 120), "files": {"$OUT/r.json": "expected/r.json"},
+"sparse": {"$OUT/big.json": {"prefix": "[\"", "size": 10737418240}} (files made before the run:
+the prefix, then zero bytes up to size, as a hole that takes no disk),
+"fifo": {"$OUT/in.pipe": {"text": "...", "repeat": "x", "bytes": N}} (named pipes a writer thread
+feeds: the text, then the repeat string up to N bytes in all, or until the reader closes)}.
+"$OUT" in args, file names and expected output is a fresh temporary folder. SOURCE_DATE_EPOCH is fixed so the
 run id and timestamp are reproducible. Set FORGE_UPDATE=1 to rewrite the expected files.
 """
 import json
@@ -17,6 +21,47 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+
+
+class feed_fifo:
+    """A named pipe at <path> and a thread that writes spec's bytes into it (bounded: at most
+    spec["bytes"] in all), stopping early when the reader closes its end."""
+
+    def __init__(self, path, spec):
+        os.mkfifo(path)
+        self.path, self.spec, self.done = path, spec, threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        try:
+            fd = os.open(self.path, os.O_WRONLY)  # blocks until forge opens it
+        except OSError:
+            return
+        try:
+            head = self.spec.get("text", "").encode()
+            total = max(self.spec.get("bytes", len(head)), len(head))
+            chunk = (self.spec.get("repeat", " ").encode() * 65536)[:65536]
+            os.write(fd, head)
+            left = total - len(head)
+            while left > 0 and not self.done.is_set():
+                left -= os.write(fd, chunk[:min(left, len(chunk))])
+        except OSError:
+            pass  # forge closed its end: it stopped reading, as it should
+        finally:
+            os.close(fd)
+
+    def stop(self):
+        self.done.set()
+        if self.thread.is_alive():
+            # forge never opened the pipe: open its read end so the writer's open returns
+            try:
+                fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+                os.close(fd)
+            except OSError:
+                pass
+        self.thread.join(5)
 
 
 def main():
@@ -31,13 +76,32 @@ def main():
         out_dir = tempfile.mkdtemp(prefix="forge-run-")
         try:
             args = [a.replace("$OUT", out_dir) for a in case["args"]]
+            for path, spec in case.get("sparse", {}).items():
+                path = path.replace("$OUT", out_dir)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "wb") as f:
+                    f.write(spec.get("prefix", "").encode())
+                    f.truncate(spec["size"])
+            writers = [feed_fifo(path.replace("$OUT", out_dir), spec) for path, spec in case.get("fifo", {}).items()]
             stdin = open(os.path.join(here, case["stdin_file"]), "rb").read() if "stdin_file" in case else b""
+            io = {"stdin": open(case["stdin_path"], "rb")} if "stdin_path" in case else {"input": stdin}
             try:
                 p = subprocess.run([forge] + args, cwd=here, capture_output=True, env=env,
-                                   timeout=case.get("timeout", 120), input=stdin)
+                                   timeout=case.get("timeout", 120), **io)
                 out, err, code = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace"), p.returncode
             except subprocess.TimeoutExpired:
                 out, err, code = "", "(timed out)", None
+            finally:
+                if "stdin" in io:
+                    io["stdin"].close()
+                for w in writers:
+                    w.stop()
+            for key in ("stdout", "stderr"):
+                if key in case:
+                    case = dict(case, **{key: case[key].replace("$OUT", out_dir)})
+            for key in ("stdout_has", "stderr_has", "stderr_lacks"):
+                if key in case:
+                    case = dict(case, **{key: [x.replace("$OUT", out_dir) for x in case[key]]})
             problems = []
             if code != case.get("exit", 0):
                 problems.append(f"exit {code}, expected {case.get('exit', 0)}")

@@ -74,13 +74,15 @@ expect("badflag.exit", code == 2 and "--format must be text, json or jsonl (got 
 code, out, err = run(f, "--min-score", "abc")
 expect("badnum.exit", code == 2 and "--min-score needs a number, got 'abc'" in err, err)
 
-# 3. an over-long line names the limit and the flag; the rest is checked
-f = write("long.jsonl", traj("x" * 300) + "\n" + traj("short") + "\n")
+# 3. an over-long line names the limit and the flag, and ends the reading of its file (the line
+# may never end: /dev/zero); the lines before it are checked, and the run exits 2
+f = write("long.jsonl", traj("short") + "\n" + traj("x" * 300) + "\n" + traj("after") + "\n")
 code, out, err = run(f, "--max-line-bytes", "400", "--allow-unknown-tools")
-expect("long.exit", code == 0, f"exit {code}")
-expect("long.stderr", err.strip() == f"forge: check: {f}:1: line longer than 400 bytes (the limit; raise it "
-       "with --max-line-bytes); line skipped", err)
-expect("long.stdout", out.startswith("PASS short  ") and "1 skipped" in out, out)
+expect("long.exit", code == 2, f"exit {code}")
+expect("long.stderr", err.strip() == f"forge: check: {f}:2: line longer than 400 bytes (the limit; raise it "
+       "with --max-line-bytes); the rest of the file is not read", err)
+expect("long.stdout", out.startswith("PASS short  ") and "after" not in out and "1 trajectory: 1 passed" in out
+       and out.endswith("; 1 skipped (unreadable)\n"), out)
 
 # 4. exit 1 on a critical issue, and under --min-score
 f = write("critical.jsonl", traj("c", name="") + "\n")

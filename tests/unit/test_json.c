@@ -1,6 +1,7 @@
 /* Unit tests for data/json. */
 #include "test.h"
 #include "data/json.h"
+#include "data/utf8.h"
 #include "base/alloc.h"
 
 static void num(double d, const char *want)
@@ -87,6 +88,82 @@ TEST(utf16_lengths)
     CHECK_INT(forge_utf16_len("€x", strlen("€x")), 2);
 }
 
+TEST(input_must_be_utf8_with_nothing_after_the_value)
+{
+    struct forge_err err = {0};
+    CHECK(forge_json_parse("{\"a\":\n \"caf\xff\"}", 13, "u.json", &err) == NULL);
+    CHECK_INT(err.code, FORGE_EINVAL);
+    CHECK_STR(err.msg, "u.json:2:6: invalid UTF-8 (byte 0xFF)");
+    /* a truncated sequence, an encoded surrogate, an over-long form, past U+10FFFF */
+    CHECK(forge_json_parse("\"\xe2\x82\"", 4, "t", &err) == NULL);
+    CHECK_STR(err.msg, "t:1:2: invalid UTF-8 (byte 0xE2)");
+    CHECK(forge_json_parse("\"\xed\xa0\x80\"", 5, "t", &err) == NULL);
+    CHECK_STR(err.msg, "t:1:2: invalid UTF-8 (byte 0xED)");
+    CHECK(forge_json_parse("\"\xc0\xaf\"", 4, "t", &err) == NULL);
+    CHECK_STR(err.msg, "t:1:2: invalid UTF-8 (byte 0xC0)");
+    CHECK(forge_json_parse("\"\xf4\x90\x80\x80\"", 6, "t", &err) == NULL);
+    CHECK_STR(err.msg, "t:1:2: invalid UTF-8 (byte 0xF4)");
+    /* a NUL and garbage after the value, and a NUL inside a string */
+    CHECK(forge_json_parse("[1]\n\0junk", 9, "n.json", &err) == NULL);
+    CHECK_STR(err.msg, "n.json:2:1: invalid JSON: a NUL byte");
+    CHECK(forge_json_parse("\"a\0b\"", 5, "n.json", &err) == NULL);
+    CHECK_STR(err.msg, "n.json:1:3: invalid JSON: a NUL byte");
+    /* lone surrogate escapes are refused, a pair is one character */
+    CHECK(forge_json_parse("[\"\\ud800\"]", 10, "s", &err) == NULL);
+    CHECK_STR(err.msg, "s:1:3: invalid JSON near '\\ud800\"]'");
+    CHECK(forge_json_parse("\"\\udc00\"", 8, "s", &err) == NULL);
+    cJSON *v = forge_json_parse("\"\\ud83d\\ude00 \xc3\xa9\"", 17, "s", &err);
+    CHECK(v && strcmp(v->valuestring, "\xf0\x9f\x98\x80 \xc3\xa9") == 0);
+    cJSON_Delete(v);
+    /* 8-byte blocks: an invalid byte after a long ASCII run, and a valid long text */
+    CHECK(forge_json_parse("\"0123456789abcdefg\x80\"", 20, "b", &err) == NULL);
+    CHECK_STR(err.msg, "b:1:19: invalid UTF-8 (byte 0x80)");
+    v = forge_json_parse("\"0123456789abcdef\xe2\x82\xac" "0123456789\"", 31, "b", &err);
+    CHECK(v != NULL);
+    cJSON_Delete(v);
+}
+
+TEST(value_limit)
+{
+    struct forge_err err = {0};
+    CHECK_INT(forge_json_node_limit(), 10000000);
+    forge_json_set_node_limit(4);
+    /* 4 values fit: the array, 1, 2 and the object ("{}" has no element; "," inside a string
+     * is text) */
+    cJSON *v = forge_json_parse(" [1, 2, {}] ", 12, "a", &err);
+    CHECK(v != NULL);
+    cJSON_Delete(v);
+    const char *t = "[\"[,{\", \",\\\",\", {}]";
+    v = forge_json_parse(t, strlen(t), "a", &err);
+    CHECK(v != NULL);
+    cJSON_Delete(v);
+    CHECK(forge_json_parse("[1, 2, 3,\n 4]", 13, "big.json", &err) == NULL);
+    CHECK_INT(err.code, FORGE_ELIMIT);
+    CHECK_STR(err.msg, "big.json:2:2: more than 4 JSON values in one input (the limit; raise it with "
+                       "--max-json-nodes)");
+    t = "{\"a\": {\"b\": [{\"c\": 1}]}}";
+    CHECK(forge_json_parse(t, strlen(t), "o", &err) == NULL);
+    CHECK_STR(err.msg, "o:1:15: more than 4 JSON values in one input (the limit; raise it with "
+                       "--max-json-nodes)");
+    forge_json_set_node_limit(0);
+    CHECK_INT(forge_json_node_limit(), 10000000);
+    v = forge_json_parse("[1, 2, 3,\n 4]", 13, "big.json", &err);
+    CHECK(v != NULL);
+    cJSON_Delete(v);
+}
+
+TEST(output_is_valid_utf8)
+{
+    cJSON *v = cJSON_CreateObject();
+    cJSON_AddStringToObject(v, "k\xff", "a\xc3\xa9 \xe2\x82 \xed\xa0\x80 \xf0\x9f\x98\x80 \xef\xbf\xbe\x01");
+    char *s = forge_json_print(v, 0);
+    CHECK_STR(s, "{\"k\xef\xbf\xbd\":\"a\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd "
+                 "\xf0\x9f\x98\x80 \xef\xbf\xbe\\u0001\"}");
+    CHECK_INT(forge_utf8_check(s, strlen(s), true), strlen(s));
+    forge_free(s);
+    cJSON_Delete(v);
+}
+
 int main(void)
 {
     RUN(numbers_print_like_javascript);
@@ -94,5 +171,8 @@ int main(void)
     RUN(print_keeps_order_sorts_and_escapes);
     RUN(equality_and_paths);
     RUN(utf16_lengths);
+    RUN(input_must_be_utf8_with_nothing_after_the_value);
+    RUN(value_limit);
+    RUN(output_is_valid_utf8);
     return TEST_DONE();
 }

@@ -195,11 +195,42 @@ TEST(console_case_lines)
     forge_buf_free(&b);
 }
 
+TEST(junit_is_well_formed_xml_whatever_the_text)
+{
+    /* strings that did not come from parsed JSON (Lua, providers) may hold anything */
+    cJSON *rep = cJSON_CreateObject(), *cases = cJSON_AddArrayToObject(rep, "cases");
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "id", "a\x01" "b\x1f<&>\t");
+    cJSON_AddStringToObject(c, "suite", "s\xff");
+    cJSON_AddStringToObject(c, "error", "cut \xe2\x82, U+FFFE \xef\xbf\xbe, U+FFFF \xef\xbf\xbf, U+FDD0 "
+                                        "\xef\xb7\x90, U+10FFFF \xf4\x8f\xbf\xbf, surrogate \xed\xa0\x80, "
+                                        "over-long \xc0\xaf, kept \xc3\xa9 \xf0\x9f\x98\x80 \xef\xbf\xbd\r\n");
+    cJSON_AddItemToArray(cases, c);
+    cJSON_AddObjectToObject(rep, "summary");
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    CHECK_INT(forge_report_junit(&b, rep), 0);
+#define R "\xef\xbf\xbd"
+    CHECK_STR(b.data, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                      "<testsuites name=\"forge\" tests=\"0\" failures=\"0\" errors=\"0\" skipped=\"0\" time=\"0.000\">\n"
+                      "  <testsuite name=\"s" R "\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0.000\">\n"
+                      "    <testcase name=\"a" R "b" R "&lt;&amp;&gt;\t\" classname=\"s" R "\" time=\"0.000\">\n"
+                      "      <error type=\"error\" message=\"cut " R R ", U+FFFE " R ", U+FFFF " R ", U+FDD0 " R
+                      ", U+10FFFF " R ", surrogate " R R R ", over-long " R R ", kept \xc3\xa9 \xf0\x9f\x98\x80 " R "\r&#10;\"/>\n"
+                      "    </testcase>\n"
+                      "  </testsuite>\n"
+                      "</testsuites>\n");
+#undef R
+    forge_buf_free(&b);
+    cJSON_Delete(rep);
+}
+
 int main(void)
 {
     RUN(wilson_matches_upstream);
     RUN(quantiles);
     RUN(pinned_suite_summary_and_gate);
     RUN(console_case_lines);
+    RUN(junit_is_well_formed_xml_whatever_the_text);
     return TEST_DONE();
 }
