@@ -68,6 +68,19 @@ static size_t past_node_limit(const char *text, size_t len, size_t limit)
     return len;
 }
 
+size_t forge_json_nul_escape(const char *text, size_t len)
+{
+    const char *p = text, *end = text + len;
+    while ((p = memchr(p, '\\', (size_t)(end - p))) != NULL) {
+        if (end - p >= 6 && memcmp(p + 1, "u0000", 5) == 0)
+            return (size_t)(p - text);
+        p += 2; /* the escaped character is never the start of another escape */
+        if (p >= end)
+            break;
+    }
+    return len;
+}
+
 static cJSON *fail_at(const char *text, size_t off, const char *name, struct forge_err *err,
                       const char *what)
 {

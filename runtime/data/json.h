@@ -13,6 +13,10 @@
  * nodes; `--max-json-nodes` changes it for the process (forge_json_set_node_limit). */
 #define FORGE_JSON_NODE_LIMIT ((size_t)10000000)
 
+/* The offset of the first "\u0000" escape in the JSON text <text> (cJSON cuts a string there),
+ * or <len> when there is none. For callers that must carry strings whole or refuse them. */
+size_t forge_json_nul_escape(const char *text, size_t len);
+
 /* Parses <len> bytes of <text> as one JSON value (whitespace around it allowed, nothing else:
  * any other byte after the value, a NUL included, is an error). The text must be valid UTF-8
  * without NUL bytes, and hold at most forge_json_node_limit() values (arrays and objects count

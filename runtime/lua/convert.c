@@ -647,6 +647,16 @@ static int l_decode(lua_State *L)
     cJSON *v = forge_json_parse(s, len, name, &err);
     if (!v)
         return luaL_error(L, "forge.json.decode: %s", err.msg);
+    /* cJSON would cut a string at a \u0000 escape: a script would look up a shortened key. */
+    size_t nul = forge_json_nul_escape(s, len);
+    if (nul < len) {
+        cJSON_Delete(v);
+        int line, col;
+        forge_json_position(s, nul, &line, &col);
+        return luaL_error(L, "forge.json.decode: %s:%d:%d: a string holds \\u0000 (a NUL "
+                          "character), which forge refuses rather than cut the string there",
+                          name, line, col);
+    }
     /* The box frees the tree if pushing raises (memory, depth). */
     if (!lua_checkstack(L, 8)) {
         cJSON_Delete(v);

@@ -213,6 +213,8 @@ end)
 t.case("NUL bytes in keys and strings are refused, never cut", function()
   t.raises(function() forge.json.encode({ ["x\0y"] = 1 }) end, "a table key with a NUL byte")
   t.raises(function() forge.json.encode({ x = "a\0b" }) end, ".x: a string with a NUL byte")
+  t.raises(function() forge.json.decode('{"x\\u0000y": 1}') end,
+           "<input>:1:4: a string holds \\u0000 (a NUL character)")
   t.raises(function() forge.re.test("a", "a", "i\0x") end, "bad argument #3 to 'test' (contains a NUL byte)")
   t.raises(function() forge.assertion("name\0tail", function() return true end) end,
            "bad argument #1 to 'assertion' (contains a NUL byte)")

@@ -108,6 +108,11 @@ TEST(input_must_be_utf8_with_nothing_after_the_value)
     CHECK_STR(err.msg, "n.json:2:1: invalid JSON: a NUL byte");
     CHECK(forge_json_parse("\"a\0b\"", 5, "n.json", &err) == NULL);
     CHECK_STR(err.msg, "n.json:1:3: invalid JSON: a NUL byte");
+    /* \u0000 escapes are found (cJSON cuts strings there); an escaped backslash before "u0000"
+     * is not one */
+    CHECK_INT(forge_json_nul_escape("{\"k\":\"x\\u0000y\"}", 16), 7);
+    CHECK_INT(forge_json_nul_escape("[\"\\\\u0000\"]", 11), 11);
+    CHECK_INT(forge_json_nul_escape("\"\\u00001\"", 9), 1);
     /* lone surrogate escapes are refused, a pair is one character */
     CHECK(forge_json_parse("[\"\\ud800\"]", 10, "s", &err) == NULL);
     CHECK_STR(err.msg, "s:1:3: invalid JSON near '\\ud800\"]'");
