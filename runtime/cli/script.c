@@ -133,11 +133,7 @@ int forge_cmd_script(int argc, char **argv)
         goto out;
     }
     if (forge_vm_load_file(vm, file, &err)) {
-        /* a script is read whole under the Lua memory limit */
-        if (err.code == FORGE_ELIMIT)
-            forge_cli_error("%s (the Lua memory limit; raise it with --lua-memory MIB)", err.msg);
-        else
-            forge_cli_error("%s", err.msg);
+        forge_cli_error("%s", err.msg);
         rc = forge_cli_exit_code(err.code);
         goto out;
     }

@@ -975,6 +975,9 @@ int forge_vm_load_file(struct forge_vm *vm, const char *path, struct forge_err *
     size_t len = 0;
     int rc = forge_file_read(path, vm->limits.memory ? vm->limits.memory : FORGE_FILE_LIMIT,
                              &text, &len, err);
+    if (rc == FORGE_ELIMIT && vm->limits.memory) /* a script is read whole under the cap */
+        return forge_err_set(err, FORGE_ELIMIT, "%s: larger than the memory limit of %zu MiB; "
+                             "raise it with --lua-memory MIB", path, vm->limits.memory >> 20);
     if (rc)
         return rc;
     /* A UTF-8 byte order mark, then a shebang line, are allowed, as lua.c allows them. */
