@@ -42,6 +42,18 @@ size_t forge_lua_tree_cost(const cJSON *v);
  * raises when it holds a NUL byte, so no shortened name is ever looked up. */
 const char *forge_lua_checkcstr(lua_State *L, int idx);
 
+/* Read-only views: C JSON trees handed to a script for one call without converting them. A view
+ * of an object or array is a table whose metatable reads the tree on demand (__index, __len,
+ * __pairs; writes raise); scalars are pushed as values. forge_lua_views_begin opens a scope,
+ * forge_lua_push_view pushes <v> (borrowed: it must live until the scope ends),
+ * forge_lua_views_end closes it, after which every view of it raises when used. May raise
+ * (memory) except forge_lua_views_end. */
+void forge_lua_views_begin(lua_State *L);
+void forge_lua_push_view(lua_State *L, const cJSON *v);
+void forge_lua_views_end(lua_State *L);
+/* The tree behind the view at <idx> (borrowed), or NULL when it is not a live view. */
+const cJSON *forge_lua_view_node(lua_State *L, int idx);
+
 /* Like forge_lua_to_json but raises a Lua error ("<what>: <reason>") on failure. */
 cJSON *forge_lua_check_json(lua_State *L, int idx, const char *what);
 /* Puts <p> under a userdata on the stack that frees it with <fr> when collected, so a binding

@@ -289,6 +289,16 @@ static cJSON *conv_value(struct conv *c, int idx, int depth);
 static cJSON *conv_table(struct conv *c, int idx, int depth)
 {
     lua_State *L = c->L;
+    const cJSON *view = forge_lua_view_node(L, idx);
+    if (view) { /* a read-only view: its tree, copied */
+        size_t cost = forge_lua_tree_cost(view);
+        if (charge(c, cost))
+            return NULL;
+        cJSON *copy = cJSON_Duplicate(view, 1);
+        if (!copy)
+            forge_err_set(c->err, FORGE_ENOMEM, "out of memory converting a value to JSON");
+        return copy;
+    }
     size_t plen = strlen(c->path);
     int tagged_array = is_mt(L, idx, ARRAY_MT);
     int tagged_object = !tagged_array && is_mt(L, idx, OBJECT_MT);
@@ -739,6 +749,11 @@ static int l_type(lua_State *L)
         }
         if (is_mt(L, 1, OBJECT_MT)) {
             lua_pushliteral(L, "object");
+            break;
+        }
+        const cJSON *view = forge_lua_view_node(L, 1);
+        if (view) {
+            lua_pushstring(L, cJSON_IsArray(view) ? "array" : "object");
             break;
         }
         cJSON *v = forge_lua_to_json(L, 1, &err);

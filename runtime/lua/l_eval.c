@@ -21,50 +21,17 @@ struct lfn {
     int ref; /* the function in the Lua registry */
 };
 
-/* `tool_calls` and `trajectory` are converted only when a script reads them: many assertions
- * look at the response alone, and converting tables would dominate the cost of a call. */
-struct lazy {
-    const cJSON *run; /* valid during the call only; NULL afterwards */
-};
-
-static int run_index(lua_State *L)
-{
-    /* Reachable by scripts through getmetatable(run).__index: any arguments may come. */
-    luaL_checktype(L, 1, LUA_TTABLE);
-    const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
-    struct lazy *z = lua_touserdata(L, lua_upvalueindex(1));
-    if (!key || !z || !z->run || (strcmp(key, "trajectory") != 0 && strcmp(key, "tool_calls") != 0))
-        return 0;
-    forge_lua_push_json(L, cJSON_GetObjectItemCaseSensitive(z->run, key));
-    lua_pushvalue(L, 2);
-    lua_pushvalue(L, -2);
-    lua_rawset(L, 1);
-    return 1;
-}
-
-/* Pushes fn, run, expected. Runs protected (may raise on memory). */
+/* Pushes fn, run, expected: run (and expected, when a table) as read-only views of the C trees,
+ * so an assertion that reads two fields pays for two fields. Runs protected (may raise on
+ * memory). */
 static int push_args(lua_State *L)
 {
     struct lfn *f = lua_touserdata(L, 1);
     const cJSON *args = lua_touserdata(L, 2);
-    struct lazy *z = lua_touserdata(L, 3);
-    const cJSON *run = cJSON_GetObjectItemCaseSensitive(args, "run");
     lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
-    lua_createtable(L, 0, 5);
-    const cJSON *it;
-    z->run = run;
-    cJSON_ArrayForEach(it, run) {
-        if (strcmp(it->string, "trajectory") == 0 || strcmp(it->string, "tool_calls") == 0)
-            continue;
-        forge_lua_push_json(L, it);
-        lua_setfield(L, -2, it->string);
-    }
-    lua_createtable(L, 0, 1);
-    lua_pushvalue(L, 3);
-    lua_pushcclosure(L, run_index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_setmetatable(L, -2);
-    forge_lua_push_json(L, cJSON_GetObjectItemCaseSensitive(args, "expected"));
+    forge_lua_views_begin(L);
+    forge_lua_push_view(L, cJSON_GetObjectItemCaseSensitive(args, "run"));
+    forge_lua_push_view(L, cJSON_GetObjectItemCaseSensitive(args, "expected"));
     return 3;
 }
 
@@ -76,6 +43,9 @@ static int call(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err
     struct lfn *f = ctx;
     forge_vm_lock(f->vm);
     int rc = call_locked(ctx, args, out, err);
+    /* The views die with the call (the value returned, which may be one, is converted by now):
+     * a script that kept one gets an error, never the freed tree. */
+    forge_lua_views_end(forge_vm_state(f->vm));
     forge_vm_unlock(f->vm);
     return rc;
 }
@@ -86,21 +56,16 @@ static int call_locked(void *ctx, const cJSON *args, cJSON **out, struct forge_e
     lua_State *L = forge_vm_state(f->vm);
     int top = lua_gettop(L);
     *out = NULL;
-    struct lazy *z = lua_newuserdatauv(L, sizeof *z, 0);
-    z->run = NULL;
-    int zi = lua_gettop(L);
     lua_pushcfunction(L, push_args);
     lua_pushlightuserdata(L, f);
     lua_pushlightuserdata(L, (void *)args);
-    lua_pushvalue(L, zi);
-    int status = lua_pcall(L, 3, 3, 0);
+    int status = lua_pcall(L, 2, 3, 0);
     if (status != LUA_OK) {
         forge_vm_pcall_error(f->vm, status, "custom assertion", err);
         lua_settop(L, top);
         return err->code;
     }
     int rc = forge_vm_call(f->vm, 2, 2, err);
-    z->run = NULL;
     if (rc) {
         lua_settop(L, top);
         return rc;

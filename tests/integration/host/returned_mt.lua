@@ -8,13 +8,19 @@ forge.assertion("result_is_raw", function(run)
   local r = run.tool_calls[1].result
   return r.a == 1 and #r.list == 2 and r.list[2] == 2 and r.list.x == nil
 end)
--- The lazy loader behind run.tool_calls is reachable as getmetatable(run).__index: it checks
--- what it is given.
-forge.assertion("run_index_checks", function(run)
-  local index = getmetatable(run).__index
-  local ok, err = pcall(index, 5, "tool_calls")
-  local ok2 = pcall(index, setmetatable({}, { __newindex = function() error("ran") end }), "tool_calls")
-  return not ok and err:find("table expected, got number", 1, true) ~= nil and ok2
+-- The run record is a read-only view of forge's own data, valid during its call only: it cannot
+-- be written, its metatable is hidden, and a view kept for later raises instead of reading
+-- freed memory.
+local kept
+forge.assertion("views_are_read_only", function(run)
+  local ok, err = pcall(function() run.response = "x" end)
+  kept = run.tool_calls
+  return not ok and err:find("read-only", 1, true) ~= nil and getmetatable(run) == false
+end)
+forge.assertion("kept_views_die", function(run)
+  if not kept then return true end
+  local ok, err = pcall(function() return kept[1] end)
+  return not ok and err:find("valid only during the call", 1, true) ~= nil
 end)
 return forge.suite {
   name = "returned-metatables",
@@ -23,5 +29,6 @@ return forge.suite {
     return setmetatable({ a = 1, list = setmetatable({ 1, 2 }, mt) }, mt)
   end } },
   cases = { { id = "c1", input = { message = "go" },
-              expect = { noToolErrors = true, custom = { result_is_raw = true, run_index_checks = true } } } },
+              expect = { noToolErrors = true, custom = { result_is_raw = true, views_are_read_only = true, kept_views_die = true } } },
+            { id = "c2", input = { message = "go" }, expect = { custom = { kept_views_die = true } } } },
 }

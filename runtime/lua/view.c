@@ -1,0 +1,240 @@
+/* Read-only views of C JSON trees for the duration of one call (see bind.h). */
+#include "lua/bind.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Registry keys: the live views of the current scope (proxy -> node, weak keys) and the proxy
+ * made for each node (node -> proxy), so a value read twice is the same table. */
+static const char NODES_KEY[] = "forge.view.nodes";
+static const char PROXIES_KEY[] = "forge.view.proxies";
+static const char VIEW_MT[] = "forge.view";
+static const char NULL_KEY[] = "forge.json.null";
+
+/* The node behind the proxy at <idx>, or NULL when it is not a view of the current scope. */
+static const cJSON *node_of(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return NULL;
+    idx = lua_absindex(L, idx);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, NODES_KEY) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    lua_pushvalue(L, idx);
+    lua_rawget(L, -2);
+    const cJSON *v = lua_touserdata(L, -1);
+    lua_pop(L, 2);
+    return v;
+}
+
+const cJSON *forge_lua_view_node(lua_State *L, int idx)
+{
+    return node_of(L, idx);
+}
+
+/* The node of the view argument 1 of a metamethod, raising when the scope has ended. */
+static const cJSON *check_view(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    const cJSON *v = node_of(L, 1);
+    if (!v)
+        luaL_error(L, "this read-only view (of a run record, a case or a call) is valid only "
+                      "during the call it was given to; copy what you keep");
+    return v;
+}
+
+static void push_node(lua_State *L, const cJSON *v)
+{
+    if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
+        luaL_checkstack(L, 4, "forge.view");
+        lua_getfield(L, LUA_REGISTRYINDEX, PROXIES_KEY);
+        lua_pushlightuserdata(L, (void *)v);
+        if (lua_rawget(L, -2) == LUA_TTABLE) {
+            lua_remove(L, -2);
+            return;
+        }
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 0);
+        luaL_setmetatable(L, VIEW_MT);
+        lua_pushlightuserdata(L, (void *)v);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, -4); /* proxies[node] = proxy */
+        lua_remove(L, -2);
+        lua_getfield(L, LUA_REGISTRYINDEX, NODES_KEY);
+        lua_pushvalue(L, -2);
+        lua_pushlightuserdata(L, (void *)v);
+        lua_rawset(L, -3); /* nodes[proxy] = node */
+        lua_pop(L, 1);
+    } else if (cJSON_IsBool(v)) {
+        lua_pushboolean(L, cJSON_IsTrue(v));
+    } else if (cJSON_IsNumber(v)) {
+        double d = v->valuedouble;
+        if (d == floor(d) && fabs(d) <= 9007199254740992.0 && !(d == 0 && signbit(d)))
+            lua_pushinteger(L, (lua_Integer)d);
+        else
+            lua_pushnumber(L, d);
+    } else if (cJSON_IsString(v)) {
+        lua_pushstring(L, v->valuestring ? v->valuestring : "");
+    } else {
+        lua_getfield(L, LUA_REGISTRYINDEX, NULL_KEY);
+    }
+}
+
+/* The child of <v> at the key on top of the stack (popped), or NULL. */
+static const cJSON *child(lua_State *L, const cJSON *v, int key)
+{
+    if (cJSON_IsArray(v)) {
+        if (!lua_isinteger(L, key))
+            return NULL;
+        lua_Integer i = lua_tointeger(L, key);
+        if (i < 1)
+            return NULL;
+        const cJSON *c = v->child;
+        for (lua_Integer n = 1; c && n < i; n++)
+            c = c->next;
+        return c;
+    }
+    if (lua_type(L, key) != LUA_TSTRING)
+        return NULL;
+    size_t len;
+    const char *k = lua_tolstring(L, key, &len);
+    if (strlen(k) != len)
+        return NULL; /* no JSON key here holds a NUL */
+    const cJSON *found = NULL;
+    for (const cJSON *c = v->child; c; c = c->next)
+        if (c->string && strcmp(c->string, k) == 0)
+            found = c; /* the last duplicate wins, as in decoding */
+    return found;
+}
+
+static int view_index(lua_State *L)
+{
+    const cJSON *v = check_view(L);
+    const cJSON *c = child(L, v, 2);
+    if (!c)
+        return 0;
+    push_node(L, c);
+    return 1;
+}
+
+static int view_newindex(lua_State *L)
+{
+    check_view(L);
+    return luaL_error(L, "this view is read-only; copy it first (forge.json.decode("
+                         "forge.json.encode(v)))");
+}
+
+static int view_len(lua_State *L)
+{
+    const cJSON *v = check_view(L);
+    lua_Integer n = 0;
+    if (cJSON_IsArray(v))
+        for (const cJSON *c = v->child; c; c = c->next)
+            n++;
+    lua_pushinteger(L, n);
+    return 1;
+}
+
+/* pairs iterator: the control value is the key; arrays go 1..n, objects in document order. */
+static int view_next(lua_State *L)
+{
+    const cJSON *v = check_view(L);
+    const cJSON *c;
+    lua_Integer i = 1;
+    if (lua_isnoneornil(L, 2)) {
+        c = v->child;
+    } else if (cJSON_IsArray(v)) {
+        i = luaL_checkinteger(L, 2) + 1;
+        c = child(L, v, 2);
+        c = c ? c->next : NULL;
+    } else {
+        c = child(L, v, 2);
+        if (!c)
+            return luaL_error(L, "invalid key to 'next'");
+        c = c->next;
+    }
+    if (!c)
+        return 0;
+    if (cJSON_IsArray(v))
+        lua_pushinteger(L, i);
+    else
+        lua_pushstring(L, c->string ? c->string : "");
+    push_node(L, c);
+    return 2;
+}
+
+static int view_pairs(lua_State *L)
+{
+    check_view(L);
+    lua_pushcfunction(L, view_next);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    return 3;
+}
+
+static int view_tostring(lua_State *L)
+{
+    const cJSON *v = check_view(L);
+    lua_pushfstring(L, "forge.view(%s): %p", cJSON_IsArray(v) ? "array" : "object",
+                    lua_topointer(L, 1));
+    return 1;
+}
+
+void forge_lua_views_begin(lua_State *L)
+{
+    /* The tables live on from scope to scope (emptied at each end): a call pays for the views
+     * it makes, not for a scope. */
+    if (lua_getfield(L, LUA_REGISTRYINDEX, NODES_KEY) == LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pop(L, 1);
+    if (luaL_newmetatable(L, VIEW_MT)) {
+        static const luaL_Reg mm[] = {
+            {"__index", view_index}, {"__newindex", view_newindex}, {"__len", view_len},
+            {"__pairs", view_pairs}, {"__tostring", view_tostring}, {NULL, NULL},
+        };
+        luaL_setfuncs(L, mm, 0);
+        lua_pushboolean(L, 0);
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, NODES_KEY);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, PROXIES_KEY);
+}
+
+void forge_lua_push_view(lua_State *L, const cJSON *v)
+{
+    push_node(L, v);
+}
+
+void forge_lua_views_end(lua_State *L)
+{
+    /* Forget every view of the scope. Removing entries while traversing is allowed, and
+     * nothing here allocates, so this cannot raise. */
+    if (!lua_checkstack(L, 4))
+        return;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, PROXIES_KEY) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    int proxies = lua_gettop(L);
+    lua_getfield(L, LUA_REGISTRYINDEX, NODES_KEY);
+    int nodes = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, proxies)) {
+        lua_pushnil(L);
+        lua_rawset(L, nodes); /* nodes[proxy] = nil */
+        lua_pushvalue(L, -1);
+        lua_pushnil(L);
+        lua_rawset(L, proxies); /* proxies[node] = nil */
+    }
+    lua_pop(L, 2);
+}
