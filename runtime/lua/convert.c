@@ -299,6 +299,10 @@ static cJSON *conv_table(struct conv *c, int idx, int depth)
             forge_err_set(c->err, FORGE_ENOMEM, "out of memory converting a value to JSON");
         return copy;
     }
+    if (is_mt(L, idx, "forge.view")) {
+        fail(c, "a read-only view used after the call it was given to");
+        return NULL;
+    }
     size_t plen = strlen(c->path);
     int tagged_array = is_mt(L, idx, ARRAY_MT);
     int tagged_object = !tagged_array && is_mt(L, idx, OBJECT_MT);

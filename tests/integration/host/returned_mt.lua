@@ -20,7 +20,9 @@ end)
 forge.assertion("kept_views_die", function(run)
   if not kept then return true end
   local ok, err = pcall(function() return kept[1] end)
+  local ok2, err2 = pcall(forge.json.encode, kept)
   return not ok and err:find("valid only during the call", 1, true) ~= nil
+    and not ok2 and err2:find("a read-only view used after the call it was given to", 1, true) ~= nil
 end)
 return forge.suite {
   name = "returned-metatables",
