@@ -78,6 +78,9 @@ def main():
     if problems:
         print(f"{len(problems)} differences", file=sys.stderr)
         return 1
+    if compared == 0 or entries == 0:
+        print("no score file was compared: nothing ran", file=sys.stderr)
+        return 1
     print(f"{compared} score files, {entries} entries, {failing} failing entries: all identical")
     return 0
 

@@ -148,6 +148,11 @@ int main(int argc, char **argv)
                "optional passed %d failed %d\n", argv[i], req.passed, req.failed, fmt.passed,
                fmt.failed, opt.passed, opt.failed);
         required_failed += req.failed;
+        if (req.passed + req.failed == 0) { /* a runner that ran nothing must not pass */
+            fprintf(stderr, "%s: no required test ran (is %s the suite's tests folder?)\n",
+                    argv[i], dir);
+            required_failed++;
+        }
     }
     return required_failed ? 1 : 0;
 }

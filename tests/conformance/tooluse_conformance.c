@@ -195,5 +195,7 @@ int main(int argc, char **argv)
     printf("tool-use conformance: %d passed, %d failed, %d cases\n", pass, fail, pass + fail);
     forge_free(text);
     cJSON_Delete(fixtures);
-    return fail ? 1 : 0;
+    if (pass + fail == 0)
+        fprintf(stderr, "%s: no case ran\n", path);
+    return fail || pass + fail == 0 ? 1 : 0;
 }
