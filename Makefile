@@ -21,8 +21,10 @@ demo: build
 	if [ $$rc -eq 1 ]; then echo "(the demo's failing case is deliberate: see scripts/demo.lua)"; \
 	elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
+# A suite whose external data is missing is skipped; say which and why after the summary.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@grep -h '^SKIPPED: ' $(BUILD)/Testing/Temporary/LastTest.log 2>/dev/null || true
 
 sanitize: deps
 	@cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DFORGE_SANITIZE=ON >/dev/null
