@@ -1,0 +1,51 @@
+-- Every entry point into Lua under each limit: `forge script suite.lua -- ENTRY KIND` makes the
+-- code of ENTRY break limit KIND (instr: an endless loop under --lua-instructions; time: the
+-- same loop under --lua-timeout; mem: an endless allocation under --lua-memory).
+local forge = require "forge"
+local entry, kind = forge.args[1], forge.args[2]
+
+local function hostile()
+  if kind == "mem" then
+    local t = {}
+    for i = 1, math.maxinteger do t[i] = string.rep("x", 4096) .. i end
+  else
+    while true do end
+  end
+end
+local function at(name, f) if entry == name then return hostile else return f end end
+
+if entry == "top" then hostile() end
+if entry == "require" then require "module" end
+
+forge.assertion("ok", at("assertion", function() return true end))
+
+local tools = {
+  forge.tool { name = "lookup", schema = { type = "object", properties = {} }, category = "write",
+               run = at("tool", function() return { ok = true } end) },
+  forge.tool { name = "render", schema = { type = "object", properties = {} },
+               template = at("template", function() return "rendered" end) },
+  forge.tool { name = "pay", schema = { type = "object", properties = {} },
+               requiresConfirmation = true, run = function() return { paid = true } end },
+}
+if entry == "result" then
+  -- A value that is small in Lua and huge as JSON (kind mem), or slow to convert (kind time).
+  tools[1] = forge.tool { name = "lookup", run = function()
+    local t = { string.rep("y", 1024) }
+    for _ = 1, 40 do t = { t, t } end
+    return t
+  end }
+end
+
+return forge.suite {
+  name = "limits",
+  model = forge.scripted {
+    { when = at("rule", function() return true end),
+      calls = { { name = "lookup" }, { name = "render" }, { name = "pay" } }, reply = "done" },
+  },
+  tools = tools,
+  verifiers = { forge.verifier { name = "check", tools = { "lookup" },
+                                 verify = at("verifier", function() return "pass" end) } },
+  approve = at("approve", function() return true end),
+  cases = { { id = "c1", input = { message = "go" },
+              expect = { noToolErrors = true, noVerifierBlocks = true, custom = { ok = true } } } },
+}
