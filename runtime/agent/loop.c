@@ -192,7 +192,9 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
         int ok = forge_schema_validate(tool->schema, args, &verrs);
         if (ok < 0) {
             cJSON_Delete(verrs);
-            return forge_err_set(err, ok, "validating arguments of '%s' failed", name);
+            return forge_err_set(err, ok, "validating arguments of '%s' failed: %s", name,
+                                 ok == FORGE_ELIMIT ? forge_schema_limit_message()
+                                                    : forge_rc_name(ok));
         }
         if (ok == 0) {
             const cJSON *e = verrs ? verrs->child : NULL;

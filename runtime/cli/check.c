@@ -59,6 +59,8 @@ const char forge_usage_check[] =
     "  --max-file-mb MIB            largest JSON file read whole, in MiB (default 256; a larger\n"
     "                               regular file is read as JSONL)\n"
     "  --max-json-nodes N           most JSON values in one document or line (default 10000000)\n"
+    "  --schema-steps N             most schema nodes evaluated per call with --deep\n"
+    "                               (default 10000000)\n"
     "\n"
     "Exit: 0 all passed; 1 a trajectory has a critical issue or scores under --min-score;\n"
     "2 bad usage, a file that could not be read to its end (missing, a folder, over a limit,\n"

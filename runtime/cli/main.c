@@ -3,6 +3,7 @@
 #include "base/err.h"
 #include "base/file.h"
 #include "data/json.h"
+#include "data/schema.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -50,14 +51,16 @@ int forge_cli_exit_code(int rc)
 
 const char forge_cli_input_usage[] =
     "  --max-file-mb MIB      largest input file read whole, in MiB (default 256)\n"
-    "  --max-json-nodes N     most JSON values in one input file or line (default 10000000)\n";
+    "  --max-json-nodes N     most JSON values in one input file or line (default 10000000)\n"
+    "  --schema-steps N       most schema nodes evaluated to validate one instance\n"
+    "                         (default 10000000)\n";
 
 int forge_cli_input_opt(const char *cmd, int argc, char **argv, int *i)
 {
-    static const char *const names[] = {"--max-file-mb", "--max-json-nodes"};
+    static const char *const names[] = {"--max-file-mb", "--max-json-nodes", "--schema-steps"};
     const char *a = argv[*i], *val = NULL;
     int which = -1;
-    for (int k = 0; k < 2 && which < 0; k++) {
+    for (int k = 0; k < 3 && which < 0; k++) {
         size_t n = strlen(names[k]);
         if (strncmp(a, names[k], n) == 0 && (a[n] == '\0' || a[n] == '='))
             which = k, val = a[n] == '=' ? a + n + 1 : NULL;
@@ -82,8 +85,10 @@ int forge_cli_input_opt(const char *cmd, int argc, char **argv, int *i)
     }
     if (which == 0)
         forge_file_set_input_limit((size_t)v << 20);
-    else
+    else if (which == 1)
         forge_json_set_node_limit((size_t)v);
+    else
+        forge_schema_set_max_steps((unsigned long)v);
     return 1;
 }
 

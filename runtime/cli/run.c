@@ -53,6 +53,8 @@ const char forge_usage_run[] =
     "                          (default 256)\n"
     "  --max-json-nodes N      most JSON values in one input file or transcript line\n"
     "                          (default 10000000)\n"
+    "  --schema-steps N        most schema nodes evaluated to validate one value: tool\n"
+    "                          arguments, argsMatchSchema, responseSchema (default 10000000)\n"
     "  --assertions FILE.lua   a Lua script that registers custom assertions with\n"
     "                          forge.assertion(name, fn) (repeatable)\n"
     "  -q, --quiet             print only failing cases and the summary\n"

@@ -36,6 +36,8 @@ const char forge_usage_schema[] =
     "                     ends the reading (--max-line is the same option)\n"
     "  --max-file-mb MIB  largest schema or instance file, in MiB (default 256)\n"
     "  --max-json-nodes N most JSON values in one file or line (default 10000000)\n"
+    "  --schema-steps N   most schema nodes evaluated to validate one instance\n"
+    "                     (default 10000000)\n"
     "\n"
     "Exit status: 0 all valid, 1 some instance invalid, 2 bad usage, a bad schema or bad JSON\n"
     "(reported as file:line:col).\n";
@@ -76,8 +78,7 @@ static int check(const struct forge_schema *s, const cJSON *schema, cJSON *inst,
     int r = forge_schema_validate(s, inst, &errors);
     if (r < 0) {
         forge_cli_error("schema validate: %s: %s", label,
-                        r == FORGE_ELIMIT ? "the schema nests deeper than 512 levels on this instance, or a pattern hit its match limit"
-                                          : forge_rc_name(r));
+                        r == FORGE_ELIMIT ? forge_schema_limit_message() : forge_rc_name(r));
         cJSON_Delete(coercions);
         return r;
     }

@@ -1945,8 +1945,41 @@ static void ann_all(struct ann *a)
         ann_set(a, i);
 }
 
+/* The evaluation budget: schema nodes entered per validation (forge_schema_set_max_steps). The
+ * count lives in each validation's own context, so a compiled schema stays shareable. */
+static unsigned long max_steps = FORGE_SCHEMA_DEFAULT_STEPS;
+
+/* Which limit the calling thread's last validation broke, for forge_schema_limit_message. */
+enum { LIM_NONE, LIM_DEPTH, LIM_STEPS, LIM_PATTERN };
+static _Thread_local int last_limit;
+
+void forge_schema_set_max_steps(unsigned long n)
+{
+    max_steps = n ? n : FORGE_SCHEMA_DEFAULT_STEPS;
+}
+
+const char *forge_schema_limit_message(void)
+{
+    static _Thread_local char msg[200];
+    switch (last_limit) {
+    case LIM_STEPS:
+        snprintf(msg, sizeof msg, "schema evaluation limit exceeded: more than %lu steps "
+                 "validating one instance; raise it with --schema-steps N", max_steps);
+        return msg;
+    case LIM_DEPTH:
+        return "schema evaluation limit exceeded: evaluation nested deeper than 512 schemas "
+               "(a reference cycle that consumes no input?)";
+    case LIM_PATTERN:
+        return "a pattern hit its PCRE2 match limit (catastrophic backtracking?); simplify the "
+               "pattern";
+    default:
+        return "no schema limit was exceeded";
+    }
+}
+
 struct vctx {
     const struct forge_schema *s;
+    unsigned long steps; /* schema nodes entered so far */
     bool all;
     int quiet;       /* > 0: inside a probe (anyOf branch, not, if, contains): no error output */
     bool want;       /* errors are wanted */
@@ -2641,6 +2674,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         case OP_PATTERN:
             r = forge_ecmare_test(w->re, sv, strlen(sv));
             if (r < 0) {
+                if (r == FORGE_ELIMIT)
+                    last_limit = LIM_PATTERN;
                 c->rc = r;
                 return r;
             }
@@ -3040,6 +3075,12 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
         return fail(c, n, il, kl, NULL, NULL, "no value is allowed here (schema false)");
     }
     if (c->depth >= MAX_DEPTH) {
+        last_limit = LIM_DEPTH;
+        c->rc = FORGE_ELIMIT;
+        return FORGE_ELIMIT;
+    }
+    if (++c->steps > max_steps) { /* anyOf over $ref chains can be exponential */
+        last_limit = LIM_STEPS;
         c->rc = FORGE_ELIMIT;
         return FORGE_ELIMIT;
     }
@@ -3103,6 +3144,8 @@ int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, c
     c.rc = 0;
     c.depth = 0;
     c.nscope = 0;
+    c.steps = 0;
+    last_limit = LIM_NONE;
     if (errors)
         *errors = NULL;
     int r = vnode(&c, s->root, instance, NULL, NULL, NULL);

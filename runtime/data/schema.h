@@ -57,4 +57,15 @@ struct forge_schema *forge_schema_compile_uri(const cJSON *schema, const struct 
                                               const char *base_uri, struct forge_err *err);
 
 void forge_schema_free(struct forge_schema *s);
+
+/* Each validation may enter at most this many schema nodes (a budget against schemas whose
+ * evaluation is exponential, such as anyOf over chains of $ref); past it forge_schema_validate
+ * returns FORGE_ELIMIT. Process-wide; 0 restores the default. */
+#define FORGE_SCHEMA_DEFAULT_STEPS 10000000ul
+void forge_schema_set_max_steps(unsigned long n);
+
+/* The message of the limit that the calling thread's last forge_schema_validate returned
+ * FORGE_ELIMIT for (the step budget with its flag, the nesting depth, or a pattern's match
+ * limit). Borrowed, valid until the thread's next validation. */
+const char *forge_schema_limit_message(void);
 #endif

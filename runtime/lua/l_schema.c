@@ -20,6 +20,7 @@
 
 struct l_schema {
     struct forge_schema *s;
+    size_t held; /* bytes counted against --lua-memory for the compiled form */
 };
 
 /* Temporaries a binding holds while it calls functions that may raise: freed by __gc if the
@@ -73,6 +74,24 @@ static int parse_draft(const char *s)
     return -1;
 }
 
+/* The string at <idx> for C, or NULL when it is not one or holds a NUL byte (C would see a
+ * shorter name or path). */
+static const char *cstr(lua_State *L, int idx)
+{
+    size_t len;
+    if (lua_type(L, idx) != LUA_TSTRING)
+        return NULL;
+    const char *s = lua_tolstring(L, idx, &len);
+    return strlen(s) == len ? s : NULL;
+}
+
+/* Pushes opts[key], read raw: no metamethod of the script's runs here. */
+static void opt(lua_State *L, int idx, const char *key)
+{
+    lua_pushstring(L, key);
+    lua_rawget(L, idx);
+}
+
 /* Reads opts at <idx> into <o>; folder strings are new copies listed in <owned>. */
 static void read_opts(lua_State *L, int idx, struct forge_schema_opts *o,
                       struct forge_schema_refdir *rd, struct tmp *t)
@@ -80,29 +99,30 @@ static void read_opts(lua_State *L, int idx, struct forge_schema_opts *o,
     if (lua_isnoneornil(L, idx))
         return;
     luaL_checktype(L, idx, LUA_TTABLE);
-    lua_getfield(L, idx, "draft");
+    opt(L, idx, "draft");
     if (!lua_isnil(L, -1)) {
-        const char *d = lua_tostring(L, -1);
+        const char *d = lua_type(L, -1) == LUA_TNUMBER ? lua_tostring(L, -1) : cstr(L, -1);
         int v = d ? parse_draft(d) : -1;
         if (v < 0)
             luaL_error(L, "forge.schema.compile: opts.draft must be \"4\", \"6\", \"7\", \"2019-09\" or \"2020-12\"");
         o->draft = (enum forge_schema_draft)v;
     }
     lua_pop(L, 1);
-    lua_getfield(L, idx, "formats");
+    opt(L, idx, "formats");
     o->formats = lua_toboolean(L, -1);
     lua_pop(L, 1);
-    lua_getfield(L, idx, "all_errors");
+    opt(L, idx, "all_errors");
     o->all_errors = lua_toboolean(L, -1);
     lua_pop(L, 1);
-    lua_getfield(L, idx, "ref_dirs");
+    opt(L, idx, "ref_dirs");
     if (lua_istable(L, -1)) {
         lua_pushnil(L);
         while (lua_next(L, -2)) {
             if (o->nrefdirs >= MAX_REFDIRS)
                 luaL_error(L, "forge.schema.compile: at most %d ref_dirs", MAX_REFDIRS);
-            if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
-                luaL_error(L, "forge.schema.compile: ref_dirs maps URL prefixes (strings) to folders (strings)");
+            if (!cstr(L, -2) || !cstr(L, -1))
+                luaL_error(L, "forge.schema.compile: ref_dirs maps URL prefixes (strings) to "
+                              "folders (strings), without NUL bytes");
             struct forge_err err = {0};
             char *real = NULL;
             if (forge_vm_resolve_read(forge_vm_of(L), lua_tostring(L, -1), &real, &err))
@@ -130,10 +150,20 @@ static int l_compile(lua_State *L)
     struct tmp *t = push_tmp(L);                                   /* 3 */
     struct l_schema *u = lua_newuserdatauv(L, sizeof *u, 0);      /* 4 */
     u->s = NULL;
+    u->held = 0;
     luaL_setmetatable(L, SCHEMA_MT);
     read_opts(L, 2, &o, rd, t);
     struct forge_err err = {0};
     t->json[0] = forge_lua_to_json(L, 1, &err);
+    /* The compiled form (a copy of the schema, its nodes, name tables and patterns) lives in C
+     * as long as the validator: it is held against --lua-memory, estimated at four times the
+     * schema's own tree, and let go when the validator is collected. */
+    size_t need = t->json[0] ? 4 * forge_lua_tree_cost(t->json[0]) : 0;
+    if (t->json[0] && forge_vm_hold(forge_vm_of(L), need)) {
+        tmp_free(t);
+        return luaL_error(L, "forge.schema.compile: %s", forge_vm_limit_message(forge_vm_of(L)));
+    }
+    u->held = need;
     if (t->json[0])
         u->s = forge_schema_compile(t->json[0], &o, &err);
     tmp_free(t);
@@ -155,13 +185,16 @@ static int l_validate(lua_State *L)
     if (r < 0) {
         tmp_free(t);
         return luaL_error(L, "forge.Schema:validate: %s",
-                          r == FORGE_ELIMIT ? "evaluation nested deeper than 512 schemas, or a pattern hit its match limit"
-                                            : forge_rc_name(r));
+                          r == FORGE_ELIMIT ? forge_schema_limit_message() : forge_rc_name(r));
     }
     lua_pushboolean(L, r == 1);
     if (r == 1) {
         tmp_free(t);
         return 1;
+    }
+    if (forge_lua_charge_tree(L, t->json[1])) {
+        tmp_free(t);
+        return luaL_error(L, "%s", forge_vm_limit_message(forge_vm_of(L)));
     }
     forge_lua_push_json(L, t->json[1]);
     tmp_free(t);
@@ -173,6 +206,8 @@ static int l_gc(lua_State *L)
     struct l_schema *u = check_schema(L, 1);
     forge_schema_free(u->s);
     u->s = NULL;
+    forge_vm_release(forge_vm_of(L), u->held);
+    u->held = 0;
     return 0;
 }
 

@@ -172,6 +172,20 @@ void *forge_vm_xalloc(struct forge_vm *vm, size_t n)
     return p + XHDR;
 }
 
+int forge_vm_hold(struct forge_vm *vm, size_t n)
+{
+    size_t cap = vm->limits.memory;
+    if (cap && (n > cap || vm->mem_used > cap - n))
+        return forge_vm_break(vm, FORGE_VM_LIMIT_MEMORY);
+    vm->mem_used += n;
+    return 0;
+}
+
+void forge_vm_release(struct forge_vm *vm, size_t n)
+{
+    vm->mem_used -= n;
+}
+
 void forge_vm_xfree(struct forge_vm *vm, void *ptr)
 {
     if (!ptr)

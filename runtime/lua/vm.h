@@ -107,6 +107,12 @@ int forge_vm_charge(struct forge_vm *vm, size_t bytes);
  * memory limit is then broken for the current entry) or malloc fails. Free with forge_vm_xfree.
  * Only while the VM is held by the calling thread. */
 void *forge_vm_xalloc(struct forge_vm *vm, size_t n);
+
+/* Counts <n> bytes that C holds for a script outside any allocator forge controls (a compiled
+ * schema) against the memory cap until forge_vm_release gives them back. Returns 0, or
+ * FORGE_ELIMIT with the memory limit broken (nothing held). */
+int forge_vm_hold(struct forge_vm *vm, size_t n);
+void forge_vm_release(struct forge_vm *vm, size_t n);
 void forge_vm_xfree(struct forge_vm *vm, void *p);
 
 /* Breaks limit <which> (FORGE_VM_LIMIT_*) for the current entry, as the hook does. Returns

@@ -1008,6 +1008,12 @@ static char *arg_matcher(struct ctx *c, const char *key, const cJSON *got, const
         int rc = forge_schema_validate(s, got, &errs);
         forge_schema_free(own);
         if (rc == 1) return NULL;
+        if (rc < 0) {
+            forge_buf_addf(&b, "argument \"%s\": json_schema could not be evaluated: %s", key,
+                           rc == FORGE_ELIMIT ? forge_schema_limit_message() : forge_rc_name(rc));
+            cJSON_Delete(errs);
+            return forge_buf_take(&b);
+        }
         const char *first = errs ? forge_json_str(cJSON_GetArrayItem(errs, 0), "error") : NULL;
         forge_buf_addf(&b, "argument \"%s\": does not match json_schema: %s", key, first ? first : "validation failed");
         cJSON_Delete(errs);
@@ -1335,7 +1341,7 @@ static char *schema_check(const cJSON *schema, const cJSON *inst)
     const cJSON *first = cJSON_GetArrayItem(errs, 0);
     const char *loc = forge_json_str(first, "instanceLocation");
     const char *msg = forge_json_str(first, "error");
-    if (rc < 0) forge_buf_addf(&b, "schema validation failed (%s)", forge_rc_name(rc));
+    if (rc < 0) forge_buf_addf(&b, "schema validation failed: %s", rc == FORGE_ELIMIT ? forge_schema_limit_message() : forge_rc_name(rc));
     else forge_buf_addf(&b, "%s%s%s", loc && *loc ? loc : "", loc && *loc ? ": " : "", msg ? msg : "does not match the schema");
     cJSON_Delete(errs);
     return forge_buf_take(&b);

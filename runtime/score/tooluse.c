@@ -1328,7 +1328,15 @@ static void deep_schema_violation(struct out *o, cJSON *issues, const cJSON *cal
         return;
     cJSON *errors = NULL;
     int r = opt->schema_check(opt->schema_ctx, name, args, &errors);
-    if (r == 0) {
+    if (r < 0) { /* a limit (the step budget, say): reported, never taken for valid */
+        cJSON *is = issue_new(o, issues, "schema_violation", "medium", turn);
+        if (is) {
+            add_fmt(o, is, "description", "Arguments of \"%s\" could not be checked against its "
+                    "JSON Schema: %s", name,
+                    r == FORGE_ELIMIT ? forge_schema_limit_message() : forge_rc_name(r));
+            issue_tail(o, is, turn, tool_name);
+        }
+    } else if (r == 0) {
         cJSON *is = issue_new(o, issues, "schema_violation", "high", turn);
         if (is) {
             const cJSON *first = cJSON_IsArray(errors) ? errors->child : NULL;

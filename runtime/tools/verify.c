@@ -178,6 +178,13 @@ static int run_one(const struct forge_verifier *v, const struct forge_tool *tool
         int ok = forge_schema_validate(v->schema, result, &errors);
         if (ok == 1)
             return 0;
+        if (ok < 0) { /* a limit, not a verdict on the result: block with what happened */
+            cJSON_Delete(errors);
+            snprintf(buf, sizeof buf, "the verifier's schema could not be evaluated: %s",
+                     ok == FORGE_ELIMIT ? forge_schema_limit_message() : forge_rc_name(ok));
+            *message = forge_strdup(buf);
+            return 2;
+        }
         const cJSON *e = errors ? errors->child : NULL;
         snprintf(buf, sizeof buf, "result does not match the verifier's schema: %s%s%s",
                  e ? forge_json_str(e, "error") : "invalid",

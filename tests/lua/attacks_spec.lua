@@ -231,4 +231,28 @@ t.case("forge.re keeps patterns per state and compiles past its cache", function
   t.eq(select(1, forge.re.gsub("a1b22", "\\d+", function(d) return "<" .. d .. ">" end)), "a<1>b<22>")
 end)
 
+t.case("JSON Schema evaluation has a step budget", function()
+  local defs = {}
+  for i = 0, 39 do
+    local nxt = { ["$ref"] = "#/$defs/d" .. (i + 1) }
+    defs["d" .. i] = { anyOf = { nxt, nxt } }
+  end
+  defs.d40 = { type = "string" }
+  local s = forge.schema.compile({ ["$ref"] = "#/$defs/d0", ["$defs"] = defs })
+  t.eq(s:validate("fine"), true)
+  t.raises(function() return s:validate(5) end,
+           "schema evaluation limit exceeded: more than 10000000 steps validating one instance; raise it with --schema-steps N")
+end)
+
+t.case("forge.schema reads its options raw and refuses NUL bytes in them", function()
+  t.raises(function() forge.schema.compile({}, { draft = "7\0x" }) end, "opts.draft must be")
+  t.raises(function() forge.schema.compile({}, { ref_dirs = { ["https://x/"] = "fixtures\0/../.." } }) end,
+           "without NUL bytes")
+  local opts = setmetatable({}, { __index = function() error("metamethod ran") end })
+  t.ok(forge.schema.compile({ type = "string" }, opts))
+  t.raises(function() forge.schema.compile({}, 5) end, "table expected, got number")
+  local s = forge.schema.compile({ type = "string" })
+  t.raises(function() return s.validate(5, "x") end, "forge.Schema expected")
+end)
+
 t.done()

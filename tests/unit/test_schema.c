@@ -4,6 +4,7 @@
 #include "data/schema.h"
 #include "data/json.h"
 #include "base/alloc.h"
+#include "base/buf.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -250,7 +251,39 @@ TEST(limits)
     CHECK(s != NULL);
     cJSON *i = J("1");
     CHECK_INT(forge_schema_validate(s, i, NULL), FORGE_ELIMIT);
+    CHECK_STR(forge_schema_limit_message(), "schema evaluation limit exceeded: evaluation nested "
+              "deeper than 512 schemas (a reference cycle that consumes no input?)");
     cJSON_Delete(i);
+    forge_schema_free(s);
+}
+
+/* anyOf over a chain of $ref, 40 levels: 2^40 evaluations for an instance that fails every
+ * branch. The step budget ends it with a message naming the limit and its flag; an instance
+ * that passes the first branch at each level stays cheap. */
+TEST(step_budget)
+{
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    forge_buf_addf(&b, "{\"$ref\": \"#/$defs/d0\", \"$defs\": {");
+    for (int k = 0; k < 40; k++)
+        forge_buf_addf(&b, "\"d%d\": {\"anyOf\": [{\"$ref\": \"#/$defs/d%d\"}, {\"$ref\": "
+                       "\"#/$defs/d%d\"}]}, ", k, k + 1, k + 1);
+    forge_buf_addf(&b, "\"d40\": {\"type\": \"string\"}}}");
+    struct forge_err err;
+    struct forge_schema *s = compile(b.data, NULL, &err);
+    forge_buf_free(&b);
+    CHECK(s != NULL);
+    cJSON *bad = J("5"), *good = J("\"s\"");
+    forge_schema_set_max_steps(100000);
+    CHECK_INT(forge_schema_validate(s, bad, NULL), FORGE_ELIMIT);
+    CHECK_STR(forge_schema_limit_message(), "schema evaluation limit exceeded: more than 100000 "
+              "steps validating one instance; raise it with --schema-steps N");
+    CHECK_INT(forge_schema_validate(s, good, NULL), 1);
+    forge_schema_set_max_steps(0);
+    CHECK_INT(forge_schema_validate(s, good, NULL), 1);
+    CHECK_STR(forge_schema_limit_message(), "no schema limit was exceeded");
+    cJSON_Delete(bad);
+    cJSON_Delete(good);
     forge_schema_free(s);
 }
 
@@ -320,6 +353,7 @@ int main(void)
     RUN(drafts_and_formats);
     RUN(ecma_patterns);
     RUN(limits);
+    RUN(step_budget);
     RUN(valid_path_does_not_allocate);
     RUN(out_of_memory_is_clean);
     return TEST_DONE();

@@ -45,6 +45,15 @@ run(["--coerce", "--jsonl", "calls.jsonl", "tool.schema.json"], 2,
     '{"line":1,"valid":true,"errors":[],"coercions":[],"coerced":{"city":"Oslo"}}\n'
     '{"line":2,"valid":true,"errors":[],"coercions":[{"path":"/days","from":"2","to":2,'
     '"rule":"string-to-integer"}],"coerced":{"city":"Rome","days":2}}\n')
+# anyOf over a chain of 40 $refs: 2^40 evaluations for 5; the step budget ends it
+run(["--schema-steps", "1000", "exponential.schema.json", "five.json"], 2, "",
+    "forge: schema validate: five.json: schema evaluation limit exceeded: more than 1000 steps "
+    "validating one instance; raise it with --schema-steps N\n")
+run(["exponential.schema.json", "five.json"], 2, "",
+    "forge: schema validate: five.json: schema evaluation limit exceeded: more than 10000000 "
+    "steps validating one instance; raise it with --schema-steps N\n")
+run(["--schema-steps", "0", "exponential.schema.json", "five.json"], 2, "",
+    "forge: schema validate: --schema-steps takes a whole number from 1 to 1000000000000, not '0'\n")
 run(["tool.schema.json", "broken.json"], 2, "", "broken.json:4:2:")
 run(["broken.json", "valid.json"], 2, "", "broken.json:4:2:")
 run(["--draft", "5", "tool.schema.json", "valid.json"], 2, "", "--draft takes 4, 6, 7, 2019-09 or 2020-12")
