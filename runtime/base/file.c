@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 static size_t input_limit = FORGE_FILE_LIMIT;
@@ -112,13 +113,23 @@ int forge_file_limit_error(const char *name, struct forge_err *err)
 
 int forge_file_write_atomic(const char *path, const void *data, size_t len, struct forge_err *err)
 {
+    return forge_file_write_atomic_mode(path, data, len, 0666, err);
+}
+
+int forge_file_write_atomic_mode(const char *path, const void *data, size_t len, unsigned mode,
+                                 struct forge_err *err)
+{
     size_t n = strlen(path) + 32;
     char *tmp = forge_malloc(n);
     if (!tmp)
         return forge_err_set(err, FORGE_ENOMEM, "%s: out of memory", path);
     snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
     int rc = 0;
-    FILE *f = fopen(tmp, "wb");
+    /* The mode is set at creation: the file is never readable by others, not even briefly. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!f && fd >= 0)
+        close(fd);
     if (!f) {
         rc = forge_err_set(err, FORGE_EIO, "%s: cannot write: %s", path, strerror(errno));
         goto out;
@@ -161,6 +172,11 @@ char *forge_path_join(const char *base, const char *rel)
 
 int forge_mkdir_p(const char *path, struct forge_err *err)
 {
+    return forge_mkdir_p_mode(path, 0755, err);
+}
+
+int forge_mkdir_p_mode(const char *path, unsigned mode, struct forge_err *err)
+{
     char *p = forge_strdup(path);
     if (!p)
         return forge_err_set(err, FORGE_ENOMEM, "out of memory");
@@ -169,7 +185,7 @@ int forge_mkdir_p(const char *path, struct forge_err *err)
         if (*s == '/' || *s == '\0') {
             char c = *s;
             *s = '\0';
-            if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+            if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST) {
                 rc = forge_err_set(err, FORGE_EIO, "%s: cannot create folder: %s", p,
                                    strerror(errno));
                 break;

@@ -31,6 +31,9 @@ int forge_file_limit_error(const char *name, struct forge_err *err);
 /* Writes <len> bytes to <path> through a temporary file and rename, so readers never see a
  * partial file. */
 int forge_file_write_atomic(const char *path, const void *data, size_t len, struct forge_err *err);
+/* The same with the file created with permission bits <mode> (before the umask), e.g. 0600. */
+int forge_file_write_atomic_mode(const char *path, const void *data, size_t len, unsigned mode,
+                                 struct forge_err *err);
 
 /* Returns a new string: the folder part of <path> ("." when it has none). */
 char *forge_path_dir(const char *path);
@@ -38,4 +41,6 @@ char *forge_path_dir(const char *path);
 char *forge_path_join(const char *base, const char *rel);
 /* Creates <path> and its parents (mode 0755). */
 int forge_mkdir_p(const char *path, struct forge_err *err);
+/* The same with the folders it creates given permission bits <mode>, e.g. 0700. */
+int forge_mkdir_p_mode(const char *path, unsigned mode, struct forge_err *err);
 #endif

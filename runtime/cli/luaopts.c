@@ -4,6 +4,7 @@
 #include "base/alloc.h"
 #include "base/log.h"
 #include "data/re.h"
+#include "tools/tool_http.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@ const char forge_luaopts_usage[] =
     "  --allow-read PATH        let scripts read files under PATH (repeatable); by default they\n"
     "                           read only under their own folder and the current folder\n"
     "  --allow-net              let scripts use forge.http\n"
+    "  --allow-env NAME         let HTTP tools' headers_from_env read the environment variable\n"
+    "                           NAME (repeatable); none is readable otherwise, API keys included\n"
     "  --lua-instructions N     instruction budget per call into Lua (default 1000000000; 0 = none)\n"
     "  --lua-memory MIB         memory cap of a Lua state in MiB (default 256; 0 = none)\n"
     "  --lua-timeout MS         wall-clock deadline per call into Lua (default 5000; 0 = none)\n"
@@ -57,7 +60,8 @@ int forge_luaopts_parse(int argc, char **argv, int *i, struct forge_vm_opts *o)
         forge_log_set_level(FORGE_LOG_ERROR);
         return 1;
     }
-    int takes = strcmp(a, "--allow-read") == 0 || strcmp(a, "--lua-instructions") == 0 ||
+    int takes = strcmp(a, "--allow-read") == 0 || strcmp(a, "--allow-env") == 0 ||
+                strcmp(a, "--lua-instructions") == 0 ||
                 strcmp(a, "--lua-memory") == 0 || strcmp(a, "--lua-timeout") == 0 ||
                 strcmp(a, "--regex-match-limit") == 0;
     if (!takes)
@@ -67,6 +71,17 @@ int forge_luaopts_parse(int argc, char **argv, int *i, struct forge_vm_opts *o)
         return -1;
     }
     (*i)++;
+    if (strcmp(a, "--allow-env") == 0) {
+        if (!*val || strchr(val, '=')) {
+            forge_cli_error("--allow-env takes an environment variable's name, not '%s'", val);
+            return -1;
+        }
+        if (forge_tool_http_allow_env(val)) {
+            forge_cli_error("--allow-env: at most 64 variables");
+            return -1;
+        }
+        return 1;
+    }
     if (strcmp(a, "--allow-read") == 0) {
         const char **p = forge_realloc((void *)o->allow_read, sizeof *p * (size_t)(o->nallow_read + 1));
         if (!p)

@@ -27,22 +27,53 @@ static void free_json(void *p)
     cJSON_Delete(p);
 }
 
+/* Pushes opts[key], read raw: no metamethod of the script's runs inside the request. */
+static int opt(lua_State *L, int opts, const char *key)
+{
+    lua_pushstring(L, key);
+    return lua_rawget(L, opts);
+}
+
+/* The string on top of the stack (or <dflt> when it is nil) for C, raising when it is not a
+ * string or holds a NUL byte, which C would cut it at. */
+static const char *opt_cstr(lua_State *L, const char *key, const char *dflt)
+{
+    if (lua_isnil(L, -1))
+        return dflt;
+    size_t len;
+    const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+    if (!s || strlen(s) != len)
+        luaL_error(L, "forge.http: %s must be a string without NUL bytes", key);
+    return s;
+}
+
+static lua_Integer opt_int(lua_State *L, const char *key, lua_Integer dflt)
+{
+    if (lua_isnil(L, -1))
+        return dflt;
+    if (!lua_isinteger(L, -1))
+        luaL_error(L, "forge.http: %s must be an integer", key);
+    return lua_tointeger(L, -1);
+}
+
 static int request(lua_State *L, int opts)
 {
     struct forge_vm *vm = forge_vm_of(L);
     if (!forge_vm_allow_net(vm))
         return luaL_error(L, "forge.http: network access is off; run forge with --allow-net");
     luaL_checktype(L, opts, LUA_TTABLE);
-    lua_getfield(L, opts, "url");
-    const char *url = luaL_optstring(L, -1, NULL);
+    opt(L, opts, "url");
+    const char *url = opt_cstr(L, "url", NULL);
     if (!url || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)))
         return luaL_error(L, "forge.http: url must be an http:// or https:// URL");
-    lua_getfield(L, opts, "method");
-    const char *method = luaL_optstring(L, -1, "GET");
-    lua_getfield(L, opts, "timeout_ms");
-    long timeout = (long)luaL_optinteger(L, -1, 30000);
-    lua_getfield(L, opts, "max_bytes");
-    lua_Integer max_bytes = luaL_optinteger(L, -1, 1 << 20);
+    opt(L, opts, "method");
+    const char *method = opt_cstr(L, "method", "GET");
+    if (!forge_fetch_is_token(method, strlen(method)))
+        return luaL_error(L, "forge.http: method must be an HTTP token such as GET or POST");
+    opt(L, opts, "timeout_ms");
+    long timeout = (long)opt_int(L, "timeout_ms", 30000);
+    opt(L, opts, "max_bytes");
+    lua_Integer max_bytes = opt_int(L, "max_bytes", 1 << 20);
     if (timeout <= 0 || max_bytes <= 0)
         return luaL_error(L, "forge.http: timeout_ms and max_bytes must be positive");
     /* The body is buffered in C before Lua sees it: bound it by the memory cap too. */
@@ -55,8 +86,10 @@ static int request(lua_State *L, int opts)
     /* headers and body: strings stay on the Lua stack while the request runs */
     const char *headers[MAX_HEADERS + 2];
     int nh = 0;
-    lua_getfield(L, opts, "headers");
+    opt(L, opts, "headers");
     int hidx = lua_gettop(L);
+    if (!lua_isnil(L, hidx) && !lua_istable(L, hidx))
+        return luaL_error(L, "forge.http: headers must be a table");
     if (lua_istable(L, hidx)) {
         lua_pushnil(L);
         while (lua_next(L, hidx)) {
@@ -65,17 +98,21 @@ static int request(lua_State *L, int opts)
             /* Each header keeps a line on the stack: grow it, or 64 headers write past its
              * end. A number key would be turned into a string in place and break lua_next. */
             luaL_checkstack(L, 3, "forge.http: too many headers");
-            if (lua_type(L, -2) != LUA_TSTRING || !lua_isstring(L, -1))
+            if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
                 return luaL_error(L, "forge.http: headers must map names to strings");
-            const char *k = lua_tostring(L, -2);
-            const char *v = lua_tostring(L, -1);
+            size_t kl, vl;
+            const char *k = lua_tolstring(L, -2, &kl);
+            const char *v = lua_tolstring(L, -1, &vl);
+            struct forge_err herr = {0};
+            if (forge_fetch_check_header(k, kl, v, vl, &herr))
+                return luaL_error(L, "forge.http: %s", herr.msg);
             lua_pop(L, 1);
             lua_pushfstring(L, "%s: %s", k, v);
             lua_insert(L, -2); /* keep the line below the key */
             headers[nh++] = lua_tostring(L, -2);
         }
     }
-    lua_getfield(L, opts, "body");
+    opt(L, opts, "body");
     size_t blen = 0;
     const char *body = NULL;
     if (lua_istable(L, -1)) {
@@ -141,38 +178,44 @@ static int l_request(lua_State *L)
     return request(L, 1);
 }
 
+/* Pushes a new options table: a raw copy of the script's <idx> (or an empty one), then url,
+ * method and body set on the copy, never on the script's own table. */
+static int copy_opts(lua_State *L, int idx, int url, int body, const char *method)
+{
+    lua_newtable(L);
+    int t = lua_gettop(L);
+    if (!lua_isnoneornil(L, idx)) {
+        luaL_checktype(L, idx, LUA_TTABLE);
+        lua_pushnil(L);
+        while (lua_next(L, idx)) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, t);
+        }
+    }
+    lua_pushvalue(L, url);
+    lua_setfield(L, t, "url");
+    if (body) {
+        lua_pushvalue(L, body);
+        lua_setfield(L, t, "body");
+    }
+    lua_pushstring(L, method);
+    lua_setfield(L, t, "method");
+    return t;
+}
+
 static int l_get(lua_State *L)
 {
     luaL_checkstring(L, 1);
     lua_settop(L, 2);
-    if (lua_isnil(L, 2)) {
-        lua_newtable(L);
-        lua_replace(L, 2);
-    }
-    luaL_checktype(L, 2, LUA_TTABLE);
-    lua_pushvalue(L, 1);
-    lua_setfield(L, 2, "url");
-    lua_pushliteral(L, "GET");
-    lua_setfield(L, 2, "method");
-    return request(L, 2);
+    return request(L, copy_opts(L, 2, 1, 0, "GET"));
 }
 
 static int l_post(lua_State *L)
 {
     luaL_checkstring(L, 1);
     lua_settop(L, 3);
-    if (lua_isnil(L, 3)) {
-        lua_newtable(L);
-        lua_replace(L, 3);
-    }
-    luaL_checktype(L, 3, LUA_TTABLE);
-    lua_pushvalue(L, 1);
-    lua_setfield(L, 3, "url");
-    lua_pushvalue(L, 2);
-    lua_setfield(L, 3, "body");
-    lua_pushliteral(L, "POST");
-    lua_setfield(L, 3, "method");
-    return request(L, 3);
+    return request(L, copy_opts(L, 3, 1, 2, "POST"));
 }
 
 int forge_luaopen_http(lua_State *L)

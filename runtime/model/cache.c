@@ -162,9 +162,10 @@ int forge_cache_put(const char *dir, const char *key, const cJSON *resp, struct 
         rc = forge_err_set(err, FORGE_ENOMEM, "out of memory writing the cache");
         goto out;
     }
-    if ((rc = forge_mkdir_p(folder, err)))
+    /* Answers may hold what a user would not share: only the user may read the cache. */
+    if ((rc = forge_mkdir_p_mode(folder, 0700, err)))
         goto out;
-    rc = forge_file_write_atomic(path, text, strlen(text), err);
+    rc = forge_file_write_atomic_mode(path, text, strlen(text), 0600, err);
 out:
     forge_free(folder);
     forge_free(path);

@@ -19,7 +19,12 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAX_SECRETS (FORGE_PROVIDER_MAX_HEADERS + 2)
+#define MAX_SECRETS (FORGE_PROVIDER_MAX_HEADERS + 8)
+
+/* Every key variable forge knows: their values are redacted wherever a provider writes, whichever
+ * provider is in use, since a server may echo any of them. */
+static const char *const key_vars[] = {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY",
+                                       "GOOGLE_API_KEY", "OLLAMA_API_KEY", NULL};
 
 struct provider {
     struct forge_model base;
@@ -372,6 +377,9 @@ struct forge_model *forge_provider_open(const char *spec, const struct forge_pro
     p->http.backoff_ms = o->backoff_ms;
     p->http.body_limit = o->max_response_bytes;
     p->http.deadline_ns = o->deadline_ms ? forge_clock_ns() + (uint64_t)o->deadline_ms * 1000000u : 0;
+    for (const char *const *kv = key_vars; *kv; kv++)
+        if (add_secret(p, getenv(*kv)))
+            goto nomem;
     p->http.secrets = (const char *const *)p->secrets;
 
     if (!o->no_cache && !o->replay_path) {
@@ -486,6 +494,14 @@ static int provider_complete(struct forge_model *m, const cJSON *req, cJSON **re
     if ((rc = forge_http_post(p->url, (const char *const *)p->headers, text, strlen(text), &p->http, &hr, err))) {
         forge_err_prefix(err, "%s:%s", p->base.provider, p->base.name);
         goto out;
+    }
+    /* A server may echo a key in a successful answer: none reaches the cassette, the cache, a
+     * transcript, a report or forge model's output. */
+    char *clean = forge_http_redact_dup(hr.body, (const char *const *)p->secrets);
+    if (clean) {
+        forge_free(hr.body);
+        hr.body = clean;
+        hr.len = strlen(clean);
     }
     if (p->record) {
         struct forge_err re;

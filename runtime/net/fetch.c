@@ -47,10 +47,54 @@ char *forge_fetch_escape(const char *s)
     return out;
 }
 
+int forge_fetch_is_token(const char *s, size_t n)
+{
+    static const char extra[] = "!#$%&'*+-.^_`|~";
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c && strchr(extra, c))))
+            return 0;
+    }
+    return 1;
+}
+
+int forge_fetch_check_header(const char *name, size_t nlen, const char *value, size_t vlen,
+                             struct forge_err *err)
+{
+    if (!forge_fetch_is_token(name, nlen))
+        return forge_err_set(err, FORGE_EINVAL, "header name '%.*s' is not an HTTP token "
+                             "(letters, digits and !#$%%&'*+-.^_`|~ only)",
+                             (int)(nlen > 60 ? 60 : nlen), name);
+    for (size_t i = 0; i < vlen; i++)
+        if (value[i] == '\r' || value[i] == '\n' || value[i] == '\0')
+            return forge_err_set(err, FORGE_EINVAL, "the value of header '%.*s' contains %s",
+                                 (int)(nlen > 60 ? 60 : nlen), name,
+                                 value[i] == '\r' ? "a carriage return" :
+                                 value[i] == '\n' ? "a line feed" : "a NUL byte");
+    return 0;
+}
+
 int forge_fetch(const struct forge_fetch *req, struct forge_fetch_result *out,
                 struct forge_err *err)
 {
     memset(out, 0, sizeof *out);
+    /* The last line of defence for every caller: a method that is not a token, or a header
+     * line that could end early and start another, never reaches the wire. */
+    const char *m = req->method ? req->method : "GET";
+    if (!forge_fetch_is_token(m, strlen(m)))
+        return forge_err_set(err, FORGE_EINVAL, "HTTP method '%.40s' is not a token", m);
+    for (const char *const *p = req->headers; p && *p; p++) {
+        const char *colon = strchr(*p, ':');
+        if (!colon)
+            return forge_err_set(err, FORGE_EINVAL, "header '%.60s' has no ':'", *p);
+        const char *v = colon + 1;
+        int rc = forge_fetch_check_header(*p, (size_t)(colon - *p), v, strlen(v), err);
+        if (rc)
+            return rc;
+    }
     int rc = forge_curl_load(err);
     if (rc)
         return rc;

@@ -15,6 +15,15 @@ struct forge_fetch {
     size_t max_bytes;            /* response cap; 0: 1 MiB */
 };
 
+/* Whether <s> (<n> bytes) is an HTTP token (RFC 9110: method and header names): 1 or 0. */
+int forge_fetch_is_token(const char *s, size_t n);
+
+/* Checks one header: <name> a token, <value> free of CR, LF and NUL (which would let a value
+ * start a header or a request of its own). Returns 0, or FORGE_EINVAL with <err> saying what is
+ * wrong with which header. */
+int forge_fetch_check_header(const char *name, size_t nlen, const char *value, size_t vlen,
+                             struct forge_err *err);
+
 struct forge_fetch_result {
     long status;
     char *body;                  /* owned, NUL-terminated (free with forge_free) */

@@ -44,6 +44,23 @@ static CURL *thread_handle(void)
     return h;
 }
 
+char *forge_http_redact_dup(const char *s, const char *const *secrets)
+{
+    int found = 0;
+    for (const char *const *sp = secrets; s && sp && *sp && !found; sp++)
+        found = **sp && strstr(s, *sp) != NULL;
+    if (!found)
+        return NULL;
+    /* Secrets are at least 4 bytes and the mark is 10: a copy grows at most 2.5 times. */
+    size_t cap = strlen(s) * 3 + 16;
+    char *copy = forge_malloc(cap);
+    if (!copy)
+        return NULL;
+    memcpy(copy, s, strlen(s) + 1);
+    forge_http_redact(copy, cap, secrets);
+    return copy;
+}
+
 void forge_http_redact(char *s, size_t cap, const char *const *secrets)
 {
     static const char mark[] = "[REDACTED]";

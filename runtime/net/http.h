@@ -57,6 +57,11 @@ void forge_http_response_free(struct forge_http_response *r);
  * the NUL). */
 void forge_http_redact(char *s, size_t cap, const char *const *secrets);
 
+/* A new copy of the NUL-terminated <s> with every occurrence of the <secrets> replaced by
+ * "[REDACTED]" (free with forge_free), or NULL when none occurs (or out of memory). For bodies a
+ * server sent back, which may echo a key. */
+char *forge_http_redact_dup(const char *s, const char *const *secrets);
+
 /* Parses a Retry-After value (delay seconds, possibly fractional, or an HTTP date) into
  * milliseconds from now; returns -1 when it is absent or unreadable. */
 long forge_http_retry_after_ms(const char *value);

@@ -5,6 +5,7 @@
 #include "base/buf.h"
 #include "data/json.h"
 #include "net/fetch.h"
+#include "net/http.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,27 @@
 #define DEFAULT_TIMEOUT_MS 30000L
 
 static const char *const methods[] = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", NULL};
+
+/* The environment variables headers_from_env may read (--allow-env): none unless named. */
+#define MAX_ALLOWED_ENV 64
+static const char *allowed_env[MAX_ALLOWED_ENV];
+static int nallowed_env;
+
+int forge_tool_http_allow_env(const char *name)
+{
+    if (nallowed_env == MAX_ALLOWED_ENV)
+        return FORGE_ELIMIT;
+    allowed_env[nallowed_env++] = name;
+    return 0;
+}
+
+static int env_allowed(const char *name)
+{
+    for (int i = 0; i < nallowed_env; i++)
+        if (strcmp(allowed_env[i], name) == 0)
+            return 1;
+    return 0;
+}
 
 int forge_tool_http_check(const cJSON *http, const char *tool, const char *where,
                           struct forge_err *err)
@@ -42,10 +64,27 @@ int forge_tool_http_check(const cJSON *http, const char *tool, const char *where
         return forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': http.args must be \"query\" or "
                              "\"body\"", where, tool);
     const cJSON *h = cJSON_GetObjectItemCaseSensitive(http, "headers_from_env");
-    for (const cJSON *c = h ? h->child : NULL; c; c = c->next)
-        if (!cJSON_IsString(c) || !strchr(c->valuestring, '='))
+    for (const cJSON *c = h ? h->child : NULL; c; c = c->next) {
+        const char *eq = cJSON_IsString(c) ? strchr(c->valuestring, '=') : NULL;
+        if (!eq || !eq[1] || !forge_fetch_is_token(c->valuestring, (size_t)(eq - c->valuestring)))
             return forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': http.headers_from_env "
-                                 "entries are \"Header-Name=ENV_VAR\"", where, tool);
+                                 "entries are \"Header-Name=ENV_VAR\" (a header name made of "
+                                 "letters, digits and !#$%%&'*+-.^_`|~)", where, tool);
+    }
+    const cJSON *hs = cJSON_GetObjectItemCaseSensitive(http, "headers");
+    if (hs && !cJSON_IsObject(hs))
+        return forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': http.headers must be an object "
+                             "of strings", where, tool);
+    for (const cJSON *c = hs ? hs->child : NULL; c; c = c->next) {
+        struct forge_err herr = {0};
+        if (!cJSON_IsString(c))
+            return forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': http.headers.%s must be a "
+                                 "string", where, tool, c->string);
+        if (forge_fetch_check_header(c->string, strlen(c->string), c->valuestring,
+                                     strlen(c->valuestring), &herr))
+            return forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': http.headers: %s", where,
+                                 tool, herr.msg);
+    }
     return 0;
 }
 
@@ -145,11 +184,26 @@ int forge_tool_http_execute(const struct forge_tool *t, const struct forge_tool_
         headers[nh++] = owned[no++] = forge_buf_take(&line);
     }
     const cJSON *he = cJSON_GetObjectItemCaseSensitive(http, "headers_from_env");
+    const char *secrets[64];
+    int nsecrets = 0, rc = 0;
+    struct forge_fetch_result res;
     for (const cJSON *c = he ? he->child : NULL; c && nh < 62; c = c->next) {
         const char *eq = strchr(c->valuestring, '=');
+        if (!env_allowed(eq + 1)) {
+            *error = forge_strdupf("http.headers_from_env: the environment variable %s is not "
+                                   "let through; allow it with --allow-env %s", eq + 1, eq + 1);
+            goto done;
+        }
         const char *val = getenv(eq + 1);
         if (!val || !*val)
             continue;
+        if (strpbrk(val, "\r\n")) {
+            *error = forge_strdupf("http.headers_from_env: the environment variable %s holds a "
+                                   "line break, which would end the header", eq + 1);
+            goto done;
+        }
+        if (strlen(val) >= 4)
+            secrets[nsecrets++] = val;
         struct forge_buf line;
         forge_buf_init(&line, 0);
         forge_buf_add(&line, c->valuestring, (size_t)(eq - c->valuestring));
@@ -157,13 +211,22 @@ int forge_tool_http_execute(const struct forge_tool *t, const struct forge_tool_
         headers[nh++] = owned[no++] = forge_buf_take(&line);
     }
     headers[nh] = NULL;
+    secrets[nsecrets] = NULL;
 
     struct forge_fetch req = {.method = m, .url = url.data, .headers = headers, .body = body,
                               .body_len = body ? strlen(body) : 0, .timeout_ms = timeout,
                               .max_bytes = cap};
-    struct forge_fetch_result res;
     struct forge_err ferr = {0};
-    int rc = forge_fetch(&req, &res, &ferr);
+    rc = forge_fetch(&req, &res, &ferr);
+    if (!rc) {
+        /* A server that echoes a header taken from the environment gives it back redacted. */
+        char *clean = forge_http_redact_dup(res.body, secrets);
+        if (clean) {
+            forge_free(res.body);
+            res.body = clean;
+            res.len = strlen(clean);
+        }
+    }
     if (rc == FORGE_ELIMIT) {
         *error = forge_strdupf("HTTP response larger than the tool's max_bytes cap of %zu bytes "
                              "(raise http.max_bytes)", cap);
@@ -189,6 +252,7 @@ int forge_tool_http_execute(const struct forge_tool *t, const struct forge_tool_
     }
     if (!rc)
         forge_fetch_result_free(&res);
+done:
     for (int i = 0; i < no; i++)
         forge_free(owned[i]);
     forge_free(body);

@@ -26,4 +26,8 @@ int forge_tool_http_check(const cJSON *http, const char *tool, const char *where
 /* Executes the call; tool failures go to *error (see forge_tool_execute). */
 int forge_tool_http_execute(const struct forge_tool *t, const struct forge_tool_call *call,
                             cJSON **result, char **error, struct forge_err *err);
+/* Lets headers_from_env read the environment variable <name> (borrowed: it must live as long as
+ * the process; --allow-env NAME). No variable is readable unless named, provider keys
+ * included. Process-wide; call before tools run. FORGE_ELIMIT past 64 names. */
+int forge_tool_http_allow_env(const char *name);
 #endif

@@ -500,6 +500,30 @@ def group_hygiene(fake):
         rc, out, err, _, stdout = complete(fake, provider, req("[echo-key] Hi"))
         check(provider + " echoed key exit 3", rc == 3, err)
         check(provider + " echoed key is redacted", key not in err + stdout and "[REDACTED]" in err, err)
+    # A server that echoes keys in a successful answer: the key in use and every other key variable
+    # forge knows are redacted from the output, the cassette and the cache, which only the user
+    # may read.
+    tape = os.path.join(fake.tmp, "echo.jsonl")
+    for f in (tape,):
+        if os.path.exists(f):
+            os.remove(f)
+    rc, out, err, _, stdout = run(["complete", "--model", "openai:m1", "--base-url", fake.base("openai"),
+                                   "--record", tape], request=req("[echo-ok] other " + KEYS["ANTHROPIC_API_KEY"]),
+                                  tmp=fake.tmp, env_extra={"OLLAMA_API_KEY": "olk-echo-0123456789"})
+    check_eq("echo-ok answered", rc, 0)
+    text = out and out["message"]["content"]
+    check_eq("echoed keys redacted in the answer", text, "You sent [REDACTED] and: [echo-ok] other [REDACTED]")
+    written = open(tape).read() if os.path.exists(tape) else ""
+    check("echoed keys absent from the cassette", written and all(k not in written for k in KEYS.values()), written)
+    cached = []
+    for root, dirs, names in os.walk(os.path.join(fake.tmp, "xdg", "forge", "models")):
+        for n in names:
+            path = os.path.join(root, n)
+            cached.append((path, open(path).read(), os.stat(path).st_mode & 0o777, os.stat(root).st_mode & 0o777))
+    hit = [c for c in cached if "You sent" in c[1]]
+    check_eq("echo-ok cached once", len(hit), 1)
+    check("echoed keys absent from the cache", hit and all(k not in hit[0][1] for k in KEYS.values()), hit)
+    check_eq("cache files are 0600 in 0700 folders", sorted({(c[2], c[3]) for c in cached}), [(0o600, 0o700)])
     # A header value given with --header is redacted too.
     rc, out, err, _, _ = complete(fake, "ollama", req("[echo-key] Hi"),
                                   extra=["--header", "Authorization: Bearer ollama-secret-99"])

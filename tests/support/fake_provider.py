@@ -15,7 +15,8 @@ What it answers is chosen by a tag in the last user message, e.g. "[parallel] we
   parallel        two get_weather calls in one answer
   length          text cut by the token limit; filter: blocked by the content filter
   error400, auth  a 400 / 401 error in the provider's own error shape; echo-key: a 401 whose
-                  message quotes the credential the client sent
+                  message quotes the credential the client sent; echo-ok: a 200 text answer
+                  that quotes the credential and the user's message
   ratelimit       429 with Retry-After: 1 on the first request of the run, then text
   ratelimit-ms    like ratelimit, with Retry-After: 30 and retry-after-ms: 600
   ratelimit-always 429 with Retry-After: 0 every time
@@ -255,6 +256,11 @@ class Handler(BaseHTTPRequestHandler):
             cred = (self.headers.get("authorization") or self.headers.get("x-api-key")
                     or self.headers.get("x-goog-api-key") or "")
             self.send(401, error_body(d, 401, "Incorrect API key provided: " + cred.replace("Bearer ", "")))
+        elif scen == "echo-ok":
+            cred = (self.headers.get("authorization") or self.headers.get("x-api-key")
+                    or self.headers.get("x-goog-api-key") or "")
+            self.send(200, answer(d, model, "You sent " + cred.replace("Bearer ", "") + " and: " + user,
+                                  [], "stop", False))
         elif scen == "ratelimit":
             if first_time(key):
                 self.send(429, error_body(d, 429, "Rate limit reached"), headers=[("Retry-After", "1")])

@@ -82,8 +82,12 @@ def main():
         stdout_has=["✗ gs-weather-004", "custom:quotes_tool_temperature: the answer says 30°C, which no tool returned",
                     "✗ 7/8 passed (87.5%)", "gate passRate >= 0.8: actual 0.875 pass"])
     run("demo on 4 workers", ["script", "scripts/demo.lua", "-j", "4"], 1, expected="demo.json")
-    run("tools", ["script", "tests/integration/agent/tools_suite.lua", "--allow-net", "--lua-memory", "64",
-                  "--", port], 0, expected="tools.json")
+    run("tools", ["script", "tests/integration/agent/tools_suite.lua", "--allow-net", "--allow-env",
+                  "FORGE_TEST_KEY", "--lua-memory", "64", "--", port], 0, expected="tools.json")
+    run("headers_from_env needs --allow-env", ["script", "tests/integration/agent/tools_suite.lua",
+                                                "--allow-net", "--", port], 1,
+        transcript_has=["http.headers_from_env: the environment variable FORGE_TEST_KEY is not let "
+                        "through; allow it with --allow-env FORGE_TEST_KEY"])
     run("http tools need --allow-net", ["script", "tests/integration/agent/tools_suite.lua", "--", port], 1,
         transcript_has=["HTTP tools defined in scripts need network access: run forge with --allow-net"])
     run("rules from the command line",
@@ -119,7 +123,7 @@ def main():
                                                           "--", "replace"], 2,
         stderr_has=["tricky_suite.lua:7: verifiers replaced"])
     run("forge.http", ["script", "tests/integration/agent/http_spec.lua", "--allow-net", "--", port], 0,
-        stdout_has=["4 passed, 0 failed"])
+        stdout_has=["5 passed, 0 failed"])
     run("forge.http needs --allow-net", ["script", "tests/integration/agent/http_spec.lua", "--", port], 2,
         stdout_has=["network access is off; run forge with --allow-net"])
     # the progress line: on stderr when it is a terminal, never on stdout

@@ -32,4 +32,28 @@ t.case("misuse raises", function()
   t.raises(function() forge.http.request { url = base, timeout_ms = 0 } end, "must be positive")
 end)
 
+t.case("header injection, bad methods and NUL bytes are refused before anything is sent", function()
+  local url = base .. "/weather/Oslo"
+  t.raises(function() forge.http.get(url, { headers = { ["X-A"] = "v\r\nX-Injected: 1" } }) end,
+           "the value of header 'X-A' contains a carriage return")
+  t.raises(function() forge.http.get(url, { headers = { ["X-A"] = "v\nX-Injected: 1" } }) end,
+           "the value of header 'X-A' contains a line feed")
+  t.raises(function() forge.http.get(url, { headers = { ["X-A"] = "v\0w" } }) end,
+           "the value of header 'X-A' contains a NUL byte")
+  t.raises(function() forge.http.get(url, { headers = { ["X-A: b\r\nX"] = "v" } }) end,
+           "is not an HTTP token")
+  t.raises(function() forge.http.request { url = url, method = "GET / HTTP/1.1\r\nX: y" } end,
+           "method must be an HTTP token")
+  t.raises(function() forge.http.request { url = url .. "\0/../admin" } end,
+           "url must be a string without NUL bytes")
+  t.raises(function() forge.http.request { url = url, timeout_ms = "soon" } end,
+           "timeout_ms must be an integer")
+  -- options are read raw, and get/post never write to the script's table
+  local opts = setmetatable({}, { __index = function() error("metamethod ran") end,
+                                  __newindex = function() error("metamethod ran") end })
+  local res = assert(forge.http.get(url, opts))
+  t.eq(res.status, 200)
+  t.eq(rawget(opts, "url"), nil)
+end)
+
 t.done()
