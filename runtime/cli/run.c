@@ -55,6 +55,9 @@ const char forge_usage_run[] =
     "                          (default 10000000)\n"
     "  --schema-steps N        most schema nodes evaluated to validate one value: tool\n"
     "                          arguments, argsMatchSchema, responseSchema (default 10000000)\n"
+    "  --approval-level LEVEL  live runs: which calls need approval: autonomous, cautious\n"
+    "                          (default), standard or paranoid (docs/tools.md)\n"
+    "  --approve, --deny       live runs: the answer to calls that need approval (default approve)\n"
     "  --assertions FILE.lua   a Lua script that registers custom assertions with\n"
     "                          forge.assertion(name, fn) (repeatable)\n"
     "  -q, --quiet             print only failing cases and the summary\n"
@@ -81,9 +84,32 @@ struct opts {
     struct forge_vm_opts vm;
     struct forge_live_opts live;
     bool dry_run, quiet;
+    const char *approval_level;  /* --approval-level */
+    const char *approval_answer; /* "approve" (--approve) or "deny" (--deny) */
     size_t max_line;
     struct forge_gates gates;
 };
+
+/* --approval-level and --approve/--deny: the approval policy a suite sets with
+ * policy = {approval = {level =, answer =}}, applied through the same code. */
+static int apply_approval(const struct opts *o, struct forge_policy *p)
+{
+    if (!o->approval_level && !o->approval_answer)
+        return 0;
+    cJSON *j = cJSON_CreateObject(), *a = cJSON_AddObjectToObject(j, "approval");
+    if (!a || (o->approval_level && !cJSON_AddStringToObject(a, "level", o->approval_level)) ||
+        (o->approval_answer && !cJSON_AddStringToObject(a, "answer", o->approval_answer))) {
+        cJSON_Delete(j);
+        forge_cli_error("out of memory");
+        return -1;
+    }
+    struct forge_err err = {0};
+    int rc = forge_policy_apply(p, j, "--approval-level/--approve/--deny", &err);
+    cJSON_Delete(j);
+    if (rc)
+        forge_cli_error("run: %s", err.msg);
+    return rc;
+}
 
 static int parse_double(const char *flag, const char *s, double lo, double hi, double *out)
 {
@@ -112,6 +138,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
         }
         if (strcmp(a, "--") == 0) { only_files = true; continue; }
         if (strcmp(a, "--dry-run") == 0) { o->dry_run = true; continue; }
+        if (strcmp(a, "--approve") == 0 || strcmp(a, "--deny") == 0) {
+            if (o->approval_answer && strcmp(o->approval_answer, a + 2) != 0) {
+                forge_cli_error("run: --approve and --deny cannot be used together");
+                return -1;
+            }
+            o->approval_answer = a + 2;
+            continue;
+        }
         if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) { o->quiet = true; continue; }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(forge_usage_run, stdout);
@@ -130,7 +164,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         }
         static const char *const valued[] = {"--transcripts", "--seed", "--snapshot", "--tools", "--report",
                                              "--min-pass-rate", "--max-cost", "--max-p95-ms", "--baseline",
-                                             "--max-line-bytes", "--assertions", NULL};
+                                             "--max-line-bytes", "--assertions", "--approval-level", NULL};
         bool known = false;
         for (const char *const *v = valued; *v && !known; v++) known = strcmp(*v, flag) == 0;
         if (!known) {
@@ -154,6 +188,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
         else if (strcmp(flag, "--snapshot") == 0) o->snapshot = val;
         else if (strcmp(flag, "--tools") == 0) o->tools = val;
         else if (strcmp(flag, "--baseline") == 0) o->baseline = val;
+        else if (strcmp(flag, "--approval-level") == 0) {
+            if (strcmp(val, "autonomous") && strcmp(val, "cautious") && strcmp(val, "standard") &&
+                strcmp(val, "paranoid")) {
+                forge_cli_error("run: --approval-level must be autonomous, cautious, standard or "
+                                "paranoid, not '%s'", val);
+                return -1;
+            }
+            o->approval_level = val;
+        }
         else if (strcmp(flag, "--assertions") == 0) {
             if (o->nafiles == MAX_ASSERTION_FILES) {
                 forge_cli_error("run: at most %d --assertions files", MAX_ASSERTION_FILES);
@@ -301,6 +344,8 @@ static int run_live(struct opts *o, cJSON **files, struct forge_vm **vmp, const 
         suite_name(o->files[i], name, sizeof name);
         if (i)
             forge_policy_init(&suites[i].policy);
+        if (apply_approval(o, &suites[i].policy))
+            goto out;
         suites[i].name = forge_strdup(name);
         suites[i].cases = cJSON_Duplicate(files[i], 1);
         if (i) { /* the tools and verifiers are the first suite's (not owned here) */

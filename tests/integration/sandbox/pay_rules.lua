@@ -1,0 +1,2 @@
+local forge = require "forge"
+return forge.scripted { { calls = { { name = "pay" } }, reply = "done" } }
