@@ -1,11 +1,13 @@
 /* forge: entry point and subcommand dispatch. */
 #include "cli/cli.h"
+#include "base/alloc.h"
 #include "base/err.h"
 #include "base/file.h"
 #include "data/json.h"
 #include "data/schema.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +16,13 @@
 static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
 
-static const char usage_version[] = "usage: forge version\n\nPrints forge's version and the versions of the libraries it runs on.\n";
+static const char usage_version[] =
+    "usage: forge version [--json]\n"
+    "\n"
+    "Prints forge's version and the versions of the libraries it runs on.\n"
+    "\n"
+    "options:\n"
+    "  --json    the same as JSON, with the compiler and build options (for bug reports)\n";
 static const char usage_help[] = "usage: forge help [COMMAND]\n\nLists the commands, or shows one command's usage.\n";
 
 const struct forge_command forge_commands[] = {
@@ -133,14 +141,44 @@ static int cmd_help(int argc, char **argv)
 
 static int cmd_version(int argc, char **argv)
 {
-    if (argc > 0) {
+    bool json = argc == 1 && strcmp(argv[0], "--json") == 0;
+    if (argc > 0 && !json) {
         forge_cli_error("version: unexpected argument '%s'", argv[0]);
         return FORGE_EXIT_USAGE;
     }
     char pcre[64] = "";
     pcre2_config(PCRE2_CONFIG_VERSION, pcre);
-    printf("forge %s\n%s, cJSON %s, libcurl %s, PCRE2 %s\n", FORGE_VERSION, LUA_RELEASE,
-           cJSON_Version(), curl_version_info(CURLVERSION_NOW)->version, pcre);
+    const char *curl = curl_version_info(CURLVERSION_NOW)->version;
+    if (!json) {
+        printf("forge %s\n%s, cJSON %s, libcurl %s, PCRE2 %s\n", FORGE_VERSION, LUA_RELEASE,
+               cJSON_Version(), curl, pcre);
+        return 0;
+    }
+    /* For bug reports: what this binary was built with and runs on. */
+    cJSON *v = cJSON_CreateObject();
+    cJSON_AddStringToObject(v, "forge", FORGE_VERSION);
+    cJSON *lib = cJSON_AddObjectToObject(v, "libraries");
+    cJSON_AddStringToObject(lib, "lua", LUA_RELEASE);
+    cJSON_AddStringToObject(lib, "cjson", cJSON_Version());
+    cJSON_AddStringToObject(lib, "libcurl", curl);
+    cJSON_AddStringToObject(lib, "pcre2", pcre);
+    cJSON *build = cJSON_AddObjectToObject(v, "build");
+#ifdef __VERSION__
+    cJSON_AddStringToObject(build, "compiler", __VERSION__);
+#endif
+#ifdef FORGE_SANITIZE
+    cJSON_AddBoolToObject(build, "sanitizers", 1);
+#else
+    cJSON_AddBoolToObject(build, "sanitizers", 0);
+#endif
+    char *text = forge_json_print(v, FORGE_JSON_PRETTY);
+    cJSON_Delete(v);
+    if (!text) {
+        forge_cli_error("out of memory");
+        return FORGE_EXIT_INFRA;
+    }
+    puts(text);
+    forge_free(text);
     return 0;
 }
 
