@@ -4,7 +4,7 @@ BUILD ?= build
 SAN_BUILD ?= build-sanitize
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo test sanitize install clean
+.PHONY: all deps build demo test sanitize install package clean
 
 all: build
 
@@ -33,6 +33,10 @@ sanitize: deps
 
 install: build
 	cmake --install $(BUILD)
+
+# A Debian package in $(BUILD)/ (forge_VERSION_ARCH.deb); see docs/install.md.
+package: build
+	cd $(BUILD) && cpack -G DEB
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD)
