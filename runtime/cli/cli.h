@@ -31,6 +31,8 @@ int forge_cli_input_opt(const char *cmd, int argc, char **argv, int *i);
 /* Usage lines of those options, for the commands' help. */
 extern const char forge_cli_input_usage[];
 
+int forge_cmd_completion(int argc, char **argv);
+extern const char forge_usage_completion[];
 int forge_cmd_doctor(int argc, char **argv);
 extern const char forge_usage_doctor[];
 int forge_cmd_init(int argc, char **argv);

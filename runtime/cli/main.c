@@ -33,6 +33,7 @@ const struct forge_command forge_commands[] = {
     {"bfcl", forge_cmd_bfcl, "BFCL-compatible scoring; ask a model BFCL's questions", forge_usage_bfcl},
     {"check", forge_cmd_check, "tool-use validation of recorded trajectories", forge_usage_check},
     {"init", forge_cmd_init, "write a working suite to start from", forge_usage_init},
+    {"completion", forge_cmd_completion, "print the bash or zsh completion script", forge_usage_completion},
     {"doctor", forge_cmd_doctor, "check the environment runs need, and say what to fix", forge_usage_doctor},
     {"version", cmd_version, "print version information", usage_version},
     {"help", cmd_help, "show help for a command", usage_help},

@@ -120,6 +120,10 @@ t forge check --format j
             check(f"bash completion {i + 1}", sorted(g.split()), sorted(w.split()))
         if p.stderr:
             check("bash completion prints no errors", p.stderr, "")
+    for shell, name in (("bash", "forge.bash"), ("zsh", "_forge")):
+        p = subprocess.run([forge, "completion", shell], capture_output=True, text=True)
+        check(f"forge completion {shell} prints completions/{name}", p.stdout,
+              open(os.path.join(src, "completions", name), encoding="utf-8").read())
     if shutil.which("zsh"):
         p = subprocess.run(["zsh", "-n", os.path.join(src, "completions", "_forge")],
                            capture_output=True, text=True)
