@@ -17,6 +17,9 @@
  * numbers become integers when integral and within 2^53, else floats. May raise (memory). */
 void forge_lua_push_json(lua_State *L, const cJSON *v);
 
+/* Pushes the JSON scalar <v> (null, boolean, number, string) as push_json would. */
+void forge_lua_push_scalar(lua_State *L, const cJSON *v);
+
 /* The same without recording object key order (objects then encode with sorted keys): cheaper,
  * for values C hands to user functions (tool arguments, requests to scripted rules). */
 void forge_lua_push_json_unordered(lua_State *L, const cJSON *v);

@@ -151,14 +151,9 @@ static void set_tag_mt(lua_State *L, const char *key)
     lua_setmetatable(L, -2);
 }
 
-static void push_value(lua_State *L, const cJSON *v, int depth, int ordered)
+void forge_lua_push_scalar(lua_State *L, const cJSON *v)
 {
-    if (depth > MAX_DEPTH)
-        luaL_error(L, "JSON value nested deeper than %d levels", MAX_DEPTH);
-    luaL_checkstack(L, 6, "JSON value nested too deeply");
-    if (cJSON_IsNull(v) || cJSON_IsInvalid(v)) {
-        lua_getfield(L, LUA_REGISTRYINDEX, NULL_KEY);
-    } else if (cJSON_IsBool(v)) {
+    if (cJSON_IsBool(v)) {
         lua_pushboolean(L, cJSON_IsTrue(v));
     } else if (cJSON_IsNumber(v)) {
         double d = v->valuedouble;
@@ -168,6 +163,18 @@ static void push_value(lua_State *L, const cJSON *v, int depth, int ordered)
             lua_pushnumber(L, d);
     } else if (cJSON_IsString(v)) {
         lua_pushstring(L, v->valuestring ? v->valuestring : "");
+    } else { /* null, and anything cJSON could not parse */
+        lua_getfield(L, LUA_REGISTRYINDEX, NULL_KEY);
+    }
+}
+
+static void push_value(lua_State *L, const cJSON *v, int depth, int ordered)
+{
+    if (depth > MAX_DEPTH)
+        luaL_error(L, "JSON value nested deeper than %d levels", MAX_DEPTH);
+    luaL_checkstack(L, 6, "JSON value nested too deeply");
+    if (!cJSON_IsArray(v) && !cJSON_IsObject(v)) {
+        forge_lua_push_scalar(L, v);
     } else if (cJSON_IsArray(v)) {
         lua_createtable(L, cJSON_GetArraySize(v), 0);
         lua_Integer i = 1;
@@ -176,7 +183,7 @@ static void push_value(lua_State *L, const cJSON *v, int depth, int ordered)
             lua_rawseti(L, -2, i++);
         }
         set_tag_mt(L, ARRAY_MT);
-    } else if (cJSON_IsObject(v)) {
+    } else { /* an object */
         int n = 0;
         for (const cJSON *c = v->child; c; c = c->next)
             n++;
@@ -211,8 +218,6 @@ static void push_value(lua_State *L, const cJSON *v, int depth, int ordered)
         lua_rawset(L, -3);
         lua_pop(L, 2);
         set_tag_mt(L, OBJECT_MT);
-    } else {
-        lua_getfield(L, LUA_REGISTRYINDEX, NULL_KEY);
     }
 }
 

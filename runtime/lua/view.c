@@ -1,7 +1,6 @@
 /* Read-only views of C JSON trees for the duration of one call (see bind.h). */
 #include "lua/bind.h"
 
-#include <math.h>
 #include <string.h>
 
 /* Registry keys: the live views of the current scope (proxy -> node, weak keys) and the proxy
@@ -9,7 +8,6 @@
 static const char NODES_KEY[] = "forge.view.nodes";
 static const char PROXIES_KEY[] = "forge.view.proxies";
 static const char VIEW_MT[] = "forge.view";
-static const char NULL_KEY[] = "forge.json.null";
 
 /* The node behind the proxy at <idx>, or NULL when it is not a view of the current scope. */
 static const cJSON *node_of(lua_State *L, int idx)
@@ -66,18 +64,8 @@ static void push_node(lua_State *L, const cJSON *v)
         lua_pushlightuserdata(L, (void *)v);
         lua_rawset(L, -3); /* nodes[proxy] = node */
         lua_pop(L, 1);
-    } else if (cJSON_IsBool(v)) {
-        lua_pushboolean(L, cJSON_IsTrue(v));
-    } else if (cJSON_IsNumber(v)) {
-        double d = v->valuedouble;
-        if (d == floor(d) && fabs(d) <= 9007199254740992.0 && !(d == 0 && signbit(d)))
-            lua_pushinteger(L, (lua_Integer)d);
-        else
-            lua_pushnumber(L, d);
-    } else if (cJSON_IsString(v)) {
-        lua_pushstring(L, v->valuestring ? v->valuestring : "");
     } else {
-        lua_getfield(L, LUA_REGISTRYINDEX, NULL_KEY);
+        forge_lua_push_scalar(L, v);
     }
 }
 
