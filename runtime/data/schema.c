@@ -278,6 +278,9 @@ struct forge_schema {
     /* some member name in a document has "~" or "/": keyword locations (built from names in
      * the documents) then need escaping looked for; without, they are copied as they are */
     bool escaped_names;
+    /* some node uses $dynamicRef or $recursiveRef: results then depend on the dynamic scope and
+     * are not memoised */
+    bool dynamic;
 };
 
 /* ---------- small helpers ---------- */
@@ -1311,6 +1314,8 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
         if (!cJSON_IsString(c))
             return bad(err, cx, k, "must be a string");
         w->op = !strcmp(k, "$ref") ? OP_REF : k[1] == 'd' ? OP_DYNREF : OP_RECREF;
+        if (w->op != OP_REF)
+            s->dynamic = true;
         w->ref = c->valuestring;
         const char *hash = strchr(c->valuestring, '#');
         if (w->op == OP_DYNREF && hash && hash[1] && hash[1] != '/')
@@ -1977,9 +1982,26 @@ const char *forge_schema_limit_message(void)
     }
 }
 
+/* Results of probes (a subschema evaluated for its verdict alone, as anyOf branches are) by
+ * (node, instance): anyOf over chains of $ref evaluates the same pairs again and again. Sound
+ * when the verdict depends on nothing else: no annotations are being collected and the schema
+ * has no dynamic references. Made only once a validation has taken many steps, so ordinary
+ * validations allocate nothing. */
+#define MEMO_AFTER 4096
+#define MEMO_MAX ((size_t)1 << 20)
+struct memo_ent {
+    const void *node, *inst;
+    int verdict; /* 0 or 1 */
+};
+struct memo {
+    struct memo_ent *e;
+    size_t cap, n;
+};
+
 struct vctx {
     const struct forge_schema *s;
     unsigned long steps; /* schema nodes entered so far */
+    struct memo memo;
     bool all;
     int quiet;       /* > 0: inside a probe (anyOf branch, not, if, contains): no error output */
     bool want;       /* errors are wanted */
@@ -2282,13 +2304,55 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
 static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
                  const struct kloc *kl, struct ann *ann);
 
+static size_t memo_slot(const struct memo *m, const void *node, const void *inst)
+{
+    size_t h = ((size_t)(uintptr_t)node * 0x9E3779B97F4A7C15u) ^ ((size_t)(uintptr_t)inst >> 4);
+    h ^= h >> 29;
+    size_t i = h & (m->cap - 1);
+    while (m->e[i].node && (m->e[i].node != node || m->e[i].inst != inst))
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+static void memo_put(struct memo *m, const void *node, const void *inst, int verdict)
+{
+    if (m->n * 2 >= m->cap) {
+        if (m->cap >= MEMO_MAX)
+            return;
+        size_t cap = m->cap ? m->cap * 2 : 1024;
+        struct memo_ent *e = forge_calloc(cap, sizeof *e);
+        if (!e)
+            return; /* no memo: only slower */
+        struct memo old = *m;
+        m->e = e;
+        m->cap = cap;
+        m->n = 0;
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.e[i].node)
+                m->e[memo_slot(m, old.e[i].node, old.e[i].inst)] = old.e[i], m->n++;
+        forge_free(old.e);
+    }
+    size_t i = memo_slot(m, node, inst);
+    if (!m->e[i].node)
+        m->n++;
+    m->e[i] = (struct memo_ent){node, inst, verdict};
+}
+
 /* Runs <n> without reporting errors (a probe); returns 1, 0 or negative. */
 static int probe(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
                  const struct kloc *kl, struct ann *ann)
 {
+    bool memo = !ann && !c->s->dynamic && c->steps > MEMO_AFTER;
+    if (memo && c->memo.cap) {
+        size_t i = memo_slot(&c->memo, n, inst);
+        if (c->memo.e[i].node)
+            return c->memo.e[i].verdict;
+    }
     c->quiet++;
     int r = vnode(c, n, inst, il, kl, ann);
     c->quiet--;
+    if (memo && r >= 0)
+        memo_put(&c->memo, n, inst, r);
     return r;
 }
 
@@ -3145,10 +3209,12 @@ int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, c
     c.depth = 0;
     c.nscope = 0;
     c.steps = 0;
+    c.memo = (struct memo){0};
     last_limit = LIM_NONE;
     if (errors)
         *errors = NULL;
     int r = vnode(&c, s->root, instance, NULL, NULL, NULL);
+    forge_free(c.memo.e);
     if (r < 0 || c.rc < 0) {
         cJSON_Delete(c.errors);
         return c.rc < 0 ? c.rc : r;
