@@ -1,7 +1,7 @@
 # forge check: agent-eval-harness tool-use conformance vectors (../shared/testdata/tool-use-conformance).
 add_executable(tooluse_conformance ${CMAKE_CURRENT_LIST_DIR}/tooluse_conformance.c)
 target_link_libraries(tooluse_conformance PRIVATE forge_core)
-forge_shared_suite(conformance.tooluse ${SHARED}/testdata/tool-use-conformance)
+forge_shared_suite(conformance.tooluse testdata/tool-use-conformance)
 if(FORGE_SHARED_OK)
   add_test(NAME conformance.tooluse_c
            COMMAND tooluse_conformance ${SHARED}/testdata/tool-use-conformance)

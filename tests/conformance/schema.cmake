@@ -2,7 +2,7 @@
 # optional tests (format assertions and the rest) are counted and printed.
 add_executable(schema_suite ${CMAKE_CURRENT_LIST_DIR}/schema_suite.c)
 target_link_libraries(schema_suite PRIVATE forge_core)
-forge_shared_suite(conformance.json_schema_suite ${SHARED}/testdata/json-schema-test-suite)
+forge_shared_suite(conformance.json_schema_suite testdata/json-schema-test-suite)
 if(FORGE_SHARED_OK)
   add_test(NAME conformance.json_schema_suite
            COMMAND schema_suite ${SHARED}/testdata/json-schema-test-suite
