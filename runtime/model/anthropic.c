@@ -220,4 +220,6 @@ out:
     return rc;
 }
 
-const struct forge_dialect forge_dialect_anthropic = {"anthropic", build, parse, forge_wire_error_text};
+const struct forge_dialect forge_dialect_anthropic = {
+    .name = "anthropic", .build = build, .parse = parse, .error_message = forge_wire_error_text,
+};

@@ -6,7 +6,15 @@
 #define FORGE_MODEL_DIALECT_H
 #include <stddef.h>
 #include <cjson/cJSON.h>
+#include "base/buf.h"
 #include "base/err.h"
+
+/* What an answer served by `forge serve` says of itself beside the normalized response. */
+struct forge_answer_info {
+    const char *model;   /* the model name the client asked for */
+    const char *id;      /* this answer's id, unique in the server's life ("chatcmpl-...") */
+    long long created;   /* Unix seconds */
+};
 
 struct forge_dialect {
     const char *name; /* provider name as in a model spec: "openai", "anthropic", ... */
@@ -21,6 +29,33 @@ struct forge_dialect {
     /* Writes the provider's own error message from an error answer <body> (may be NULL when
      * the body is not JSON) into <out> (n bytes); leaves "" when it finds none. */
     void (*error_message)(const cJSON *body, char *out, size_t n);
+
+    /* The server side (`forge serve`): the same wire read in the other direction. */
+
+    /* Reads a client's request <body> (borrowed) into a new normalized request *req (model.h;
+     * it then passes forge_wire_check) and sets *stream when the body asks for a streamed
+     * answer (Gemini asks by URL: the caller decides). Keys the dialect does not map but the
+     * provider documents (temperature, max_tokens, ...) go to "params" as they are. Every tool
+     * result of the history becomes a tool message; tool calls without ids get
+     * forge_wire_call_id's. FORGE_EINVAL with a message naming the path ("messages[2].content:
+     * must be a string or an array of text parts") when the body is not a valid request. */
+    int (*accept)(const cJSON *body, cJSON **req, int *stream, struct forge_err *err);
+    /* Writes the provider's non-streamed answer to <req> for the normalized response <resp>
+     * (both borrowed) as a new body *out, with usage and finish reason in the provider's
+     * vocabulary. Returns 0 or FORGE_ENOMEM. */
+    int (*answer)(const cJSON *req, const cJSON *resp, const struct forge_answer_info *info,
+                  cJSON **out, struct forge_err *err);
+    /* Appends to <out> the same answer as the provider streams it: its SSE events ("event:"
+     * and "data:" lines as the provider names them, a blank line after each) or NDJSON lines,
+     * tool call arguments split over several deltas, and the terminator it sends. Returns 0 or
+     * FORGE_ENOMEM. */
+    int (*stream)(const cJSON *req, const cJSON *resp, const struct forge_answer_info *info,
+                  struct forge_buf *out, struct forge_err *err);
+    /* A new error body in the provider's shape for HTTP <status> and <message>; NULL when out
+     * of memory. */
+    cJSON *(*error_body)(int status, const char *message);
+    /* The Content-Type of streamed answers ("text/event-stream", "application/x-ndjson"). */
+    const char *stream_type;
 };
 
 extern const struct forge_dialect forge_dialect_openai;

@@ -273,4 +273,6 @@ out:
     return rc;
 }
 
-const struct forge_dialect forge_dialect_gemini = {"gemini", build, parse, forge_wire_error_text};
+const struct forge_dialect forge_dialect_gemini = {
+    .name = "gemini", .build = build, .parse = parse, .error_message = forge_wire_error_text,
+};

@@ -178,4 +178,6 @@ out:
     return rc;
 }
 
-const struct forge_dialect forge_dialect_ollama = {"ollama", build, parse, forge_wire_error_text};
+const struct forge_dialect forge_dialect_ollama = {
+    .name = "ollama", .build = build, .parse = parse, .error_message = forge_wire_error_text,
+};

@@ -187,4 +187,6 @@ out:
     return rc;
 }
 
-const struct forge_dialect forge_dialect_openai = {"openai", build, parse, forge_wire_error_text};
+const struct forge_dialect forge_dialect_openai = {
+    .name = "openai", .build = build, .parse = parse, .error_message = forge_wire_error_text,
+};

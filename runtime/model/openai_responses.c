@@ -214,4 +214,6 @@ out:
     return rc;
 }
 
-const struct forge_dialect forge_dialect_openai_responses = {"openai-responses", build, parse, forge_wire_error_text};
+const struct forge_dialect forge_dialect_openai_responses = {
+    .name = "openai-responses", .build = build, .parse = parse, .error_message = forge_wire_error_text,
+};
