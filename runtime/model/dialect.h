@@ -123,4 +123,15 @@ cJSON *forge_wire_result_value(const char *text);
 /* Copies the string at <key> of <obj> (or of the object at "error") into <out>; helper for
  * error_message. */
 void forge_wire_error_text(const cJSON *v, char *out, size_t n);
+
+/* How many bytes of text or argument JSON one streamed delta carries at most. */
+#define FORGE_WIRE_PIECE 16
+
+/* The length of the next piece of <s> (<n> bytes left): at most <max> bytes, never ending inside
+ * a UTF-8 sequence (at least one whole character). */
+size_t forge_wire_piece(const char *s, size_t n, size_t max);
+
+/* Appends one server-sent event to <b>: "event: <event>\n" when <event> is not NULL, then
+ * "data: <compact JSON of v>\n\n". Returns 0, FORGE_ENOMEM or FORGE_ELIMIT. */
+int forge_wire_sse(struct forge_buf *b, const char *event, const cJSON *v);
 #endif

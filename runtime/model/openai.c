@@ -4,6 +4,7 @@
 #include "base/alloc.h"
 #include "data/json.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define TRY(x) do { if (!(x)) { rc = forge_err_set(err, FORGE_ENOMEM, "out of memory building the request"); goto out; } } while (0)
@@ -187,6 +188,416 @@ out:
     return rc;
 }
 
+/* ---- the server side ---- */
+
+#define BAD(...) do { rc = forge_err_set(err, FORGE_EINVAL, __VA_ARGS__); goto out; } while (0)
+#define MEM(x) do { if (!(x)) { rc = forge_err_set(err, FORGE_ENOMEM, "out of memory reading the request"); goto out; } } while (0)
+
+/* The text of a message's "content": a string, null, or an array of text parts joined. Sets
+ * *text to a new string (NULL for null or absent content). */
+static int content_text(const cJSON *m, const char *path, char **text, struct forge_err *err)
+{
+    *text = NULL;
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "content"), *part;
+    if (!c || cJSON_IsNull(c))
+        return 0;
+    if (cJSON_IsString(c))
+        return (*text = forge_strdup(c->valuestring)) ? 0 : forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    if (!cJSON_IsArray(c))
+        return forge_err_set(err, FORGE_EINVAL, "%s.content: must be a string or an array of content parts", path);
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    int i = 0;
+    cJSON_ArrayForEach(part, c) {
+        const char *type = forge_json_str(part, "type"), *t = forge_json_str(part, "text");
+        if (!type || (strcmp(type, "text") && strcmp(type, "refusal")) || (!t && !(t = forge_json_str(part, "refusal")))) {
+            forge_buf_free(&b);
+            return forge_err_set(err, FORGE_EINVAL, "%s.content[%d]: only text parts are supported (type '%s')", path, i,
+                                 type ? type : "?");
+        }
+        if (forge_buf_adds(&b, t)) {
+            forge_buf_free(&b);
+            return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        }
+        i++;
+    }
+    *text = forge_buf_take(&b);
+    return *text ? 0 : forge_err_set(err, FORGE_ENOMEM, "out of memory");
+}
+
+/* One assistant message's tool calls in normalized form, added to <m>. */
+static int accept_calls(const cJSON *wc, const char *path, cJSON *m, struct forge_err *err)
+{
+    int rc = 0, i = 0;
+    const cJSON *c;
+    if (!cJSON_IsArray(wc))
+        return forge_err_set(err, FORGE_EINVAL, "%s.tool_calls: must be an array", path);
+    cJSON *calls = cJSON_AddArrayToObject(m, "tool_calls");
+    MEM(calls);
+    cJSON_ArrayForEach(c, wc) {
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(c, "function");
+        const char *id = forge_json_str(c, "id"), *name = forge_json_str(f, "name");
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(f, "arguments");
+        if (!id || !*id)
+            BAD("%s.tool_calls[%d].id: must be a non-empty string", path, i);
+        if (!name)
+            BAD("%s.tool_calls[%d].function.name: must be a string", path, i);
+        if (a && !cJSON_IsString(a))
+            BAD("%s.tool_calls[%d].function.arguments: must be a string of JSON", path, i);
+        cJSON *call = forge_wire_call_new(id, name);
+        MEM(call);
+        cJSON_AddItemToArray(calls, call);
+        MEM(!forge_wire_set_args_text(call, a ? a->valuestring : NULL));
+        if (cJSON_GetObjectItemCaseSensitive(call, "arguments_error"))
+            BAD("%s.tool_calls[%d].function.arguments: not a JSON object", path, i);
+        i++;
+    }
+out:
+    return rc;
+}
+
+/* The name of the call <id> among the assistant messages of <msgs>, or NULL. */
+static const char *call_name(const cJSON *msgs, const char *id)
+{
+    const cJSON *m, *c;
+    cJSON_ArrayForEach(m, msgs)
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(m, "tool_calls")) {
+            const char *cid = forge_json_str(c, "id");
+            if (cid && strcmp(cid, id) == 0)
+                return forge_json_str(c, "name");
+        }
+    return NULL;
+}
+
+static int accept_tools(const cJSON *wt, cJSON *req, struct forge_err *err)
+{
+    int rc = 0, i = 0;
+    const cJSON *t;
+    if (!cJSON_IsArray(wt))
+        return forge_err_set(err, FORGE_EINVAL, "tools: must be an array");
+    cJSON *tools = cJSON_AddArrayToObject(req, "tools");
+    MEM(tools);
+    cJSON_ArrayForEach(t, wt) {
+        const char *type = forge_json_str(t, "type");
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(t, "function");
+        if (!type || strcmp(type, "function") || !cJSON_IsObject(f))
+            BAD("tools[%d]: only {\"type\": \"function\", \"function\": {...}} tools are supported", i);
+        const char *name = forge_json_str(f, "name"), *d = forge_json_str(f, "description");
+        if (!name)
+            BAD("tools[%d].function.name: must be a string", i);
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(f, "parameters");
+        if (p && !cJSON_IsObject(p))
+            BAD("tools[%d].function.parameters: must be a JSON Schema object", i);
+        cJSON *nt = cJSON_CreateObject();
+        MEM(nt);
+        cJSON_AddItemToArray(tools, nt);
+        MEM(cJSON_AddStringToObject(nt, "name", name));
+        if (d)
+            MEM(cJSON_AddStringToObject(nt, "description", d));
+        if (p)
+            MEM(forge_wire_put(nt, "parameters", cJSON_Duplicate(p, 1)));
+        i++;
+    }
+out:
+    return rc;
+}
+
+static int accept_choice(const cJSON *ch, cJSON *req, struct forge_err *err)
+{
+    if (cJSON_IsString(ch))
+        return cJSON_AddStringToObject(req, "tool_choice", ch->valuestring) ? 0 : FORGE_ENOMEM;
+    const char *name = forge_json_str(cJSON_GetObjectItemCaseSensitive(ch, "function"), "name");
+    if (!name)
+        return forge_err_set(err, FORGE_EINVAL, "tool_choice: must be auto, none, required or "
+                             "{\"type\": \"function\", \"function\": {\"name\": ...}}");
+    cJSON *c = cJSON_AddObjectToObject(req, "tool_choice");
+    return c && cJSON_AddStringToObject(c, "name", name) ? 0 : FORGE_ENOMEM;
+}
+
+static int accept(const cJSON *body, cJSON **out, int *stream, struct forge_err *err)
+{
+    static const char *const mapped[] = {"model", "messages", "tools", "tool_choice", "parallel_tool_calls",
+                                         "stream", "stream_options", NULL};
+    int rc = 0;
+    char *text = NULL;
+    struct forge_buf sys;
+    forge_buf_init(&sys, 0);
+    cJSON *req = cJSON_CreateObject(), *msgs;
+    MEM(req);
+    const cJSON *wm = cJSON_GetObjectItemCaseSensitive(body, "messages"), *m;
+    if (!cJSON_IsArray(wm))
+        BAD("messages: must be an array");
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(body, "stream");
+    if (st && !cJSON_IsBool(st) && !cJSON_IsNull(st))
+        BAD("stream: must be true or false");
+    *stream = cJSON_IsTrue(st);
+    MEM(msgs = cJSON_AddArrayToObject(req, "messages"));
+    int i = 0;
+    cJSON_ArrayForEach(m, wm) {
+        char path[32];
+        snprintf(path, sizeof path, "messages[%d]", i++);
+        const char *role = forge_json_str(m, "role");
+        if (!role)
+            BAD("%s.role: must be a string", path);
+        if ((rc = content_text(m, path, &text, err)))
+            goto out;
+        if (!strcmp(role, "system") || !strcmp(role, "developer")) {
+            if (!text)
+                BAD("%s.content: must be text", path);
+            MEM(!(sys.len && forge_buf_adds(&sys, "\n\n")) && !forge_buf_adds(&sys, text));
+            FORGE_FREE(text);
+            continue;
+        }
+        if (strcmp(role, "user") && strcmp(role, "assistant") && strcmp(role, "tool"))
+            BAD("%s.role: '%s' is not system, developer, user, assistant or tool", path, role);
+        cJSON *nm = cJSON_CreateObject();
+        MEM(nm);
+        cJSON_AddItemToArray(msgs, nm);
+        MEM(cJSON_AddStringToObject(nm, "role", role));
+        if (!strcmp(role, "tool")) {
+            const char *id = forge_json_str(m, "tool_call_id"), *name;
+            if (!id)
+                BAD("%s.tool_call_id: must be a string", path);
+            MEM(cJSON_AddStringToObject(nm, "tool_call_id", id));
+            if ((name = call_name(msgs, id)))
+                MEM(cJSON_AddStringToObject(nm, "name", name));
+            MEM(cJSON_AddStringToObject(nm, "content", text ? text : ""));
+            MEM(cJSON_AddFalseToObject(nm, "is_error"));
+        } else if (!strcmp(role, "user")) {
+            if (!text)
+                BAD("%s.content: must be text", path);
+            MEM(cJSON_AddStringToObject(nm, "content", text));
+        } else {
+            MEM(text ? cJSON_AddStringToObject(nm, "content", text) : cJSON_AddNullToObject(nm, "content"));
+            const cJSON *wc = cJSON_GetObjectItemCaseSensitive(m, "tool_calls");
+            if (wc && !cJSON_IsNull(wc) && cJSON_GetArraySize(wc) > 0 && (rc = accept_calls(wc, path, nm, err)))
+                goto out;
+        }
+        FORGE_FREE(text);
+    }
+    if (sys.len)
+        MEM(cJSON_AddStringToObject(req, "system", sys.data));
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(body, "tools");
+    if (v && !cJSON_IsNull(v) && (rc = accept_tools(v, req, err)))
+        goto out;
+    v = cJSON_GetObjectItemCaseSensitive(body, "tool_choice");
+    if (v && !cJSON_IsNull(v) && (rc = accept_choice(v, req, err)))
+        goto out;
+    v = cJSON_GetObjectItemCaseSensitive(body, "parallel_tool_calls");
+    if (v && !cJSON_IsNull(v)) {
+        if (!cJSON_IsBool(v))
+            BAD("parallel_tool_calls: must be true or false");
+        MEM(cJSON_AddBoolToObject(req, "parallel_tool_calls", cJSON_IsTrue(v)));
+    }
+    v = cJSON_GetObjectItemCaseSensitive(body, "stream_options");
+    if (cJSON_IsObject(v))
+        MEM(forge_wire_put(req, "stream_options", cJSON_Duplicate(v, 1)));
+    cJSON *params = cJSON_CreateObject();
+    MEM(forge_wire_put(req, "params", params));
+    MEM(!forge_wire_copy_params(params, body, mapped));
+    if (!params->child)
+        cJSON_DeleteItemFromObjectCaseSensitive(req, "params");
+    rc = forge_wire_check(req, err);
+out:
+    forge_free(text);
+    forge_buf_free(&sys);
+    if (rc) {
+        cJSON_Delete(req);
+        req = NULL;
+    }
+    *out = req;
+    return rc;
+}
+
+#undef MEM
+#define MEM(x) do { if (!(x)) { rc = forge_err_set(err, FORGE_ENOMEM, "out of memory writing the answer"); goto out; } } while (0)
+
+static const char *wire_finish(const cJSON *resp)
+{
+    const char *f = forge_json_str(resp, "finish_reason");
+    if (f && (!strcmp(f, "length") || !strcmp(f, "content_filter") || !strcmp(f, "tool_calls")))
+        return f;
+    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(resp, "message"), "tool_calls");
+    return cJSON_GetArraySize(calls) > 0 ? "tool_calls" : "stop";
+}
+
+static int add_usage(cJSON *o, const cJSON *resp)
+{
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(resp, "usage");
+    double in = forge_json_num(u, "input_tokens", 0), outt = forge_json_num(u, "output_tokens", 0);
+    cJSON *w = cJSON_AddObjectToObject(o, "usage");
+    return w && cJSON_AddNumberToObject(w, "prompt_tokens", in) && cJSON_AddNumberToObject(w, "completion_tokens", outt) &&
+           cJSON_AddNumberToObject(w, "total_tokens", in + outt);
+}
+
+/* {"id", "object", "created", "model"} of an answer or chunk. */
+static cJSON *head(const struct forge_answer_info *info, const char *object)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddStringToObject(o, "id", info->id) || !cJSON_AddStringToObject(o, "object", object) ||
+        !cJSON_AddNumberToObject(o, "created", (double)info->created) || !cJSON_AddStringToObject(o, "model", info->model)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static int answer(const cJSON *req, const cJSON *resp, const struct forge_answer_info *info, cJSON **out,
+                  struct forge_err *err)
+{
+    (void)req;
+    int rc = 0;
+    char *args = NULL;
+    cJSON *o = head(info, "chat.completion"), *choices, *ch, *m;
+    MEM(o);
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(resp, "message"), *c;
+    MEM(choices = cJSON_AddArrayToObject(o, "choices"));
+    MEM(ch = cJSON_CreateObject());
+    cJSON_AddItemToArray(choices, ch);
+    MEM(cJSON_AddNumberToObject(ch, "index", 0));
+    MEM(m = cJSON_AddObjectToObject(ch, "message"));
+    MEM(cJSON_AddStringToObject(m, "role", "assistant"));
+    const char *content = forge_json_str(msg, "content");
+    MEM(content ? cJSON_AddStringToObject(m, "content", content) : cJSON_AddNullToObject(m, "content"));
+    MEM(cJSON_AddNullToObject(m, "refusal"));
+    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(msg, "tool_calls");
+    if (cJSON_GetArraySize(calls) > 0) {
+        cJSON *tc;
+        MEM(tc = cJSON_AddArrayToObject(m, "tool_calls"));
+        cJSON_ArrayForEach(c, calls) {
+            cJSON *w = cJSON_CreateObject(), *f;
+            MEM(w);
+            cJSON_AddItemToArray(tc, w);
+            MEM(cJSON_AddStringToObject(w, "id", forge_json_str(c, "id")));
+            MEM(cJSON_AddStringToObject(w, "type", "function"));
+            MEM(f = cJSON_AddObjectToObject(w, "function"));
+            MEM(cJSON_AddStringToObject(f, "name", forge_json_str(c, "name")));
+            MEM(args = forge_wire_args_text(cJSON_GetObjectItemCaseSensitive(c, "arguments")));
+            MEM(cJSON_AddStringToObject(f, "arguments", args));
+            FORGE_FREE(args);
+        }
+    }
+    MEM(cJSON_AddNullToObject(ch, "logprobs"));
+    MEM(cJSON_AddStringToObject(ch, "finish_reason", wire_finish(resp)));
+    MEM(add_usage(o, resp));
+out:
+    forge_free(args);
+    if (rc) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    *out = o;
+    return rc;
+}
+
+/* Appends "data: <chunk>\n\n" for a chunk whose only choice has <delta> (taken) and <finish>
+ * (NULL: null); <usage_null> adds "usage": null as OpenAI does when usage is streamed. */
+static int chunk(struct forge_buf *b, const struct forge_answer_info *info, cJSON *delta, const char *finish,
+                 int usage_null)
+{
+    cJSON *o = head(info, "chat.completion.chunk"), *choices, *ch;
+    int ok = o && (choices = cJSON_AddArrayToObject(o, "choices")) && (ch = cJSON_CreateObject()) &&
+             cJSON_AddItemToArray(choices, ch) && cJSON_AddNumberToObject(ch, "index", 0) &&
+             forge_wire_put(ch, "delta", delta) && cJSON_AddNullToObject(ch, "logprobs") &&
+             (finish ? cJSON_AddStringToObject(ch, "finish_reason", finish) : cJSON_AddNullToObject(ch, "finish_reason")) &&
+             (!usage_null || cJSON_AddNullToObject(o, "usage"));
+    if (!o)
+        cJSON_Delete(delta);
+    int rc = ok ? forge_wire_sse(b, NULL, o) : FORGE_ENOMEM;
+    cJSON_Delete(o);
+    return rc;
+}
+
+static cJSON *delta_text(const char *key, const char *s, size_t n)
+{
+    cJSON *d = cJSON_CreateObject();
+    char *t = forge_strndup(s, n);
+    if (!d || !t || !cJSON_AddStringToObject(d, key, t)) {
+        cJSON_Delete(d);
+        d = NULL;
+    }
+    forge_free(t);
+    return d;
+}
+
+/* A delta for call <index>: the head (id, type, name, empty arguments) when <c> is given, else
+ * a piece of its arguments. */
+static cJSON *delta_call(int index, const cJSON *c, const char *piece, size_t n)
+{
+    cJSON *d = cJSON_CreateObject(), *tc, *w, *f;
+    char *t = forge_strndup(piece, n);
+    int ok = d && t && (tc = cJSON_AddArrayToObject(d, "tool_calls")) && (w = cJSON_CreateObject()) &&
+             cJSON_AddItemToArray(tc, w) && cJSON_AddNumberToObject(w, "index", index) &&
+             (!c || (cJSON_AddStringToObject(w, "id", forge_json_str(c, "id")) &&
+                     cJSON_AddStringToObject(w, "type", "function"))) &&
+             (f = cJSON_AddObjectToObject(w, "function")) &&
+             (!c || cJSON_AddStringToObject(f, "name", forge_json_str(c, "name"))) &&
+             cJSON_AddStringToObject(f, "arguments", t);
+    forge_free(t);
+    if (!ok) {
+        cJSON_Delete(d);
+        d = NULL;
+    }
+    return d;
+}
+
+static int stream(const cJSON *req, const cJSON *resp, const struct forge_answer_info *info, struct forge_buf *b,
+                  struct forge_err *err)
+{
+    int rc = 0;
+    char *args = NULL;
+    int with_usage = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(req, "stream_options"), "include_usage"));
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(resp, "message"), *c;
+    cJSON *d = cJSON_CreateObject();
+    MEM(d && cJSON_AddStringToObject(d, "role", "assistant") && cJSON_AddStringToObject(d, "content", ""));
+    MEM(!chunk(b, info, d, NULL, with_usage));
+    const char *content = forge_json_str(msg, "content");
+    for (size_t at = 0, n = content ? strlen(content) : 0, k; at < n; at += k) {
+        k = forge_wire_piece(content + at, n - at, FORGE_WIRE_PIECE);
+        MEM(!chunk(b, info, delta_text("content", content + at, k), NULL, with_usage));
+    }
+    int i = 0;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(msg, "tool_calls")) {
+        MEM(args = forge_wire_args_text(cJSON_GetObjectItemCaseSensitive(c, "arguments")));
+        MEM(!chunk(b, info, delta_call(i, c, "", 0), NULL, with_usage));
+        for (size_t at = 0, n = strlen(args), k; at < n; at += k) {
+            k = forge_wire_piece(args + at, n - at, FORGE_WIRE_PIECE);
+            MEM(!chunk(b, info, delta_call(i, NULL, args + at, k), NULL, with_usage));
+        }
+        FORGE_FREE(args);
+        i++;
+    }
+    MEM(!chunk(b, info, cJSON_CreateObject(), wire_finish(resp), with_usage));
+    if (with_usage) {
+        cJSON *o = head(info, "chat.completion.chunk");
+        int ok = o && cJSON_AddArrayToObject(o, "choices") && add_usage(o, resp) && !forge_wire_sse(b, NULL, o);
+        cJSON_Delete(o);
+        MEM(ok);
+    }
+    MEM(!forge_buf_adds(b, "data: [DONE]\n\n"));
+out:
+    forge_free(args);
+    return rc;
+}
+
+static cJSON *error_body(int status, const char *message)
+{
+    const char *type = status >= 500 ? "server_error" : "invalid_request_error";
+    const char *code = status == 401 ? "invalid_api_key" : status == 404 ? "model_not_found"
+                     : status == 429 ? "rate_limit_exceeded" : NULL;
+    cJSON *o = cJSON_CreateObject(), *e;
+    if (!o || !(e = cJSON_AddObjectToObject(o, "error")) || !cJSON_AddStringToObject(e, "message", message) ||
+        !cJSON_AddStringToObject(e, "type", type) || !cJSON_AddNullToObject(e, "param") ||
+        !(code ? cJSON_AddStringToObject(e, "code", code) : cJSON_AddNullToObject(e, "code"))) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
 const struct forge_dialect forge_dialect_openai = {
     .name = "openai", .build = build, .parse = parse, .error_message = forge_wire_error_text,
+    .accept = accept, .answer = answer, .stream = stream, .error_body = error_body,
+    .stream_type = "text/event-stream",
 };

@@ -321,3 +321,30 @@ char *forge_wire_result_text(const cJSON *r)
         return forge_strdup(c);
     return forge_strdupf("Error: %s", c);
 }
+
+size_t forge_wire_piece(const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return n;
+    size_t k = max;
+    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+        k--;
+    if (k == 0) /* one character longer than max: take it whole */
+        for (k = 1; k < n && ((unsigned char)s[k] & 0xC0) == 0x80; k++)
+            ;
+    return k;
+}
+
+int forge_wire_sse(struct forge_buf *b, const char *event, const cJSON *v)
+{
+    char *text = cJSON_PrintUnformatted(v);
+    if (!text)
+        return FORGE_ENOMEM;
+    int rc = 0;
+    if (event)
+        rc = forge_buf_addf(b, "event: %s\n", event);
+    if (!rc)
+        rc = forge_buf_addf(b, "data: %s\n\n", text);
+    cJSON_free(text);
+    return rc;
+}
