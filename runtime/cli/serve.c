@@ -394,6 +394,7 @@ int forge_cmd_serve(int argc, char **argv)
     so.transcripts = tf;
     so.max_sessions = o.max_sessions;
     so.max_body = o.server.max_body;
+    so.replay = o.prov.replay_path != NULL;
     struct forge_err err = {0};
     if (!(srv = forge_serve_new(&so, &err))) {
         forge_cli_error("%s", err.msg);

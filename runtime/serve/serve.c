@@ -231,9 +231,9 @@ static void complete(struct forge_serve *s, const struct forge_dialect *d, const
     int rc = forge_model_complete(s->o.models[mi], nreq, &nresp, &err);
     if (rc) {
         forge_sessions_abandon(s->sessions, &ref);
-        /* a missing recorded answer or an error of the rules is the request's, and SDKs retry
-         * 5xx: those get 400; an upstream provider failing gets 502 */
-        refuse(s, d, req, resp, rc == FORGE_ENET ? 502 : rc == FORGE_ENOMEM ? 500 : 400, err.msg);
+        /* a request the cassette lacks or an error of the rules is the request's, and SDKs
+         * retry 5xx: those get 400; a live provider failing gets 502 */
+        refuse(s, d, req, resp, rc == FORGE_ENET && !s->o.replay ? 502 : rc == FORGE_ENOMEM ? 500 : 400, err.msg);
         goto out;
     }
     char id[48];

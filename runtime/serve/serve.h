@@ -32,6 +32,8 @@ struct forge_serve_opts {
     FILE *transcripts;          /* completed trajectories, one per line; may be NULL */
     long max_sessions;          /* forge_serve_finished() turns true after this many (0: never) */
     size_t max_body;            /* for the message of a refused body */
+    int replay;                 /* the provider models answer from a cassette: nothing they fail
+                                   on is transient (400, not 502) */
 };
 
 struct forge_serve;

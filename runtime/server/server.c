@@ -183,12 +183,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             return MHD_NO;
         forge_buf_init(&p->body, s->max_body);
         *state = p;
+        /* a body announced too large is read and dropped, not kept: the client gets its 413
+         * as an answer rather than a reset connection in the middle of sending */
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl && strtoull(cl, NULL, 10) > s->max_body)
-            p->too_large = 1; /* answered now: the body is never read */
-        else
-            return MHD_YES;
-    } else if (*upload_size) {
+            p->too_large = 1;
+        return MHD_YES;
+    }
+    if (*upload_size) {
         if (!p->too_large && forge_buf_add(&p->body, upload, *upload_size)) {
             p->too_large = 1;
             forge_buf_free(&p->body);
