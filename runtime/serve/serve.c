@@ -262,7 +262,7 @@ static void complete(struct forge_serve *s, const struct forge_dialect *d, const
         reply_json(resp, 200, out);
     }
     atomic_fetch_add(&s->answered, 1);
-    forge_sessions_end(s->sessions, &ref, nreq, nresp, model, s->o.models[mi]->provider, forge_clock_ms());
+    forge_sessions_end(s->sessions, &ref, &nreq, &nresp, model, s->o.models[mi]->provider, forge_clock_ms());
 out:
     cJSON_Delete(body);
     cJSON_Delete(nreq);

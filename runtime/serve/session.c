@@ -26,6 +26,10 @@ struct forge_session {
     cJSON *calls;               /* {call id: [issued ms, result ms or null]} */
     double in_tokens, out_tokens;
     long requests;
+    cJSON *last_req, *last_resp; /* the latest exchange, kept (not copied) until a trajectory is
+                                    needed: at completion, or at the end for open sessions */
+    char *model, *provider;
+    double last_ms;
     cJSON *traj;
     int complete;
     struct forge_session *next, *chain;
@@ -57,6 +61,10 @@ static void free_session(struct forge_session *s)
     forge_free(s->turn_start);
     forge_free(s->turn_end);
     cJSON_Delete(s->calls);
+    cJSON_Delete(s->last_req);
+    cJSON_Delete(s->last_resp);
+    forge_free(s->model);
+    forge_free(s->provider);
     cJSON_Delete(s->traj);
     forge_free(s);
 }
@@ -349,21 +357,34 @@ fail:
     return NULL;
 }
 
-void forge_sessions_end(struct forge_sessions *t, struct forge_session_ref *ref, const cJSON *nreq,
-                        const cJSON *nresp, const char *model, const char *provider, double t1)
+/* Replaces *slot with a copy of <v> unless it already holds the same text. */
+static int keep_str(char **slot, const char *v)
+{
+    if (*slot && !strcmp(*slot, v))
+        return 0;
+    char *c = forge_strdup(v);
+    if (!c)
+        return FORGE_ENOMEM;
+    forge_free(*slot);
+    *slot = c;
+    return 0;
+}
+
+void forge_sessions_end(struct forge_sessions *t, struct forge_session_ref *ref, cJSON **nreq, cJSON **nresp,
+                        const char *model, const char *provider, double t1)
 {
     struct forge_session *s = ref->s;
     if (!s)
         return;
     pthread_mutex_lock(&t->mu);
-    const cJSON *usage = cJSON_GetObjectItemCaseSensitive(nresp, "usage");
+    const cJSON *usage = cJSON_GetObjectItemCaseSensitive(*nresp, "usage");
     s->in_tokens += forge_json_num(usage, "input_tokens", 0);
     s->out_tokens += forge_json_num(usage, "output_tokens", 0);
     s->requests++;
-    int k = count_role(nreq, "user");
+    int k = count_role(*nreq, "user");
     if (k <= s->nturns)
         s->turn_end[k] = t1;
-    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(nresp, "message"),
+    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(*nresp, "message"),
                                                           "tool_calls"), *c;
     cJSON_ArrayForEach(c, calls) {
         const char *id = forge_json_str(c, "id");
@@ -373,13 +394,22 @@ void forge_sessions_end(struct forge_sessions *t, struct forge_session_ref *ref,
              !cJSON_AddItemToObject(s->calls, id, times)))
             cJSON_Delete(times);
     }
-    cJSON *traj = build(s, nreq, nresp, model, provider, t1);
+    int ends = cJSON_GetArraySize(calls) == 0;
+    cJSON_Delete(s->last_req);
+    cJSON_Delete(s->last_resp);
+    s->last_req = *nreq;
+    s->last_resp = *nresp;
+    *nreq = *nresp = NULL;
+    s->last_ms = t1;
+    if (keep_str(&s->model, model) || keep_str(&s->provider, provider)) {
+        pthread_mutex_unlock(&t->mu);
+        ref->s = NULL;
+        return;
+    }
+    cJSON *traj = ends ? build(s, s->last_req, s->last_resp, s->model, s->provider, t1) : NULL;
     if (traj) {
         cJSON_Delete(s->traj);
         s->traj = traj;
-    }
-    int ends = cJSON_GetArraySize(calls) == 0;
-    if (ends && traj) {
         if (!s->complete)
             t->completed++;
         s->complete = 1;
@@ -417,11 +447,15 @@ cJSON *forge_sessions_trajectories(struct forge_sessions *t)
 {
     cJSON *arr = cJSON_CreateArray();
     pthread_mutex_lock(&t->mu);
-    for (struct forge_session *s = t->first; arr && s; s = s->next)
-        if (s->traj && !cJSON_AddItemToArray(arr, cJSON_Duplicate(s->traj, 1))) {
+    for (struct forge_session *s = t->first; arr && s; s = s->next) {
+        cJSON *traj = s->complete && s->traj ? cJSON_Duplicate(s->traj, 1)
+                    : s->last_req ? build(s, s->last_req, s->last_resp, s->model, s->provider, s->last_ms) : NULL;
+        if ((s->traj || s->last_req) && !cJSON_AddItemToArray(arr, traj)) {
+            cJSON_Delete(traj);
             cJSON_Delete(arr);
             arr = NULL;
         }
+    }
     pthread_mutex_unlock(&t->mu);
     return arr;
 }

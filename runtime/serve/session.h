@@ -25,10 +25,11 @@ int forge_sessions_begin(struct forge_sessions *t, const struct forge_server_req
                          const cJSON *cases, double t0, struct forge_session_ref *ref);
 /* The request was not answered: nothing is recorded. */
 void forge_sessions_abandon(struct forge_sessions *t, struct forge_session_ref *ref);
-/* Records the answer <nresp> to <nreq> sent at <t1> (ms) for the client's <model>, served by
- * <provider>; writes the trajectory when the answer ends the conversation. */
-void forge_sessions_end(struct forge_sessions *t, struct forge_session_ref *ref, const cJSON *nreq,
-                        const cJSON *nresp, const char *model, const char *provider, double t1);
+/* Records the answer *nresp to *nreq (both taken: set to NULL) sent at <t1> (ms) for the
+ * client's <model>, served by <provider>; writes the trajectory when the answer ends the
+ * conversation. Trajectories of open conversations are built only when asked for. */
+void forge_sessions_end(struct forge_sessions *t, struct forge_session_ref *ref, cJSON **nreq, cJSON **nresp,
+                        const char *model, const char *provider, double t1);
 
 int forge_sessions_finished(struct forge_sessions *t);
 long forge_sessions_complete(struct forge_sessions *t);
