@@ -108,8 +108,206 @@ TEST(malformed_arguments)
     cJSON_Delete(resp);
 }
 
+/* ---- the server side ---- */
+
+static const struct forge_answer_info INFO = {.model = "gpt-x", .id = "chatcmpl-forge7", .created = 1700000000};
+
+/* accept(<body>) gives <want> and the stream flag <stream>. */
+#define ACCEPT_IS(body, want, stream) CHECK(accept_is_(body, want, stream, __LINE__))
+static int accept_is_(const char *body_text, const char *want, int want_stream, int line)
+{
+    struct forge_err e;
+    forge_err_clear(&e);
+    cJSON *body = J(body_text), *req = NULL;
+    int stream = -1;
+    int rc = D->accept(body, &req, &stream, &e);
+    if (rc)
+        fprintf(stderr, "line %d: accept failed: %s\n", line, e.msg);
+    int ok = !rc && same("request", req, want, line) && stream == want_stream;
+    cJSON_Delete(body);
+    cJSON_Delete(req);
+    return ok;
+}
+
+#define ACCEPT_FAILS(body, msg) CHECK(accept_fails_(body, msg, __LINE__))
+static int accept_fails_(const char *body_text, const char *msg, int line)
+{
+    struct forge_err e;
+    forge_err_clear(&e);
+    cJSON *body = J(body_text), *req = NULL;
+    int stream = 0;
+    int rc = D->accept(body, &req, &stream, &e);
+    int ok = rc == FORGE_EINVAL && !strcmp(e.msg, msg) && !req;
+    if (!ok)
+        fprintf(stderr, "line %d: expected '%s', got %d '%s'\n", line, msg, rc, e.msg);
+    cJSON_Delete(body);
+    return ok;
+}
+
+TEST(serve_accept)
+{
+    ACCEPT_IS("{'model':'m','messages':[{'role':'user','content':'Hi'}]}",
+              "{'messages':[{'role':'user','content':'Hi'}]}", 0);
+    /* system and developer messages join; text parts join; calls, results (named after their
+     * call), tools, choice, parallel flag, stream options and params */
+    ACCEPT_IS("{'model':'m','stream':true,'stream_options':{'include_usage':true},'temperature':0.5,'seed':3,"
+              "'messages':[{'role':'system','content':'A.'},{'role':'developer','content':[{'type':'text','text':'B.'}]},"
+              "{'role':'user','content':[{'type':'text','text':'Wea'},{'type':'text','text':'ther?'}]},"
+              "{'role':'assistant','content':null,'tool_calls':[{'id':'c1','type':'function',"
+              "'function':{'name':'get_weather','arguments':'{\\'city\\':\\'Paris\\'}'}}]},"
+              "{'role':'tool','tool_call_id':'c1','content':'{\\'t\\':18}'}],"
+              "'tools':[{'type':'function','function':{'name':'get_weather','description':'Weather.',"
+              "'parameters':{'type':'object'}}}],'tool_choice':{'type':'function','function':{'name':'get_weather'}},"
+              "'parallel_tool_calls':false}",
+              "{'messages':[{'role':'user','content':'Weather?'},"
+              "{'role':'assistant','content':null,'tool_calls':[{'id':'c1','name':'get_weather','arguments':{'city':'Paris'}}]},"
+              "{'role':'tool','tool_call_id':'c1','name':'get_weather','content':'{\\'t\\':18}','is_error':false}],"
+              "'system':'A.\\n\\nB.','tools':[{'name':'get_weather','description':'Weather.','parameters':{'type':'object'}}],"
+              "'tool_choice':{'name':'get_weather'},'parallel_tool_calls':false,'stream_options':{'include_usage':true},"
+              "'params':{'temperature':0.5,'seed':3}}", 1);
+    /* what build() sends, accept() reads back (results without the error flag, which the
+     * OpenAI wire does not carry) */
+    const char *req_text = "{'system':'Be brief.','messages':[{'role':'user','content':'Weather?'},"
+                           "{'role':'assistant','content':'Looking.','tool_calls':[{'id':'c1','name':'get_weather',"
+                           "'arguments':{'city':'Paris'}}]},{'role':'tool','tool_call_id':'c1','name':'get_weather',"
+                           "'content':'18C','is_error':false},{'role':'assistant','content':'18C.'},"
+                           "{'role':'user','content':'Thanks'}],'tools':[" WEATHER "],'tool_choice':'required',"
+                           "'params':{'temperature':0}}";
+    struct forge_err e;
+    cJSON *req = J(req_text), *body = NULL, *back = NULL;
+    int stream = 1;
+    CHECK_INT(D->build(req, "m1", &body, &e), 0);
+    CHECK_INT(D->accept(body, &back, &stream, &e), 0);
+    CHECK(same("round trip", back, req_text, __LINE__));
+    CHECK_INT(stream, 0);
+    cJSON_Delete(req);
+    cJSON_Delete(body);
+    cJSON_Delete(back);
+}
+
+TEST(serve_accept_errors)
+{
+    ACCEPT_FAILS("{'model':'m'}", "messages: must be an array");
+    ACCEPT_FAILS("{'messages':[{'content':'x'}]}", "messages[0].role: must be a string");
+    ACCEPT_FAILS("{'messages':[{'role':'robot','content':'x'}]}",
+                 "messages[0].role: 'robot' is not system, developer, user, assistant or tool");
+    ACCEPT_FAILS("{'messages':[{'role':'user','content':[{'type':'image_url','image_url':{'url':'x'}}]}]}",
+                 "messages[0].content[0]: only text parts are supported (type 'image_url')");
+    ACCEPT_FAILS("{'messages':[{'role':'user','content':7}]}",
+                 "messages[0].content: must be a string or an array of content parts");
+    ACCEPT_FAILS("{'messages':[{'role':'user','content':'x'},{'role':'assistant','tool_calls':[{'id':'a','type':'function',"
+                 "'function':{'name':'f','arguments':'[1]'}}]}]}",
+                 "messages[1].tool_calls[0].function.arguments: not a JSON object");
+    ACCEPT_FAILS("{'messages':[{'role':'user','content':'x'},{'role':'assistant','tool_calls':[{'type':'function',"
+                 "'function':{'name':'f','arguments':'{}'}}]}]}",
+                 "messages[1].tool_calls[0].id: must be a non-empty string");
+    ACCEPT_FAILS("{'messages':[{'role':'user','content':'x'},{'role':'tool','tool_call_id':'z','content':'r'}]}",
+                 "request: messages[1]: tool result for 'z' answers no earlier call");
+    ACCEPT_FAILS("{'messages':[{'role':'user','content':'x'}],'tools':[{'type':'web_search'}]}",
+                 "tools[0]: only {\"type\": \"function\", \"function\": {...}} tools are supported");
+    ACCEPT_FAILS("{'messages':[{'role':'user','content':'x'}],'stream':'yes'}", "stream: must be true or false");
+    ACCEPT_FAILS("{'messages':[{'role':'user','content':'x'}],'tool_choice':{'type':'function'}}",
+                 "tool_choice: must be auto, none, required or {\"type\": \"function\", \"function\": {\"name\": ...}}");
+}
+
+#define TEXT_RESP "{'message':{'role':'assistant','content':'It is 18\u00b0C in Paris today.'},'finish_reason':'stop'," \
+                  "'usage':{'input_tokens':12,'output_tokens':9}}"
+#define CALLS_RESP "{'message':{'role':'assistant','content':null,'tool_calls':[" \
+                   "{'id':'c1','name':'get_weather','arguments':{'city':'Paris','units':'celsius'}}," \
+                   "{'id':'c2','name':'now','arguments':{}}]},'finish_reason':'tool_calls'," \
+                   "'usage':{'input_tokens':3,'output_tokens':4}}"
+
+TEST(serve_answer)
+{
+    struct forge_err e;
+    cJSON *req = J(USER_ONLY), *resp = J(CALLS_RESP), *out = NULL, *back = NULL;
+    CHECK_INT(D->answer(req, resp, &INFO, &out, &e), 0);
+    CHECK(same("answer", out,
+               "{'id':'chatcmpl-forge7','object':'chat.completion','created':1700000000,'model':'gpt-x',"
+               "'choices':[{'index':0,'message':{'role':'assistant','content':null,'refusal':null,'tool_calls':["
+               "{'id':'c1','type':'function','function':{'name':'get_weather','arguments':'{\\'city\\':\\'Paris\\',\\'units\\':\\'celsius\\'}'}},"
+               "{'id':'c2','type':'function','function':{'name':'now','arguments':'{}'}}]},"
+               "'logprobs':null,'finish_reason':'tool_calls'}],"
+               "'usage':{'prompt_tokens':3,'completion_tokens':4,'total_tokens':7}}", __LINE__));
+    /* what the client side reads from it is the response again */
+    CHECK_INT(D->parse(req, out, &back, &e), 0);
+    CHECK(same("parse(answer)", back, CALLS_RESP, __LINE__));
+    cJSON_Delete(resp);
+    cJSON_Delete(out);
+    cJSON_Delete(back);
+    resp = J("{'message':{'role':'assistant','content':'Hel'},'finish_reason':'length'}");
+    CHECK_INT(D->answer(req, resp, &INFO, &out, &e), 0);
+    CHECK_STR(forge_json_str(forge_json_at(out, "choices[0]"), "finish_reason"), "length");
+    CHECK_STR(forge_json_str(forge_json_at(out, "choices[0].message"), "content"), "Hel");
+    cJSON_Delete(req);
+    cJSON_Delete(resp);
+    cJSON_Delete(out);
+}
+
+TEST(serve_stream)
+{
+    struct forge_err e;
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    cJSON *req = J("{'messages':[{'role':'user','content':'Hi'}],'stream_options':{'include_usage':true}}");
+    cJSON *resp = J(TEXT_RESP);
+    CHECK_INT(D->stream(req, resp, &INFO, &b, &e), 0);
+#define H "{\"id\":\"chatcmpl-forge7\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"gpt-x\","
+#define C(delta, fin) "data: " H "\"choices\":[{\"index\":0,\"delta\":" delta ",\"logprobs\":null,\"finish_reason\":" fin "}],\"usage\":null}\n\n"
+    /* text in pieces of at most 16 bytes, each ending on a character boundary */
+    CHECK_STR(b.data, C("{\"role\":\"assistant\",\"content\":\"\"}", "null")
+                      C("{\"content\":\"It is 18\u00b0C in P\"}", "null")
+                      C("{\"content\":\"aris today.\"}", "null")
+                      C("{}", "\"stop\"")
+                      "data: " H "\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":9,\"total_tokens\":21}}\n\n"
+                      "data: [DONE]\n\n");
+#undef C
+    cJSON_Delete(req);
+    cJSON_Delete(resp);
+    forge_buf_reset(&b);
+    /* without include_usage: no usage member, no usage chunk; a call's id and name come first,
+     * then its arguments in pieces, by index */
+    req = J(USER_ONLY);
+    resp = J(CALLS_RESP);
+    CHECK_INT(D->stream(req, resp, &INFO, &b, &e), 0);
+#define C(delta, fin) "data: " H "\"choices\":[{\"index\":0,\"delta\":" delta ",\"logprobs\":null,\"finish_reason\":" fin "}]}\n\n"
+#define TC(x) "{\"tool_calls\":[" x "]}"
+    CHECK_STR(b.data, C("{\"role\":\"assistant\",\"content\":\"\"}", "null")
+                      C(TC("{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}"), "null")
+                      C(TC("{\"index\":0,\"function\":{\"arguments\":\"{\\\"city\\\":\\\"Paris\\\",\"}}"), "null")
+                      C(TC("{\"index\":0,\"function\":{\"arguments\":\"\\\"units\\\":\\\"celsius\"}}"), "null")
+                      C(TC("{\"index\":0,\"function\":{\"arguments\":\"\\\"}\"}}"), "null")
+                      C(TC("{\"index\":1,\"id\":\"c2\",\"type\":\"function\",\"function\":{\"name\":\"now\",\"arguments\":\"\"}}"), "null")
+                      C(TC("{\"index\":1,\"function\":{\"arguments\":\"{}\"}}"), "null")
+                      C("{}", "\"tool_calls\"")
+                      "data: [DONE]\n\n");
+#undef C
+#undef TC
+#undef H
+    cJSON_Delete(req);
+    cJSON_Delete(resp);
+    forge_buf_free(&b);
+}
+
+TEST(serve_errors)
+{
+    cJSON *o = D->error_body(401, "bad key");
+    CHECK(same("401", o, "{'error':{'message':'bad key','type':'invalid_request_error','param':null,'code':'invalid_api_key'}}",
+               __LINE__));
+    cJSON_Delete(o);
+    o = D->error_body(502, "upstream");
+    CHECK(same("502", o, "{'error':{'message':'upstream','type':'server_error','param':null,'code':null}}", __LINE__));
+    cJSON_Delete(o);
+    CHECK_STR(D->stream_type, "text/event-stream");
+}
+
 int main(void)
 {
+    RUN(serve_accept);
+    RUN(serve_accept_errors);
+    RUN(serve_answer);
+    RUN(serve_stream);
+    RUN(serve_errors);
     RUN(bodies);
     RUN(malformed_arguments);
     RUN(checks);
