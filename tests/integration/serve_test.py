@@ -186,7 +186,8 @@ def group_sdk():
 # ---------------------------------------------------------------- http
 
 def group_http():
-    s = Server(*rules_args("--token-env", "FORGE_TEST_TOKEN", "--max-body-mb", "1"))
+    trans = os.path.join(tempfile.mkdtemp(prefix="forge-serve-http-"), "t.jsonl")
+    s = Server(*rules_args("--token-env", "FORGE_TEST_TOKEN", "--max-body-mb", "1", "--save-transcripts", trans))
     chat = {"model": "m", "messages": [{"role": "user", "content": "Tell me a joke"}]}
     st, body, _ = s.request("GET", "/health", headers={"Authorization": None})
     check("health is open", st == 200 and body == {"status": "ok"}, f"{st} {body}")
@@ -272,6 +273,14 @@ def group_http():
           all(results[str(10 + i)][2] == f"It is {10 + i}°C and fog in Rome." for i in range(16)), str(results))
     code, _, err = s.stop(signal.SIGTERM)
     check("SIGTERM stops with 0", code == 0, err[-500:])
+    rome = [json.loads(line) for line in open(trans) if '"rome"' in line]
+    by_tag = {t["metadata"]["session"]: t for t in rome}
+    check("16 trajectories of one case, one per session", len(rome) == 16 and sorted(by_tag) ==
+          sorted(str(10 + i) for i in range(16)), str(sorted(by_tag)))
+    check("no session mixed with another", all(
+        t["turns"][1]["tool_calls"][0]["result"] == {"temp_c": int(tag), "condition": "fog"} and
+        t["turns"][1]["content"] == f"It is {tag}°C and fog in Rome." and t["metadata"]["requests"] == 2
+        for tag, t in by_tag.items()), json.dumps(rome)[:1500])
     check("refusals are reported", "401 missing or wrong API key" in err and "413 the request body" in err, err[-1500:])
     check("stop summary", "17 conversations complete" in err, err[-300:])
 
