@@ -75,6 +75,8 @@ int forge_wire_check(const cJSON *req, struct forge_err *err);
 
 /* The tool message answering <call_id> in <req>'s messages (borrowed), or NULL. */
 const cJSON *forge_wire_result(const cJSON *req, const char *call_id);
+/* The same, in the messages array <msgs>. */
+const cJSON *forge_wire_result_in(const cJSON *msgs, const char *call_id);
 
 /* Returns the compact JSON text of <args> (new string, free with forge_free) or NULL when out
  * of memory. */

@@ -273,6 +273,407 @@ out:
     return rc;
 }
 
+/* ---- the server side ---- */
+
+#define BAD(...) do { rc = forge_err_set(err, FORGE_EINVAL, __VA_ARGS__); goto out; } while (0)
+#undef NOMEM
+#define NOMEM(x) do { if (!(x)) { rc = forge_err_set(err, FORGE_ENOMEM, "out of memory"); goto out; } } while (0)
+
+/* <obj>'s member <camel>, or its snake_case spelling (the REST API takes both). */
+static const cJSON *member(const cJSON *obj, const char *camel, const char *snake)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, camel);
+    return v ? v : cJSON_GetObjectItemCaseSensitive(obj, snake);
+}
+
+/* The id of the first call named <name> in <msgs> with no tool message yet, or NULL. */
+static const char *unanswered(const cJSON *msgs, const char *name)
+{
+    const cJSON *m, *c;
+    cJSON_ArrayForEach(m, msgs)
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(m, "tool_calls")) {
+            const char *id = forge_json_str(c, "id"), *n = forge_json_str(c, "name");
+            if (id && n && !strcmp(n, name) && !forge_wire_result_in(msgs, id))
+                return id;
+        }
+    return NULL;
+}
+
+/* A tool result's text from a functionResponse's response: {"output": v} or {"error": v} as
+ * build() writes them (v a string: itself; else its JSON), any other object as its JSON. */
+static char *response_text(const cJSON *resp, int *is_error)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(resp, "output");
+    *is_error = 0;
+    if (!v && (v = cJSON_GetObjectItemCaseSensitive(resp, "error")))
+        *is_error = 1;
+    if (!v || cJSON_GetArraySize(resp) != 1)
+        v = resp;
+    if (cJSON_IsString(v))
+        return forge_strdup(v->valuestring);
+    char *t = cJSON_PrintUnformatted(v), *c = t ? forge_strdup(t) : NULL;
+    cJSON_free(t);
+    return c;
+}
+
+static int accept_turn(const cJSON *turn, const char *path, cJSON *req, cJSON *msgs, struct forge_err *err)
+{
+    int rc = 0, i = 0, has_text = 0, ncalls = 0, echo = 0;
+    char *rt = NULL;
+    struct forge_buf text;
+    forge_buf_init(&text, 0);
+    const char *role = forge_json_str(turn, "role");
+    const cJSON *parts = cJSON_GetObjectItemCaseSensitive(turn, "parts"), *p;
+    int model = role && !strcmp(role, "model");
+    if (role && !model && strcmp(role, "user"))
+        BAD("%s.role: must be user or model", path);
+    if (!cJSON_IsArray(parts))
+        BAD("%s.parts: must be an array", path);
+    cJSON *m = NULL, *calls = NULL;
+    if (model) {
+        NOMEM((m = cJSON_CreateObject()) && cJSON_AddItemToArray(msgs, m) && cJSON_AddStringToObject(m, "role", "assistant") &&
+              cJSON_AddNullToObject(m, "content"));
+    }
+    cJSON_ArrayForEach(p, parts) {
+        char pp[96];
+        snprintf(pp, sizeof pp, "%s.parts[%d]", path, i++);
+        const char *t = forge_json_str(p, "text");
+        const cJSON *fc = member(p, "functionCall", "function_call"), *fr = member(p, "functionResponse", "function_response");
+        echo |= cJSON_HasObjectItem(p, "thoughtSignature") || cJSON_HasObjectItem(p, "thought");
+        if (t) {
+            if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "thought"))) {
+                has_text = 1;
+                NOMEM(!forge_buf_adds(&text, t));
+            }
+        } else if (fc && model) {
+            const char *name = forge_json_str(fc, "name"), *id = forge_json_str(fc, "id");
+            const cJSON *args = cJSON_GetObjectItemCaseSensitive(fc, "args");
+            char gen[32];
+            if (!name)
+                BAD("%s.functionCall.name: must be a string", pp);
+            if (args && !cJSON_IsObject(args))
+                BAD("%s.functionCall.args: must be an object", pp);
+            if (!id || !*id) {
+                forge_wire_call_id(req, ncalls, gen, sizeof gen);
+                id = gen;
+            }
+            if (!calls)
+                NOMEM(calls = cJSON_AddArrayToObject(m, "tool_calls"));
+            cJSON *call = forge_wire_call_new(id, name);
+            NOMEM(call);
+            cJSON_AddItemToArray(calls, call);
+            if (args)
+                NOMEM(forge_wire_put(call, "arguments", cJSON_Duplicate(args, 1)));
+            ncalls++;
+        } else if (fr && !model) {
+            const char *name = forge_json_str(fr, "name"), *id = forge_json_str(fr, "id");
+            const cJSON *resp = cJSON_GetObjectItemCaseSensitive(fr, "response");
+            if (!name)
+                BAD("%s.functionResponse.name: must be a string", pp);
+            if (!cJSON_IsObject(resp))
+                BAD("%s.functionResponse.response: must be an object", pp);
+            if (!id || !*id)
+                id = unanswered(msgs, name);
+            if (!id)
+                BAD("%s.functionResponse: no earlier call of '%s' is left to answer", pp, name);
+            int is_error;
+            NOMEM(rt = response_text(resp, &is_error));
+            cJSON *tm = cJSON_CreateObject();
+            NOMEM(tm && cJSON_AddItemToArray(msgs, tm) && cJSON_AddStringToObject(tm, "role", "tool") &&
+                  cJSON_AddStringToObject(tm, "tool_call_id", id) && cJSON_AddStringToObject(tm, "name", name) &&
+                  cJSON_AddStringToObject(tm, "content", rt) && cJSON_AddBoolToObject(tm, "is_error", is_error));
+            FORGE_FREE(rt);
+        } else {
+            BAD("%s: only text, functionCall (model turns) and functionResponse (user turns) parts are supported", pp);
+        }
+    }
+    if (model) {
+        if (has_text)
+            NOMEM(cJSON_ReplaceItemInObjectCaseSensitive(m, "content", cJSON_CreateString(text.data ? text.data : "")));
+        /* signatures and thoughts must go back verbatim to a real Gemini: kept as build() wants */
+        if (echo) {
+            cJSON *pd, *g;
+            NOMEM((pd = cJSON_AddObjectToObject(m, "provider_data")) && (g = cJSON_AddObjectToObject(pd, "gemini")) &&
+                  forge_wire_put(g, "parts", cJSON_Duplicate(parts, 1)));
+        }
+    } else if (has_text) {
+        NOMEM((m = cJSON_CreateObject()) && cJSON_AddItemToArray(msgs, m) && cJSON_AddStringToObject(m, "role", "user") &&
+              cJSON_AddStringToObject(m, "content", text.data ? text.data : ""));
+    }
+out:
+    forge_free(rt);
+    forge_buf_free(&text);
+    return rc;
+}
+
+static int accept_tools(const cJSON *wt, cJSON *req, struct forge_err *err)
+{
+    int rc = 0, i = 0;
+    const cJSON *t, *d;
+    if (!cJSON_IsArray(wt))
+        return forge_err_set(err, FORGE_EINVAL, "tools: must be an array");
+    cJSON *tools = NULL;
+    cJSON_ArrayForEach(t, wt) {
+        const cJSON *decls = member(t, "functionDeclarations", "function_declarations");
+        if (!cJSON_IsArray(decls))
+            BAD("tools[%d]: only functionDeclarations are supported", i);
+        int j = 0;
+        cJSON_ArrayForEach(d, decls) {
+            const char *name = forge_json_str(d, "name"), *desc = forge_json_str(d, "description");
+            const cJSON *ps = member(d, "parametersJsonSchema", "parameters_json_schema");
+            if (!ps)
+                ps = cJSON_GetObjectItemCaseSensitive(d, "parameters");
+            if (!name)
+                BAD("tools[%d].functionDeclarations[%d].name: must be a string", i, j);
+            if (ps && !cJSON_IsObject(ps))
+                BAD("tools[%d].functionDeclarations[%d].parameters: must be a schema object", i, j);
+            if (!tools)
+                NOMEM(tools = cJSON_AddArrayToObject(req, "tools"));
+            cJSON *nt = cJSON_CreateObject();
+            NOMEM(nt && cJSON_AddItemToArray(tools, nt) && cJSON_AddStringToObject(nt, "name", name));
+            if (desc)
+                NOMEM(cJSON_AddStringToObject(nt, "description", desc));
+            if (ps)
+                NOMEM(forge_wire_put(nt, "parameters", cJSON_Duplicate(ps, 1)));
+            j++;
+        }
+        i++;
+    }
+out:
+    return rc;
+}
+
+static int accept_config(const cJSON *tc, cJSON *req, struct forge_err *err)
+{
+    int rc = 0;
+    const cJSON *fcc = member(tc, "functionCallingConfig", "function_calling_config");
+    if (!fcc)
+        return 0;
+    const char *mode = forge_json_str(fcc, "mode");
+    const cJSON *names = member(fcc, "allowedFunctionNames", "allowed_function_names");
+    if (!mode || (strcmp(mode, "AUTO") && strcmp(mode, "ANY") && strcmp(mode, "NONE") && strcmp(mode, "VALIDATED") &&
+                  strcmp(mode, "MODE_UNSPECIFIED")))
+        BAD("toolConfig.functionCallingConfig.mode: must be AUTO, ANY, NONE or VALIDATED");
+    if (!strcmp(mode, "ANY") && cJSON_GetArraySize(names) == 1 && cJSON_IsString(cJSON_GetArrayItem(names, 0))) {
+        cJSON *c = cJSON_AddObjectToObject(req, "tool_choice");
+        NOMEM(c && cJSON_AddStringToObject(c, "name", cJSON_GetArrayItem(names, 0)->valuestring));
+    } else if (strcmp(mode, "MODE_UNSPECIFIED")) {
+        NOMEM(cJSON_AddStringToObject(req, "tool_choice", !strcmp(mode, "ANY") ? "required"
+                                                          : !strcmp(mode, "NONE") ? "none" : "auto"));
+    }
+out:
+    return rc;
+}
+
+static int accept(const cJSON *body, cJSON **out, int *stream, struct forge_err *err)
+{
+    static const struct { const char *from, *to; } names[] = {
+        {"maxOutputTokens", "max_tokens"}, {"topP", "top_p"}, {"topK", "top_k"}, {"stopSequences", "stop"},
+        {"presencePenalty", "presence_penalty"}, {"frequencyPenalty", "frequency_penalty"}, {NULL, NULL}};
+    int rc = 0;
+    struct forge_buf sys;
+    forge_buf_init(&sys, 0);
+    *stream = 0; /* decided by the URL */
+    cJSON *req = cJSON_CreateObject(), *msgs;
+    NOMEM(req);
+    const cJSON *contents = cJSON_GetObjectItemCaseSensitive(body, "contents"), *c;
+    if (!cJSON_IsArray(contents))
+        BAD("contents: must be an array");
+    const cJSON *si = member(body, "systemInstruction", "system_instruction");
+    if (si) {
+        const cJSON *p;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(si, "parts")) {
+            const char *t = forge_json_str(p, "text");
+            NOMEM(!t || !forge_buf_adds(&sys, t));
+        }
+        if (cJSON_IsString(si))
+            NOMEM(!forge_buf_adds(&sys, si->valuestring));
+        NOMEM(cJSON_AddStringToObject(req, "system", sys.data ? sys.data : ""));
+    }
+    NOMEM(msgs = cJSON_AddArrayToObject(req, "messages"));
+    int i = 0;
+    cJSON_ArrayForEach(c, contents) {
+        char path[32];
+        snprintf(path, sizeof path, "contents[%d]", i++);
+        if ((rc = accept_turn(c, path, req, msgs, err)))
+            goto out;
+    }
+    const cJSON *v;
+    if ((v = cJSON_GetObjectItemCaseSensitive(body, "tools")) && (rc = accept_tools(v, req, err)))
+        goto out;
+    if ((v = member(body, "toolConfig", "tool_config")) && (rc = accept_config(v, req, err)))
+        goto out;
+    if ((v = member(body, "generationConfig", "generation_config"))) {
+        if (!cJSON_IsObject(v))
+            BAD("generationConfig: must be an object");
+        cJSON *params = cJSON_AddObjectToObject(req, "params");
+        NOMEM(params);
+        const cJSON *gp;
+        cJSON_ArrayForEach(gp, v) {
+            const char *key = gp->string;
+            for (int k = 0; names[k].from; k++)
+                if (!strcmp(key, names[k].from))
+                    key = names[k].to;
+            NOMEM(forge_wire_put(params, key, cJSON_Duplicate(gp, 1)));
+        }
+    }
+    rc = forge_wire_check(req, err);
+out:
+    forge_buf_free(&sys);
+    if (rc) {
+        cJSON_Delete(req);
+        req = NULL;
+    }
+    *out = req;
+    return rc;
+}
+
+static const char *finish_reason(const cJSON *resp)
+{
+    const char *f = forge_json_str(resp, "finish_reason");
+    if (f && !strcmp(f, "length"))
+        return "MAX_TOKENS";
+    if (f && !strcmp(f, "content_filter"))
+        return "SAFETY";
+    return "STOP";
+}
+
+/* The model's parts for <resp>: its own (provider_data) when it has them, else text and calls. */
+static cJSON *answer_parts(const cJSON *resp)
+{
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(resp, "message"), *c;
+    const cJSON *own = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(msg, "provider_data"), "gemini"), "parts");
+    if (cJSON_IsArray(own))
+        return cJSON_Duplicate(own, 1);
+    cJSON *parts = cJSON_CreateArray(), *p, *fc;
+    const char *text = forge_json_str(msg, "content");
+    if (!parts || (text && *text && (!(p = part(parts)) || !cJSON_AddStringToObject(p, "text", text))))
+        goto fail;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(msg, "tool_calls")) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(c, "arguments");
+        if (!(p = part(parts)) || !(fc = cJSON_AddObjectToObject(p, "functionCall")) ||
+            !cJSON_AddStringToObject(fc, "id", forge_json_str(c, "id")) ||
+            !cJSON_AddStringToObject(fc, "name", forge_json_str(c, "name")) ||
+            !forge_wire_put(fc, "args", a ? cJSON_Duplicate(a, 1) : cJSON_CreateObject()))
+            goto fail;
+    }
+    return parts;
+fail:
+    cJSON_Delete(parts);
+    return NULL;
+}
+
+/* A GenerateContentResponse holding <parts> (taken); <last> adds the finish reason and usage. */
+static cJSON *response(const cJSON *resp, const struct forge_answer_info *info, cJSON *parts, int last)
+{
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(resp, "usage");
+    double in = forge_json_num(u, "input_tokens", 0), outt = forge_json_num(u, "output_tokens", 0);
+    cJSON *o = cJSON_CreateObject(), *cands, *cand, *content, *um;
+    int ok = o && (cands = cJSON_AddArrayToObject(o, "candidates")) && (cand = part(cands)) &&
+             (content = cJSON_AddObjectToObject(cand, "content")) && cJSON_AddStringToObject(content, "role", "model") &&
+             forge_wire_put(content, "parts", parts);
+    parts = NULL;
+    ok = ok && (!last || cJSON_AddStringToObject(cand, "finishReason", finish_reason(resp))) &&
+         cJSON_AddNumberToObject(cand, "index", 0) && (um = cJSON_AddObjectToObject(o, "usageMetadata")) &&
+         cJSON_AddNumberToObject(um, "promptTokenCount", in) &&
+         (!last || (cJSON_AddNumberToObject(um, "candidatesTokenCount", outt) &&
+                    cJSON_AddNumberToObject(um, "totalTokenCount", in + outt))) &&
+         cJSON_AddStringToObject(o, "modelVersion", info->model) && cJSON_AddStringToObject(o, "responseId", info->id);
+    cJSON_Delete(parts);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static int answer(const cJSON *req, const cJSON *resp, const struct forge_answer_info *info, cJSON **out,
+                  struct forge_err *err)
+{
+    (void)req;
+    cJSON *parts = answer_parts(resp);
+    *out = parts ? response(resp, info, parts, 1) : NULL;
+    return *out ? 0 : forge_err_set(err, FORGE_ENOMEM, "out of memory writing the answer");
+}
+
+static int chunk(struct forge_buf *b, const cJSON *resp, const struct forge_answer_info *info, cJSON *parts, int last)
+{
+    cJSON *o = response(resp, info, parts, last);
+    int rc = o ? forge_wire_sse(b, NULL, o) : FORGE_ENOMEM;
+    cJSON_Delete(o);
+    return rc;
+}
+
+/* Text comes in pieces, one chunk each; a function call comes whole in a chunk of its own, as
+ * Gemini streams them; the last chunk carries the finish reason and the usage. */
+static int stream(const cJSON *req, const cJSON *resp, const struct forge_answer_info *info, struct forge_buf *b,
+                  struct forge_err *err)
+{
+    (void)req;
+    int rc = 0;
+    cJSON *parts = answer_parts(resp), *pending = NULL;
+    NOMEM(parts);
+    const cJSON *p;
+    cJSON_ArrayForEach(p, parts) {
+        const char *t = forge_json_str(p, "text");
+        size_t n = t && !cJSON_HasObjectItem(p, "thoughtSignature") ? strlen(t) : 0;
+        for (size_t at = 0, k; at < n; at += k) {
+            k = forge_wire_piece(t + at, n - at, FORGE_WIRE_PIECE);
+            if (pending)
+                NOMEM(!chunk(b, resp, info, pending, 0));
+            char *piece = forge_strndup(t + at, k);
+            cJSON *one = cJSON_CreateArray(), *q = one ? part(one) : NULL;
+            int ok = piece && q && cJSON_AddStringToObject(q, "text", piece);
+            forge_free(piece);
+            pending = ok ? one : NULL;
+            if (!ok)
+                cJSON_Delete(one);
+            NOMEM(pending);
+        }
+        if (n == 0) {
+            if (pending)
+                NOMEM(!chunk(b, resp, info, pending, 0));
+            cJSON *one = cJSON_CreateArray();
+            NOMEM(one);
+            if (!cJSON_AddItemToArray(one, cJSON_Duplicate(p, 1))) {
+                cJSON_Delete(one);
+                NOMEM(0);
+            }
+            pending = one;
+        }
+    }
+    if (!pending) {
+        cJSON *q;
+        NOMEM((pending = cJSON_CreateArray()) && (q = part(pending)) && cJSON_AddStringToObject(q, "text", ""));
+    }
+    rc = chunk(b, resp, info, pending, 1);
+    pending = NULL;
+    if (rc)
+        rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
+out:
+    cJSON_Delete(pending);
+    cJSON_Delete(parts);
+    return rc;
+}
+
+static cJSON *error_body(int status, const char *message)
+{
+    const char *st = status == 400 || status == 413 ? "INVALID_ARGUMENT" : status == 401 ? "UNAUTHENTICATED"
+                   : status == 403 ? "PERMISSION_DENIED" : status == 404 ? "NOT_FOUND"
+                   : status == 429 ? "RESOURCE_EXHAUSTED" : status == 503 ? "UNAVAILABLE"
+                   : status == 501 ? "UNIMPLEMENTED" : status >= 500 ? "INTERNAL" : "FAILED_PRECONDITION";
+    cJSON *o = cJSON_CreateObject(), *e;
+    if (!o || !(e = cJSON_AddObjectToObject(o, "error")) || !cJSON_AddNumberToObject(e, "code", status) ||
+        !cJSON_AddStringToObject(e, "message", message) || !cJSON_AddStringToObject(e, "status", st)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
 const struct forge_dialect forge_dialect_gemini = {
     .name = "gemini", .build = build, .parse = parse, .error_message = forge_wire_error_text,
+    .accept = accept, .answer = answer, .stream = stream, .error_body = error_body,
+    .stream_type = "text/event-stream",
 };

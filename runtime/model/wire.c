@@ -32,7 +32,12 @@ static int bad(struct forge_err *err, const char *fmt, const char *a, int i, int
 
 const cJSON *forge_wire_result(const cJSON *req, const char *call_id)
 {
-    const cJSON *msgs = cJSON_GetObjectItemCaseSensitive(req, "messages"), *m;
+    return forge_wire_result_in(cJSON_GetObjectItemCaseSensitive(req, "messages"), call_id);
+}
+
+const cJSON *forge_wire_result_in(const cJSON *msgs, const char *call_id)
+{
+    const cJSON *m;
     cJSON_ArrayForEach(m, msgs) {
         const char *role = forge_json_str(m, "role");
         const char *id = forge_json_str(m, "tool_call_id");

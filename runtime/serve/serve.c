@@ -269,13 +269,16 @@ out:
     cJSON_Delete(nresp);
 }
 
-/* Gemini: /v1beta/models/{model}:generateContent or :streamGenerateContent. */
+/* Gemini: /v1beta/models/{model}:generateContent or :streamGenerateContent (also under /v1 and
+ * /v1alpha, the API versions the SDKs may be set to). */
 static int gemini_path(const char *path, char *model, size_t n, int *stream)
 {
-    static const char prefix[] = "/v1beta/models/";
-    if (strncmp(path, prefix, sizeof prefix - 1))
-        return 0;
-    const char *m = path + sizeof prefix - 1, *colon = strrchr(m, ':');
+    static const char *const prefixes[] = {"/v1beta/models/", "/v1/models/", "/v1alpha/models/", NULL};
+    const char *m = NULL;
+    for (const char *const *p = prefixes; *p && !m; p++)
+        if (!strncmp(path, *p, strlen(*p)))
+            m = path + strlen(*p);
+    const char *colon = m ? strrchr(m, ':') : NULL;
     if (!colon || colon == m || (size_t)(colon - m) >= n)
         return 0;
     if (!strcmp(colon + 1, "generateContent"))
