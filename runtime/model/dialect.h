@@ -126,6 +126,10 @@ cJSON *forge_wire_result_value(const char *text);
  * error_message. */
 void forge_wire_error_text(const cJSON *v, char *out, size_t n);
 
+/* OpenAI's error body {"error": {"message", "type", "param", "code"}} for <status> (chat
+ * completions and responses share it); NULL when out of memory. */
+cJSON *forge_wire_openai_error(int status, const char *message);
+
 /* How many bytes of text or argument JSON one streamed delta carries at most. */
 #define FORGE_WIRE_PIECE 16
 

@@ -581,7 +581,7 @@ out:
     return rc;
 }
 
-static cJSON *error_body(int status, const char *message)
+cJSON *forge_wire_openai_error(int status, const char *message)
 {
     const char *type = status >= 500 ? "server_error" : "invalid_request_error";
     const char *code = status == 401 ? "invalid_api_key" : status == 404 ? "model_not_found"
@@ -598,6 +598,6 @@ static cJSON *error_body(int status, const char *message)
 
 const struct forge_dialect forge_dialect_openai = {
     .name = "openai", .build = build, .parse = parse, .error_message = forge_wire_error_text,
-    .accept = accept, .answer = answer, .stream = stream, .error_body = error_body,
+    .accept = accept, .answer = answer, .stream = stream, .error_body = forge_wire_openai_error,
     .stream_type = "text/event-stream",
 };

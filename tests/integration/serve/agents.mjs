@@ -84,11 +84,10 @@ async function openaiResponses(c, caseId, prompt, mode) {
     rec.rounds++;
     const calls = r.output.filter((o) => o.type === 'function_call');
     if (calls.length === 0) { rec.final = r.output_text; return rec; }
-    for (const fc of calls) {
-      input.push({ type: 'function_call', call_id: fc.call_id, name: fc.name, arguments: fc.arguments });
-      const result = run(rec, fc.name, JSON.parse(fc.arguments));
-      input.push({ type: 'function_call_output', call_id: fc.call_id, output: JSON.stringify(result) });
-    }
+    // as OpenAI documents it: the model's output items back into the input, then the results
+    input.push(...r.output);
+    for (const fc of calls)
+      input.push({ type: 'function_call_output', call_id: fc.call_id, output: JSON.stringify(run(rec, fc.name, JSON.parse(fc.arguments))) });
   }
 }
 
