@@ -23,7 +23,9 @@ struct forge_session {
     double started;
     double *turn_start, *turn_end; /* by user turn, from 1 */
     int nturns;
-    cJSON *calls;               /* {call id: [issued ms, result ms or null]} */
+    cJSON *calls;               /* {"#n": [issued ms, result ms]} for the n-th call of the
+                                   conversation: by position, since dialects without call ids
+                                   (Ollama, Gemini) name calls anew in each request */
     double in_tokens, out_tokens;
     long requests;
     cJSON *last_req, *last_resp; /* the latest exchange, kept (not copied) until a trajectory is
@@ -124,6 +126,21 @@ static int count_role(const cJSON *nreq, const char *role)
     return n;
 }
 
+/* The position (from 1) of the call <id> among the calls of <msgs>, or 0. */
+static int ordinal(const cJSON *msgs, const char *id)
+{
+    int n = 0;
+    const cJSON *m, *c;
+    cJSON_ArrayForEach(m, msgs)
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(m, "tool_calls")) {
+            n++;
+            const char *cid = forge_json_str(c, "id");
+            if (cid && !strcmp(cid, id))
+                return n;
+        }
+    return 0;
+}
+
 static int grow_turns(struct forge_session *s, int k)
 {
     if (k <= s->nturns)
@@ -192,10 +209,13 @@ int forge_sessions_begin(struct forge_sessions *t, const struct forge_server_req
     if (s->turn_start[k] < 0)
         s->turn_start[k] = t0;
     /* the first request that carries a call's result tells how long the agent's tool took */
-    const cJSON *m;
-    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(nreq, "messages")) {
+    const cJSON *msgs = cJSON_GetObjectItemCaseSensitive(nreq, "messages"), *m;
+    cJSON_ArrayForEach(m, msgs) {
         const char *role = forge_json_str(m, "role"), *id = forge_json_str(m, "tool_call_id");
-        cJSON *c = id && role && !strcmp(role, "tool") ? cJSON_GetObjectItemCaseSensitive(s->calls, id) : NULL;
+        char key[24];
+        int n = id && role && !strcmp(role, "tool") ? ordinal(msgs, id) : 0;
+        snprintf(key, sizeof key, "#%d", n);
+        cJSON *c = n ? cJSON_GetObjectItemCaseSensitive(s->calls, key) : NULL;
         if (cJSON_GetArraySize(c) == 1)
             cJSON_AddItemToArray(c, cJSON_CreateNumber(t0));
     }
@@ -288,7 +308,7 @@ static int add_assistant(struct forge_session *s, cJSON *turns, cJSON **agent, i
     return 0;
 }
 
-static int add_result(struct forge_session *s, cJSON *agent, const cJSON *m)
+static int add_result(struct forge_session *s, cJSON *agent, const cJSON *msgs, const cJSON *m)
 {
     const char *id = forge_json_str(m, "tool_call_id"), *text = forge_json_str(m, "content");
     cJSON *call = agent && id ? find_call(agent, id) : NULL;
@@ -301,7 +321,9 @@ static int add_result(struct forge_session *s, cJSON *agent, const cJSON *m)
     if (!v)
         return FORGE_ENOMEM;
     cJSON_ReplaceItemInObjectCaseSensitive(call, cJSON_IsString(v) ? "error" : "result", v);
-    const cJSON *times = cJSON_GetObjectItemCaseSensitive(s->calls, id);
+    char key[24];
+    snprintf(key, sizeof key, "#%d", ordinal(msgs, id));
+    const cJSON *times = cJSON_GetObjectItemCaseSensitive(s->calls, key);
     if (cJSON_GetArraySize(times) == 2)
         cJSON_AddNumberToObject(call, "latency_ms",
                                 ms(cJSON_GetArrayItem(times, 1)->valuedouble - cJSON_GetArrayItem(times, 0)->valuedouble));
@@ -337,7 +359,7 @@ static cJSON *build(struct forge_session *s, const cJSON *nreq, const cJSON *nre
         } else if (!strcmp(role, "assistant")) {
             if (add_assistant(s, turns, &agent, turn_id, &round, m))
                 goto fail;
-        } else if (add_result(s, agent, m)) {
+        } else if (add_result(s, agent, cJSON_GetObjectItemCaseSensitive(nreq, "messages"), m)) {
             goto fail;
         }
     }
@@ -386,12 +408,16 @@ void forge_sessions_end(struct forge_sessions *t, struct forge_session_ref *ref,
         s->turn_end[k] = t1;
     const cJSON *calls = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(*nresp, "message"),
                                                           "tool_calls"), *c;
+    int base = 0;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(*nreq, "messages"))
+        base += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "tool_calls"));
     cJSON_ArrayForEach(c, calls) {
-        const char *id = forge_json_str(c, "id");
+        char key[24];
+        snprintf(key, sizeof key, "#%d", ++base);
         cJSON *times = cJSON_CreateArray();
-        if (!id || !times || !cJSON_AddItemToArray(times, cJSON_CreateNumber(t1)) ||
-            (!cJSON_ReplaceItemInObjectCaseSensitive(s->calls, id, times) &&
-             !cJSON_AddItemToObject(s->calls, id, times)))
+        if (!times || !cJSON_AddItemToArray(times, cJSON_CreateNumber(t1)) ||
+            (!cJSON_ReplaceItemInObjectCaseSensitive(s->calls, key, times) && !cJSON_AddItemToObject(s->calls, key, times)))
             cJSON_Delete(times);
     }
     int ends = cJSON_GetArraySize(calls) == 0;
