@@ -20,7 +20,7 @@ async function ask(client, question) {
   const messages = [{ role: 'user', content: question }];
   for (;;) {
     // messages.stream: forge streams Anthropic's own events; finalMessage() assembles them
-    const msg = await client.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 1024, messages, tools: schemas }).finalMessage();
+    const msg = await client.messages.stream({ model: 'claude-sonnet-4-6', max_tokens: 1024, messages, tools: schemas }).finalMessage();
     messages.push({ role: 'assistant', content: msg.content });
     const uses = msg.content.filter((b) => b.type === 'tool_use');
     if (uses.length === 0) return msg.content.filter((b) => b.type === 'text').map((b) => b.text).join('');

@@ -181,6 +181,35 @@ def group_sdk():
     failed = [c["id"] for c in rep["cases"] if not c["passed"]]
     check("the failing case", failed == ["openai-chat-fails"], str(failed))
     check("stderr summary", f"{len(records)} conversations complete" in stderr, stderr[-500:])
+    # the saved trajectories score the same later
+    later = os.path.join(work, "later.json")
+    p = subprocess.run([FORGE, "run", os.path.join(SERVE, "evals.json"), "--transcripts", trans, "--report",
+                        "json=" + later], capture_output=True, text=True)
+    rep2 = json.load(open(later))
+    check("forge run --transcripts scores the saved file alike", p.returncode == 1 and
+          [(c["id"], c["passed"]) for c in rep2["cases"]] == [(c["id"], c["passed"]) for c in rep["cases"]],
+          p.stderr[-1000:])
+    if "anthropic" in sdks:
+        example(env, modules)
+
+
+def example(env, modules):
+    """scripts/serve: the TypeScript agent of docs/serve.md, scored by its evals."""
+    ex = os.path.join(ROOT, "scripts", "serve")
+    work = tempfile.mkdtemp(prefix="forge-serve-example-")
+    os.symlink(modules, os.path.join(work, "node_modules"))
+    with open(os.path.join(ex, "agent.mjs")) as f, open(os.path.join(work, "agent.mjs"), "w") as g:
+        g.write(f.read())
+    s = Server("--model", "scripted:" + os.path.join(ex, "rules.lua"), "--evals", os.path.join(ex, "evals.json"),
+               "--max-sessions", "2")
+    p = subprocess.run(["node", os.path.join(work, "agent.mjs")], capture_output=True, text=True, timeout=120,
+                       env=dict(env, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{s.port}", ANTHROPIC_API_KEY="test"))
+    check("example agent ran", p.returncode == 0 and p.stdout == (
+        "What is the weather in Paris? -> It is 18°C and cloudy in Paris.\n"
+        "Do I need an umbrella in Oslo? -> Now cloudy; tomorrow rain in Oslo.\n"), p.stdout + p.stderr[-2000:])
+    code = s.proc.wait(timeout=60)
+    out = s.proc.stdout.read()
+    check("example: stops after 2 sessions, both cases pass", code == 0 and "2 passed" in out, f"{code} {out}")
 
 
 # ---------------------------------------------------------------- http
