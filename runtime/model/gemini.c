@@ -318,7 +318,7 @@ static char *response_text(const cJSON *resp, int *is_error)
 
 static int accept_turn(const cJSON *turn, const char *path, cJSON *req, cJSON *msgs, struct forge_err *err)
 {
-    int rc = 0, i = 0, has_text = 0, ncalls = 0, echo = 0;
+    int rc = 0, i = 0, has_text = 0, echo = 0;
     char *rt = NULL;
     struct forge_buf text;
     forge_buf_init(&text, 0);
@@ -354,7 +354,7 @@ static int accept_turn(const cJSON *turn, const char *path, cJSON *req, cJSON *m
             if (args && !cJSON_IsObject(args))
                 BAD("%s.functionCall.args: must be an object", pp);
             if (!id || !*id) {
-                forge_wire_call_id(req, ncalls, gen, sizeof gen);
+                forge_wire_call_id(req, 0, gen, sizeof gen); /* the calls added so far are in req */
                 id = gen;
             }
             if (!calls)
@@ -364,7 +364,6 @@ static int accept_turn(const cJSON *turn, const char *path, cJSON *req, cJSON *m
             cJSON_AddItemToArray(calls, call);
             if (args)
                 NOMEM(forge_wire_put(call, "arguments", cJSON_Duplicate(args, 1)));
-            ncalls++;
         } else if (fr && !model) {
             const char *name = forge_json_str(fr, "name"), *id = forge_json_str(fr, "id");
             const cJSON *resp = cJSON_GetObjectItemCaseSensitive(fr, "response");

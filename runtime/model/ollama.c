@@ -240,7 +240,7 @@ static int accept_message(const cJSON *wm, const char *path, cJSON *req, cJSON *
                 if (a && !cJSON_IsObject(a) && !cJSON_IsString(a))
                     BAD("%s.tool_calls[%d].function.arguments: must be an object", path, i);
                 if (!id || !*id) {
-                    forge_wire_call_id(req, i, gen, sizeof gen);
+                    forge_wire_call_id(req, 0, gen, sizeof gen); /* the calls added so far are in req */
                     id = gen;
                 }
                 cJSON *call = forge_wire_call_new(id, name);

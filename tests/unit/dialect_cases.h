@@ -122,6 +122,109 @@ __attribute__((unused)) static int errmsg_is_(const struct forge_dialect *d, con
     return strcmp(out, want) == 0;
 }
 
+/* ---- the server side ---- */
+
+__attribute__((unused)) static const struct forge_answer_info SERVE_INFO = {
+    .model = "m-served", .id = "id7", .created = 1700000000};
+
+/* What build() sends for <req>, accept() reads back as <req> (or <want> when not NULL). */
+#define ROUND_TRIP(d, req, want) CHECK(round_trip_(d, req, want, __LINE__))
+__attribute__((unused)) static int round_trip_(const struct forge_dialect *d, const char *req_text, const char *want,
+                                               int line)
+{
+    struct forge_err e;
+    forge_err_clear(&e);
+    cJSON *req = J(req_text), *body = NULL, *back = NULL;
+    int stream = -1;
+    int rc = d->build(req, "m1", &body, &e);
+    if (!rc)
+        rc = d->accept(body, &back, &stream, &e);
+    if (rc)
+        fprintf(stderr, "line %d: build or accept failed: %s\n", line, e.msg);
+    int ok = !rc && same("accept(build(req))", back, want ? want : req_text, line);
+    cJSON_Delete(req);
+    cJSON_Delete(body);
+    cJSON_Delete(back);
+    return ok;
+}
+
+/* accept(<body>) gives <want> and the stream flag <stream>. */
+#define ACCEPT_IS(d, body, want, stream) CHECK(accept_is_(d, body, want, stream, __LINE__))
+__attribute__((unused)) static int accept_is_(const struct forge_dialect *d, const char *body_text, const char *want,
+                                              int want_stream, int line)
+{
+    struct forge_err e;
+    forge_err_clear(&e);
+    cJSON *body = J(body_text), *req = NULL;
+    int stream = -1;
+    int rc = d->accept(body, &req, &stream, &e);
+    if (rc)
+        fprintf(stderr, "line %d: accept failed: %s\n", line, e.msg);
+    int ok = !rc && same("request", req, want, line) && stream == want_stream;
+    if (!rc && stream != want_stream)
+        fprintf(stderr, "line %d: stream %d, expected %d\n", line, stream, want_stream);
+    cJSON_Delete(body);
+    cJSON_Delete(req);
+    return ok;
+}
+
+/* accept(<body>) fails with FORGE_EINVAL and exactly <msg>. */
+#define ACCEPT_FAILS(d, body, msg) CHECK(accept_fails_(d, body, msg, __LINE__))
+__attribute__((unused)) static int accept_fails_(const struct forge_dialect *d, const char *body_text, const char *msg,
+                                                 int line)
+{
+    struct forge_err e;
+    forge_err_clear(&e);
+    cJSON *body = J(body_text), *req = NULL;
+    int stream = 0;
+    int rc = d->accept(body, &req, &stream, &e);
+    int ok = rc == FORGE_EINVAL && !strcmp(e.msg, msg) && !req;
+    if (!ok)
+        fprintf(stderr, "line %d: expected '%s', got %d '%s'\n", line, msg, rc, e.msg);
+    cJSON_Delete(body);
+    cJSON_Delete(req);
+    return ok;
+}
+
+/* answer(<resp>) is <want>, and parse() reads <resp> back from it. */
+#define ANSWER_IS(d, req, resp, want) CHECK(answer_is_(d, req, resp, want, __LINE__))
+__attribute__((unused)) static int answer_is_(const struct forge_dialect *d, const char *req_text, const char *resp_text,
+                                              const char *want, int line)
+{
+    struct forge_err e;
+    forge_err_clear(&e);
+    cJSON *req = J(req_text), *resp = J(resp_text), *out = NULL, *back = NULL;
+    int rc = d->answer(req, resp, &SERVE_INFO, &out, &e);
+    int ok = !rc && same("answer", out, want, line);
+    if (!rc && (rc = d->parse(req, out, &back, &e)))
+        fprintf(stderr, "line %d: parse(answer) failed: %s\n", line, e.msg);
+    ok = ok && !rc && same("parse(answer)", back, resp_text, line);
+    cJSON_Delete(req);
+    cJSON_Delete(resp);
+    cJSON_Delete(out);
+    cJSON_Delete(back);
+    return ok;
+}
+
+/* The stream of <resp> is exactly <want>. */
+#define STREAM_IS(d, req, resp, want) CHECK(stream_is_(d, req, resp, want, __LINE__))
+__attribute__((unused)) static int stream_is_(const struct forge_dialect *d, const char *req_text, const char *resp_text,
+                                              const char *want, int line)
+{
+    struct forge_err e;
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    cJSON *req = J(req_text), *resp = J(resp_text);
+    int rc = d->stream(req, resp, &SERVE_INFO, &b, &e);
+    int ok = !rc && b.data && !strcmp(b.data, want);
+    if (!ok)
+        fprintf(stderr, "line %d: stream differs\n  got:\n%s\n  expected:\n%s\n", line, b.data ? b.data : "(null)", want);
+    forge_buf_free(&b);
+    cJSON_Delete(req);
+    cJSON_Delete(resp);
+    return ok;
+}
+
 /* Requests shared by the dialect tests. */
 #define USER_ONLY "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}"
 #define WEATHER "{\"name\":\"get_weather\",\"description\":\"Weather.\",\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}}"

@@ -80,8 +80,101 @@ TEST(answers)
     ERRMSG_IS(D, "{'error':{'code':400,'message':'API key not valid.','status':'INVALID_ARGUMENT'}}", "API key not valid.");
 }
 
+/* ---- the server side ---- */
+
+TEST(serve_accept)
+{
+    ROUND_TRIP(D, "{'system':'Be brief.','messages':[{'role':'user','content':'Weather?'},"
+                  "{'role':'assistant','content':'Checking.','tool_calls':[{'id':'c1','name':'get_weather','arguments':{'city':'Paris'}},"
+                  "{'id':'c2','name':'get_weather','arguments':{}}]},"
+                  "{'role':'tool','tool_call_id':'c1','name':'get_weather','content':'{\\'t\\':18}','is_error':false},"
+                  "{'role':'tool','tool_call_id':'c2','name':'get_weather','content':'no city','is_error':true},"
+                  "{'role':'user','content':'Thanks'}],'tools':[" WEATHER "],'tool_choice':{'name':'get_weather'},"
+                  "'params':{'max_tokens':10,'temperature':0}}", NULL);
+    /* snake_case spellings; calls without ids are named as forge names them, and results pair by
+     * name; a thought signature keeps the model's parts to send back */
+    ACCEPT_IS(D, "{'system_instruction':{'parts':[{'text':'Short.'}]},'contents':["
+                 "{'role':'user','parts':[{'text':'Hi'}]},"
+                 "{'role':'model','parts':[{'functionCall':{'name':'now','args':{}},'thought_signature':'x','thoughtSignature':'S'},"
+                 "{'functionCall':{'name':'later','args':{'h':2}}}]},"
+                 "{'role':'user','parts':[{'functionResponse':{'name':'later','response':{'output':{'at':'2pm'}}}},"
+                 "{'functionResponse':{'name':'now','response':{'time':'noon'}}}]}],"
+                 "'tools':[{'function_declarations':[{'name':'now','parameters':{'type':'object'}},{'name':'later'}]}],"
+                 "'tool_config':{'function_calling_config':{'mode':'ANY','allowed_function_names':['now']}},"
+                 "'generation_config':{'maxOutputTokens':5}}",
+              "{'system':'Short.','messages':[{'role':'user','content':'Hi'},"
+              "{'role':'assistant','content':null,'tool_calls':[{'id':'call_1','name':'now','arguments':{}},"
+              "{'id':'call_2','name':'later','arguments':{'h':2}}],'provider_data':{'gemini':{'parts':["
+              "{'functionCall':{'name':'now','args':{}},'thought_signature':'x','thoughtSignature':'S'},"
+              "{'functionCall':{'name':'later','args':{'h':2}}}]}}},"
+              "{'role':'tool','tool_call_id':'call_2','name':'later','content':'{\\'at\\':\\'2pm\\'}','is_error':false},"
+              "{'role':'tool','tool_call_id':'call_1','name':'now','content':'{\\'time\\':\\'noon\\'}','is_error':false}],"
+              "'tools':[{'name':'now','parameters':{'type':'object'}},{'name':'later'}],'tool_choice':{'name':'now'},"
+              "'params':{'max_tokens':5}}", 0);
+    ACCEPT_FAILS(D, "{'contents':{}}", "contents: must be an array");
+    ACCEPT_FAILS(D, "{'contents':[{'role':'user','parts':[{'inlineData':{'mimeType':'image/png','data':''}}]}]}",
+                 "contents[0].parts[0]: only text, functionCall (model turns) and functionResponse (user turns) parts are supported");
+    ACCEPT_FAILS(D, "{'contents':[{'role':'user','parts':[{'functionResponse':{'name':'f','response':{}}}]}]}",
+                 "contents[0].parts[0].functionResponse: no earlier call of 'f' is left to answer");
+    ACCEPT_FAILS(D, "{'contents':[{'role':'tool','parts':[]}]}", "contents[0].role: must be user or model");
+    ACCEPT_FAILS(D, "{'contents':[{'role':'user','parts':[{'text':'x'}]}],'toolConfig':{'functionCallingConfig':{'mode':'SOME'}}}",
+                 "toolConfig.functionCallingConfig.mode: must be AUTO, ANY, NONE or VALIDATED");
+}
+
+TEST(serve_answer)
+{
+    ANSWER_IS(D, USER_ONLY, "{'message':{'role':'assistant','content':'Hi there'},'finish_reason':'stop',"
+                            "'usage':{'input_tokens':2,'output_tokens':5}}",
+              "{'candidates':[{'content':{'role':'model','parts':[{'text':'Hi there'}]},'finishReason':'STOP','index':0}],"
+              "'usageMetadata':{'promptTokenCount':2,'candidatesTokenCount':5,'totalTokenCount':7},"
+              "'modelVersion':'m-served','responseId':'id7'}");
+    /* calls carry forge's ids; parse() keeps the parts with calls in provider_data, so the
+     * model's own parts (here the same) are what answer() sends */
+    ANSWER_IS(D, USER_ONLY, "{'message':{'role':'assistant','content':'Let me check.','tool_calls':[{'id':'c1','name':'get_weather',"
+                            "'arguments':{'city':'Paris'}}],'provider_data':{'gemini':{'parts':[{'text':'Let me check.'},"
+                            "{'functionCall':{'id':'c1','name':'get_weather','args':{'city':'Paris'}}}]}}},"
+                            "'finish_reason':'tool_calls','usage':{'input_tokens':3,'output_tokens':4}}",
+              "{'candidates':[{'content':{'role':'model','parts':[{'text':'Let me check.'},"
+              "{'functionCall':{'id':'c1','name':'get_weather','args':{'city':'Paris'}}}]},'finishReason':'STOP','index':0}],"
+              "'usageMetadata':{'promptTokenCount':3,'candidatesTokenCount':4,'totalTokenCount':7},"
+              "'modelVersion':'m-served','responseId':'id7'}");
+}
+
+#define CHUNK(parts, tail) "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[" parts "]}" tail "}\n\n"
+#define MID ",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":3},\"modelVersion\":\"m-served\",\"responseId\":\"id7\""
+#define LAST ",\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":3,\"candidatesTokenCount\":4," \
+             "\"totalTokenCount\":7},\"modelVersion\":\"m-served\",\"responseId\":\"id7\""
+
+TEST(serve_stream)
+{
+    /* text in pieces, a function call whole in its own chunk, the last chunk with the reason */
+    STREAM_IS(D, USER_ONLY, "{'message':{'role':'assistant','content':'It is sunny in Paris','tool_calls':["
+                            "{'id':'c1','name':'f','arguments':{'a':1}}]},'finish_reason':'tool_calls',"
+                            "'usage':{'input_tokens':3,'output_tokens':4}}",
+              CHUNK("{\"text\":\"It is sunny in P\"}", MID)
+              CHUNK("{\"text\":\"aris\"}", MID)
+              CHUNK("{\"functionCall\":{\"id\":\"c1\",\"name\":\"f\",\"args\":{\"a\":1}}}", LAST));
+    STREAM_IS(D, USER_ONLY, "{'message':{'role':'assistant','content':null},'finish_reason':'stop','usage':{'input_tokens':3,'output_tokens':4}}",
+              CHUNK("{\"text\":\"\"}", LAST));
+}
+
+TEST(serve_errors)
+{
+    cJSON *o = D->error_body(429, "slow down");
+    CHECK(same("429", o, "{'error':{'code':429,'message':'slow down','status':'RESOURCE_EXHAUSTED'}}", __LINE__));
+    cJSON_Delete(o);
+    o = D->error_body(404, "no model");
+    CHECK_STR(forge_json_str(cJSON_GetObjectItem(o, "error"), "status"), "NOT_FOUND");
+    cJSON_Delete(o);
+    CHECK_STR(D->stream_type, "text/event-stream");
+}
+
 int main(void)
 {
+    RUN(serve_accept);
+    RUN(serve_answer);
+    RUN(serve_stream);
+    RUN(serve_errors);
     RUN(bodies);
     RUN(answers);
     return TEST_DONE();

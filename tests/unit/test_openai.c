@@ -112,45 +112,13 @@ TEST(malformed_arguments)
 
 static const struct forge_answer_info INFO = {.model = "gpt-x", .id = "chatcmpl-forge7", .created = 1700000000};
 
-/* accept(<body>) gives <want> and the stream flag <stream>. */
-#define ACCEPT_IS(body, want, stream) CHECK(accept_is_(body, want, stream, __LINE__))
-static int accept_is_(const char *body_text, const char *want, int want_stream, int line)
-{
-    struct forge_err e;
-    forge_err_clear(&e);
-    cJSON *body = J(body_text), *req = NULL;
-    int stream = -1;
-    int rc = D->accept(body, &req, &stream, &e);
-    if (rc)
-        fprintf(stderr, "line %d: accept failed: %s\n", line, e.msg);
-    int ok = !rc && same("request", req, want, line) && stream == want_stream;
-    cJSON_Delete(body);
-    cJSON_Delete(req);
-    return ok;
-}
-
-#define ACCEPT_FAILS(body, msg) CHECK(accept_fails_(body, msg, __LINE__))
-static int accept_fails_(const char *body_text, const char *msg, int line)
-{
-    struct forge_err e;
-    forge_err_clear(&e);
-    cJSON *body = J(body_text), *req = NULL;
-    int stream = 0;
-    int rc = D->accept(body, &req, &stream, &e);
-    int ok = rc == FORGE_EINVAL && !strcmp(e.msg, msg) && !req;
-    if (!ok)
-        fprintf(stderr, "line %d: expected '%s', got %d '%s'\n", line, msg, rc, e.msg);
-    cJSON_Delete(body);
-    return ok;
-}
-
 TEST(serve_accept)
 {
-    ACCEPT_IS("{'model':'m','messages':[{'role':'user','content':'Hi'}]}",
+    ACCEPT_IS(D, "{'model':'m','messages':[{'role':'user','content':'Hi'}]}",
               "{'messages':[{'role':'user','content':'Hi'}]}", 0);
     /* system and developer messages join; text parts join; calls, results (named after their
      * call), tools, choice, parallel flag, stream options and params */
-    ACCEPT_IS("{'model':'m','stream':true,'stream_options':{'include_usage':true},'temperature':0.5,'seed':3,"
+    ACCEPT_IS(D, "{'model':'m','stream':true,'stream_options':{'include_usage':true},'temperature':0.5,'seed':3,"
               "'messages':[{'role':'system','content':'A.'},{'role':'developer','content':[{'type':'text','text':'B.'}]},"
               "{'role':'user','content':[{'type':'text','text':'Wea'},{'type':'text','text':'ther?'}]},"
               "{'role':'assistant','content':null,'tool_calls':[{'id':'c1','type':'function',"
@@ -167,46 +135,37 @@ TEST(serve_accept)
               "'params':{'temperature':0.5,'seed':3}}", 1);
     /* what build() sends, accept() reads back (results without the error flag, which the
      * OpenAI wire does not carry) */
-    const char *req_text = "{'system':'Be brief.','messages':[{'role':'user','content':'Weather?'},"
+    static const char req_text[] = "{'system':'Be brief.','messages':[{'role':'user','content':'Weather?'},"
                            "{'role':'assistant','content':'Looking.','tool_calls':[{'id':'c1','name':'get_weather',"
                            "'arguments':{'city':'Paris'}}]},{'role':'tool','tool_call_id':'c1','name':'get_weather',"
                            "'content':'18C','is_error':false},{'role':'assistant','content':'18C.'},"
                            "{'role':'user','content':'Thanks'}],'tools':[" WEATHER "],'tool_choice':'required',"
                            "'params':{'temperature':0}}";
-    struct forge_err e;
-    cJSON *req = J(req_text), *body = NULL, *back = NULL;
-    int stream = 1;
-    CHECK_INT(D->build(req, "m1", &body, &e), 0);
-    CHECK_INT(D->accept(body, &back, &stream, &e), 0);
-    CHECK(same("round trip", back, req_text, __LINE__));
-    CHECK_INT(stream, 0);
-    cJSON_Delete(req);
-    cJSON_Delete(body);
-    cJSON_Delete(back);
+    ROUND_TRIP(D, req_text, NULL);
 }
 
 TEST(serve_accept_errors)
 {
-    ACCEPT_FAILS("{'model':'m'}", "messages: must be an array");
-    ACCEPT_FAILS("{'messages':[{'content':'x'}]}", "messages[0].role: must be a string");
-    ACCEPT_FAILS("{'messages':[{'role':'robot','content':'x'}]}",
+    ACCEPT_FAILS(D, "{'model':'m'}", "messages: must be an array");
+    ACCEPT_FAILS(D, "{'messages':[{'content':'x'}]}", "messages[0].role: must be a string");
+    ACCEPT_FAILS(D, "{'messages':[{'role':'robot','content':'x'}]}",
                  "messages[0].role: 'robot' is not system, developer, user, assistant or tool");
-    ACCEPT_FAILS("{'messages':[{'role':'user','content':[{'type':'image_url','image_url':{'url':'x'}}]}]}",
+    ACCEPT_FAILS(D, "{'messages':[{'role':'user','content':[{'type':'image_url','image_url':{'url':'x'}}]}]}",
                  "messages[0].content[0]: only text parts are supported (type 'image_url')");
-    ACCEPT_FAILS("{'messages':[{'role':'user','content':7}]}",
+    ACCEPT_FAILS(D, "{'messages':[{'role':'user','content':7}]}",
                  "messages[0].content: must be a string or an array of content parts");
-    ACCEPT_FAILS("{'messages':[{'role':'user','content':'x'},{'role':'assistant','tool_calls':[{'id':'a','type':'function',"
+    ACCEPT_FAILS(D, "{'messages':[{'role':'user','content':'x'},{'role':'assistant','tool_calls':[{'id':'a','type':'function',"
                  "'function':{'name':'f','arguments':'[1]'}}]}]}",
                  "messages[1].tool_calls[0].function.arguments: not a JSON object");
-    ACCEPT_FAILS("{'messages':[{'role':'user','content':'x'},{'role':'assistant','tool_calls':[{'type':'function',"
+    ACCEPT_FAILS(D, "{'messages':[{'role':'user','content':'x'},{'role':'assistant','tool_calls':[{'type':'function',"
                  "'function':{'name':'f','arguments':'{}'}}]}]}",
                  "messages[1].tool_calls[0].id: must be a non-empty string");
-    ACCEPT_FAILS("{'messages':[{'role':'user','content':'x'},{'role':'tool','tool_call_id':'z','content':'r'}]}",
+    ACCEPT_FAILS(D, "{'messages':[{'role':'user','content':'x'},{'role':'tool','tool_call_id':'z','content':'r'}]}",
                  "request: messages[1]: tool result for 'z' answers no earlier call");
-    ACCEPT_FAILS("{'messages':[{'role':'user','content':'x'}],'tools':[{'type':'web_search'}]}",
+    ACCEPT_FAILS(D, "{'messages':[{'role':'user','content':'x'}],'tools':[{'type':'web_search'}]}",
                  "tools[0]: only {\"type\": \"function\", \"function\": {...}} tools are supported");
-    ACCEPT_FAILS("{'messages':[{'role':'user','content':'x'}],'stream':'yes'}", "stream: must be true or false");
-    ACCEPT_FAILS("{'messages':[{'role':'user','content':'x'}],'tool_choice':{'type':'function'}}",
+    ACCEPT_FAILS(D, "{'messages':[{'role':'user','content':'x'}],'stream':'yes'}", "stream: must be true or false");
+    ACCEPT_FAILS(D, "{'messages':[{'role':'user','content':'x'}],'tool_choice':{'type':'function'}}",
                  "tool_choice: must be auto, none, required or {\"type\": \"function\", \"function\": {\"name\": ...}}");
 }
 
