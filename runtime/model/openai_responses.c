@@ -500,7 +500,7 @@ fail:
 static cJSON *response_object(const cJSON *req, const cJSON *resp, const struct forge_answer_info *info, cJSON *output)
 {
     const char *f = forge_json_str(resp, "finish_reason");
-    int incomplete = output && f && !strcmp(f, "length");
+    int output_given = output != NULL, incomplete = output && f && !strcmp(f, "length");
     const cJSON *u = cJSON_GetObjectItemCaseSensitive(resp, "usage"), *t;
     double in = forge_json_num(u, "input_tokens", 0), outt = forge_json_num(u, "output_tokens", 0);
     cJSON *o = cJSON_CreateObject(), *w, *tools;
@@ -538,7 +538,9 @@ static cJSON *response_object(const cJSON *req, const cJSON *resp, const struct 
              forge_wire_put(w, "parameters", ps ? cJSON_Duplicate(ps, 1) : cJSON_CreateObject()) &&
              cJSON_AddFalseToObject(w, "strict");
     }
-    if (ok && (w = cJSON_AddObjectToObject(o, "usage"))) {
+    if (ok && !output_given) {
+        ok = cJSON_AddNullToObject(o, "usage") != NULL; /* known once the response is done */
+    } else if (ok && (w = cJSON_AddObjectToObject(o, "usage"))) {
         cJSON *d;
         ok = cJSON_AddNumberToObject(w, "input_tokens", in) && (d = cJSON_AddObjectToObject(w, "input_tokens_details")) &&
              cJSON_AddNumberToObject(d, "cached_tokens", 0) && cJSON_AddNumberToObject(w, "output_tokens", outt) &&
