@@ -9,6 +9,11 @@
 #include "base/buf.h"
 #include "base/err.h"
 
+/* Where in a streamed body the first text and the first tool call arrived. */
+struct forge_stream_marks {
+    size_t first_token, first_call;
+};
+
 /* What an answer served by `forge serve` says of itself beside the normalized response. */
 struct forge_answer_info {
     const char *model;   /* the model name the client asked for */
@@ -56,6 +61,20 @@ struct forge_dialect {
     cJSON *(*error_body)(int status, const char *message);
     /* The Content-Type of streamed answers ("text/event-stream", "application/x-ndjson"). */
     const char *stream_type;
+
+    /* The client side of streamed answers. */
+
+    /* Nonzero when <text> (a streamed body, whole or cut) ends as the provider ends a stream:
+     * its terminator, or an error event. */
+    int (*stream_complete)(const char *text, size_t len);
+    /* Assembles the streamed body <text> into the body the provider would have answered without
+     * streaming (*body, new), which parse() then reads, so a streamed answer normalizes exactly
+     * as a whole one. Sets the offsets in <text> of the first text token and of the first tool
+     * call (SIZE_MAX when none). FORGE_ENET names what is wrong: an error event (with the
+     * provider's message), an event that is not JSON, a tool call's arguments that do not add up
+     * to JSON, a missing terminator. */
+    int (*assemble)(const char *text, size_t len, cJSON **body, struct forge_stream_marks *marks,
+                    struct forge_err *err);
 };
 
 extern const struct forge_dialect forge_dialect_openai;
@@ -140,4 +159,20 @@ size_t forge_wire_piece(const char *s, size_t n, size_t max);
 /* Appends one server-sent event to <b>: "event: <event>\n" when <event> is not NULL, then
  * "data: <compact JSON of v>\n\n". Returns 0, FORGE_ENOMEM or FORGE_ELIMIT. */
 int forge_wire_sse(struct forge_buf *b, const char *event, const cJSON *v);
+
+/* Server-sent events of a streamed body, one at a time (the framing of the WHATWG spec: lines
+ * end with \n, \r\n or \r; "event:" and "data:" fields, several data lines joined with \n;
+ * comments and other fields skipped; an event without its closing blank line at the end of the
+ * text is not dispatched). */
+struct forge_sse {
+    const char *base, *p, *end;
+    struct forge_buf data;  /* the current event's data (owned; free with forge_sse_free); its
+                               .data is NULL when the event has no data */
+    char event[64];         /* the current event's name, "" when it has none */
+    size_t offset;          /* where the current event starts in the text */
+};
+void forge_sse_init(struct forge_sse *it, const char *text, size_t len);
+/* Moves to the next event: 1, or 0 at the end; FORGE_ENOMEM. */
+int forge_sse_next(struct forge_sse *it);
+void forge_sse_free(struct forge_sse *it);
 #endif

@@ -4,6 +4,7 @@
 #include "base/alloc.h"
 #include "data/json.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -596,8 +597,153 @@ cJSON *forge_wire_openai_error(int status, const char *message)
     return o;
 }
 
+/* ---- streamed answers (client side) ---- */
+
+/* The data of the last event of <text>, in <out> (n bytes), or "". */
+static void last_data(const char *text, size_t len, char *out, size_t n)
+{
+    struct forge_sse it;
+    forge_sse_init(&it, text, len);
+    out[0] = '\0';
+    while (forge_sse_next(&it) == 1)
+        snprintf(out, n, "%s", it.data.data ? it.data.data : "");
+    forge_sse_free(&it);
+}
+
+static int stream_complete(const char *text, size_t len)
+{
+    char last[64];
+    last_data(text, len, last, sizeof last);
+    return !strcmp(last, "[DONE]") || !strncmp(last, "{\"error\"", 8);
+}
+
+/* The call at <index> in <calls>, made when first seen. */
+static cJSON *call_at(cJSON *calls, int index)
+{
+    cJSON *c;
+    cJSON_ArrayForEach(c, calls)
+        if ((int)forge_json_num(c, "index", -1) == index)
+            return c;
+    cJSON *f;
+    if (!(c = cJSON_CreateObject()) || !cJSON_AddItemToArray(calls, c) || !cJSON_AddNumberToObject(c, "index", index) ||
+        !cJSON_AddStringToObject(c, "type", "function") || !(f = cJSON_AddObjectToObject(c, "function")) ||
+        !cJSON_AddStringToObject(f, "arguments", ""))
+        return NULL;
+    return c;
+}
+
+/* Appends <piece> to the string member <key> of <o> (made when absent). */
+static int append(cJSON *o, const char *key, const char *piece)
+{
+    const char *had = forge_json_str(o, key);
+    char *joined = forge_strdupf("%s%s", had ? had : "", piece);
+    cJSON *v = joined ? cJSON_CreateString(joined) : NULL;
+    forge_free(joined);
+    return v && forge_wire_put(o, key, v) ? 0 : FORGE_ENOMEM;
+}
+
+static int assemble(const char *text, size_t len, cJSON **body, struct forge_stream_marks *marks, struct forge_err *err)
+{
+    int rc = 0, done = 0;
+    struct forge_sse it;
+    forge_sse_init(&it, text, len);
+    marks->first_token = marks->first_call = SIZE_MAX;
+    cJSON *b = cJSON_CreateObject(), *choices, *choice = NULL, *msg, *calls = cJSON_CreateArray(), *chunk = NULL;
+    struct forge_buf content;
+    forge_buf_init(&content, 0);
+    int has_content = 0;
+    NOMEM(b && calls && (choices = cJSON_AddArrayToObject(b, "choices")) && (choice = cJSON_CreateObject()) &&
+          cJSON_AddItemToArray(choices, choice) && (msg = cJSON_AddObjectToObject(choice, "message")) &&
+          cJSON_AddStringToObject(msg, "role", "assistant"));
+    for (int r; (r = forge_sse_next(&it)) != 0;) {
+        NOMEM(r == 1);
+        const char *data = it.data.data ? it.data.data : "";
+        if (!strcmp(data, "[DONE]")) {
+            done = 1;
+            break;
+        }
+        struct forge_err pe;
+        cJSON_Delete(chunk);
+        if (!(chunk = forge_json_parse(data, strlen(data), "event", &pe))) {
+            rc = forge_err_set(err, FORGE_ENET, "openai: a stream event at byte %zu is not JSON (%s)", it.offset, pe.msg);
+            goto out;
+        }
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(chunk, "error");
+        if (e) {
+            char m[512];
+            forge_wire_error_text(chunk, m, sizeof m);
+            rc = forge_err_set(err, FORGE_ENET, "openai: the stream failed: %s", m[0] ? m : "(no message)");
+            goto out;
+        }
+        const cJSON *u = cJSON_GetObjectItemCaseSensitive(chunk, "usage");
+        if (cJSON_IsObject(u))
+            NOMEM(forge_wire_put(b, "usage", cJSON_Duplicate(u, 1)));
+        const cJSON *ch = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(chunk, "choices"), 0);
+        if (!ch)
+            continue;
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(ch, "delta"), *tc;
+        const char *piece = forge_json_str(d, "content"), *refusal = forge_json_str(d, "refusal");
+        const char *fin = forge_json_str(ch, "finish_reason");
+        if (piece || refusal) {
+            NOMEM(!forge_buf_adds(&content, piece ? piece : refusal));
+            has_content = 1;
+            if ((piece ? *piece : *refusal) && marks->first_token == SIZE_MAX)
+                marks->first_token = it.offset;
+            if (refusal)
+                NOMEM(!append(msg, "refusal", refusal));
+        }
+        int k = 0;
+        cJSON_ArrayForEach(tc, cJSON_GetObjectItemCaseSensitive(d, "tool_calls")) {
+            /* a call's id and name come in its first delta; its arguments in pieces, by index */
+            int index = (int)forge_json_num(tc, "index", k);
+            cJSON *c = call_at(calls, index), *f = cJSON_GetObjectItemCaseSensitive(c, "function");
+            NOMEM(c);
+            const cJSON *df = cJSON_GetObjectItemCaseSensitive(tc, "function");
+            const char *id = forge_json_str(tc, "id"), *name = forge_json_str(df, "name"), *args = forge_json_str(df, "arguments");
+            if (id && *id)
+                NOMEM(forge_wire_put(c, "id", cJSON_CreateString(id)));
+            if (name && *name)
+                NOMEM(!append(f, "name", name));
+            if (args)
+                NOMEM(!append(f, "arguments", args));
+            if (marks->first_call == SIZE_MAX)
+                marks->first_call = it.offset;
+            k++;
+        }
+        if (fin)
+            NOMEM(forge_wire_put(choice, "finish_reason", cJSON_CreateString(fin)));
+    }
+    if (!done) {
+        rc = forge_err_set(err, FORGE_ENET, "openai: the stream ended without data: [DONE]");
+        goto out;
+    }
+    /* the first delta carries "content": "" even before calls, whose whole answer has null */
+    if (!content.len && cJSON_GetArraySize(calls) > 0)
+        has_content = 0;
+    NOMEM(has_content ? cJSON_AddStringToObject(msg, "content", content.data ? content.data : "")
+                      : cJSON_AddNullToObject(msg, "content"));
+    if (cJSON_GetArraySize(calls) > 0) {
+        cJSON *c;
+        cJSON_ArrayForEach(c, calls)
+            cJSON_DeleteItemFromObjectCaseSensitive(c, "index");
+        forge_wire_put(msg, "tool_calls", calls);
+        calls = NULL;
+    }
+out:
+    forge_sse_free(&it);
+    forge_buf_free(&content);
+    cJSON_Delete(chunk);
+    cJSON_Delete(calls);
+    if (rc) {
+        cJSON_Delete(b);
+        b = NULL;
+    }
+    *body = b;
+    return rc;
+}
+
 const struct forge_dialect forge_dialect_openai = {
     .name = "openai", .build = build, .parse = parse, .error_message = forge_wire_error_text,
     .accept = accept, .answer = answer, .stream = stream, .error_body = forge_wire_openai_error,
-    .stream_type = "text/event-stream",
+    .stream_type = "text/event-stream", .stream_complete = stream_complete, .assemble = assemble,
 };

@@ -30,7 +30,8 @@ struct provider {
     struct forge_model base;
     const struct forge_dialect *d;
     char *base_url;
-    char *url;
+    char *url, *stream_url;
+    int stream;
     char *headers[FORGE_PROVIDER_MAX_HEADERS + 8]; /* NULL-terminated, owned */
     char *secrets[MAX_SECRETS];                    /* NULL-terminated, owned */
     struct forge_http_opts http;
@@ -65,10 +66,15 @@ int forge_provider_opts_arg(struct forge_provider_opts *o, int argc, char **argv
 {
     static const char *const valued[] = {"--model", "--base-url", "--header", "--timeout-ms", "--retries",
                                          "--deadline-ms", "--cache-dir", "--record", "--replay", "--prices",
-                                         "--max-response-bytes", NULL};
+                                         "--max-response-bytes", "--idle-timeout-ms", NULL};
     const char *arg = argv[*i];
     if (strcmp(arg, "--no-cache") == 0) {
         o->no_cache = 1;
+        (*i)++;
+        return 1;
+    }
+    if (strcmp(arg, "--stream") == 0) {
+        o->stream = 1;
         (*i)++;
         return 1;
     }
@@ -135,6 +141,10 @@ int forge_provider_opts_arg(struct forge_provider_opts *o, int argc, char **argv
         if (parse_long(name, val, 1, &n, err))
             return FORGE_EINVAL;
         o->max_response_bytes = (size_t)n;
+    } else if (strcmp(flag, "--idle-timeout-ms") == 0) {
+        if (parse_long(name, val, 1, &n, err))
+            return FORGE_EINVAL;
+        o->idle_timeout_ms = n;
     }
     if (o->record_path && o->replay_path)
         return forge_err_set(err, FORGE_EINVAL, "--record and --replay cannot be used together");
@@ -153,6 +163,7 @@ static void provider_free(struct forge_model *m)
     for (int i = 0; p->secrets[i]; i++)
         forge_free(p->secrets[i]);
     forge_free(p->cache_dir);
+    forge_free(p->stream_url);
     forge_cassette_free(p->record);
     forge_cassette_free(p->replay);
     forge_prices_free(p->prices);
@@ -330,6 +341,16 @@ struct forge_model *forge_provider_open(const char *spec, const struct forge_pro
     p->url = forge_buf_take(&b);
     if (!p->url)
         goto nomem;
+    /* Gemini streams from another method of the model; the others take "stream": true */
+    if (d == &forge_dialect_gemini) {
+        size_t n = strlen(p->url) - strlen(":generateContent");
+        p->stream_url = forge_strdupf("%.*s:streamGenerateContent?alt=sse", (int)n, p->url);
+    } else {
+        p->stream_url = forge_strdup(p->url);
+    }
+    if (!p->stream_url)
+        goto nomem;
+    p->stream = o->stream;
 
     if (add_header(p, o, "Content-Type", "application/json"))
         goto nomem;
@@ -377,6 +398,8 @@ struct forge_model *forge_provider_open(const char *spec, const struct forge_pro
     p->http.backoff_ms = o->backoff_ms;
     p->http.body_limit = o->max_response_bytes;
     p->http.deadline_ns = o->deadline_ms ? forge_clock_ns() + (uint64_t)o->deadline_ms * 1000000u : 0;
+    p->http.idle_timeout_ms = o->idle_timeout_ms ? o->idle_timeout_ms : 30000;
+    p->http.complete = d->stream_complete;
     for (const char *const *kv = key_vars; *kv; kv++)
         if (add_secret(p, getenv(*kv)))
             goto nomem;
@@ -453,6 +476,69 @@ static int finish(struct provider *p, cJSON *resp, double latency_ms, int cached
     return 0;
 }
 
+/* A copy of the request body <body> that asks for the dialect's stream (Gemini asks by URL). */
+static cJSON *stream_body(const struct provider *p, const cJSON *body)
+{
+    cJSON *b = cJSON_Duplicate(body, 1), *so;
+    if (!b || p->d == &forge_dialect_gemini)
+        return b;
+    if (!forge_wire_put(b, "stream", cJSON_CreateTrue()) ||
+        (p->d == &forge_dialect_openai && (!(so = cJSON_AddObjectToObject(b, "stream_options")) ||
+                                           !cJSON_AddTrueToObject(so, "include_usage")))) {
+        cJSON_Delete(b);
+        return NULL;
+    }
+    return b;
+}
+
+static cJSON *ms_or_null(double ms)
+{
+    return ms < 0 ? cJSON_CreateNull() : cJSON_CreateNumber((double)(long long)(ms * 1000 + 0.5) / 1000);
+}
+
+/* "timing" of a streamed answer from when its pieces arrived; all zeros without pieces. */
+static int add_timing(cJSON *r, const struct forge_http_response *hr, const struct forge_stream_marks *mk)
+{
+    double ttfb = hr && hr->nmarks ? hr->marks[0].ms : 0, last = hr && hr->nmarks ? hr->marks[hr->nmarks - 1].ms : 0;
+    double tok = mk->first_token == SIZE_MAX ? -1 : hr ? forge_http_time_at(hr, mk->first_token) : 0;
+    double call = mk->first_call == SIZE_MAX ? -1 : hr ? forge_http_time_at(hr, mk->first_call) : 0;
+    cJSON *t = cJSON_CreateObject();
+    if (!t || !forge_wire_put(r, "timing", t) || !cJSON_AddItemToObject(t, "ttfb_ms", ms_or_null(ttfb)) ||
+        !cJSON_AddItemToObject(t, "first_token_ms", ms_or_null(tok)) ||
+        !cJSON_AddItemToObject(t, "first_tool_call_ms", ms_or_null(call)) ||
+        !cJSON_AddItemToObject(t, "last_byte_ms", ms_or_null(last)))
+        return FORGE_ENOMEM;
+    return 0;
+}
+
+/* A recorded or cached answer asked for as a stream: streamed again through the dialect's own
+ * events and read back, so replays exercise the same path as live streams. */
+static int restream(struct provider *p, const cJSON *req, cJSON **r, struct forge_err *err)
+{
+    struct forge_answer_info info = {.model = p->base.name, .id = "replayed", .created = 0};
+    struct forge_stream_marks mk;
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    cJSON *body = NULL, *again = NULL;
+    int rc = p->d->stream(req, *r, &info, &b, err);
+    if (!rc)
+        rc = p->d->assemble(b.data ? b.data : "", b.len, &body, &mk, err);
+    if (!rc)
+        rc = p->d->parse(req, body, &again, err);
+    if (!rc && (rc = add_timing(again, NULL, &mk)))
+        forge_err_set(err, rc, "out of memory");
+    forge_buf_free(&b);
+    cJSON_Delete(body);
+    if (rc) {
+        cJSON_Delete(again);
+        forge_err_prefix(err, "%s:%s: replaying the stream", p->base.provider, p->base.name);
+        return rc;
+    }
+    cJSON_Delete(*r);
+    *r = again;
+    return 0;
+}
+
 static int provider_complete(struct forge_model *m, const cJSON *req, cJSON **resp, struct forge_err *err)
 {
     struct provider *p = (struct provider *)m;
@@ -460,8 +546,12 @@ static int provider_complete(struct forge_model *m, const cJSON *req, cJSON **re
     cJSON *body = NULL, *r = NULL;
     char *text = NULL, *sorted = NULL, *rbody = NULL;
     struct forge_http_response hr = {0};
+    struct forge_stream_marks mk = {SIZE_MAX, SIZE_MAX};
     char key[65] = "", tape_key[65] = "";
     double t0 = forge_clock_ms();
+    int stream = p->stream || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "stream"));
+    cJSON *sbody = NULL;
+    char *stext = NULL;
     *resp = NULL;
     if ((rc = forge_wire_check(req, err)) || (rc = p->d->build(req, p->base.name, &body, err)))
         goto out;
@@ -484,16 +574,46 @@ static int provider_complete(struct forge_model *m, const cJSON *req, cJSON **re
             goto out;
         if ((rc = read_answer(p, req, status, rbody, &r, err)))
             goto out;
+        if (stream && (rc = restream(p, req, &r, err)))
+            goto out;
         rc = finish(p, r, forge_clock_ms() - t0, 0);
         goto out;
     }
     if (p->cache_dir && p->read_cache && (r = forge_cache_get(p->cache_dir, key))) {
+        cJSON_DeleteItemFromObjectCaseSensitive(r, "timing");
+        if (stream && (rc = restream(p, req, &r, err)))
+            goto out;
         rc = finish(p, r, forge_clock_ms() - t0, 1);
         goto out;
     }
-    if ((rc = forge_http_post(p->url, (const char *const *)p->headers, text, strlen(text), &p->http, &hr, err))) {
+    struct forge_http_opts http = p->http;
+    http.stream = stream;
+    if (stream && (!(sbody = stream_body(p, body)) || !(stext = forge_json_print(sbody, 0)))) {
+        rc = forge_err_set(err, FORGE_ENOMEM, "out of memory printing the request");
+        goto out;
+    }
+    if ((rc = forge_http_post(stream ? p->stream_url : p->url, (const char *const *)p->headers, stream ? stext : text,
+                              strlen(stream ? stext : text), &http, &hr, err))) {
         forge_err_prefix(err, "%s:%s", p->base.provider, p->base.name);
         goto out;
+    }
+    if (stream && hr.status >= 200 && hr.status <= 299) {
+        /* from here on the answer is the one the provider would have sent whole */
+        cJSON *whole = NULL;
+        if ((rc = p->d->assemble(hr.body, hr.len, &whole, &mk, err))) {
+            forge_err_prefix(err, "%s", p->base.name);
+            forge_http_redact(err->msg, sizeof err->msg, (const char *const *)p->secrets);
+            goto out;
+        }
+        char *wt = forge_json_print(whole, 0);
+        cJSON_Delete(whole);
+        if (!wt) {
+            rc = forge_err_set(err, FORGE_ENOMEM, "out of memory assembling the stream");
+            goto out;
+        }
+        forge_free(hr.body);
+        hr.body = wt;
+        hr.len = strlen(wt);
     }
     /* A server may echo a key in a successful answer: none reaches the cassette, the cache, a
      * transcript, a report or forge model's output. */
@@ -515,6 +635,10 @@ static int provider_complete(struct forge_model *m, const cJSON *req, cJSON **re
         goto out;
     if ((rc = finish(p, r, hr.elapsed_ms, 0)))
         goto out;
+    if (stream && (rc = add_timing(r, &hr, &mk))) {
+        forge_err_set(err, rc, "out of memory");
+        goto out;
+    }
     if (p->cache_dir) {
         /* finish() refreshes cost, latency and "cached" when the entry is served later. */
         struct forge_err ce;
@@ -528,9 +652,11 @@ out:
         forge_err_set(err, FORGE_ENOMEM, "out of memory");
     forge_http_response_free(&hr);
     forge_free(text);
+    forge_free(stext);
     forge_free(sorted);
     forge_free(rbody);
     cJSON_Delete(body);
+    cJSON_Delete(sbody);
     if (rc) {
         cJSON_Delete(r);
         r = NULL;

@@ -12,7 +12,17 @@
  * A model opened here is safe to use from many threads at once. Each complete() builds the
  * provider's request, answers from --replay or the cache when it can, else POSTs it (with
  * retries, see net/http.h), records the exchange with --record, stores successful answers in
- * the cache, and returns the normalized response with "cost_usd", "latency_ms" and "cached". */
+ * the cache, and returns the normalized response with "cost_usd", "latency_ms" and "cached".
+ *
+ * Streamed answers (--stream, or "stream": true in a request): the request asks for the
+ * provider's stream, the events are assembled into the answer the provider would have sent
+ * whole (so the normalized response is the same), and the response gains "timing":
+ * {"ttfb_ms", "first_token_ms", "first_tool_call_ms", "last_byte_ms"} (ms from the request;
+ * null when there was no token or no call). A stream cut short, or silent past the idle limit,
+ * is retried like a connection error. The cache and cassettes hold the assembled answer under
+ * the key of the request without streaming, so streamed and whole runs share them; a replayed
+ * or cached answer asked for as a stream is streamed again through the dialect's own event
+ * sequence and read back (its timing is then all zeros). */
 #ifndef FORGE_MODEL_PROVIDER_H
 #define FORGE_MODEL_PROVIDER_H
 #include <stddef.h>
@@ -38,6 +48,9 @@ struct forge_provider_opts {
     const char *replay_path;  /* --replay FILE */
     const char *prices_path;  /* --prices FILE (prices.h) */
     size_t max_response_bytes; /* --max-response-bytes N (default 32 MiB) */
+    int stream;               /* --stream: ask for streamed answers (also per request: "stream": true) */
+    long idle_timeout_ms;     /* --idle-timeout-ms N: a stream silent this long is retried
+                                 (default 30000) */
 };
 
 /* Sets the defaults. */
@@ -68,7 +81,10 @@ int forge_provider_opts_arg(struct forge_provider_opts *o, int argc, char **argv
     "  --record FILE             write every exchange to FILE (JSONL, no secrets)\n" \
     "  --replay FILE             answer from FILE only; a request it lacks fails\n" \
     "  --prices FILE             token prices override (JSON, USD per million tokens)\n" \
-    "  --max-response-bytes N    cap on one response body (default 33554432)\n"
+    "  --max-response-bytes N    cap on one response body (default 33554432)\n" \
+    "  --stream                  ask for streamed answers (the same normalized response, with\n" \
+    "                            time to first byte, token and tool call)\n" \
+    "  --idle-timeout-ms N       a stream that sends nothing for N ms is retried (default 30000)\n"
 extern const char forge_provider_opts_usage[];
 
 /* Opens the model for <spec> ("provider:model"). Fails before any request with FORGE_EINVAL

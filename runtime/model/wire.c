@@ -353,3 +353,59 @@ int forge_wire_sse(struct forge_buf *b, const char *event, const cJSON *v)
     cJSON_free(text);
     return rc;
 }
+
+void forge_sse_init(struct forge_sse *it, const char *text, size_t len)
+{
+    memset(it, 0, sizeof *it);
+    it->p = it->base = text;
+    it->end = text + len;
+    forge_buf_init(&it->data, 0);
+}
+
+void forge_sse_free(struct forge_sse *it)
+{
+    forge_buf_free(&it->data);
+}
+
+int forge_sse_next(struct forge_sse *it)
+{
+    forge_buf_reset(&it->data);
+    it->event[0] = '\0';
+    int has_data = 0;
+    const char *start = it->p;
+    while (it->p < it->end) {
+        const char *line = it->p, *e = line;
+        while (e < it->end && *e != '\n' && *e != '\r')
+            e++;
+        if (e == it->end)
+            return 0; /* a line without its end: the stream was cut */
+        it->p = e + 1;
+        if (*e == '\r' && it->p < it->end && *it->p == '\n')
+            it->p++;
+        size_t n = (size_t)(e - line);
+        if (n == 0) {
+            if (has_data || it->event[0]) {
+                it->offset = (size_t)(start - it->base);
+                return 1;
+            }
+            start = it->p;
+            continue;
+        }
+        if (line[0] == ':')
+            continue;
+        const char *colon = memchr(line, ':', n);
+        size_t flen = colon ? (size_t)(colon - line) : n;
+        const char *v = colon ? colon + 1 : e;
+        if (v < e && *v == ' ')
+            v++;
+        size_t vlen = (size_t)(e - v);
+        if (flen == 4 && !memcmp(line, "data", 4)) {
+            if ((has_data && forge_buf_addc(&it->data, '\n')) || forge_buf_add(&it->data, v, vlen))
+                return FORGE_ENOMEM;
+            has_data = 1;
+        } else if (flen == 5 && !memcmp(line, "event", 5)) {
+            snprintf(it->event, sizeof it->event, "%.*s", (int)vlen, v);
+        }
+    }
+    return 0;
+}

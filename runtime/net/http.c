@@ -137,6 +137,11 @@ long forge_http_backoff_ms(const struct forge_http_opts *o, int attempt)
 struct sink {
     struct forge_buf body;
     int over; /* the cap was passed */
+    int stream, idle;            /* marking pieces; the idle limit was passed */
+    long idle_ms;
+    uint64_t t0, last_ns;        /* the attempt's start, the last piece's arrival */
+    struct forge_http_mark *marks;
+    size_t nmarks, cap_marks;
     char retry_after[64];
     char retry_after_ms[32]; /* OpenAI's more precise variant, preferred when present */
 };
@@ -161,7 +166,47 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
         s->over = 1;
         return 0;
     }
+    if (s->stream) {
+        uint64_t now = forge_clock_ns();
+        s->last_ns = now;
+        if (s->nmarks == s->cap_marks) {
+            size_t cap = s->cap_marks ? s->cap_marks * 2 : 64;
+            struct forge_http_mark *m = forge_realloc(s->marks, cap * sizeof *m);
+            if (!m) {
+                s->over = 1;
+                return 0;
+            }
+            s->marks = m;
+            s->cap_marks = cap;
+        }
+        s->marks[s->nmarks].end = s->body.len;
+        s->marks[s->nmarks++].ms = (double)(now - s->t0) / 1e6;
+    }
     return size * n;
+}
+
+/* Ends an attempt whose stream has been silent past the idle limit. */
+static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+    (void)dltotal;
+    (void)dlnow;
+    (void)ultotal;
+    (void)ulnow;
+    struct sink *s = ud;
+    uint64_t since = s->last_ns ? s->last_ns : s->t0;
+    if (s->idle_ms > 0 && forge_clock_ns() - since > (uint64_t)s->idle_ms * 1000000u) {
+        s->idle = 1;
+        return 1;
+    }
+    return 0;
+}
+
+double forge_http_time_at(const struct forge_http_response *r, size_t offset)
+{
+    for (size_t i = 0; i < r->nmarks; i++)
+        if (r->marks[i].end > offset)
+            return r->marks[i].ms;
+    return r->nmarks ? r->marks[r->nmarks - 1].ms : -1;
 }
 
 static size_t on_header(char *p, size_t size, size_t n, void *ud)
@@ -200,6 +245,8 @@ void forge_http_response_free(struct forge_http_response *r)
     if (!r)
         return;
     FORGE_FREE(r->body);
+    FORGE_FREE(r->marks);
+    r->nmarks = 0;
     r->len = 0;
 }
 
@@ -242,7 +289,10 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
     uint64_t t0 = forge_clock_ns();
     char last[512] = "";
     struct sink s;
+    memset(&s, 0, sizeof s);
     forge_buf_init(&s.body, limit);
+    s.stream = o->stream;
+    s.idle_ms = o->idle_timeout_ms;
 
     for (int attempt = 0;; attempt++) {
         long this_timeout = timeout;
@@ -259,6 +309,10 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
         }
         forge_buf_reset(&s.body);
         s.over = 0;
+        s.idle = 0;
+        s.nmarks = 0;
+        s.last_ns = 0;
+        s.t0 = forge_clock_ns();
         s.retry_after[0] = '\0';
         s.retry_after_ms[0] = '\0';
         if (attempt > 0)
@@ -278,6 +332,11 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
         curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
         curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
         curl_easy_setopt(h, CURLOPT_USERAGENT, "forge/" FORGE_VERSION);
+        if (s.idle_ms > 0) {
+            curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+            curl_easy_setopt(h, CURLOPT_XFERINFODATA, &s);
+            curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+        }
         CURLcode cc = curl_easy_perform(h);
         out->attempts = attempt + 1;
         long status = 0;
@@ -288,14 +347,27 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
             goto out_sink;
         }
         int retry;
-        if (cc != CURLE_OK) {
-            snprintf(last, sizeof last, "%s", curl_easy_strerror(cc));
+        if (s.idle) {
+            snprintf(last, sizeof last, "the stream sent nothing for %ld ms (the idle limit; raise it with "
+                     "--idle-timeout-ms)", s.idle_ms);
+            cc = CURLE_OPERATION_TIMEDOUT;
+            retry = 1;
+        } else if (cc != CURLE_OK) {
+            snprintf(last, sizeof last, "%s%s", curl_easy_strerror(cc),
+                     s.stream && s.body.len ? " in the middle of the stream" : "");
             retry = 1;
         } else {
             curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
             retry = retryable_status(status);
-            if (retry)
+            if (retry) {
                 snprintf(last, sizeof last, "HTTP %ld", status);
+            } else if (s.stream && status >= 200 && status < 300 && o->complete &&
+                       !o->complete(s.body.data ? s.body.data : "", s.body.len)) {
+                /* a stream cut short is never taken as a whole answer */
+                snprintf(last, sizeof last, "the stream ended before its end (%zu bytes)", s.body.len);
+                cc = CURLE_PARTIAL_FILE;
+                retry = 1;
+            }
         }
         if (!retry || attempt >= retries) {
             if (cc != CURLE_OK) {
@@ -307,6 +379,10 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
             out->len = s.body.len;
             out->body = forge_buf_take(&s.body);
             out->elapsed_ms = (double)(forge_clock_ns() - t0) / 1e6;
+            out->attempt_ms = (double)(forge_clock_ns() - s.t0) / 1e6;
+            out->marks = s.marks;
+            out->nmarks = s.nmarks;
+            s.marks = NULL;
             if (!out->body) {
                 rc = forge_err_set(err, FORGE_ENOMEM, "out of memory reading the response");
                 goto out_sink;
@@ -340,6 +416,7 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
     }
 out_sink:
     forge_buf_free(&s.body);
+    forge_free(s.marks);
 out:
     curl_slist_free_all(hl);
     if (rc && err)

@@ -30,6 +30,20 @@ struct forge_http_opts {
     size_t body_limit;       /* cap on the response body; 0: FORGE_HTTP_BODY_LIMIT */
     const char *const *secrets; /* NULL-terminated strings never to appear in messages; may
                                    be NULL. Borrowed for the call. */
+    /* Streamed answers (server-sent events, NDJSON): */
+    int stream;              /* note when each piece of the body arrives (forge_http_response
+                                marks), and retry a 2xx body <complete> says is cut short */
+    long idle_timeout_ms;    /* a stream that sends nothing for this long fails, retryably;
+                                0: none. libcurl looks about once a second, so the effective
+                                resolution is a second */
+    int (*complete)(const char *body, size_t len); /* with stream: nonzero when the body ends
+                                                      as a whole stream ends (may be NULL) */
+};
+
+/* When a streamed body had received <end> bytes: <ms> after the attempt started. */
+struct forge_http_mark {
+    size_t end;
+    double ms;
 };
 
 struct forge_http_response {
@@ -38,7 +52,15 @@ struct forge_http_response {
     size_t len;
     int attempts;      /* 1 + retries actually made */
     double elapsed_ms; /* wall time of the whole call, waits included */
+    /* with opts.stream: one mark per piece of the final attempt's body, in order (owned) */
+    struct forge_http_mark *marks;
+    size_t nmarks;
+    double attempt_ms; /* the final attempt's wall time, first byte sent to last received */
 };
+
+/* The time (ms after the final attempt started) at which byte <offset> of a streamed body had
+ * arrived, or -1 without marks. */
+double forge_http_time_at(const struct forge_http_response *r, size_t offset);
 
 /* POSTs <len> bytes of <body> to <url> with the NULL-terminated "Name: value" <headers>
  * (borrowed). Retries 429, 5xx and connection errors (timeouts included) as <o> says.
