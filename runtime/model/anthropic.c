@@ -5,6 +5,7 @@
 #include "base/alloc.h"
 #include "data/json.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -679,8 +680,158 @@ static cJSON *error_body(int status, const char *message)
     return o;
 }
 
+/* ---- streamed answers (client side) ---- */
+
+static int stream_complete(const char *text, size_t len)
+{
+    struct forge_sse it;
+    forge_sse_init(&it, text, len);
+    int end = 0;
+    while (forge_sse_next(&it) == 1)
+        end = !strcmp(it.event, "message_stop") || !strcmp(it.event, "error");
+    forge_sse_free(&it);
+    return end;
+}
+
+/* Appends <piece> to the string member <key> of <o>. */
+static int append(cJSON *o, const char *key, const char *piece)
+{
+    const char *had = forge_json_str(o, key);
+    char *joined = forge_strdupf("%s%s", had ? had : "", piece ? piece : "");
+    cJSON *v = joined ? cJSON_CreateString(joined) : NULL;
+    forge_free(joined);
+    return v && forge_wire_put(o, key, v) ? 0 : FORGE_ENOMEM;
+}
+
+static int assemble(const char *text, size_t len, cJSON **body, struct forge_stream_marks *marks, struct forge_err *err)
+{
+    int rc = 0, stopped = 0;
+    struct forge_sse it;
+    forge_sse_init(&it, text, len);
+    marks->first_token = marks->first_call = SIZE_MAX;
+    cJSON *ev = NULL, *msg = NULL, *content = NULL, *json = cJSON_CreateObject(); /* block index -> input text */
+    NOMEM(json);
+    for (int r; (r = forge_sse_next(&it)) != 0;) {
+        NOMEM(r == 1);
+        struct forge_err pe;
+        const char *data = it.data.data ? it.data.data : "";
+        cJSON_Delete(ev);
+        if (!(ev = forge_json_parse(data, strlen(data), "event", &pe))) {
+            rc = forge_err_set(err, FORGE_ENET, "anthropic: the stream event at byte %zu is not JSON (%s)", it.offset, pe.msg);
+            goto out;
+        }
+        const char *type = it.event[0] ? it.event : forge_json_str(ev, "type");
+        if (!type || !strcmp(type, "ping"))
+            continue;
+        if (!strcmp(type, "error")) {
+            const cJSON *e = cJSON_GetObjectItemCaseSensitive(ev, "error");
+            rc = forge_err_set(err, FORGE_ENET, "anthropic: the stream failed: %s: %s",
+                               forge_json_str(e, "type") ? forge_json_str(e, "type") : "error",
+                               forge_json_str(e, "message") ? forge_json_str(e, "message") : "(no message)");
+            goto out;
+        }
+        if (!strcmp(type, "message_start")) {
+            cJSON_Delete(msg);
+            NOMEM(msg = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ev, "message"), 1));
+            if (!cJSON_IsObject(msg)) {
+                rc = forge_err_set(err, FORGE_ENET, "anthropic: message_start has no message");
+                goto out;
+            }
+            NOMEM(content = cJSON_CreateArray());
+            NOMEM(forge_wire_put(msg, "content", content));
+            continue;
+        }
+        if (!msg) {
+            rc = forge_err_set(err, FORGE_ENET, "anthropic: the stream's %s event came before message_start", type);
+            goto out;
+        }
+        int index = (int)forge_json_num(ev, "index", -1);
+        char ikey[16];
+        snprintf(ikey, sizeof ikey, "%d", index);
+        cJSON *block = index >= 0 ? cJSON_GetArrayItem(content, index) : NULL;
+        if (!strcmp(type, "content_block_start")) {
+            const cJSON *cb = cJSON_GetObjectItemCaseSensitive(ev, "content_block");
+            if (index != cJSON_GetArraySize(content) || !cJSON_IsObject(cb)) {
+                rc = forge_err_set(err, FORGE_ENET, "anthropic: content_block_start for block %d out of order", index);
+                goto out;
+            }
+            NOMEM(cJSON_AddItemToArray(content, cJSON_Duplicate(cb, 1)));
+            const char *bt = forge_json_str(cb, "type");
+            if (bt && !strcmp(bt, "tool_use")) {
+                NOMEM(cJSON_AddStringToObject(json, ikey, ""));
+                if (marks->first_call == SIZE_MAX)
+                    marks->first_call = it.offset;
+            }
+        } else if (!strcmp(type, "content_block_delta")) {
+            const cJSON *d = cJSON_GetObjectItemCaseSensitive(ev, "delta");
+            const char *dt = forge_json_str(d, "type");
+            if (!block || !dt) {
+                rc = forge_err_set(err, FORGE_ENET, "anthropic: a delta for block %d, which has not started", index);
+                goto out;
+            }
+            if (!strcmp(dt, "text_delta")) {
+                NOMEM(!append(block, "text", forge_json_str(d, "text")));
+                if (marks->first_token == SIZE_MAX)
+                    marks->first_token = it.offset;
+            } else if (!strcmp(dt, "input_json_delta")) {
+                if (!cJSON_GetObjectItemCaseSensitive(json, ikey)) {
+                    rc = forge_err_set(err, FORGE_ENET, "anthropic: input_json_delta for block %d, which is not tool_use", index);
+                    goto out;
+                }
+                NOMEM(!append(json, ikey, forge_json_str(d, "partial_json")));
+            } else if (!strcmp(dt, "thinking_delta")) {
+                NOMEM(!append(block, "thinking", forge_json_str(d, "thinking")));
+            } else if (!strcmp(dt, "signature_delta")) {
+                NOMEM(!append(block, "signature", forge_json_str(d, "signature")));
+            }
+        } else if (!strcmp(type, "content_block_stop")) {
+            const char *in = forge_json_str(json, ikey);
+            if (block && in) {
+                /* the pieces of a tool's input must add up to one JSON object */
+                struct forge_err je;
+                cJSON *v = *in ? forge_json_parse(in, strlen(in), "input", &je) : cJSON_CreateObject();
+                if (!cJSON_IsObject(v)) {
+                    cJSON_Delete(v);
+                    rc = forge_err_set(err, FORGE_ENET, "anthropic: the streamed input of tool_use block %d is not a JSON "
+                                       "object: %.200s", index, in);
+                    goto out;
+                }
+                NOMEM(forge_wire_put(block, "input", v));
+                cJSON_DeleteItemFromObjectCaseSensitive(json, ikey);
+            }
+        } else if (!strcmp(type, "message_delta")) {
+            const cJSON *d = cJSON_GetObjectItemCaseSensitive(ev, "delta"), *u = cJSON_GetObjectItemCaseSensitive(ev, "usage"), *x;
+            cJSON_ArrayForEach(x, d)
+                NOMEM(forge_wire_put(msg, x->string, cJSON_Duplicate(x, 1)));
+            cJSON *mu = cJSON_GetObjectItemCaseSensitive(msg, "usage");
+            if (!mu)
+                NOMEM(mu = cJSON_AddObjectToObject(msg, "usage"));
+            cJSON_ArrayForEach(x, u)
+                if (!cJSON_IsNull(x))
+                    NOMEM(forge_wire_put(mu, x->string, cJSON_Duplicate(x, 1)));
+        } else if (!strcmp(type, "message_stop")) {
+            stopped = 1;
+            break;
+        }
+    }
+    if (!stopped)
+        rc = forge_err_set(err, FORGE_ENET, "anthropic: the stream ended without message_stop");
+    else if (json->child)
+        rc = forge_err_set(err, FORGE_ENET, "anthropic: tool_use block %s never stopped", json->child->string);
+out:
+    forge_sse_free(&it);
+    cJSON_Delete(ev);
+    cJSON_Delete(json);
+    if (rc) {
+        cJSON_Delete(msg);
+        msg = NULL;
+    }
+    *body = msg;
+    return rc;
+}
+
 const struct forge_dialect forge_dialect_anthropic = {
     .name = "anthropic", .build = build, .parse = parse, .error_message = forge_wire_error_text,
     .accept = accept, .answer = answer, .stream = stream, .error_body = error_body,
-    .stream_type = "text/event-stream",
+    .stream_type = "text/event-stream", .stream_complete = stream_complete, .assemble = assemble,
 };

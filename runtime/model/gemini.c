@@ -7,6 +7,7 @@
 #include "data/json.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -671,8 +672,112 @@ static cJSON *error_body(int status, const char *message)
     return o;
 }
 
+/* ---- streamed answers (client side) ---- */
+
+/* The last event's data, parsed; NULL when none or not JSON. */
+static cJSON *last_event(const char *text, size_t len)
+{
+    struct forge_sse it;
+    forge_sse_init(&it, text, len);
+    cJSON *v = NULL;
+    while (forge_sse_next(&it) == 1) {
+        struct forge_err e;
+        cJSON_Delete(v);
+        v = it.data.data ? forge_json_parse(it.data.data, it.data.len, "event", &e) : NULL;
+    }
+    forge_sse_free(&it);
+    return v;
+}
+
+/* A stream ends with a chunk that gives the candidate's finish reason (or with an error). */
+static int stream_complete(const char *text, size_t len)
+{
+    cJSON *v = last_event(text, len);
+    const cJSON *cand = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(v, "candidates"), 0);
+    int end = forge_json_str(cand, "finishReason") || cJSON_GetObjectItemCaseSensitive(v, "error") ||
+              cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "promptFeedback"), "blockReason");
+    cJSON_Delete(v);
+    return end;
+}
+
+/* A plain text part (no thought, no signature): the kind consecutive chunks split. */
+static int plain_text(const cJSON *p)
+{
+    return forge_json_str(p, "text") && cJSON_GetArraySize((cJSON *)p) == 1;
+}
+
+static int assemble(const char *text, size_t len, cJSON **body, struct forge_stream_marks *marks, struct forge_err *err)
+{
+    int rc = 0, ended = 0;
+    struct forge_sse it;
+    forge_sse_init(&it, text, len);
+    marks->first_token = marks->first_call = SIZE_MAX;
+    cJSON *ev = NULL, *b = cJSON_CreateObject(), *cands, *cand, *content, *parts;
+    NOMEM(b && (cands = cJSON_AddArrayToObject(b, "candidates")) && (cand = part(cands)) &&
+          (content = cJSON_AddObjectToObject(cand, "content")) && cJSON_AddStringToObject(content, "role", "model") &&
+          (parts = cJSON_AddArrayToObject(content, "parts")));
+    for (int r; (r = forge_sse_next(&it)) != 0;) {
+        NOMEM(r == 1);
+        struct forge_err pe;
+        const char *data = it.data.data ? it.data.data : "";
+        cJSON_Delete(ev);
+        if (!(ev = forge_json_parse(data, strlen(data), "event", &pe))) {
+            rc = forge_err_set(err, FORGE_ENET, "gemini: the stream chunk at byte %zu is not JSON (%s)", it.offset, pe.msg);
+            goto out;
+        }
+        if (cJSON_GetObjectItemCaseSensitive(ev, "error")) {
+            char m[512];
+            forge_wire_error_text(ev, m, sizeof m);
+            rc = forge_err_set(err, FORGE_ENET, "gemini: the stream failed: %s", m[0] ? m : "(no message)");
+            goto out;
+        }
+        const cJSON *x, *p;
+        const char *keep[] = {"usageMetadata", "promptFeedback", "modelVersion", "responseId"};
+        for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++)
+            if ((x = cJSON_GetObjectItemCaseSensitive(ev, keep[k])))
+                NOMEM(forge_wire_put(b, keep[k], cJSON_Duplicate(x, 1)));
+        const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ev, "candidates"), 0);
+        if ((x = cJSON_GetObjectItemCaseSensitive(c, "finishReason"))) {
+            NOMEM(forge_wire_put(cand, "finishReason", cJSON_Duplicate(x, 1)));
+            ended = 1;
+        }
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "content"), "parts")) {
+            cJSON *last = cJSON_GetArrayItem(parts, cJSON_GetArraySize(parts) - 1);
+            if (forge_json_str(p, "text") && *forge_json_str(p, "text") && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "thought")) &&
+                marks->first_token == SIZE_MAX)
+                marks->first_token = it.offset;
+            if (cJSON_GetObjectItemCaseSensitive(p, "functionCall") && marks->first_call == SIZE_MAX)
+                marks->first_call = it.offset;
+            if (plain_text(p) && last && plain_text(last)) {
+                /* the pieces of one text, as the whole answer has it */
+                char *joined = forge_strdupf("%s%s", forge_json_str(last, "text"), forge_json_str(p, "text"));
+                cJSON *v = joined ? cJSON_CreateString(joined) : NULL;
+                forge_free(joined);
+                NOMEM(v && forge_wire_put(last, "text", v));
+            } else if (!(plain_text(p) && !*forge_json_str(p, "text"))) {
+                NOMEM(cJSON_AddItemToArray(parts, cJSON_Duplicate(p, 1)));
+            }
+        }
+        if (!c && cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ev, "promptFeedback"), "blockReason"))
+            ended = 1;
+    }
+    if (!ended)
+        rc = forge_err_set(err, FORGE_ENET, "gemini: the stream ended without a finishReason");
+    else if (!cJSON_GetObjectItemCaseSensitive(cand, "finishReason"))
+        cJSON_DeleteItemFromObjectCaseSensitive(b, "candidates"); /* blocked: no candidate, as whole */
+out:
+    forge_sse_free(&it);
+    cJSON_Delete(ev);
+    if (rc) {
+        cJSON_Delete(b);
+        b = NULL;
+    }
+    *body = b;
+    return rc;
+}
+
 const struct forge_dialect forge_dialect_gemini = {
     .name = "gemini", .build = build, .parse = parse, .error_message = forge_wire_error_text,
     .accept = accept, .answer = answer, .stream = stream, .error_body = error_body,
-    .stream_type = "text/event-stream",
+    .stream_type = "text/event-stream", .stream_complete = stream_complete, .assemble = assemble,
 };

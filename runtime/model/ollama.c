@@ -5,6 +5,7 @@
 #include "base/alloc.h"
 #include "data/json.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -451,8 +452,107 @@ static cJSON *error_body(int status, const char *message)
     return o;
 }
 
+/* ---- streamed answers (client side) ---- */
+
+/* The next NDJSON line of [*p, end) (without its newline) and its offset; 0 at the end. A last
+ * line without its newline counts: Ollama ends the stream with the done line. */
+static int next_line(const char **p, const char *end, const char **line, size_t *n)
+{
+    while (*p < end && (**p == '\n' || **p == '\r'))
+        (*p)++;
+    if (*p >= end)
+        return 0;
+    const char *e = memchr(*p, '\n', (size_t)(end - *p));
+    *line = *p;
+    *n = (size_t)((e ? e : end) - *p);
+    *p = e ? e + 1 : end;
+    return 1;
+}
+
+static int stream_complete(const char *text, size_t len)
+{
+    const char *p = text, *line, *last = NULL;
+    size_t n, lastn = 0;
+    while (next_line(&p, text + len, &line, &n)) {
+        last = line;
+        lastn = n;
+    }
+    struct forge_err e;
+    cJSON *v = last ? forge_json_parse(last, lastn, "line", &e) : NULL;
+    int end = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "done")) || cJSON_GetObjectItemCaseSensitive(v, "error");
+    cJSON_Delete(v);
+    return end;
+}
+
+static int assemble(const char *text, size_t len, cJSON **body, struct forge_stream_marks *marks, struct forge_err *err)
+{
+    int rc = 0, done = 0;
+    marks->first_token = marks->first_call = SIZE_MAX;
+    struct forge_buf content;
+    forge_buf_init(&content, 0);
+    cJSON *v = NULL, *b = NULL, *calls = cJSON_CreateArray();
+    NOMEM(calls);
+    const char *p = text, *line;
+    size_t n;
+    while (next_line(&p, text + len, &line, &n)) {
+        struct forge_err pe;
+        cJSON_Delete(v);
+        if (!(v = forge_json_parse(line, n, "line", &pe))) {
+            rc = forge_err_set(err, FORGE_ENET, "ollama: the stream line at byte %zu is not JSON (%s)", (size_t)(line - text),
+                               pe.msg);
+            goto out;
+        }
+        const char *e = forge_json_str(v, "error");
+        if (e) {
+            rc = forge_err_set(err, FORGE_ENET, "ollama: the stream failed: %s", e);
+            goto out;
+        }
+        const cJSON *msg = cJSON_GetObjectItemCaseSensitive(v, "message"), *c;
+        const char *piece = forge_json_str(msg, "content");
+        if (piece && *piece) {
+            NOMEM(!forge_buf_adds(&content, piece));
+            if (marks->first_token == SIZE_MAX)
+                marks->first_token = (size_t)(line - text);
+        }
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(msg, "tool_calls")) {
+            NOMEM(cJSON_AddItemToArray(calls, cJSON_Duplicate(c, 1)));
+            if (marks->first_call == SIZE_MAX)
+                marks->first_call = (size_t)(line - text);
+        }
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "done"))) {
+            done = 1;
+            break;
+        }
+    }
+    if (!done) {
+        rc = forge_err_set(err, FORGE_ENET, "ollama: the stream ended without its \"done\": true line");
+        goto out;
+    }
+    /* the done line with the whole message in it: what Ollama answers without streaming */
+    cJSON *m;
+    NOMEM(b = cJSON_Duplicate(v, 1));
+    cJSON_DeleteItemFromObjectCaseSensitive(b, "message");
+    NOMEM((m = cJSON_AddObjectToObject(b, "message")) && cJSON_AddStringToObject(m, "role", "assistant") &&
+          cJSON_AddStringToObject(m, "content", content.data ? content.data : ""));
+    if (cJSON_GetArraySize(calls) > 0) {
+        cJSON *t = calls;
+        calls = NULL; /* taken even on failure */
+        NOMEM(forge_wire_put(m, "tool_calls", t));
+    }
+out:
+    forge_buf_free(&content);
+    cJSON_Delete(v);
+    cJSON_Delete(calls);
+    if (rc) {
+        cJSON_Delete(b);
+        b = NULL;
+    }
+    *body = b;
+    return rc;
+}
+
 const struct forge_dialect forge_dialect_ollama = {
     .name = "ollama", .build = build, .parse = parse, .error_message = forge_wire_error_text,
     .accept = accept, .answer = answer, .stream = stream, .error_body = error_body,
-    .stream_type = "application/x-ndjson",
+    .stream_type = "application/x-ndjson", .stream_complete = stream_complete, .assemble = assemble,
 };

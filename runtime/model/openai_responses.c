@@ -5,6 +5,7 @@
 #include "base/alloc.h"
 #include "data/json.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -684,8 +685,84 @@ out:
     return rc;
 }
 
+/* ---- streamed answers (client side) ---- */
+
+static int is_end(const char *event)
+{
+    return !strcmp(event, "response.completed") || !strcmp(event, "response.incomplete") ||
+           !strcmp(event, "response.failed") || !strcmp(event, "error");
+}
+
+static int stream_complete(const char *text, size_t len)
+{
+    struct forge_sse it;
+    forge_sse_init(&it, text, len);
+    int end = 0;
+    while (forge_sse_next(&it) == 1)
+        end = is_end(it.event);
+    forge_sse_free(&it);
+    return end;
+}
+
+/* The final event carries the whole Response: that is the answer; the deltas only tell when
+ * the first text and the first call arrived. */
+static int assemble(const char *text, size_t len, cJSON **body, struct forge_stream_marks *marks, struct forge_err *err)
+{
+    int rc = 0;
+    struct forge_sse it;
+    forge_sse_init(&it, text, len);
+    marks->first_token = marks->first_call = SIZE_MAX;
+    cJSON *ev = NULL, *b = NULL;
+    for (int r; (r = forge_sse_next(&it)) != 0;) {
+        NOMEM(r == 1);
+        struct forge_err pe;
+        const char *data = it.data.data ? it.data.data : "";
+        cJSON_Delete(ev);
+        if (!(ev = forge_json_parse(data, strlen(data), "event", &pe))) {
+            rc = forge_err_set(err, FORGE_ENET, "openai-responses: the stream event at byte %zu is not JSON (%s)", it.offset,
+                               pe.msg);
+            goto out;
+        }
+        const char *type = it.event[0] ? it.event : forge_json_str(ev, "type");
+        if (!type)
+            continue;
+        if (!strcmp(type, "response.output_text.delta") && marks->first_token == SIZE_MAX)
+            marks->first_token = it.offset;
+        const char *itype = forge_json_str(cJSON_GetObjectItemCaseSensitive(ev, "item"), "type");
+        if (!strcmp(type, "response.output_item.added") && itype && !strcmp(itype, "function_call") &&
+            marks->first_call == SIZE_MAX)
+            marks->first_call = it.offset;
+        if (!strcmp(type, "error")) {
+            char m[512];
+            forge_wire_error_text(ev, m, sizeof m);
+            rc = forge_err_set(err, FORGE_ENET, "openai-responses: the stream failed: %s", m[0] ? m : "(no message)");
+            goto out;
+        }
+        if (is_end(type)) {
+            const cJSON *resp = cJSON_GetObjectItemCaseSensitive(ev, "response");
+            if (!cJSON_IsObject(resp)) {
+                rc = forge_err_set(err, FORGE_ENET, "openai-responses: the %s event has no response", type);
+                goto out;
+            }
+            NOMEM(b = cJSON_Duplicate(resp, 1));
+            break;
+        }
+    }
+    if (!b)
+        rc = forge_err_set(err, FORGE_ENET, "openai-responses: the stream ended without response.completed");
+out:
+    forge_sse_free(&it);
+    cJSON_Delete(ev);
+    if (rc) {
+        cJSON_Delete(b);
+        b = NULL;
+    }
+    *body = b;
+    return rc;
+}
+
 const struct forge_dialect forge_dialect_openai_responses = {
     .name = "openai-responses", .build = build, .parse = parse, .error_message = forge_wire_error_text,
     .accept = accept, .answer = answer, .stream = stream, .error_body = forge_wire_openai_error,
-    .stream_type = "text/event-stream",
+    .stream_type = "text/event-stream", .stream_complete = stream_complete, .assemble = assemble,
 };
