@@ -754,7 +754,7 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
                 cJSON *v = joined ? cJSON_CreateString(joined) : NULL;
                 forge_free(joined);
                 NOMEM(v && forge_wire_put(last, "text", v));
-            } else if (!(plain_text(p) && !*forge_json_str(p, "text"))) {
+            } else {
                 NOMEM(cJSON_AddItemToArray(parts, cJSON_Duplicate(p, 1)));
             }
         }

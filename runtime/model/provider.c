@@ -519,8 +519,11 @@ static int restream(struct provider *p, const cJSON *req, cJSON **r, struct forg
     struct forge_stream_marks mk;
     struct forge_buf b;
     forge_buf_init(&b, 0);
-    cJSON *body = NULL, *again = NULL;
-    int rc = p->d->stream(req, *r, &info, &b, err);
+    cJSON *body = NULL, *again = NULL, *sreq = cJSON_Duplicate(req, 1), *so;
+    /* the stream a live request gets: with usage (OpenAI sends it only when asked) */
+    int rc = sreq && (so = cJSON_AddObjectToObject(sreq, "stream_options")) && cJSON_AddTrueToObject(so, "include_usage")
+             ? p->d->stream(sreq, *r, &info, &b, err) : forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    cJSON_Delete(sreq);
     if (!rc)
         rc = p->d->assemble(b.data ? b.data : "", b.len, &body, &mk, err);
     if (!rc)

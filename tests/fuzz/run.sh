@@ -23,7 +23,7 @@ done
 shift $((OPTIND - 1))
 src=$(cd "$(dirname "$0")/../.." && pwd)
 out=$src/build-fuzz
-targets=${*:-json lua_json evalfile trajectory dialect schema bfcl ecmare lua_api}
+targets=${*:-json lua_json evalfile trajectory dialect schema bfcl ecmare lua_api serve}
 
 CC=${CC:-clang} cmake -S "$src" -B "$out" -DCMAKE_BUILD_TYPE=Debug -DFORGE_SANITIZE=ON \
     -DFORGE_FUZZ=ON -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link -O1" >/dev/null

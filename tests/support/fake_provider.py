@@ -62,7 +62,7 @@ def dialect_of(path):
         return "responses"
     if path == "/v1/messages":
         return "anthropic"
-    if re.fullmatch(r"/v1beta/models/[^/]+:generateContent", path):
+    if re.fullmatch(r"/v1beta/models/[^/]+:(generateContent|streamGenerateContent)", path.split("?")[0]):
         return "gemini"
     if path == "/api/chat":
         return "ollama"
@@ -196,6 +196,155 @@ def answer(d, model, text, calls, finish, signature):
             "total_duration": 1000, "prompt_eval_count": USAGE_IN, "eval_count": USAGE_OUT}
 
 
+def pieces(text, n):
+    return [text[i:i + n] for i in range(0, len(text), n)] or [""]
+
+
+def sse(data, event=None, crlf=False):
+    nl = "\r\n" if crlf else "\n"
+    head = ("event: " + event + nl) if event else ""
+    return (head + "data: " + (data if isinstance(data, str) else json.dumps(data)) + nl + nl).encode()
+
+
+def stream_events(d, body, include_usage, interleave=False, bad_args=False):
+    """The events a provider streams for the whole answer <body>, as its API reference shows them:
+    OpenAI chunks (a call's id and name in its first delta, arguments in pieces), responses
+    events, Anthropic's message_start ... message_stop with ping, Gemini chunks (each
+    functionCall whole, CRLF framing), Ollama NDJSON lines."""
+    out = []
+    if d == "openai":
+        base = {k: body[k] for k in ("id", "created", "model")}
+        base["object"] = "chat.completion.chunk"
+        ch = body["choices"][0]
+        msg = ch["message"]
+
+        def chunk(delta, fin=None):
+            c = dict(base, choices=[{"index": 0, "delta": delta, "logprobs": None, "finish_reason": fin}])
+            if include_usage:
+                c["usage"] = None
+            return sse(c)
+        out.append(chunk({"role": "assistant", "content": "" if msg.get("content") is not None else None}))
+        if msg.get("content"):
+            out += [chunk({"content": p}) for p in pieces(msg["content"], 5)]
+        calls = msg.get("tool_calls") or []
+        heads = [chunk({"tool_calls": [{"index": i, "id": c["id"], "type": "function",
+                                        "function": {"name": c["function"]["name"], "arguments": ""}}]})
+                 for i, c in enumerate(calls)]
+        args = [[chunk({"tool_calls": [{"index": i, "function": {"arguments": p}}]})
+                 for p in pieces('{"ci' if bad_args else c["function"]["arguments"], 7)] for i, c in enumerate(calls)]
+        if interleave:  # two calls' deltas taking turns
+            out += heads
+            for k in range(max((len(a) for a in args), default=0)):
+                out += [a[k] for a in args if k < len(a)]
+        else:
+            for h, a in zip(heads, args):
+                out += [h] + a
+        out.append(chunk({}, ch["finish_reason"]))
+        if include_usage:
+            out.append(sse(dict(base, choices=[], usage=body["usage"])))
+        out.append(b"data: [DONE]\n\n")
+    elif d == "responses":
+        seq = [0]
+
+        def ev(t, **kw):
+            e = dict(type=t, sequence_number=seq[0], **kw)
+            seq[0] += 1
+            return sse(e, t)
+        start = dict(body, status="in_progress", output=[], usage=None)
+        out += [ev("response.created", response=start), ev("response.in_progress", response=start)]
+        for i, it in enumerate(body["output"]):
+            if it["type"] == "message":
+                out.append(ev("response.output_item.added", output_index=i,
+                              item=dict(it, status="in_progress", content=[])))
+                text = it["content"][0]["text"]
+                part = {"type": "output_text", "text": "", "annotations": []}
+                out.append(ev("response.content_part.added", item_id=it["id"], output_index=i, content_index=0, part=part))
+                out += [ev("response.output_text.delta", item_id=it["id"], output_index=i, content_index=0, delta=p,
+                           logprobs=[]) for p in pieces(text, 5)]
+                out.append(ev("response.output_text.done", item_id=it["id"], output_index=i, content_index=0, text=text,
+                              logprobs=[]))
+                out.append(ev("response.content_part.done", item_id=it["id"], output_index=i, content_index=0,
+                              part=it["content"][0]))
+            elif it["type"] == "function_call":
+                out.append(ev("response.output_item.added", output_index=i,
+                              item=dict(it, status="in_progress", arguments="")))
+                out += [ev("response.function_call_arguments.delta", item_id=it["id"], output_index=i, delta=p)
+                        for p in pieces(it["arguments"], 7)]
+                out.append(ev("response.function_call_arguments.done", item_id=it["id"], output_index=i,
+                              arguments=it["arguments"]))
+            else:
+                out.append(ev("response.output_item.added", output_index=i, item=it))
+            out.append(ev("response.output_item.done", output_index=i, item=it))
+        done = "response.incomplete" if body["status"] == "incomplete" else "response.completed"
+        out.append(ev(done, response=body))
+    elif d == "anthropic":
+        def ev(t, **kw):
+            return sse(dict(type=t, **kw), t)
+        start = dict(body, content=[], stop_reason=None, stop_sequence=None,
+                     usage={"input_tokens": body["usage"]["input_tokens"], "output_tokens": 1})
+        out += [ev("message_start", message=start), ev("ping")]
+        for i, b in enumerate(body["content"]):
+            if b["type"] == "text":
+                out.append(ev("content_block_start", index=i, content_block={"type": "text", "text": ""}))
+                out += [ev("content_block_delta", index=i, delta={"type": "text_delta", "text": p})
+                        for p in pieces(b["text"], 5)]
+            elif b["type"] == "tool_use":
+                out.append(ev("content_block_start", index=i, content_block=dict(b, input={})))
+                js = '{"ci' if bad_args else json.dumps(b["input"])  # pieces that do not add up to JSON
+                out += [ev("content_block_delta", index=i, delta={"type": "input_json_delta", "partial_json": p})
+                        for p in [""] + pieces(js, 7)]
+            elif b["type"] == "thinking":
+                out.append(ev("content_block_start", index=i, content_block={"type": "thinking", "thinking": ""}))
+                out.append(ev("content_block_delta", index=i, delta={"type": "thinking_delta", "thinking": b["thinking"]}))
+                out.append(ev("content_block_delta", index=i, delta={"type": "signature_delta", "signature": b["signature"]}))
+            out.append(ev("content_block_stop", index=i))
+            out.append(ev("ping"))
+        out.append(ev("message_delta", delta={"stop_reason": body["stop_reason"], "stop_sequence": None},
+                      usage={"output_tokens": body["usage"]["output_tokens"]}))
+        out.append(ev("message_stop"))
+    elif d == "gemini":
+        cand = body["candidates"][0]
+        chunks = []
+        for p in cand["content"]["parts"]:
+            if "text" in p and len(p) == 1:
+                chunks += [[{"text": t}] for t in pieces(p["text"], 5)]
+            else:
+                chunks.append([p])  # a functionCall comes whole
+        chunks = chunks or [[{"text": ""}]]
+        for k, parts in enumerate(chunks):
+            c = {"candidates": [{"content": {"role": "model", "parts": parts}, "index": 0}],
+                 "usageMetadata": {"promptTokenCount": USAGE_IN}, "modelVersion": body["modelVersion"]}
+            if k == len(chunks) - 1:
+                c["candidates"][0]["finishReason"] = cand["finishReason"]
+                c["usageMetadata"] = body["usageMetadata"]
+            out.append(sse(c, crlf=True))
+    else:
+        msg = body["message"]
+        line = {k: body[k] for k in ("model", "created_at")}
+        for p in pieces(msg["content"], 5) if msg["content"] else []:
+            out.append((json.dumps(dict(line, message={"role": "assistant", "content": p}, done=False)) + "\n").encode())
+        if msg.get("tool_calls"):
+            out.append((json.dumps(dict(line, message={"role": "assistant", "content": "",
+                                                       "tool_calls": msg["tool_calls"]}, done=False)) + "\n").encode())
+        last = dict(body, message={"role": "assistant", "content": ""})
+        out.append((json.dumps(last) + "\n").encode())
+    return out
+
+
+def stream_error(d):
+    """An error event in the middle of a stream, as each provider sends one."""
+    if d == "anthropic":
+        return sse({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}, "error")
+    if d == "responses":
+        return sse({"type": "error", "code": "server_error", "message": "The server had an error", "sequence_number": 99},
+                   "error")
+    if d == "ollama":
+        return b'{"error":"model runner has unexpectedly stopped"}\n'
+    if d == "gemini":
+        return sse({"error": {"code": 500, "message": "Internal error encountered.", "status": "INTERNAL"}}, crlf=True)
+    return sse({"error": {"message": "The server had an error while processing your request.", "type": "server_error"}})
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body go out as separate writes
@@ -212,6 +361,26 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(data)
+
+    def send_stream(self, events, stall_after=None, cut_after=None, ctype="text/event-stream"):
+        """Sends <events> one HTTP chunk each; stalls or cuts the connection after some."""
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for k, e in enumerate(events):
+            if cut_after is not None and k == cut_after:
+                self.wfile.flush()
+                self.close_connection = True
+                return
+            if stall_after is not None and k == stall_after:
+                self.wfile.flush()
+                time.sleep(30)
+                self.close_connection = True
+                return
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(e), e))
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
 
     def do_POST(self):
         n = int(self.headers.get("Content-Length", "0"))
@@ -236,6 +405,12 @@ class Handler(BaseHTTPRequestHandler):
         user, results = conversation(d, body)
         m = re.search(r"\[([a-z0-9-]+)\]", user)
         scen = m.group(1) if m else "text"
+        streamed = body.get("stream") is True if d != "gemini" else ":streamGenerateContent" in self.path
+        if d == "ollama" and "stream" not in body:
+            streamed = True
+        if streamed:
+            self.stream_answer(d, model, user, results, scen, body)
+            return
         if results is not None:
             self.send(200, answer(d, model, "Results: " + " | ".join(str(r) for r in results), [], "stop", False))
             return
@@ -314,6 +489,43 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, answer(d, model, "x" * (2 << 20), [], "stop", False))
         else:
             self.send(200, answer(d, model, "Hello from the fake %s provider." % d, [], "stop", False))
+
+
+    def stream_answer(self, d, model, user, results, scen, body):
+        ctype = "application/x-ndjson" if d == "ollama" else "text/event-stream"
+        usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        key = (self.path, scen)
+        if results is not None:
+            whole = answer(d, model, "Results: " + " | ".join(str(r) for r in results), [], "stop", False)
+        elif scen in ("single", "parallel", "stream-interleave", "stream-badargs"):
+            whole = answer(d, model, None if scen == "single" else "Checking both cities.",
+                           WEATHER[:1] if scen == "single" else WEATHER, "stop", scen == "single")
+        elif scen == "length":
+            whole = answer(d, model, "The weather in Par", [], "length", False)
+        elif scen == "filter":
+            whole = answer(d, model, "", [], "filter", False)
+        elif scen in ("ratelimit", "e500", "auth"):
+            status = {"ratelimit": 429, "e500": 500, "auth": 401}[scen]
+            if scen != "ratelimit" or first_time(key):
+                self.send(status, error_body(d, status, "Refused before the stream"), headers=[("Retry-After", "0")])
+                return
+            whole = answer(d, model, "Served after the rate limit.", [], "stop", False)
+        else:
+            whole = answer(d, model, "Hello from the fake %s provider." % d, [], "stop", False)
+        events = stream_events(d, whole, usage, interleave=scen == "stream-interleave", bad_args=scen == "stream-badargs")
+        if scen == "stream-cut" and not first_time(key):
+            self.send_stream(events, ctype=ctype)
+        elif scen in ("stream-cut", "stream-cut-always"):
+            self.send_stream(events, cut_after=len(events) // 2, ctype=ctype)
+        elif scen == "stream-stall":
+            self.send_stream(events, stall_after=2, ctype=ctype)
+        elif scen == "stream-error":
+            self.send_stream(events[:2] + [stream_error(d)], ctype=ctype)
+        elif scen == "stream-badjson":
+            self.send_stream(events[:1] + [sse("{\"choices\": [", crlf=d == "gemini") if d != "ollama"
+                                           else b'{"message": {\n'] + events[1:], ctype=ctype)
+        else:
+            self.send_stream(events, ctype=ctype)
 
 
 class Server(ThreadingHTTPServer):
