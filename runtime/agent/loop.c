@@ -274,6 +274,8 @@ static cJSON *make_request(const struct run *r, int round)
         cJSON_AddItemToObject(req, "tool_choice", cJSON_Duplicate(r->policy->tool_choice, 1));
     if (a->params)
         cJSON_AddItemToObject(req, "params", cJSON_Duplicate(a->params, 1));
+    if (a->stream)
+        cJSON_AddTrueToObject(req, "stream");
     return req;
 }
 
@@ -315,7 +317,7 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
     const char *stop = "max_rounds";
     char *final = NULL;
     int rounds = 0;
-    cJSON *last_finish = NULL;
+    cJSON *last_finish = NULL, *timings = cJSON_CreateArray();
     for (int round = 1; !rc && round <= policy.max_rounds; round++) {
         cJSON *req = make_request(&r, round);
         /* The scripted model matches rules by case. */
@@ -334,6 +336,14 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
         model_ms += forge_json_num(resp, "latency_ms", 0);
         cJSON_Delete(last_finish);
         last_finish = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(resp, "finish_reason"), 1);
+        /* a streamed answer says when its first byte, token and call came */
+        cJSON *timing = cJSON_DetachItemFromObjectCaseSensitive(resp, "timing");
+        if (cJSON_IsObject(timing)) {
+            cJSON_AddNumberToObject(timing, "round", round);
+            cJSON_AddItemToArray(timings, timing);
+        } else {
+            cJSON_Delete(timing);
+        }
         cJSON *msg = cJSON_DetachItemFromObjectCaseSensitive(resp, "message");
         cJSON_Delete(resp);
         if (!cJSON_IsObject(msg)) {
@@ -380,6 +390,10 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
         cJSON_AddNumberToObject(at, "latency_ms", (double)(long long)(elapsed * 1000) / 1000);
         cJSON_AddItemToObject(at, "tool_calls", r.calls);
         r.calls = NULL;
+        if (cJSON_GetArraySize(timings) > 0) {
+            cJSON_AddItemToObject(at, "model_timings", timings);
+            timings = NULL;
+        }
         cJSON_AddItemToArray(turns, at);
         cJSON *md = cJSON_AddObjectToObject(t, "metadata");
         cJSON_AddStringToObject(md, "model", a->model->name ? a->model->name : "");
@@ -397,6 +411,7 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
         *trajectory = t;
     }
     cJSON_Delete(last_finish);
+    cJSON_Delete(timings);
     forge_free(final);
     cJSON_Delete(r.messages);
     cJSON_Delete(r.calls);

@@ -24,6 +24,7 @@ struct forge_agent {
     const struct forge_policy *policy;        /* borrowed; NULL: defaults */
     const char *system;                       /* system prompt, may be NULL */
     const cJSON *params;                      /* model parameters (temperature, ...), may be NULL */
+    int stream;                               /* ask for streamed answers ("stream": true) */
 };
 
 /* Runs the eval case <kase> (borrowed: id, input.message, stubs, maxTurns, policy). On success

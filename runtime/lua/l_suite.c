@@ -342,7 +342,7 @@ static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *unused,
     char where[300];
     snprintf(where, sizeof where, "suite '%s'", out->name);
     static const char *const keys[] = {"name", "model", "tools", "verifiers", "cases", "policy",
-                                       "approve", "system", "params", "gates", NULL};
+                                       "approve", "system", "params", "gates", "stream", NULL};
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
@@ -353,7 +353,7 @@ static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *unused,
         if (!ok) {
             lua_pop(L, 1);
             forge_err_set(err, FORGE_EINVAL, "%s: unknown key '%s' (name, model, tools, verifiers, "
-                          "cases, policy, approve, system, params, gates)", where, k);
+                          "cases, policy, approve, system, params, gates, stream)", where, k);
             goto fail;
         }
     }
@@ -422,6 +422,13 @@ static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *unused,
     if (lua_istable(L, -1))
         out->params = data_of(L, -1, where, err);
     lua_pop(L, 1);
+    rawfield(L, idx, "stream");
+    if (!lua_isnil(L, -1) && !lua_isboolean(L, -1))
+        rc = forge_err_set(err, FORGE_EINVAL, "%s: stream must be true or false", where);
+    out->stream = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (rc)
+        goto fail;
     rawfield(L, idx, "gates");
     if (lua_istable(L, -1)) {
         int g = lua_gettop(L);

@@ -23,6 +23,7 @@ struct forge_lua_suite {
     cJSON *cases;              /* validated cases */
     char *system;
     cJSON *params;
+    int stream;                /* stream = true: ask for streamed answers */
     struct forge_gates gates;
 };
 
