@@ -18,7 +18,8 @@
 --   { reply = "text" }                           the final answer
 --   function(ctx) -> step                        decided at run time
 -- Strings in arguments and replies may use $1..$9 (captures of `match`) and {{path}} over ctx
--- (result = the first result of the previous round, results, calls, message, round, case_id).
+-- (result = the first result of the previous round, results, calls, message, round, case_id,
+-- tool_choice: the request's, for rules that follow it; tool_names: the tools offered).
 -- After the last step the model answers with an empty text. ctx.results holds the previous
 -- round's tool results: {name, arguments, result (decoded JSON when it is JSON), error};
 -- ctx.history every result of the case so far, in order.
@@ -86,7 +87,8 @@ end
 -- Builds ctx from the normalized request.
 local function context(req)
   local msgs = req.messages or {}
-  local ctx = { messages = msgs, case_id = req.case_id, calls = {}, results = {}, history = {}, round = 1 }
+  local ctx = { messages = msgs, case_id = req.case_id, calls = {}, results = {}, history = {}, round = 1,
+                tool_choice = req.tool_choice, tool_names = req.tool_names or {} }
   local by_id = {}
   local last_user
   for _, m in ipairs(msgs) do

@@ -6,6 +6,8 @@
 #include "data/json.h"
 #include "eval/evalfile.h"
 #include "model/scripted.h"
+#include "model/dialect.h"
+#include "eval/probe.h"
 
 #include <lauxlib.h>
 #include <stdio.h>
@@ -548,4 +550,150 @@ int forge_lua_scripted_load(struct forge_vm *vm, const char *path, struct forge_
     rc = model_of(vm, -1, path, model, err);
     lua_pop(L, 1);
     return rc;
+}
+
+/* ---- probes (forge probe) ---- */
+
+struct probes {
+    struct forge_probe *v;
+    int n;
+};
+
+/* The normalized request of the probe described by <d>. */
+static cJSON *probe_request(const cJSON *d)
+{
+    cJSON *req = cJSON_CreateObject(), *msgs, *m;
+    const char *sys = forge_json_str(d, "system");
+    if (!req || (sys && !cJSON_AddStringToObject(req, "system", sys)) || !(msgs = cJSON_AddArrayToObject(req, "messages")) ||
+        !(m = cJSON_CreateObject()) || !cJSON_AddItemToArray(msgs, m) || !cJSON_AddStringToObject(m, "role", "user") ||
+        !cJSON_AddStringToObject(m, "content", forge_json_str(d, "prompt")))
+        goto fail;
+    static const char *const keys[] = {"tools", "tool_choice", "parallel_tool_calls", "params", "stream"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, keys[k]);
+        if (v && !cJSON_AddItemToObject(req, keys[k], cJSON_Duplicate(v, 1)))
+            goto fail;
+    }
+    return req;
+fail:
+    cJSON_Delete(req);
+    return NULL;
+}
+
+static int add_probe(struct forge_vm *vm, int idx, void *ud, const char *where, struct forge_err *err)
+{
+    lua_State *L = forge_vm_state(vm);
+    struct probes *ps = ud;
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return forge_err_set(err, FORGE_EINVAL, "%s: a probe is a table {name, prompt, tools, check, ...}", where);
+    cJSON *d = data_of(L, idx, where, err);
+    if (!d)
+        return err->code;
+    struct forge_probe p;
+    memset(&p, 0, sizeof p);
+    int rc = 0;
+    const char *name = forge_json_str(d, "name"), *prompt = forge_json_str(d, "prompt");
+    static const char *const known[] = {"name", "description", "prompt", "system", "tools", "tool_choice",
+                                        "parallel_tool_calls", "params", "stream", "roundtrip", "check", "preflight", NULL};
+    for (const cJSON *k = d->child; k && !rc; k = k->next) {
+        int ok = 0;
+        for (const char *const *kn = known; *kn && !ok; kn++)
+            ok = !strcmp(*kn, k->string);
+        if (!ok)
+            rc = forge_err_set(err, FORGE_EINVAL, "%s: unknown key '%s' (name, description, prompt, system, tools, "
+                               "tool_choice, parallel_tool_calls, params, stream, roundtrip, check, preflight)",
+                               where, k->string);
+    }
+    if (!rc && (!name || !*name))
+        rc = forge_err_set(err, FORGE_EINVAL, "%s: name must be a non-empty string", where);
+    if (!rc && !prompt)
+        rc = forge_err_set(err, FORGE_EINVAL, "%s (%s): prompt must be a string", where, name);
+    const cJSON *rt = cJSON_GetObjectItemCaseSensitive(d, "roundtrip");
+    if (!rc && rt && !cJSON_GetObjectItemCaseSensitive(rt, "result"))
+        rc = forge_err_set(err, FORGE_EINVAL, "%s (%s): roundtrip needs a result", where, name);
+    if (!rc) {
+        char fname[300];
+        snprintf(fname, sizeof fname, "probe '%s' check", name);
+        int r = field_fn(vm, idx, "check", 0, fname, &p.check);
+        if (r == 0)
+            rc = forge_err_set(err, FORGE_EINVAL, "%s (%s): check must be a function(response, info)", where, name);
+        else if (r < 0)
+            rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        p.free_ctx = forge_lua_callable_free;
+    }
+    if (!rc) {
+        char fname[300];
+        snprintf(fname, sizeof fname, "probe '%s' preflight", name);
+        if (field_fn(vm, idx, "preflight", 0, fname, &p.preflight) < 0)
+            rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    }
+    if (!rc && (!(p.name = forge_strdup(name)) ||
+                !(p.description = forge_strdup(forge_json_str(d, "description") ? forge_json_str(d, "description") : "")) ||
+                !(p.request = probe_request(d)) ||
+                (rt && !(p.roundtrip = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(rt, "result"), 1)))))
+        rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    if (!rc && forge_wire_check(p.request, err))
+        rc = err->code, forge_err_prefix(err, "%s (%s)", where, name);
+    cJSON_Delete(d);
+    for (int i = 0; !rc && i < ps->n; i++)
+        if (!strcmp(ps->v[i].name, name))
+            rc = forge_err_set(err, FORGE_EINVAL, "%s: a second probe named '%s'", where, name);
+    struct forge_probe *v = rc ? NULL : forge_realloc(ps->v, (size_t)(ps->n + 1) * sizeof *v);
+    if (!rc && !v)
+        rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    if (rc) {
+        forge_probe_free(&p);
+        return rc;
+    }
+    ps->v = v;
+    ps->v[ps->n++] = p;
+    return 0;
+}
+
+static int probes_job(struct forge_vm *vm, int t, void *ud, const char *where, struct forge_err *err)
+{
+    lua_State *L = forge_vm_state(vm);
+    if (lua_type(L, t) != LUA_TTABLE)
+        return forge_err_set(err, FORGE_EINVAL, "%s: expected a list of probes", where);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, t);
+    for (lua_Integer i = 1; i <= n; i++) {
+        char w[320];
+        snprintf(w, sizeof w, "%s: probes[%lld]", where, (long long)i);
+        lua_rawgeti(L, t, i);
+        int rc = add_probe(vm, lua_gettop(L), ud, w, err);
+        lua_pop(L, 1);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int forge_lua_probes_load(struct forge_vm *vm, const char *path, struct forge_probe **out, int *n,
+                          struct forge_err *err)
+{
+    lua_State *L = forge_vm_state(vm);
+    struct probes ps = {NULL, 0};
+    *out = NULL;
+    *n = 0;
+    int rc;
+    if (path) {
+        rc = run_file(vm, path, err);
+    } else {
+        lua_getfield(L, LUA_REGISTRYINDEX, "forge.require");
+        lua_pushliteral(L, "forge.probes");
+        rc = forge_vm_call(vm, 1, 1, err);
+    }
+    if (rc)
+        return rc;
+    rc = protect(vm, -1, probes_job, &ps, path ? path : "forge.probes", err);
+    lua_pop(L, 1);
+    if (rc) {
+        for (int i = 0; i < ps.n; i++)
+            forge_probe_free(&ps.v[i]);
+        forge_free(ps.v);
+        return rc;
+    }
+    *out = ps.v;
+    *n = ps.n;
+    return 0;
 }

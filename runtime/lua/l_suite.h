@@ -51,4 +51,12 @@ int forge_lua_registered_verifiers(struct forge_vm *vm, const char *where,
                                    struct forge_verifiers *out, struct forge_err *err);
 
 void forge_lua_suite_free(struct forge_lua_suite *s);
+
+struct forge_probe;
+/* Loads the probes of `forge probe`: the built-in ones (lua/forge/probes.lua) when <path> is
+ * NULL, else the list the file <path> returns (docs/probe.md). On success *out holds <n> probes
+ * (free each with forge_probe_free, then the array with forge_free). FORGE_EINVAL names the
+ * probe and the key. */
+int forge_lua_probes_load(struct forge_vm *vm, const char *path, struct forge_probe **out, int *n,
+                          struct forge_err *err);
 #endif

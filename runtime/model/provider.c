@@ -670,6 +670,28 @@ out:
 
 static const struct forge_model_ops provider_ops = {provider_complete, provider_free};
 
+int forge_provider_wire(struct forge_model *m, const cJSON *req, cJSON **body, struct forge_err *err)
+{
+    *body = NULL;
+    if (!m || m->ops != &provider_ops)
+        return forge_err_set(err, FORGE_EINVAL, "not a provider model");
+    struct provider *p = (struct provider *)m;
+    cJSON *b = NULL;
+    int rc = forge_wire_check(req, err);
+    if (!rc)
+        rc = p->d->build(req, p->base.name, &b, err);
+    if (rc)
+        return rc;
+    if (p->stream || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "stream"))) {
+        cJSON *s = stream_body(p, b);
+        cJSON_Delete(b);
+        if (!(b = s))
+            return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    }
+    *body = b;
+    return 0;
+}
+
 struct batch {
     struct forge_model *m;
     const cJSON *const *reqs;

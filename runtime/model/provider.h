@@ -95,6 +95,12 @@ extern const char forge_provider_opts_usage[];
 struct forge_model *forge_provider_open(const char *spec, const struct forge_provider_opts *o,
                                         struct forge_err *err);
 
+/* The wire body model <m> (opened here) would send for <req> (streamed when <req> says
+ * "stream": true or the model was opened with --stream): a new tree in *body. FORGE_EINVAL when
+ * the request cannot be expressed in the dialect (the message says why) or <m> is not a
+ * provider model. */
+int forge_provider_wire(struct forge_model *m, const cJSON *req, cJSON **body, struct forge_err *err);
+
 /* Progress callback for forge_provider_run_batch: called after each completion (serialized),
  * with how many are done, how many succeeded, and the total. */
 typedef void (*forge_batch_progress_fn)(void *ctx, size_t done, size_t ok, size_t total);

@@ -15,12 +15,18 @@ struct scripted {
 static int complete(struct forge_model *m, const cJSON *req, cJSON **resp, struct forge_err *err)
 {
     struct scripted *s = (struct scripted *)m;
-    /* The rules see the conversation, not the tool definitions: leaving them out saves
-     * converting every schema into Lua on every request. */
-    cJSON *view = cJSON_CreateObject();
+    /* The rules see the conversation and the tools' names, not their definitions: leaving the
+     * schemas out saves converting them into Lua on every request. */
+    cJSON *view = cJSON_CreateObject(), *names = cJSON_AddArrayToObject(view, "tool_names");
     for (const cJSON *c = req->child; c; c = c->next)
         if (strcmp(c->string, "tools") != 0)
             cJSON_AddItemReferenceToObject(view, c->string, (cJSON *)c);
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(req, "tools")) {
+        const char *n = forge_json_str(t, "name");
+        if (n)
+            cJSON_AddItemToArray(names, cJSON_CreateString(n));
+    }
     cJSON *args = cJSON_CreateArray();
     cJSON_AddItemToArray(args, view);
     double t0 = forge_clock_ms();

@@ -94,7 +94,7 @@ def main():
         ["script", "scripts/demo.lua", "--model", "scripted:tests/integration/agent/rules.lua"], 1,
         stdout_has=["✓ gs-weather-001", "✗ gs-weather-002"])
     run("unknown suite key", ["script", "tests/integration/agent/bad_suite.lua"], 2,
-        stderr_has=["suite 'bad': unknown key 'casez' (name, model, tools, verifiers, cases, policy, approve, system, params, gates)"])
+        stderr_has=["suite 'bad': unknown key 'casez' (name, model, tools, verifiers, cases, policy, approve, system, params, gates, stream)"])
     run("bad case", ["script", "tests/integration/agent/bad_case.lua"], 2,
         stderr_has=["suite 'bad': cases[1]: ", "toolsCaled", "toolsCalled"])
     run("bad rule", ["script", "tests/integration/agent/bad_rule.lua"], 2,
