@@ -685,22 +685,9 @@ static cJSON *error_body(int status, const char *message)
 static int stream_complete(const char *text, size_t len)
 {
     struct forge_sse it;
-    forge_sse_init(&it, text, len);
-    int end = 0;
-    while (forge_sse_next(&it) == 1)
-        end = !strcmp(it.event, "message_stop") || !strcmp(it.event, "error");
+    int end = forge_sse_last(&it, text, len) == 1 && (!strcmp(it.event, "message_stop") || !strcmp(it.event, "error"));
     forge_sse_free(&it);
     return end;
-}
-
-/* Appends <piece> to the string member <key> of <o>. */
-static int append(cJSON *o, const char *key, const char *piece)
-{
-    const char *had = forge_json_str(o, key);
-    char *joined = forge_strdupf("%s%s", had ? had : "", piece ? piece : "");
-    cJSON *v = joined ? cJSON_CreateString(joined) : NULL;
-    forge_free(joined);
-    return v && forge_wire_put(o, key, v) ? 0 : FORGE_ENOMEM;
 }
 
 static int assemble(const char *text, size_t len, cJSON **body, struct forge_stream_marks *marks, struct forge_err *err)
@@ -709,7 +696,8 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
     struct forge_sse it;
     forge_sse_init(&it, text, len);
     marks->first_token = marks->first_call = SIZE_MAX;
-    cJSON *ev = NULL, *msg = NULL, *content = NULL, *json = cJSON_CreateObject(); /* block index -> input text */
+    cJSON *ev = NULL, *msg = NULL, *content = NULL, *json = cJSON_CreateObject(); /* tool_use blocks open */
+    struct forge_wire_acc acc = {0};
     NOMEM(json);
     for (int r; (r = forge_sse_next(&it)) != 0;) {
         NOMEM(r == 1);
@@ -770,7 +758,7 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
                 goto out;
             }
             if (!strcmp(dt, "text_delta")) {
-                NOMEM(!append(block, "text", forge_json_str(d, "text")));
+                NOMEM(!forge_wire_acc_add(&acc, block, "text", forge_json_str(d, "text")));
                 if (marks->first_token == SIZE_MAX)
                     marks->first_token = it.offset;
             } else if (!strcmp(dt, "input_json_delta")) {
@@ -778,15 +766,16 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
                     rc = forge_err_set(err, FORGE_ENET, "anthropic: input_json_delta for block %d, which is not tool_use", index);
                     goto out;
                 }
-                NOMEM(!append(json, ikey, forge_json_str(d, "partial_json")));
+                NOMEM(!forge_wire_acc_add(&acc, json, ikey, forge_json_str(d, "partial_json")));
             } else if (!strcmp(dt, "thinking_delta")) {
-                NOMEM(!append(block, "thinking", forge_json_str(d, "thinking")));
+                NOMEM(!forge_wire_acc_add(&acc, block, "thinking", forge_json_str(d, "thinking")));
             } else if (!strcmp(dt, "signature_delta")) {
-                NOMEM(!append(block, "signature", forge_json_str(d, "signature")));
+                NOMEM(!forge_wire_acc_add(&acc, block, "signature", forge_json_str(d, "signature")));
             }
         } else if (!strcmp(type, "content_block_stop")) {
-            const char *in = forge_json_str(json, ikey);
-            if (block && in) {
+            const char *in = forge_json_str(json, ikey) ? forge_wire_acc_get(&acc, json, ikey) : NULL;
+            if (block && forge_json_str(json, ikey)) {
+                in = in ? in : "";
                 /* the pieces of a tool's input must add up to one JSON object */
                 struct forge_err je;
                 cJSON *v = *in ? forge_json_parse(in, strlen(in), "input", &je) : cJSON_CreateObject();
@@ -818,8 +807,11 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
         rc = forge_err_set(err, FORGE_ENET, "anthropic: the stream ended without message_stop");
     else if (json->child)
         rc = forge_err_set(err, FORGE_ENET, "anthropic: tool_use block %s never stopped", json->child->string);
+    else
+        NOMEM(!forge_wire_acc_flush(&acc));
 out:
     forge_sse_free(&it);
+    forge_wire_acc_free(&acc);
     cJSON_Delete(ev);
     cJSON_Delete(json);
     if (rc) {

@@ -160,6 +160,25 @@ size_t forge_wire_piece(const char *s, size_t n, size_t max);
  * "data: <compact JSON of v>\n\n". Returns 0, FORGE_ENOMEM or FORGE_ELIMIT. */
 int forge_wire_sse(struct forge_buf *b, const char *event, const cJSON *v);
 
+/* Strings a stream builds piece by piece (text, arguments): kept in buffers, so assembling n
+ * pieces costs O(n), and written into their objects at the end. */
+struct forge_wire_acc {
+    struct forge_wire_acc_entry {
+        cJSON *obj;
+        char key[32];
+        struct forge_buf b;
+    } *v;
+    size_t n, cap;
+};
+/* Appends <piece> to the string <obj>.<key> (its current value, if any, comes first). 0 or
+ * FORGE_ENOMEM. */
+int forge_wire_acc_add(struct forge_wire_acc *a, cJSON *obj, const char *key, const char *piece);
+/* The text gathered so far for <obj>.<key>, or NULL when nothing was added. */
+const char *forge_wire_acc_get(const struct forge_wire_acc *a, const cJSON *obj, const char *key);
+/* Writes every gathered string into its object. 0 or FORGE_ENOMEM. */
+int forge_wire_acc_flush(struct forge_wire_acc *a);
+void forge_wire_acc_free(struct forge_wire_acc *a);
+
 /* Server-sent events of a streamed body, one at a time (the framing of the WHATWG spec: lines
  * end with \n, \r\n or \r; "event:" and "data:" fields, several data lines joined with \n;
  * comments and other fields skipped; an event without its closing blank line at the end of the
@@ -175,4 +194,7 @@ void forge_sse_init(struct forge_sse *it, const char *text, size_t len);
 /* Moves to the next event: 1, or 0 at the end; FORGE_ENOMEM. */
 int forge_sse_next(struct forge_sse *it);
 void forge_sse_free(struct forge_sse *it);
+/* Reads only the last complete event of <text> (for checking how a stream ended without reading
+ * it all): 1 with the event in <it>, 0 when there is none, FORGE_ENOMEM. Free <it> after. */
+int forge_sse_last(struct forge_sse *it, const char *text, size_t len);
 #endif

@@ -678,13 +678,9 @@ static cJSON *error_body(int status, const char *message)
 static cJSON *last_event(const char *text, size_t len)
 {
     struct forge_sse it;
-    forge_sse_init(&it, text, len);
-    cJSON *v = NULL;
-    while (forge_sse_next(&it) == 1) {
-        struct forge_err e;
-        cJSON_Delete(v);
-        v = it.data.data ? forge_json_parse(it.data.data, it.data.len, "event", &e) : NULL;
-    }
+    struct forge_err e;
+    cJSON *v = forge_sse_last(&it, text, len) == 1 && it.data.data ? forge_json_parse(it.data.data, it.data.len, "event", &e)
+                                                                  : NULL;
     forge_sse_free(&it);
     return v;
 }
@@ -713,6 +709,7 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
     forge_sse_init(&it, text, len);
     marks->first_token = marks->first_call = SIZE_MAX;
     cJSON *ev = NULL, *b = cJSON_CreateObject(), *cands, *cand, *content, *parts;
+    struct forge_wire_acc acc = {0};
     NOMEM(b && (cands = cJSON_AddArrayToObject(b, "candidates")) && (cand = part(cands)) &&
           (content = cJSON_AddObjectToObject(cand, "content")) && cJSON_AddStringToObject(content, "role", "model") &&
           (parts = cJSON_AddArrayToObject(content, "parts")));
@@ -750,10 +747,7 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
                 marks->first_call = it.offset;
             if (plain_text(p) && last && plain_text(last)) {
                 /* the pieces of one text, as the whole answer has it */
-                char *joined = forge_strdupf("%s%s", forge_json_str(last, "text"), forge_json_str(p, "text"));
-                cJSON *v = joined ? cJSON_CreateString(joined) : NULL;
-                forge_free(joined);
-                NOMEM(v && forge_wire_put(last, "text", v));
+                NOMEM(!forge_wire_acc_add(&acc, last, "text", forge_json_str(p, "text")));
             } else {
                 NOMEM(cJSON_AddItemToArray(parts, cJSON_Duplicate(p, 1)));
             }
@@ -763,10 +757,13 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
     }
     if (!ended)
         rc = forge_err_set(err, FORGE_ENET, "gemini: the stream ended without a finishReason");
+    else if (forge_wire_acc_flush(&acc))
+        rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
     else if (!cJSON_GetObjectItemCaseSensitive(cand, "finishReason"))
         cJSON_DeleteItemFromObjectCaseSensitive(b, "candidates"); /* blocked: no candidate, as whole */
 out:
     forge_sse_free(&it);
+    forge_wire_acc_free(&acc);
     cJSON_Delete(ev);
     if (rc) {
         cJSON_Delete(b);

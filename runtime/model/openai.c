@@ -599,22 +599,13 @@ cJSON *forge_wire_openai_error(int status, const char *message)
 
 /* ---- streamed answers (client side) ---- */
 
-/* The data of the last event of <text>, in <out> (n bytes), or "". */
-static void last_data(const char *text, size_t len, char *out, size_t n)
-{
-    struct forge_sse it;
-    forge_sse_init(&it, text, len);
-    out[0] = '\0';
-    while (forge_sse_next(&it) == 1)
-        snprintf(out, n, "%s", it.data.data ? it.data.data : "");
-    forge_sse_free(&it);
-}
-
 static int stream_complete(const char *text, size_t len)
 {
-    char last[64];
-    last_data(text, len, last, sizeof last);
-    return !strcmp(last, "[DONE]") || !strncmp(last, "{\"error\"", 8);
+    struct forge_sse it;
+    int end = forge_sse_last(&it, text, len) == 1 && it.data.data &&
+              (!strcmp(it.data.data, "[DONE]") || !strncmp(it.data.data, "{\"error\"", 8));
+    forge_sse_free(&it);
+    return end;
 }
 
 /* The call at <index> in <calls>, made when first seen. */
@@ -632,16 +623,6 @@ static cJSON *call_at(cJSON *calls, int index)
     return c;
 }
 
-/* Appends <piece> to the string member <key> of <o> (made when absent). */
-static int append(cJSON *o, const char *key, const char *piece)
-{
-    const char *had = forge_json_str(o, key);
-    char *joined = forge_strdupf("%s%s", had ? had : "", piece);
-    cJSON *v = joined ? cJSON_CreateString(joined) : NULL;
-    forge_free(joined);
-    return v && forge_wire_put(o, key, v) ? 0 : FORGE_ENOMEM;
-}
-
 static int assemble(const char *text, size_t len, cJSON **body, struct forge_stream_marks *marks, struct forge_err *err)
 {
     int rc = 0, done = 0;
@@ -651,6 +632,7 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
     cJSON *b = cJSON_CreateObject(), *choices, *choice = NULL, *msg, *calls = cJSON_CreateArray(), *chunk = NULL;
     struct forge_buf content;
     forge_buf_init(&content, 0);
+    struct forge_wire_acc acc = {0};
     int has_content = 0;
     NOMEM(b && calls && (choices = cJSON_AddArrayToObject(b, "choices")) && (choice = cJSON_CreateObject()) &&
           cJSON_AddItemToArray(choices, choice) && (msg = cJSON_AddObjectToObject(choice, "message")) &&
@@ -690,7 +672,7 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
             if ((piece ? *piece : *refusal) && marks->first_token == SIZE_MAX)
                 marks->first_token = it.offset;
             if (refusal)
-                NOMEM(!append(msg, "refusal", refusal));
+                NOMEM(!forge_wire_acc_add(&acc, msg, "refusal", refusal));
         }
         int k = 0;
         cJSON_ArrayForEach(tc, cJSON_GetObjectItemCaseSensitive(d, "tool_calls")) {
@@ -703,9 +685,9 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
             if (id && *id)
                 NOMEM(forge_wire_put(c, "id", cJSON_CreateString(id)));
             if (name && *name)
-                NOMEM(!append(f, "name", name));
+                NOMEM(!forge_wire_acc_add(&acc, f, "name", name));
             if (args)
-                NOMEM(!append(f, "arguments", args));
+                NOMEM(!forge_wire_acc_add(&acc, f, "arguments", args));
             if (marks->first_call == SIZE_MAX)
                 marks->first_call = it.offset;
             k++;
@@ -717,6 +699,7 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
         rc = forge_err_set(err, FORGE_ENET, "openai: the stream ended without data: [DONE]");
         goto out;
     }
+    NOMEM(!forge_wire_acc_flush(&acc));
     /* the first delta carries "content": "" even before calls, whose whole answer has null */
     if (!content.len && cJSON_GetArraySize(calls) > 0)
         has_content = 0;
@@ -732,6 +715,7 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
 out:
     forge_sse_free(&it);
     forge_buf_free(&content);
+    forge_wire_acc_free(&acc);
     cJSON_Delete(chunk);
     cJSON_Delete(calls);
     if (rc) {

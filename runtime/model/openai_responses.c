@@ -696,10 +696,7 @@ static int is_end(const char *event)
 static int stream_complete(const char *text, size_t len)
 {
     struct forge_sse it;
-    forge_sse_init(&it, text, len);
-    int end = 0;
-    while (forge_sse_next(&it) == 1)
-        end = is_end(it.event);
+    int end = forge_sse_last(&it, text, len) == 1 && is_end(it.event);
     forge_sse_free(&it);
     return end;
 }

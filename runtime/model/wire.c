@@ -404,8 +404,92 @@ int forge_sse_next(struct forge_sse *it)
                 return FORGE_ENOMEM;
             has_data = 1;
         } else if (flen == 5 && !memcmp(line, "event", 5)) {
-            snprintf(it->event, sizeof it->event, "%.*s", (int)vlen, v);
+            size_t m = vlen < sizeof it->event - 1 ? vlen : sizeof it->event - 1;
+            memcpy(it->event, v, m);
+            it->event[m] = '\0';
         }
     }
     return 0;
+}
+
+static struct forge_wire_acc_entry *acc_find(const struct forge_wire_acc *a, const cJSON *obj, const char *key)
+{
+    for (size_t i = a->n; i-- > 0;)
+        if (a->v[i].obj == obj && !strcmp(a->v[i].key, key))
+            return &a->v[i];
+    return NULL;
+}
+
+int forge_wire_acc_add(struct forge_wire_acc *a, cJSON *obj, const char *key, const char *piece)
+{
+    struct forge_wire_acc_entry *e = acc_find(a, obj, key);
+    if (!e) {
+        if (a->n == a->cap) {
+            size_t cap = a->cap ? a->cap * 2 : 8;
+            struct forge_wire_acc_entry *v = forge_realloc(a->v, cap * sizeof *v);
+            if (!v)
+                return FORGE_ENOMEM;
+            a->v = v;
+            a->cap = cap;
+        }
+        e = &a->v[a->n++];
+        e->obj = obj;
+        snprintf(e->key, sizeof e->key, "%s", key);
+        forge_buf_init(&e->b, 0);
+        const char *had = forge_json_str(obj, key);
+        if (had && forge_buf_adds(&e->b, had))
+            return FORGE_ENOMEM;
+    }
+    return piece && forge_buf_adds(&e->b, piece) ? FORGE_ENOMEM : 0;
+}
+
+const char *forge_wire_acc_get(const struct forge_wire_acc *a, const cJSON *obj, const char *key)
+{
+    const struct forge_wire_acc_entry *e = acc_find(a, obj, key);
+    return e ? (e->b.data ? e->b.data : "") : NULL;
+}
+
+int forge_wire_acc_flush(struct forge_wire_acc *a)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        struct forge_wire_acc_entry *e = &a->v[i];
+        if (!forge_wire_put(e->obj, e->key, cJSON_CreateString(e->b.data ? e->b.data : "")))
+            return FORGE_ENOMEM;
+    }
+    return 0;
+}
+
+void forge_wire_acc_free(struct forge_wire_acc *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        forge_buf_free(&a->v[i].b);
+    forge_free(a->v);
+    memset(a, 0, sizeof *a);
+}
+
+/* The end (one past) of the last blank line at or before <end> in <text>, or 0. */
+static size_t last_blank(const char *text, size_t end)
+{
+    for (size_t i = end; i >= 2; i--) {
+        if (text[i - 1] != '\n')
+            continue;
+        if (text[i - 2] == '\n' || (i >= 3 && text[i - 2] == '\r' && text[i - 3] == '\n'))
+            return i;
+    }
+    return 0;
+}
+
+int forge_sse_last(struct forge_sse *it, const char *text, size_t len)
+{
+    forge_sse_init(it, text, len);
+    size_t end = last_blank(text, len);
+    if (!end)
+        return 0;
+    /* the event before that blank line starts after the blank line before it */
+    size_t k = end - 1;
+    while (k > 0 && (text[k - 1] == '\n' || text[k - 1] == '\r'))
+        k--;
+    it->p = text + last_blank(text, k);
+    it->end = text + end;
+    return forge_sse_next(it);
 }

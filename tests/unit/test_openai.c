@@ -260,8 +260,44 @@ TEST(serve_errors)
     CHECK_STR(D->stream_type, "text/event-stream");
 }
 
+/* Server-sent events framing (model/wire.c), as the WHATWG spec has it. */
+TEST(sse_framing)
+{
+    static const char text[] = ": a comment\r\nevent: one\r\ndata: {\"a\":1}\r\n\r\n"
+                               "data:x\ndata: y\nid: 7\n\n"
+                               "event: three\rdata: z\r\r"
+                               "data: cut";
+    struct forge_sse it;
+    forge_sse_init(&it, text, sizeof text - 1);
+    CHECK_INT(forge_sse_next(&it), 1);
+    CHECK_STR(it.event, "one");
+    CHECK_STR(it.data.data, "{\"a\":1}");
+    CHECK_INT((int)it.offset, 0);
+    CHECK_INT(forge_sse_next(&it), 1);
+    CHECK_STR(it.event, "");
+    CHECK_STR(it.data.data, "x\ny"); /* several data lines join with a newline; no space after the colon is kept */
+    CHECK_INT(forge_sse_next(&it), 1);
+    CHECK_STR(it.event, "three");
+    CHECK_STR(it.data.data, "z");
+    CHECK_INT(forge_sse_next(&it), 0); /* an event without its blank line is not dispatched */
+    forge_sse_free(&it);
+    CHECK_INT(forge_sse_last(&it, text, sizeof text - 1 - 9), 1);
+    CHECK_STR(it.data.data, "x\ny"); /* the CR-only event before the cut is not a \n blank line */
+    forge_sse_free(&it);
+    static const char done[] = "data: {}\n\ndata: [DONE]\n\n";
+    CHECK_INT(forge_sse_last(&it, done, sizeof done - 1), 1);
+    CHECK_STR(it.data.data, "[DONE]");
+    forge_sse_free(&it);
+    CHECK_INT(forge_sse_last(&it, done, sizeof done - 3), 1); /* "[DONE]" not closed: the one before */
+    CHECK_STR(it.data.data, "{}");
+    forge_sse_free(&it);
+    CHECK_INT(forge_sse_last(&it, "data: x", 7), 0);
+    forge_sse_free(&it);
+}
+
 int main(void)
 {
+    RUN(sse_framing);
     RUN(serve_accept);
     RUN(serve_accept_errors);
     RUN(serve_answer);
