@@ -1,7 +1,9 @@
 #!/bin/sh
 # What streaming costs, and how forge probe scales. Figures only; nothing is asserted.
+#  0. Parsing only (build/tests/bench_stream): a streamed answer (16-byte deltas) read by
+#     assemble + parse, against the whole answer read by a JSON parse + parse.
 #  1. CPU per answer read whole and streamed, per dialect, from forge serve (a 2.6 KB text answer
-#     and a two-call answer): forge model batch reports the client's CPU per call.
+#     and a two-call answer): forge model batch reports the client's CPU per call, network included.
 #  2. A 50-model x 10-probe sweep at -j 20 against the fake provider answering after 100 ms,
 #     beside the ideal (waves of 20 models x the requests per model x 100 ms).
 # usage: tests/bench/probe/run.sh [CALLS]
@@ -13,6 +15,8 @@ n=${1:-2000}
 tmp=$(mktemp -d)
 trap 'kill $spid $fpid 2>/dev/null; rm -rf "$tmp"' EXIT
 export OPENAI_API_KEY=bench ANTHROPIC_API_KEY=bench GEMINI_API_KEY=bench
+bench="$(dirname "$forge")/tests/bench_stream"
+if [ -x "$bench" ]; then echo "0. $("$bench" "$n")"; else echo "0. $bench is not built (make build)"; fi
 "$forge" serve --listen 127.0.0.1:0 --port-file "$tmp/sport" --model "scripted:$here/rules.lua" 2>/dev/null &
 spid=$!
 while [ ! -s "$tmp/sport" ]; do sleep 0.05; done
