@@ -634,10 +634,10 @@ static int add_probe(struct forge_vm *vm, int idx, void *ud, const char *where, 
         rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
     if (!rc && forge_wire_check(p.request, err))
         rc = err->code, forge_err_prefix(err, "%s (%s)", where, name);
-    cJSON_Delete(d);
     for (int i = 0; !rc && i < ps->n; i++)
         if (!strcmp(ps->v[i].name, name))
             rc = forge_err_set(err, FORGE_EINVAL, "%s: a second probe named '%s'", where, name);
+    cJSON_Delete(d); /* <name> points into it */
     struct forge_probe *v = rc ? NULL : forge_realloc(ps->v, (size_t)(ps->n + 1) * sizeof *v);
     if (!rc && !v)
         rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
