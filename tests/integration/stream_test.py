@@ -143,6 +143,22 @@ def main():
         check("a streamed recording replays whole and streamed", c == c2 == c3 == 0 and core(rec) == core(rep) ==
               core(rep2) and rep2["timing"]["ttfb_ms"] == 0,
               f"{e}{e2}{e3}\n{json.dumps(core(rec))}\n{json.dumps(core(rep))}\n{json.dumps(core(rep2))}")
+        # a suite with stream = true: its requests stream, its turns record the timings
+        suite = os.path.join(WORK, "suite.lua")
+        with open(suite, "w") as f:
+            f.write('local forge = require "forge"\n'
+                    'return forge.suite { name = "s", model = "%s:m1", stream = true,\n'
+                    '  tools = { forge.tool { name = "get_weather", mock = { temp_c = 18 } } },\n'
+                    '  cases = { { id = "c1", input = { message = "[single] weather?" },\n'
+                    '              expect = { toolsCalled = { "get_weather" } } } } }\n' % D)
+        trans = os.path.join(WORK, "suite.jsonl")
+        p = subprocess.run([FORGE, "script", suite, "--base-url", base_url(port), "--no-cache", "--save-transcripts",
+                            trans], capture_output=True, text=True, env=dict(os.environ, **KEYS), timeout=120)
+        t = json.loads(open(trans).readline()) if os.path.exists(trans) else {}
+        mt = (t.get("turns") or [{}, {}])[1].get("model_timings")
+        check("suite stream = true", p.returncode == 0 and mt and [m["round"] for m in mt] == [1, 2] and
+              all(m["ttfb_ms"] is not None for m in mt) and mt[0]["first_tool_call_ms"] is not None,
+              p.stdout + p.stderr + json.dumps(t)[:500])
         tape_line = json.loads(open(tape).readline())
         check("the cassette holds the assembled answer", isinstance(tape_line["response"], dict) and
               tape_line["request"].get("stream") is not True, json.dumps(tape_line)[:300])
