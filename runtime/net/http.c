@@ -142,6 +142,8 @@ struct sink {
     uint64_t t0, last_ns;        /* the attempt's start, the last piece's arrival */
     struct forge_http_mark *marks;
     size_t nmarks, cap_marks;
+    int keep_headers;
+    struct forge_buf headers;
     char retry_after[64];
     char retry_after_ms[32]; /* OpenAI's more precise variant, preferred when present */
 };
@@ -222,7 +224,11 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
         /* a new response (after a redirect or 100) starts */
         s->retry_after[0] = '\0';
         s->retry_after_ms[0] = '\0';
+        if (s->keep_headers)
+            forge_buf_reset(&s->headers);
     }
+    if (s->keep_headers && forge_buf_add(&s->headers, p, len))
+        return 0;
     return len;
 }
 
@@ -246,8 +252,30 @@ void forge_http_response_free(struct forge_http_response *r)
         return;
     FORGE_FREE(r->body);
     FORGE_FREE(r->marks);
+    FORGE_FREE(r->headers);
     r->nmarks = 0;
     r->len = 0;
+}
+
+int forge_http_header(const struct forge_http_response *r, const char *name, char *out, size_t n)
+{
+    size_t nl = strlen(name);
+    for (const char *p = r->headers; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len > nl && !strncasecmp(p, name, nl) && p[nl] == ':') {
+            const char *v = p + nl + 1;
+            while (*v == ' ' || *v == '\t')
+                v++;
+            size_t vl = (size_t)(p + len - v);
+            while (vl && (v[vl - 1] == '\r' || v[vl - 1] == ' '))
+                vl--;
+            snprintf(out, n, "%.*s", (int)vl, v);
+            return 0;
+        }
+        p = e ? e + 1 : p + len;
+    }
+    return -1;
 }
 
 int forge_http_post(const char *url, const char *const *headers, const char *body, size_t len,
@@ -293,6 +321,8 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
     forge_buf_init(&s.body, limit);
     s.stream = o->stream;
     s.idle_ms = o->idle_timeout_ms;
+    s.keep_headers = o->keep_headers;
+    forge_buf_init(&s.headers, 0);
 
     for (int attempt = 0;; attempt++) {
         long this_timeout = timeout;
@@ -319,9 +349,13 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
             curl_easy_reset(h);
         curl_easy_setopt(h, CURLOPT_URL, url);
         curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(h, CURLOPT_POST, 1L);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+        if (o->method) {
+            curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, o->method);
+        } else {
+            curl_easy_setopt(h, CURLOPT_POST, 1L);
+            curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+            curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+        }
         curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
         curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
         curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
@@ -383,6 +417,10 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
             out->marks = s.marks;
             out->nmarks = s.nmarks;
             s.marks = NULL;
+            if (s.keep_headers && !(out->headers = forge_buf_take(&s.headers))) {
+                rc = forge_err_set(err, FORGE_ENOMEM, "out of memory reading the response");
+                goto out_sink;
+            }
             if (!out->body) {
                 rc = forge_err_set(err, FORGE_ENOMEM, "out of memory reading the response");
                 goto out_sink;
@@ -416,6 +454,7 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
     }
 out_sink:
     forge_buf_free(&s.body);
+    forge_buf_free(&s.headers);
     forge_free(s.marks);
 out:
     curl_slist_free_all(hl);

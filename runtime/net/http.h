@@ -38,6 +38,8 @@ struct forge_http_opts {
                                 resolution is a second */
     int (*complete)(const char *body, size_t len); /* with stream: nonzero when the body ends
                                                       as a whole stream ends (may be NULL) */
+    const char *method;      /* "DELETE" sends no body; NULL: POST */
+    int keep_headers;        /* keep the final response's header lines (forge_http_response) */
 };
 
 /* When a streamed body had received <end> bytes: <ms> after the attempt started. */
@@ -56,7 +58,12 @@ struct forge_http_response {
     struct forge_http_mark *marks;
     size_t nmarks;
     double attempt_ms; /* the final attempt's wall time, first byte sent to last received */
+    char *headers;     /* with opts.keep_headers: the final response's header lines (owned) */
 };
+
+/* The value of header <name> (case-insensitive) in <r>'s kept headers, copied into <out> (n
+ * bytes); 0 when present, -1 when not. */
+int forge_http_header(const struct forge_http_response *r, const char *name, char *out, size_t n);
 
 /* The time (ms after the final attempt started) at which byte <offset> of a streamed body had
  * arrived, or -1 without marks. */
