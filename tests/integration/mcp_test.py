@@ -1,0 +1,406 @@
+#!/usr/bin/env python3
+"""MCP end to end.
+
+usage: mcp_test.py FORGE_BIN GROUP
+  protocol  forge mcp serve over stdio and Streamable HTTP, by hand: the handshake and version
+            negotiation, tools/list with annotations and pagination, tools/call of every executor
+            with verifiers (block, warn), the sandbox's limits, and hostile JSON-RPC (batches, bad
+            ids, unknown methods, calls before initialize, huge messages); HTTP sessions, the
+            protocol-version header, Origin, tokens (fail closed), DELETE, 64 concurrent sessions.
+            forge's client against forge, and against servers that never answer, answer garbage,
+            die mid-call, flood, or speak an unknown version: an error naming the server within
+            the timeout, and no child left behind.
+  sdk       the official TypeScript SDK as a client of forge mcp serve (stdio and HTTP): every tool
+            of the demo listed and called; forge's client against the reference servers
+            (server-everything over stdio and HTTP, server-filesystem on a temporary folder).
+            Skipped (exit 77) without tests/npm/node_modules unless FORGE_REQUIRE_NPM=1.
+Prints "N passed, N failed"; exits 1 when a check failed."""
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+MCP = os.path.join(HERE, "mcp")
+FORGE = sys.argv[1]
+GROUP = sys.argv[2]
+TOOLS = os.path.join(MCP, "tools.lua")
+DEMO_TOOLS = os.path.join(ROOT, "scripts", "weather", "tools.lua")
+NPM = os.path.join(ROOT, "tests", "npm", "node_modules")
+WORK = tempfile.mkdtemp(prefix="forge-mcp-")
+PASSED = FAILED = 0
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+
+
+def check(name, cond, detail=""):
+    global PASSED, FAILED
+    if cond:
+        PASSED += 1
+    else:
+        FAILED += 1
+        print(f"FAIL {name}" + (f": {detail}" if detail else ""), flush=True)
+
+
+def stdio_session(lines, tools=TOOLS, *extra):
+    """Sends raw lines to forge mcp serve over stdio; returns the reply objects in order."""
+    text = "\n".join(l if isinstance(l, str) else json.dumps(l) for l in lines) + "\n"
+    p = subprocess.run([FORGE, "mcp", "serve", tools, *extra], input=text, capture_output=True, text=True, timeout=120)
+    return p.returncode, [json.loads(l) for l in p.stdout.splitlines() if l.strip()], p.stderr
+
+
+def req(i, method, params=None):
+    m = {"jsonrpc": "2.0", "id": i, "method": method}
+    if params is not None:
+        m["params"] = params
+    return m
+
+
+def start_http(*args, env=None):
+    pf = os.path.join(WORK, "port%d" % time.time_ns())
+    p = subprocess.Popen([FORGE, "mcp", "serve", *args, "--listen", "127.0.0.1:0", "--port-file", pf],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env or os.environ)
+    for _ in range(500):
+        if os.path.exists(pf) and open(pf).read().strip():
+            return p, int(open(pf).read())
+        if p.poll() is not None:
+            return p, None
+        time.sleep(0.01)
+    return p, None
+
+
+def post(port, body, headers=None, method="POST"):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    h.update(headers or {})
+    c.request(method, "/mcp", body=json.dumps(body) if body is not None else None,
+              headers={k: v for k, v in h.items() if v is not None})
+    r = c.getresponse()
+    text = r.read().decode()
+    c.close()
+    try:
+        return r.status, json.loads(text) if text else None, r
+    except ValueError:
+        return r.status, text, r
+
+
+def group_protocol():
+    init = dict(INIT)
+    code, out, err = stdio_session([
+        req(1, "tools/list"),                                  # before initialize
+        init, {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        req(2, "ping"),
+        req(3, "tools/list"),
+        req(4, "tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}}),
+        req(5, "tools/call", {"name": "lookup", "arguments": {"key": "secret"}}),
+        req(6, "tools/call", {"name": "lookup", "arguments": {"key": "stale"}}),
+        req(7, "tools/call", {"name": "greet", "arguments": {"name": "Ada"}}),
+        req(8, "tools/call", {"name": "explode"}),
+        req(9, "tools/call", {"name": "add", "arguments": {"a": "two"}}),
+        req(10, "tools/call", {"name": "nope"}),
+        req(11, "tools/call", {"arguments": {}}),
+        req(12, "nope/method"),
+        [req(13, "ping")],
+        {"id": 14, "method": "ping"},
+        {"jsonrpc": "2.0", "id": {"x": 1}, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 1.5, "method": "ping"},
+        "{not json",
+        req(15, "tools/call", {"name": "spin"}),
+        req(16, "tools/call", {"name": "delete_account", "arguments": {"id": "u1"}}),
+        req(17, "ping", [1, 2]),
+    ], TOOLS, "--lua-timeout", "300")
+    by = {}
+    for o in out:
+        by.setdefault(json.dumps(o.get("id")), []).append(o)
+    check("stdio: one reply per request, none for the notification", len(out) == 21, json.dumps(out)[:600])
+    check("before initialize: -32600", out[0]["error"]["code"] == -32600 and "not initialized" in out[0]["error"]["message"],
+          json.dumps(out[0]))
+    check("initialize: the client's version, capabilities, serverInfo",
+          out[1]["result"]["protocolVersion"] == "2025-06-18" and out[1]["result"]["capabilities"] == {"tools": {"listChanged": False}}
+          and out[1]["result"]["serverInfo"]["name"] == "forge", json.dumps(out[1]))
+    check("ping", out[2] == {"jsonrpc": "2.0", "id": 2, "result": {}}, json.dumps(out[2]))
+    tools = {t["name"]: t for t in out[3]["result"]["tools"]}
+    check("tools/list: every tool, no cursor", sorted(tools) == ["add", "delete_account", "explode", "greet", "lookup", "spin"]
+          and "nextCursor" not in out[3]["result"], json.dumps(out[3])[:400])
+    check("annotations: write + high + confirmation", tools["delete_account"].get("annotations") == {
+        "readOnlyHint": False, "destructiveHint": True, "idempotentHint": False}, json.dumps(tools["delete_account"]))
+    check("annotations: read", tools["lookup"].get("annotations") == {"readOnlyHint": True, "idempotentHint": True},
+          json.dumps(tools["lookup"]))
+    check("inputSchema", tools["add"]["inputSchema"]["required"] == ["a", "b"], json.dumps(tools["add"]))
+    r = out[4]["result"]
+    check("call: structuredContent and text", r["structuredContent"] == {"sum": 5} and r["isError"] is False and
+          json.loads(r["content"][0]["text"]) == {"sum": 5}, json.dumps(r))
+    r = out[5]["result"]
+    check("a verifier blocks: isError with its message", r["isError"] is True and "structuredContent" not in r and
+          r["content"] == [{"type": "text", "text": "Error: result blocked by verifier no_secrets: the result holds a secret"}],
+          json.dumps(r))
+    r = out[6]["result"]
+    check("a verifier warns: an extra text block", r["isError"] is False and len(r["content"]) == 2 and
+          r["content"][1]["text"] == "Warning from verifier no_secrets: the data is stale", json.dumps(r))
+    check("a template's text (non-JSON output is wrapped as {result})",
+          out[7]["result"]["structuredContent"] == {"result": "Hello, Ada!"}, json.dumps(out[7]))
+    r = out[8]["result"]
+    check("a tool that raises: isError", r["isError"] is True and "kaboom" in r["content"][0]["text"], json.dumps(r))
+    r = out[9]["result"]
+    check("arguments against the schema: isError", r["isError"] is True and "invalid arguments for tool 'add'" in
+          r["content"][0]["text"], json.dumps(r))
+    check("unknown tool: -32602", out[10]["error"]["code"] == -32602 and "unknown tool 'nope'" in out[10]["error"]["message"],
+          json.dumps(out[10]))
+    check("no tool name: -32602", out[11]["error"]["code"] == -32602, json.dumps(out[11]))
+    check("unknown method: -32601", out[12]["error"]["code"] == -32601, json.dumps(out[12]))
+    check("batch: -32600", out[13]["error"]["code"] == -32600 and "batches" in out[13]["error"]["message"] and
+          out[13]["id"] is None, json.dumps(out[13]))
+    check("no jsonrpc: -32600 with its id", out[14]["error"]["code"] == -32600 and out[14]["id"] == 14, json.dumps(out[14]))
+    check("object id: -32600", out[15]["error"]["code"] == -32600 and out[15]["id"] is None, json.dumps(out[15]))
+    check("fractional id: -32600", out[16]["error"]["code"] == -32600, json.dumps(out[16]))
+    check("not JSON: -32700", out[17]["error"]["code"] == -32700, json.dumps(out[17]))
+    r = out[18]["result"]
+    check("a runaway tool is stopped by the sandbox", r["isError"] is True and "--lua-timeout" in r["content"][0]["text"],
+          json.dumps(r))
+    check("a mock", out[19]["result"]["structuredContent"] == {"deleted": True}, json.dumps(out[19]))
+    check("params not an object: -32602", out[20]["error"]["code"] == -32602, json.dumps(out[20]))
+    # huge message, unknown protocol version offered, pagination
+    code, out, err = stdio_session([dict(INIT, params=dict(INIT["params"], protocolVersion="1999-01-01")),
+                                    req(2, "ping", {"pad": "x" * (2 << 20)})], TOOLS, "--max-message-mb", "1")
+    check("an unknown version gets forge's newest", out[0]["result"]["protocolVersion"] == "2025-11-25", json.dumps(out[0]))
+    check("a message over the limit: -32600 naming the flag", out[1]["error"]["code"] == -32600 and
+          "--max-message-mb" in out[1]["error"]["message"], json.dumps(out[1])[:300])
+    many = os.path.join(WORK, "many.json")
+    with open(many, "w") as f:
+        json.dump([{"name": "t%03d" % i, "description": "tool %d" % i, "mock": {"i": i}} for i in range(150)], f)
+    code, out, err = stdio_session([INIT, req(2, "tools/list"), req(3, "tools/list", {"cursor": "100"}),
+                                    req(4, "tools/list", {"cursor": "zz"})], many)
+    check("pagination", len(out[1]["result"]["tools"]) == 100 and out[1]["result"]["nextCursor"] == "100" and
+          len(out[2]["result"]["tools"]) == 50 and "nextCursor" not in out[2]["result"] and
+          out[3]["error"]["code"] == -32602, json.dumps(out[1]["result"].get("nextCursor")))
+    # forge's client against forge, stdio; and its listing of 150 tools over two pages
+    p = subprocess.run([FORGE, "mcp", "list", "--json", "--", FORGE, "mcp", "serve", many], capture_output=True,
+                       text=True, timeout=60)
+    check("client: every page", p.returncode == 0 and len(json.loads(p.stdout)) == 150, p.stderr)
+    p = subprocess.run([FORGE, "mcp", "call", "add", '{"a": 1, "b": 41}', "--", FORGE, "mcp", "serve", TOOLS],
+                       capture_output=True, text=True, timeout=60)
+    check("client: call over stdio", p.returncode == 0 and json.loads(p.stdout)["structuredContent"] == {"sum": 42}, p.stderr)
+    p = subprocess.run([FORGE, "mcp", "call", "explode", "--", FORGE, "mcp", "serve", TOOLS], capture_output=True,
+                       text=True, timeout=60)
+    check("client: isError exits 1", p.returncode == 1 and json.loads(p.stdout)["isError"] is True, p.stderr)
+    group_http()
+    group_bad_servers()
+
+
+def group_http():
+    token = "mcp-test-token-0123"
+    env = dict(os.environ, MCP_TEST_TOKEN=token)
+    srv, port = start_http(TOOLS, "--token-env", "MCP_TEST_TOKEN", env=env)
+    auth = {"Authorization": "Bearer " + token}
+    try:
+        st, body, r = post(port, INIT)
+        check("HTTP: no token: 401 with WWW-Authenticate", st == 401 and r.getheader("WWW-Authenticate") == "Bearer", str(body))
+        st, body, r = post(port, INIT, dict(auth, Authorization="Bearer wrong"))
+        check("HTTP: wrong token: 401", st == 401, str(body))
+        st, body, r = post(port, INIT, auth)
+        sid = r.getheader("Mcp-Session-Id")
+        check("HTTP: initialize gives a session", st == 200 and sid and len(sid) == 32 and
+              body["result"]["protocolVersion"] == "2025-06-18", f"{st} {body}")
+        h = dict(auth, **{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-06-18"})
+        st, body, r = post(port, {"jsonrpc": "2.0", "method": "notifications/initialized"}, h)
+        check("HTTP: a notification: 202", st == 202, f"{st} {body}")
+        st, body, r = post(port, req(2, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}), h)
+        check("HTTP: call", st == 200 and body["result"]["structuredContent"] == {"sum": 3}, f"{st} {body}")
+        st, body, r = post(port, req(3, "ping"), dict(auth))
+        check("HTTP: no session id: 400", st == 400 and "Mcp-Session-Id" in body["error"]["message"], f"{st} {body}")
+        st, body, r = post(port, req(3, "ping"), dict(auth, **{"Mcp-Session-Id": "f" * 32}))
+        check("HTTP: unknown session: 404", st == 404, f"{st} {body}")
+        st, body, r = post(port, req(3, "ping"), dict(h, **{"MCP-Protocol-Version": "2020-01-01"}))
+        check("HTTP: unsupported protocol version header: 400", st == 400, f"{st} {body}")
+        st, body, r = post(port, req(3, "ping"), dict(h, Origin="http://evil.example"))
+        check("HTTP: another origin: 403", st == 403, f"{st} {body}")
+        st, body, r = post(port, req(3, "ping"), dict(h, Origin="http://localhost:5173"))
+        check("HTTP: a local origin is fine", st == 200, f"{st} {body}")
+        st, body, r = post(port, req(3, "ping"), dict(h, Accept="text/html"))
+        check("HTTP: not accepting JSON: 406", st == 406, f"{st} {body}")
+        st, body, r = post(port, None, h, method="GET")
+        check("HTTP: GET: 405", st == 405, f"{st} {body}")
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        c.request("POST", "/mcp", body="{oops", headers=dict(h, **{"Content-Type": "application/json"}))
+        r = c.getresponse()
+        body = json.loads(r.read())
+        check("HTTP: not JSON: 400 with -32700", r.status == 400 and body["error"]["code"] == -32700, str(body))
+        st, body, r = post(port, None, h, method="DELETE")
+        check("HTTP: DELETE ends the session", st == 200, f"{st} {body}")
+        st, body, r = post(port, req(4, "ping"), h)
+        check("HTTP: the ended session: 404", st == 404, f"{st} {body}")
+        # 64 concurrent sessions
+        errors = []
+
+        def session(k):
+            try:
+                st, b, r = post(port, INIT, auth)
+                s = r.getheader("Mcp-Session-Id")
+                hh = dict(auth, **{"Mcp-Session-Id": s})
+                post(port, {"jsonrpc": "2.0", "method": "notifications/initialized"}, hh)
+                for j in range(5):
+                    st, b, r = post(port, req(j + 2, "tools/call", {"name": "add", "arguments": {"a": k, "b": j}}), hh)
+                    if st != 200 or b["result"]["structuredContent"] != {"sum": k + j}:
+                        errors.append((k, j, st, b))
+            except Exception as e:  # noqa: BLE001 (any failure is the test's finding)
+                errors.append((k, repr(e)))
+        ts = [threading.Thread(target=session, args=(k,)) for k in range(64)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        check("HTTP: 64 concurrent sessions, 320 calls, no error", not errors, str(errors[:3]))
+        # forge's client over HTTP, with the token
+        p = subprocess.run([FORGE, "mcp", "call", "greet", '{"name": "Bo"}', f"http://127.0.0.1:{port}/mcp",
+                            "--token-env", "MCP_TEST_TOKEN"], capture_output=True, text=True, env=env, timeout=60)
+        check("client: call over HTTP with a token", p.returncode == 0 and
+              json.loads(p.stdout)["structuredContent"] == {"result": "Hello, Bo!"}, p.stderr + p.stdout)
+        p = subprocess.run([FORGE, "mcp", "list", f"http://127.0.0.1:{port}/mcp"], capture_output=True, text=True,
+                           timeout=60)
+        check("client: no token: a clear error, exit 3", p.returncode == 3 and "HTTP 401" in p.stderr, p.stderr)
+    finally:
+        srv.terminate()
+        srv.wait()
+    # fail closed
+    srv, port = start_http(TOOLS, "--token-env", "MCP_UNSET_VAR_X")
+    check("a token variable that is not set: exit 2", port is None and srv.wait() == 2 and
+          "MCP_UNSET_VAR_X" in srv.stderr.read(), "")
+    srv, port = start_http(TOOLS, "--token-env", "MCP_UNSET_VAR_X", "--require-auth")
+    try:
+        st, body, r = post(port, INIT, {"Authorization": "Bearer anything"})
+        check("--require-auth with no token: 401 for everyone", st == 401, f"{st} {body}")
+    finally:
+        srv.terminate()
+        srv.wait()
+
+
+def children_of(pid):
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def group_bad_servers():
+    bad = os.path.join(MCP, "silent.py")
+    cases = [("mute", ["list"], "no answer within 1000 ms"), ("garbage", ["list"], "not JSON-RPC"),
+             ("die", ["call", "x"], "exited or closed its output"), ("oldver", ["list"], "protocol version 1999-01-01"),
+             ("flood", ["call", "x"], "longer than")]
+    for mode, cmd, want in cases:
+        t0 = time.time()
+        p = subprocess.run([FORGE, "mcp", *cmd, "--timeout-ms", "1000", "--", sys.executable, bad, mode],
+                           capture_output=True, text=True, timeout=60)
+        check(f"bad server {mode}: a clear error, exit 3", p.returncode == 3 and want in p.stderr and
+              "mcp " + sys.executable in p.stderr and time.time() - t0 < 10, p.stderr[-400:])
+        if mode == "die":
+            check("bad server die: its stderr in the message", "a line on stderr before dying" in p.stderr, p.stderr)
+    # no child outlives the client
+    before = subprocess.run(["pgrep", "-f", "silent.py mute"], capture_output=True, text=True).stdout
+    check("no child left behind", before.strip() == "", before)
+
+
+def group_sdk():
+    if not os.path.isdir(os.path.join(NPM, "@modelcontextprotocol", "sdk")):
+        msg = "the MCP SDK and reference servers are not installed in tests/npm/node_modules: run tests/npm/install.sh"
+        if os.environ.get("FORGE_REQUIRE_NPM") == "1":
+            print("FAIL " + msg)
+            sys.exit(1)
+        print("SKIPPED: " + msg)
+        sys.exit(77)
+    script = os.path.join(WORK, "sdk_client.mjs")
+    os.symlink(NPM, os.path.join(WORK, "node_modules"))
+    with open(os.path.join(MCP, "sdk_client.mjs")) as f, open(script, "w") as g:
+        g.write(f.read())
+    calls = os.path.join(WORK, "calls.json")
+    with open(calls, "w") as f:
+        json.dump([{"name": "get_weather", "arguments": {"city": "Paris"}},
+                   {"name": "get_weather", "arguments": {"city": "Venus"}},
+                   {"name": "get_forecast", "arguments": {"city": "Oslo", "days": 2}}], f)
+    want_calls = [
+        {"content": [{"type": "text", "text": json.dumps({"city": "Paris", "condition": "cloudy", "temp_c": 18}, indent=2)}],
+         "structuredContent": {"city": "Paris", "condition": "cloudy", "temp_c": 18}, "isError": False},
+        {"content": [{"type": "text", "text": "Error: result blocked by verifier plausible_temperature: implausible "
+                                              "temperature 464°C"}], "isError": True},
+        {"content": [{"type": "text", "text": json.dumps({"city": "Oslo", "days": [{"day": 1, "high_c": 15, "rain": False},
+                                                                                    {"day": 2, "high_c": 16, "rain": True}]},
+                                                        indent=2)}],
+         "structuredContent": {"city": "Oslo", "days": [{"day": 1, "high_c": 15, "rain": False},
+                                                        {"day": 2, "high_c": 16, "rain": True}]}, "isError": False}]
+    for mode in ("stdio", "http"):
+        srv = None
+        if mode == "stdio":
+            args = ["stdio", FORGE, DEMO_TOOLS, calls]
+        else:
+            srv, port = start_http(DEMO_TOOLS)
+            args = ["http", f"http://127.0.0.1:{port}/mcp", calls]
+        try:
+            p = subprocess.run(["node", script, *args], capture_output=True, text=True, timeout=120,
+                               env=dict(os.environ, NODE_PATH=NPM))
+            out = json.loads(p.stdout) if p.returncode == 0 else {}
+            check(f"SDK client ({mode}): connects", p.returncode == 0 and out["server"]["name"] == "forge", p.stderr[-1500:])
+            if out:
+                check(f"SDK client ({mode}): lists the demo's tools", [t["name"] for t in out["tools"]] ==
+                      ["get_weather", "get_forecast"] and out["tools"][0]["annotations"] ==
+                      {"readOnlyHint": True, "idempotentHint": True}, json.dumps(out["tools"])[:400])
+                got = [c["result"] for c in out["calls"]]
+                check(f"SDK client ({mode}): calls", got == want_calls, json.dumps(got)[:800])
+        finally:
+            if srv:
+                srv.terminate()
+                srv.wait()
+    everything = [os.path.join(NPM, ".bin", "mcp-server-everything")]
+    p = subprocess.run([FORGE, "mcp", "call", "get-sum", '{"a": 2, "b": 40}', "--", *everything], capture_output=True,
+                       text=True, timeout=120)
+    r = json.loads(p.stdout) if p.returncode == 0 else {}
+    check("forge client vs server-everything (stdio): get-sum", p.returncode == 0 and "42" in r["content"][0]["text"],
+          p.stderr[-800:])
+    p = subprocess.run([FORGE, "mcp", "call", "get-structured-content", '{"location": "New York"}', "--", *everything],
+                       capture_output=True, text=True, timeout=120)
+    r = json.loads(p.stdout) if p.returncode == 0 else {}
+    check("server-everything: structuredContent", p.returncode == 0 and isinstance(r.get("structuredContent"), dict),
+          p.stderr[-800:] + p.stdout[:300])
+    port = 30000 + os.getpid() % 20000
+    ev = subprocess.Popen([*everything, "streamableHttp"], env=dict(os.environ, PORT=str(port)),
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            try:
+                http.client.HTTPConnection("127.0.0.1", port, timeout=1).connect()
+                break
+            except OSError:
+                time.sleep(0.05)
+        p = subprocess.run([FORGE, "mcp", "call", "echo", '{"message": "over HTTP"}', f"http://127.0.0.1:{port}/mcp"],
+                           capture_output=True, text=True, timeout=120)
+        r = json.loads(p.stdout) if p.returncode == 0 else {}
+        check("forge client vs server-everything (Streamable HTTP, SSE answers): echo", p.returncode == 0 and
+              "over HTTP" in r["content"][0]["text"], p.stderr[-800:])
+    finally:
+        ev.terminate()
+        ev.wait()
+    folder = tempfile.mkdtemp(prefix="forge-mcp-fs-")
+    with open(os.path.join(folder, "note.txt"), "w") as f:
+        f.write("forge was here\n")
+    fs = [os.path.join(NPM, ".bin", "mcp-server-filesystem"), folder]
+    p = subprocess.run([FORGE, "mcp", "call", "read_text_file", json.dumps({"path": os.path.join(folder, "note.txt")}),
+                        "--", *fs], capture_output=True, text=True, timeout=120)
+    r = json.loads(p.stdout) if p.returncode == 0 else {}
+    check("forge client vs server-filesystem: read_text_file", p.returncode == 0 and
+          r["content"][0]["text"] == "forge was here\n", p.stderr[-800:] + p.stdout[:300])
+    p = subprocess.run([FORGE, "mcp", "list", "--json", "--", *fs], capture_output=True, text=True, timeout=120)
+    names = [t["name"] for t in json.loads(p.stdout)] if p.returncode == 0 else []
+    check("server-filesystem: its tools", "list_directory" in names and "read_text_file" in names, p.stderr[-500:])
+
+
+if GROUP == "protocol":
+    group_protocol()
+elif GROUP == "sdk":
+    group_sdk()
+else:
+    print("unknown group " + GROUP)
+    sys.exit(2)
+print(f"{PASSED} passed, {FAILED} failed")
+sys.exit(1 if FAILED else 0)
