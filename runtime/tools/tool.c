@@ -165,6 +165,23 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
             goto fail;
         }
     }
+    const cJSON *os = cJSON_GetObjectItemCaseSensitive(def, "output_schema");
+    if (!os)
+        os = cJSON_GetObjectItemCaseSensitive(def, "outputSchema");
+    if (os && !cJSON_IsNull(os)) {
+        if (!cJSON_IsObject(os) && !cJSON_IsBool(os)) {
+            forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': output_schema must be a JSON Schema object", where, name);
+            goto fail;
+        }
+        struct forge_schema_opts so = {0};
+        so.draft = FORGE_DRAFT_DEFAULT;
+        cJSON_AddItemToObject(t->def, "output_schema", cJSON_Duplicate(os, 1));
+        t->out_schema = forge_schema_compile(cJSON_GetObjectItemCaseSensitive(t->def, "output_schema"), &so, err);
+        if (!t->out_schema) {
+            forge_err_prefix(err, "%s: tool '%s': output_schema", where, name);
+            goto fail;
+        }
+    }
     static const char *const copy[] = {"category", "consequenceLevel", "requiresConfirmation",
                                        "triggerPhrases", "timeout", "tags", "version", "status",
                                        "dependsOn", "annotations", NULL};
@@ -271,6 +288,7 @@ void forge_tool_free(struct forge_tool *t)
     cJSON_Delete(t->data);
     cJSON_Delete(t->fallback);
     forge_schema_free(t->schema);
+    forge_schema_free(t->out_schema);
     forge_free(t);
 }
 
@@ -387,8 +405,40 @@ static int run_function(const struct forge_tool *t, const struct forge_tool_call
     return 0;
 }
 
+static int execute(const struct forge_tool *t, const struct forge_tool_call *call, cJSON **result, char **error,
+                   struct forge_err *err);
+
 int forge_tool_execute(const struct forge_tool *t, const struct forge_tool_call *call,
                        cJSON **result, char **error, struct forge_err *err)
+{
+    int rc = execute(t, call, result, error, err);
+    if (rc || *error || !t->out_schema)
+        return rc;
+    /* a result is checked against the schema the tool promises (PromptKit's ToolDescriptor,
+     * MCP's outputSchema): one that breaks it is the tool's failure */
+    cJSON *verrs = NULL;
+    int ok = forge_schema_validate(t->out_schema, *result, &verrs);
+    if (ok < 0) {
+        *error = forge_strdupf("validating the result of tool '%s' failed: %s", t->name,
+                               ok == FORGE_ELIMIT ? forge_schema_limit_message() : forge_rc_name(ok));
+    } else if (ok == 0) {
+        const cJSON *e = verrs ? verrs->child : NULL;
+        const char *loc = e ? forge_json_str(e, "instanceLocation") : "";
+        *error = forge_strdupf("result of tool '%s' does not match its output_schema: %s at '%s'", t->name,
+                               e ? forge_json_str(e, "error") : "not valid", loc ? loc : "");
+    }
+    cJSON_Delete(verrs);
+    if (ok <= 0) {
+        cJSON_Delete(*result);
+        *result = NULL;
+        if (!*error)
+            return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+static int execute(const struct forge_tool *t, const struct forge_tool_call *call, cJSON **result, char **error,
+                   struct forge_err *err)
 {
     *result = NULL;
     *error = NULL;

@@ -36,6 +36,8 @@ struct forge_tool {
                                      agent-tool-forge fields (category, consequenceLevel,
                                      requiresConfirmation, triggerPhrases, timeout, tags) */
     struct forge_schema *schema;  /* compiled parameters; NULL when the tool declares none */
+    struct forge_schema *out_schema; /* compiled output_schema (outputSchema): every result is
+                                        validated against it; NULL when none is declared */
     enum forge_tool_kind kind;
     struct forge_callable fn;     /* RUN, or TEMPLATE given as a function */
     bool has_fn;
@@ -77,8 +79,10 @@ void forge_tool_free(struct forge_tool *t);
 
 /* Runs the tool's executor for <call>. On success sets *result (new tree) and returns 0; when
  * the tool itself fails (raises, times out, HTTP error, ...) sets *error (new string, free with
- * forge_free) and returns 0 as well: a tool failure is data. Returns a negative code only when
- * forge itself cannot go on (out of memory). */
+ * forge_free) and returns 0 as well: a tool failure is data. A result that does not match the
+ * tool's output_schema is such a failure too ("result of tool 'x' does not match its
+ * output_schema: <error> at <location>"). Returns a negative code only when forge itself cannot
+ * go on (out of memory). */
 int forge_tool_execute(const struct forge_tool *t, const struct forge_tool_call *call,
                        cJSON **result, char **error, struct forge_err *err);
 

@@ -114,11 +114,13 @@ def group_protocol():
         req(15, "tools/call", {"name": "spin"}),
         req(16, "tools/call", {"name": "delete_account", "arguments": {"id": "u1"}}),
         req(17, "ping", [1, 2]),
+        req(18, "tools/call", {"name": "typed", "arguments": {}}),
+        req(19, "tools/call", {"name": "typed", "arguments": {"bad": True}}),
     ], TOOLS, "--lua-timeout", "300")
     by = {}
     for o in out:
         by.setdefault(json.dumps(o.get("id")), []).append(o)
-    check("stdio: one reply per request, none for the notification", len(out) == 21, json.dumps(out)[:600])
+    check("stdio: one reply per request, none for the notification", len(out) == 23, json.dumps(out)[:600])
     check("before initialize: -32600", out[0]["error"]["code"] == -32600 and "not initialized" in out[0]["error"]["message"],
           json.dumps(out[0]))
     check("initialize: the client's version, capabilities, serverInfo",
@@ -126,7 +128,7 @@ def group_protocol():
           and out[1]["result"]["serverInfo"]["name"] == "forge", json.dumps(out[1]))
     check("ping", out[2] == {"jsonrpc": "2.0", "id": 2, "result": {}}, json.dumps(out[2]))
     tools = {t["name"]: t for t in out[3]["result"]["tools"]}
-    check("tools/list: every tool, no cursor", sorted(tools) == ["add", "delete_account", "explode", "greet", "lookup", "spin"]
+    check("tools/list: every tool, no cursor", sorted(tools) == ["add", "delete_account", "explode", "greet", "lookup", "spin", "typed"]
           and "nextCursor" not in out[3]["result"], json.dumps(out[3])[:400])
     check("annotations: write + high + confirmation", tools["delete_account"].get("annotations") == {
         "readOnlyHint": False, "destructiveHint": True, "idempotentHint": False}, json.dumps(tools["delete_account"]))
@@ -165,6 +167,12 @@ def group_protocol():
           json.dumps(r))
     check("a mock", out[19]["result"]["structuredContent"] == {"deleted": True}, json.dumps(out[19]))
     check("params not an object: -32602", out[20]["error"]["code"] == -32602, json.dumps(out[20]))
+    check("outputSchema listed", tools["typed"]["outputSchema"]["required"] == ["n"], json.dumps(tools["typed"]))
+    check("a result that matches its output_schema", out[21]["result"]["structuredContent"] == {"n": 7}, json.dumps(out[21]))
+    r = out[22]["result"]
+    check("a result that breaks its output_schema: isError naming the place", r["isError"] is True and
+          r["content"][0]["text"].startswith("Error: result of tool 'typed' does not match its output_schema:") and
+          "at '/n'" in r["content"][0]["text"], json.dumps(r))
     # huge message, unknown protocol version offered, pagination
     code, out, err = stdio_session([dict(INIT, params=dict(INIT["params"], protocolVersion="1999-01-01")),
                                     req(2, "ping", {"pad": "x" * (2 << 20)})], TOOLS, "--max-message-mb", "1")

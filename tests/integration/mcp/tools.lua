@@ -24,5 +24,8 @@ return {
     consequenceLevel = "high", requiresConfirmation = true, mock = { deleted = true },
     schema = { type = "object", properties = { id = { type = "string" } }, required = { "id" } } },
   forge.tool { name = "explode", description = "Always fails.", run = function() error("kaboom") end },
+  forge.tool { name = "typed", description = "Promises an integer n.",
+    output_schema = { type = "object", properties = { n = { type = "integer" } }, required = { "n" } },
+    run = function(args) if args.bad then return { n = "seven" } end return { n = 7 } end },
   forge.tool { name = "spin", description = "Never returns (stopped by the sandbox).", run = function() while true do end end },
 }
