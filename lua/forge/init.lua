@@ -27,6 +27,16 @@ function forge.tool(def)
   return tagged("tool", def)
 end
 
+-- forge.mcp{name, command = {...} | url = "...", token_env, prefix, tools = {...}, timeout_ms}:
+-- the tools of an MCP server (started over stdio with --allow-exec, or reached over Streamable
+-- HTTP with --allow-net), as forge.tool tables that call it (docs/mcp.md).
+function forge.mcp(def)
+  need(def, "forge.mcp")
+  local list = require("forge.mcp_host").connect(def)
+  for i, t in ipairs(list) do list[i] = tagged("tool", t) end
+  return list
+end
+
 -- forge.load_tools(path): tools from a JSON file (relative to the script): one definition, an
 -- array of them (forge's or OpenAI `tools`), or an MCP tools/list result {"tools": [...]}.
 function forge.load_tools(path)

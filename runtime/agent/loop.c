@@ -109,6 +109,9 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
 
     const struct forge_policy *p = r->policy;
     const struct forge_tool *tool = r->a->tools ? forge_toolset_find(r->a->tools, name) : NULL;
+    const char *server = tool ? forge_json_str(tool->def, "mcp_server") : NULL;
+    if (server) /* the trajectory says which MCP server answered */
+        cJSON_AddStringToObject(rec, "mcp_server", server);
     const cJSON *stub = cJSON_IsObject(r->stubs) ? cJSON_GetObjectItemCaseSensitive(r->stubs, name)
                                                  : NULL;
     cJSON *result = NULL;

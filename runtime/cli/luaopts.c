@@ -15,6 +15,7 @@ const char forge_luaopts_usage[] =
     "  --allow-read PATH        let scripts read files under PATH (repeatable); by default they\n"
     "                           read only under their own folder and the current folder\n"
     "  --allow-net              let scripts use forge.http\n"
+    "  --allow-exec             let scripts start MCP servers (forge.mcp{command = ...})\n"
     "  --allow-env NAME         let HTTP tools' headers_from_env read the environment variable\n"
     "                           NAME (repeatable); none is readable otherwise, API keys included\n"
     "  --lua-instructions N     instruction budget per call into Lua (default 1000000000; 0 = none)\n"
@@ -48,6 +49,10 @@ int forge_luaopts_parse(int argc, char **argv, int *i, struct forge_vm_opts *o)
     unsigned long long v;
     if (strcmp(a, "--allow-net") == 0) {
         o->allow_net = true;
+        return 1;
+    }
+    if (strcmp(a, "--allow-exec") == 0) {
+        o->allow_exec = true;
         return 1;
     }
     if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "cli/live.h"
 #include "cli/luaopts.h"
+#include "mcp/client.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/err.h"
@@ -40,6 +41,11 @@ const char forge_usage_run[] =
     "                          OpenAI tools, MCP tools/list, or {name: schema}), or a Lua file\n"
     "                          returning forge.tool{...} values (live runs); their schemas serve\n"
     "                          argsMatchSchema\n"
+    "  --mcp NAME=URL|'NAME=COMMAND ARGS'\n"
+    "                          live runs: the tools of an MCP server (Streamable HTTP, or a command\n"
+    "                          spoken to over stdio) join --tools (repeatable; docs/mcp.md)\n"
+    "  --mcp-token-env VAR     send Authorization: Bearer $VAR to the HTTP MCP servers\n"
+    "  --mcp-timeout-ms N      time limit of one MCP request (default 30000)\n"
     "  --model SPEC            run the cases live: scripted:RULES.lua or provider:model\n"
     "  -j, --jobs N            live runs: cases in flight at once (default 1)\n"
     "  --save-transcripts FILE live runs: write every trajectory, one JSON object per line\n"
@@ -88,6 +94,11 @@ struct opts {
     const char *approval_answer; /* "approve" (--approve) or "deny" (--deny) */
     size_t max_line;
     struct forge_gates gates;
+    const char *mcp[16];          /* --mcp NAME=SPEC */
+    int nmcp;
+    const char *mcp_token_env;
+    long mcp_timeout_ms;
+    struct forge_mcp_client *mcp_clients[16]; /* closed after the suites are freed */
 };
 
 /* --approval-level and --approve/--deny: the approval policy a suite sets with
@@ -164,7 +175,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         }
         static const char *const valued[] = {"--transcripts", "--seed", "--snapshot", "--tools", "--report",
                                              "--min-pass-rate", "--max-cost", "--max-p95-ms", "--baseline",
-                                             "--max-line-bytes", "--assertions", "--approval-level", NULL};
+                                             "--max-line-bytes", "--assertions", "--approval-level", "--mcp",
+                                             "--mcp-token-env", "--mcp-timeout-ms", NULL};
         bool known = false;
         for (const char *const *v = valued; *v && !known; v++) known = strcmp(*v, flag) == 0;
         if (!known) {
@@ -187,6 +199,22 @@ static int parse_args(int argc, char **argv, struct opts *o)
         else if (strcmp(flag, "--seed") == 0) o->seed = val;
         else if (strcmp(flag, "--snapshot") == 0) o->snapshot = val;
         else if (strcmp(flag, "--tools") == 0) o->tools = val;
+        else if (strcmp(flag, "--mcp") == 0) {
+            if (o->nmcp == 16 || !strchr(val, '=') || val[0] == '=') {
+                forge_cli_error("run: --mcp: expected NAME=URL or 'NAME=COMMAND ARGS' (at most 16), got '%s'", val);
+                return -1;
+            }
+            o->mcp[o->nmcp++] = val;
+        }
+        else if (strcmp(flag, "--mcp-token-env") == 0) o->mcp_token_env = val;
+        else if (strcmp(flag, "--mcp-timeout-ms") == 0) {
+            char *end;
+            o->mcp_timeout_ms = strtol(val, &end, 10);
+            if (*end || o->mcp_timeout_ms < 1) {
+                forge_cli_error("run: --mcp-timeout-ms: expected a positive whole number, got '%s'", val);
+                return -1;
+            }
+        }
         else if (strcmp(flag, "--baseline") == 0) o->baseline = val;
         else if (strcmp(flag, "--approval-level") == 0) {
             if (strcmp(val, "autonomous") && strcmp(val, "cautious") && strcmp(val, "standard") &&
@@ -331,6 +359,29 @@ static int run_live(struct opts *o, cJSON **files, struct forge_vm **vmp, const 
             forge_cli_error("%s", err.msg);
             if (err.trace[0])
                 fprintf(stderr, "%s\n", err.trace);
+            goto out;
+        }
+    }
+    for (int i = 0; i < o->nmcp; i++) {
+        /* NAME=URL, or NAME=COMMAND ARGS... split on white space */
+        const char *eq = strchr(o->mcp[i], '=');
+        char name[64], *words = forge_strdup(eq + 1), *argvv[64];
+        int n = 0;
+        snprintf(name, sizeof name, "%.*s", (int)(eq - o->mcp[i]), o->mcp[i]);
+        for (char *save = NULL, *w = words ? strtok_r(words, " \t", &save) : NULL; w && n < 63; w = strtok_r(NULL, " \t", &save))
+            argvv[n++] = w;
+        argvv[n] = NULL;
+        int http = n == 1 && (!strncmp(argvv[0], "http://", 7) || !strncmp(argvv[0], "https://", 8));
+        struct forge_mcp_client_opts mo = {.name = name, .url = http ? argvv[0] : NULL, .argv = http ? NULL : argvv,
+                                           .token_env = http ? o->mcp_token_env : NULL, .timeout_ms = o->mcp_timeout_ms};
+        int rc = !words || !n ? forge_err_set(&err, FORGE_EINVAL, "--mcp %s: no URL or command", o->mcp[i])
+                              : forge_mcp_connect(&mo, &o->mcp_clients[i], &err);
+        if (!rc)
+            rc = forge_mcp_tools_add(o->mcp_clients[i], name, NULL, NULL, &first->tools, &err);
+        forge_free(words);
+        if (rc) {
+            forge_cli_error("%s", err.msg);
+            code = forge_cli_exit_code(err.code);
             goto out;
         }
     }
@@ -581,6 +632,10 @@ int forge_cmd_run(int argc, char **argv)
         forge_cli_error("run: --tools %s: Lua tools run only in live runs (add --model)", o.tools);
         goto out;
     }
+    if (o.nmcp) {
+        forge_cli_error("run: --mcp %s: MCP tools run only in live runs (add --model)", o.mcp[0]);
+        goto out;
+    }
     if (!o.transcripts) {
         forge_cli_error("run: nothing to score: give --transcripts FILE (recorded trajectories) or --model SPEC "
                         "(a live run), or check the files with --dry-run");
@@ -762,6 +817,8 @@ out:
     cJSON_Delete(report);
     forge_suite_free(suite);
     forge_vm_free(vm);
+    for (int i = 0; i < o.nmcp; i++)
+        forge_mcp_close(o.mcp_clients[i]); /* after the tools that call them are gone */
     forge_free(script_dir);
     forge_luaopts_free(&o.vm);
     forge_free(o.files);

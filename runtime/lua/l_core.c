@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 /* Builds "a b c" from the arguments (tostring'd) and writes "[level] text" to stderr. */
@@ -122,12 +123,25 @@ static int l_script_dir(lua_State *L)
     return 1;
 }
 
+/* forge.executable(): the path of the running forge, so a suite can start `forge mcp serve`
+ * with the same binary. */
+static int l_executable(lua_State *L)
+{
+    char path[4096];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0)
+        return luaL_error(L, "forge.executable: cannot read /proc/self/exe");
+    lua_pushlstring(L, path, (size_t)n);
+    return 1;
+}
+
 int forge_luaopen_core(lua_State *L)
 {
     static const luaL_Reg fns[] = {
         {"read_file", l_read_file},
         {"clock", l_clock},
         {"script_dir", l_script_dir},
+        {"executable", l_executable},
         {NULL, NULL},
     };
     static const luaL_Reg logfns[] = {

@@ -8,6 +8,7 @@
 #include "model/scripted.h"
 #include "model/dialect.h"
 #include "eval/probe.h"
+#include "mcp/client.h"
 
 #include <lauxlib.h>
 #include <stdio.h>
@@ -97,11 +98,28 @@ static struct forge_tool *tool_of(struct forge_vm *vm, int idx, const char *wher
     cJSON *def = data_of(L, idx, where, err);
     if (!def)
         return NULL;
+    /* a tool of forge.mcp: served by the server it names */
+    cJSON *mcp = cJSON_DetachItemFromObjectCaseSensitive(def, "mcp");
     struct forge_tool *t = forge_tool_from_json(def, where, err);
     cJSON_Delete(def);
-    if (!t)
+    if (!t) {
+        cJSON_Delete(mcp);
         return NULL;
+    }
     t->net_allowed = forge_vm_allow_net(vm);
+    if (mcp) {
+        const char *server = forge_json_str(mcp, "server"), *remote = forge_json_str(mcp, "tool");
+        struct forge_mcp_client *c = server ? forge_lua_mcp_client(vm, server) : NULL;
+        int rc = !c || !remote ? forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': mcp = {server, tool} names no server "
+                                               "forge.mcp opened", where, t->name)
+                               : forge_mcp_tool_bind(t, c, server, remote, err);
+        cJSON_Delete(mcp);
+        if (rc) {
+            forge_tool_free(t);
+            return NULL;
+        }
+        return t;
+    }
     char fname[300];
     struct forge_callable fn;
     snprintf(fname, sizeof fname, "tool '%s'", t->name);

@@ -52,6 +52,10 @@ int forge_lua_registered_verifiers(struct forge_vm *vm, const char *where,
 
 void forge_lua_suite_free(struct forge_lua_suite *s);
 
+struct forge_mcp_client;
+/* The MCP server forge.mcp{name = <name>} opened in <vm>, or NULL. */
+struct forge_mcp_client *forge_lua_mcp_client(struct forge_vm *vm, const char *name);
+
 struct forge_probe;
 /* Loads the probes of `forge probe`: the built-in ones (lua/forge/probes.lua) when <path> is
  * NULL, else the list the file <path> returns (docs/probe.md). On success *out holds <n> probes

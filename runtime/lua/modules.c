@@ -10,6 +10,7 @@ int forge_luaopen_http(lua_State *L);
 int forge_luaopen_eval(lua_State *L);
 int forge_luaopen_check(lua_State *L);
 int forge_luaopen_schema(lua_State *L);
+int forge_luaopen_mcp(lua_State *L);
 
 static const struct forge_module modules[] = {
     {"forge.core", forge_luaopen_core},
@@ -19,6 +20,7 @@ static const struct forge_module modules[] = {
     {"forge.eval", forge_luaopen_eval},
     {"forge.check", forge_luaopen_check},
     {"forge.schema", forge_luaopen_schema},
+    {"forge.mcp_host", forge_luaopen_mcp},
     {NULL, NULL},
 };
 

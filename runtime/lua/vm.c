@@ -40,7 +40,9 @@ struct forge_vm {
     char *script_dir;      /* real path */
     char **roots;          /* readable trees (real paths) */
     int nroots;
-    bool allow_net;
+    bool allow_net, allow_exec;
+    struct { void (*fn)(void *); void *ctx; } at_free[8];
+    int nat_free;
     int verbose;
     _Atomic uint64_t watch_deadline_ns; /* read by the watchdog thread */
     pthread_mutex_t lock;      /* recursive; see forge_vm_lock */
@@ -678,6 +680,10 @@ void forge_vm_free(struct forge_vm *vm)
                      forge_clock_ns() + vm->limits.timeout_ms * 1000000u);
     if (vm->L)
         lua_close(vm->L);
+    while (vm->nat_free > 0) {
+        vm->nat_free--;
+        vm->at_free[vm->nat_free].fn(vm->at_free[vm->nat_free].ctx);
+    }
     watch_remove(vm);
     pthread_mutex_destroy(&vm->lock);
     forge_free(vm->script_dir);
@@ -715,6 +721,7 @@ struct forge_vm *forge_vm_new(const struct forge_vm_opts *opts, struct forge_err
     pthread_mutexattr_destroy(&ma);
     vm->limits = opts->limits;
     vm->allow_net = opts->allow_net;
+    vm->allow_exec = opts->allow_exec;
     vm->verbose = opts->verbose;
     vm->script_dir = real_or_copy(opts->script_dir ? opts->script_dir : ".");
     if (!vm->script_dir) {
@@ -768,6 +775,20 @@ lua_State *forge_vm_state(struct forge_vm *vm)
 const char *forge_vm_script_dir(struct forge_vm *vm)
 {
     return vm->script_dir;
+}
+
+bool forge_vm_allow_exec(struct forge_vm *vm)
+{
+    return vm->allow_exec;
+}
+
+int forge_vm_at_free(struct forge_vm *vm, void (*fn)(void *ctx), void *ctx)
+{
+    if (vm->nat_free == (int)(sizeof vm->at_free / sizeof vm->at_free[0]))
+        return FORGE_ENOMEM;
+    vm->at_free[vm->nat_free].fn = fn;
+    vm->at_free[vm->nat_free++].ctx = ctx;
+    return 0;
 }
 
 bool forge_vm_allow_net(struct forge_vm *vm)

@@ -27,6 +27,7 @@ struct forge_vm_opts {
     const char *const *allow_read; /* extra readable trees (--allow-read), may be NULL */
     int nallow_read;
     bool allow_net;
+    bool allow_exec;              /* --allow-exec: forge.mcp may start server commands */
     const char *const *args;      /* forge.args */
     int nargs;
     int verbose;                  /* forge.log.debug shown when > 0; -1 = quiet */
@@ -89,6 +90,11 @@ int forge_vm_resolve_read(struct forge_vm *vm, const char *path, char **resolved
 /* The script folder given at creation (borrowed). */
 const char *forge_vm_script_dir(struct forge_vm *vm);
 bool forge_vm_allow_net(struct forge_vm *vm);
+bool forge_vm_allow_exec(struct forge_vm *vm);
+
+/* Runs fn(ctx) when the VM is freed, after the state is closed (in the reverse order of
+ * registration): for what a binding opened outside Lua (MCP servers). 0 or FORGE_ENOMEM. */
+int forge_vm_at_free(struct forge_vm *vm, void (*fn)(void *ctx), void *ctx);
 
 /* Memory the state holds now, in bytes. */
 size_t forge_vm_memory(struct forge_vm *vm);

@@ -36,4 +36,21 @@ int forge_mcp_request(struct forge_mcp_client *c, const char *method, const cJSO
 /* Ends the session (HTTP DELETE; stdin closed, then SIGTERM and SIGKILL for a child that
  * lingers) and frees the client. NULL is a no-op. */
 void forge_mcp_close(struct forge_mcp_client *c);
+
+struct forge_toolset;
+/* Adds the tools of the connected server <c> (borrowed: it must outlive the tools' calls) to
+ * <ts> as forge tools: named <prefix> + their name (prefix may be NULL), only those listed in
+ * the array <only> when given, with their inputSchema as parameters and outputSchema as
+ * output_schema. A call goes to the server; its result is the CallToolResult as the server sent
+ * it, and an isError result is the tool's error (its text). <server> names the server in
+ * messages. Returns 0, FORGE_ENET when the server fails, FORGE_EINVAL for a name in <only> the
+ * server lacks or a tool name that clashes. */
+int forge_mcp_tools_add(struct forge_mcp_client *c, const char *server, const char *prefix, const cJSON *only,
+                        struct forge_toolset *ts, struct forge_err *err);
+
+struct forge_tool;
+/* Makes <t> a call to <remote> on the server <c> (borrowed), named <server> in messages; the
+ * tool's definition gains "mcp_server". 0 or FORGE_ENOMEM. */
+int forge_mcp_tool_bind(struct forge_tool *t, struct forge_mcp_client *c, const char *server, const char *remote,
+                        struct forge_err *err);
 #endif

@@ -199,6 +199,47 @@ def group_protocol():
     check("client: isError exits 1", p.returncode == 1 and json.loads(p.stdout)["isError"] is True, p.stderr)
     group_http()
     group_bad_servers()
+    group_runs()
+
+
+def group_runs():
+    """MCP tools in runs: --mcp on forge run, forge.mcp in a suite (the example), stubs over them."""
+    rules = os.path.join(WORK, "rules.lua")
+    with open(rules, "w") as f:
+        f.write('return { { match = "add (\\\\d+) and (\\\\d+)", calls = { { name = "add", arguments = { a = 1, b = 2 } } },'
+                ' reply = "Sum: {{result.structuredContent.sum}}" } }\n')
+    evals = os.path.join(WORK, "evals.json")
+    with open(evals, "w") as f:
+        json.dump([{"id": "m1", "input": {"message": "please add 1 and 2"},
+                    "expect": {"toolsCalled": ["add"], "responseContains": ["Sum: 3"]}}], f)
+    trans = os.path.join(WORK, "t.jsonl")
+    p = subprocess.run([FORGE, "run", evals, "--model", "scripted:" + rules, "--mcp", f"calc={FORGE} mcp serve {TOOLS}",
+                        "--save-transcripts", trans], capture_output=True, text=True, timeout=120)
+    t = json.loads(open(trans).readline()) if os.path.exists(trans) else {}
+    call = (t.get("turns") or [{}, {"tool_calls": [{}]}])[1]["tool_calls"][0]
+    check("forge run --mcp: the case passes", p.returncode == 0, p.stdout + p.stderr)
+    check("forge run --mcp: the trajectory names the server and keeps the MCP result", call.get("mcp_server") == "calc"
+          and call.get("result") == {"content": [{"type": "text", "text": "{\n  \"sum\": 3\n}"}],
+                                      "structuredContent": {"sum": 3}, "isError": False}, json.dumps(call))
+    p = subprocess.run([FORGE, "run", evals, "--transcripts", trans, "--mcp", "x=y"], capture_output=True, text=True)
+    check("--mcp outside a live run: exit 2", p.returncode == 2 and "only in live runs" in p.stderr, p.stderr)
+    example = os.path.join(ROOT, "scripts", "mcp", "suite.lua")
+    trans2 = os.path.join(WORK, "t2.jsonl")
+    p = subprocess.run([FORGE, "script", example, "--allow-exec", "--save-transcripts", trans2], capture_output=True,
+                       text=True, timeout=120)
+    check("the example: 3 cases pass", p.returncode == 0 and "3/3 passed" in p.stdout, p.stdout + p.stderr)
+    by = {json.loads(l)["trajectory_id"]: json.loads(l) for l in open(trans2)} if os.path.exists(trans2) else {}
+    venus = by.get("mcp-venus", {"turns": [{}, {"tool_calls": [{}]}]})["turns"][1]["tool_calls"][0]
+    check("the server's verifier blocks: the call's error says so", (venus.get("error") or "").startswith(
+        "mcp weather: get_weather: Error: result blocked by verifier plausible_temperature"), json.dumps(venus))
+    pinned = by.get("mcp-pinned", {"turns": [{}, {"tool_calls": [{}]}]})["turns"][1]["tool_calls"][0]
+    check("a stub pins an MCP tool", pinned.get("result") == {"structuredContent": {"temp_c": -3, "condition": "snowy"}},
+          json.dumps(pinned))
+    p = subprocess.run([FORGE, "script", example], capture_output=True, text=True, timeout=60)
+    check("forge.mcp with a command needs --allow-exec", p.returncode == 2 and
+          "starting a server needs --allow-exec" in p.stderr, p.stderr)
+    left = subprocess.run(["pgrep", "-f", "mcp/../weather/tools.lua"], capture_output=True, text=True).stdout
+    check("no MCP server outlives its run", left.strip() == "", left)
 
 
 def group_http():
