@@ -125,9 +125,33 @@ static cJSON *list_tools(const struct forge_mcp_server *s, const cJSON *id, cons
     return result(id, res);
 }
 
+/* True when <v> is already a CallToolResult: {"content": [{"type": ...}, ...], ...}, as a tool
+ * that wants to send images, audio or resources returns, and as an MCP tool's result is. */
+static int is_call_result(const cJSON *v)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(v, "content"), *b;
+    if (!cJSON_IsObject(v) || !cJSON_IsArray(c) || !c->child)
+        return 0;
+    cJSON_ArrayForEach(b, c)
+        if (!forge_json_str(b, "type"))
+            return 0;
+    for (const cJSON *k = v->child; k; k = k->next)
+        if (strcmp(k->string, "content") && strcmp(k->string, "structuredContent") && strcmp(k->string, "isError") &&
+            strcmp(k->string, "_meta"))
+            return 0;
+    return 1;
+}
+
 /* The content of a tool result: the text of <text> and, for an object, structuredContent. */
 static cJSON *call_result(const cJSON *value, const char *error, const cJSON *verdict)
 {
+    const char *vo = forge_json_str(verdict, "outcome");
+    if (!error && is_call_result(value) && !(vo && !strcmp(vo, "warn"))) {
+        cJSON *r = cJSON_Duplicate(value, 1);
+        if (r && !cJSON_HasObjectItem(r, "isError"))
+            cJSON_AddFalseToObject(r, "isError");
+        return r;
+    }
     cJSON *r = cJSON_CreateObject(), *content = r ? cJSON_AddArrayToObject(r, "content") : NULL, *b;
     char *text = NULL;
     if (!content)
@@ -265,6 +289,7 @@ static cJSON *initialize(const struct forge_mcp_server *s, struct forge_mcp_sess
     cJSON *r = cJSON_CreateObject(), *caps, *tools, *info;
     if (!r || !cJSON_AddStringToObject(r, "protocolVersion", v) || !(caps = cJSON_AddObjectToObject(r, "capabilities")) ||
         !(tools = cJSON_AddObjectToObject(caps, "tools")) || !cJSON_AddFalseToObject(tools, "listChanged") ||
+        !cJSON_AddObjectToObject(caps, "logging") ||
         !(info = cJSON_AddObjectToObject(r, "serverInfo")) || !cJSON_AddStringToObject(info, "name", "forge") ||
         !cJSON_AddStringToObject(info, "version", FORGE_VERSION) ||
         (s->instructions && !cJSON_AddStringToObject(r, "instructions", s->instructions))) {
@@ -321,6 +346,17 @@ cJSON *forge_mcp_handle(const struct forge_mcp_server *s, struct forge_mcp_sessi
         return list_tools(s, id, params);
     if (!strcmp(method, "tools/call"))
         return call_tool(s, id, params);
+    if (!strcmp(method, "logging/setLevel")) {
+        /* forge's tools send no log messages: any valid level is accepted, and nothing follows */
+        static const char *const levels[] = {"debug", "info", "notice", "warning", "error", "critical", "alert",
+                                             "emergency", NULL};
+        const char *lv = forge_json_str(params, "level");
+        for (const char *const *l = levels; lv && *l; l++)
+            if (!strcmp(*l, lv))
+                return result(id, cJSON_CreateObject());
+        return forge_rpc_error(id, FORGE_RPC_INVALID_PARAMS, "Invalid params: level must be one of debug, info, notice, "
+                                                            "warning, error, critical, alert, emergency");
+    }
     char msgtext[300];
     snprintf(msgtext, sizeof msgtext, "Method not found: %.200s", method);
     return forge_rpc_error(id, FORGE_RPC_METHOD_NOT_FOUND, msgtext);

@@ -14,6 +14,10 @@ usage: mcp_test.py FORGE_BIN GROUP
             of the demo listed and called; forge's client against the reference servers
             (server-everything over stdio and HTTP, server-filesystem on a temporary folder).
             Skipped (exit 77) without tests/npm/node_modules unless FORGE_REQUIRE_NPM=1.
+  conformance  the official conformance suite (@modelcontextprotocol/conformance): its server
+            scenarios against forge mcp serve, its client scenarios with forge's client; the
+            scenarios that pass are exactly those listed (the others need resources, prompts,
+            completions, sampling, elicitation, progress or OAuth, which forge does not serve).
 Prints "N passed, N failed"; exits 1 when a check failed."""
 import http.client
 import json
@@ -124,7 +128,7 @@ def group_protocol():
     check("before initialize: -32600", out[0]["error"]["code"] == -32600 and "not initialized" in out[0]["error"]["message"],
           json.dumps(out[0]))
     check("initialize: the client's version, capabilities, serverInfo",
-          out[1]["result"]["protocolVersion"] == "2025-06-18" and out[1]["result"]["capabilities"] == {"tools": {"listChanged": False}}
+          out[1]["result"]["protocolVersion"] == "2025-06-18" and out[1]["result"]["capabilities"] == {"tools": {"listChanged": False}, "logging": {}}
           and out[1]["result"]["serverInfo"]["name"] == "forge", json.dumps(out[1]))
     check("ping", out[2] == {"jsonrpc": "2.0", "id": 2, "result": {}}, json.dumps(out[2]))
     tools = {t["name"]: t for t in out[3]["result"]["tools"]}
@@ -444,10 +448,67 @@ def group_sdk():
     check("server-filesystem: its tools", "list_directory" in names and "read_text_file" in names, p.stderr[-500:])
 
 
+# Scenarios of @modelcontextprotocol/conformance forge passes; each other one needs what a
+# tools-only server or forge's client does not do (docs/mcp.md, "Conformance").
+SERVER_PASSES = {"server-initialize", "logging-set-level", "ping", "tools-list", "tools-call-simple-text",
+                 "tools-call-image", "tools-call-audio", "tools-call-embedded-resource", "tools-call-mixed-content",
+                 "tools-call-error", "server-sse-multiple-streams", "dns-rebinding-protection"}
+CLIENT_PASSES = {"initialize", "tools_call"}
+
+
+def group_conformance():
+    conf = os.path.join(NPM, ".bin", "conformance")
+    if not os.path.exists(conf):
+        msg = "the MCP conformance suite is not installed in tests/npm/node_modules: run tests/npm/install.sh"
+        if os.environ.get("FORGE_REQUIRE_NPM") == "1":
+            print("FAIL " + msg)
+            sys.exit(1)
+        print("SKIPPED: " + msg)
+        sys.exit(77)
+    import re
+    srv, port = start_http(os.path.join(MCP, "conformance_tools.lua"))
+    path = os.path.join(WORK, "server.out")
+    try:
+        with open(path, "w") as f:
+            p = subprocess.run(["node", conf, "server", "--url", f"http://localhost:{port}/mcp"], stdout=f,
+                               stderr=subprocess.PIPE, text=True, timeout=600)
+    finally:
+        srv.terminate()
+        srv.wait()
+    text = re.sub(r"\x1b\[[0-9;]*m", "", open(path).read() + p.stderr)
+    results = {name: mark == "✓" for mark, name in re.findall(r"^([✓✗]) (\S+): \d+ passed", text, re.M)}
+    passed = {k for k, v in results.items() if v}
+    check("conformance: the server scenarios ran", len(results) >= 30, text[-1500:])
+    check("conformance: the server passes exactly these scenarios", passed == SERVER_PASSES,
+          f"unexpected passes {sorted(passed - SERVER_PASSES)}, unexpected failures {sorted(SERVER_PASSES - passed)}")
+    print(f"conformance server: {len(passed)} of {len(results)} scenarios pass: {' '.join(sorted(passed))}")
+    srv, port = start_http(os.path.join(MCP, "conformance_tools.lua"))
+    try:
+        p = subprocess.run(["node", conf, "server", "--url", f"http://localhost:{port}/mcp", "--scenario",
+                            "json-schema-2020-12"], capture_output=True, text=True, timeout=120)
+    finally:
+        srv.terminate()
+        srv.wait()
+    check("conformance: json-schema-2020-12 (a pending scenario) passes", p.returncode == 0 and
+          "Passed: 4/4, 0 failed" in re.sub(r"\x1b\[[0-9;]*m", "", p.stdout + p.stderr), p.stdout[-800:] + p.stderr[-800:])
+    client = os.path.join(MCP, "conformance_client.sh")
+    for sc in sorted(CLIENT_PASSES):
+        # node may exit before a pipe is drained: the report goes to a file
+        path = os.path.join(WORK, f"client-{sc}.out")
+        with open(path, "w") as f:
+            p = subprocess.run(["node", conf, "client", "--command", client, "--scenario", sc], stdout=f,
+                               stderr=subprocess.PIPE, text=True, timeout=120, env=dict(os.environ, FORGE=os.path.abspath(FORGE)))
+        # the report goes to stdout or stderr, depending on what they are
+        out = re.sub(r"\x1b\[[0-9;]*m", "", open(path).read() + p.stderr)
+        check(f"conformance: client scenario {sc}", p.returncode == 0 and "Passed: 1/1, 0 failed" in out,
+              f"rc={p.returncode} " + out[-600:])
+
 if GROUP == "protocol":
     group_protocol()
 elif GROUP == "sdk":
     group_sdk()
+elif GROUP == "conformance":
+    group_conformance()
 else:
     print("unknown group " + GROUP)
     sys.exit(2)
