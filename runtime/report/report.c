@@ -112,7 +112,7 @@ int forge_report_json(struct forge_buf *out, const cJSON *report)
 /* XML text: escapes markup; what XML 1.0 cannot carry (control characters other than tab, LF
  * and CR, bytes that are not UTF-8) and the Unicode noncharacters (U+FFFE and U+FFFF, which XML
  * forbids, and the 64 others, for consistency) become U+FFFD, one per invalid byte. */
-static int xml(struct forge_buf *b, const char *s)
+int forge_xml_text(struct forge_buf *b, const char *s)
 {
     int rc = 0;
     for (const unsigned char *p = (const unsigned char *)s; *p && !rc; p++) {
@@ -186,7 +186,7 @@ int forge_report_junit(struct forge_buf *out, const cJSON *rep)
             ms += forge_json_num(r, "durationMs", 0);
         }
         rc = forge_buf_adds(out, "  <testsuite name=\"");
-        if (!rc) rc = xml(out, names[i]);
+        if (!rc) rc = forge_xml_text(out, names[i]);
         if (!rc) rc = forge_buf_addf(out, "\" tests=\"%ld\" failures=\"%ld\" errors=\"%ld\" skipped=\"%ld\" time=\"", t, f, e, sk);
         if (!rc) rc = secs(out, ms);
         if (!rc) rc = forge_buf_adds(out, "\">\n");
@@ -195,9 +195,9 @@ int forge_report_junit(struct forge_buf *out, const cJSON *rep)
             if (strcmp(str(r, "suite", "forge"), names[i]) != 0) continue;
             const char *st = status(r);
             rc = forge_buf_adds(out, "    <testcase name=\"");
-            if (!rc) rc = xml(out, str(r, "id", ""));
+            if (!rc) rc = forge_xml_text(out, str(r, "id", ""));
             if (!rc) rc = forge_buf_adds(out, "\" classname=\"");
-            if (!rc) rc = xml(out, names[i]);
+            if (!rc) rc = forge_xml_text(out, names[i]);
             if (!rc) rc = forge_buf_adds(out, "\" time=\"");
             if (!rc) rc = secs(out, forge_json_num(r, "durationMs", 0));
             if (!rc && strcmp(st, "passed") == 0) {
@@ -207,22 +207,22 @@ int forge_report_junit(struct forge_buf *out, const cJSON *rep)
             if (!rc) rc = forge_buf_adds(out, "\">\n");
             if (!rc && strcmp(st, "error") == 0) {
                 rc = forge_buf_adds(out, "      <error type=\"error\" message=\"");
-                if (!rc) rc = xml(out, str(r, "error", ""));
+                if (!rc) rc = forge_xml_text(out, str(r, "error", ""));
                 if (!rc) rc = forge_buf_adds(out, "\"/>\n");
             } else if (!rc && strcmp(st, "skipped") == 0) {
                 rc = forge_buf_adds(out, "      <skipped message=\"");
-                if (!rc) rc = xml(out, str(r, "reason", ""));
+                if (!rc) rc = forge_xml_text(out, str(r, "reason", ""));
                 if (!rc) rc = forge_buf_adds(out, "\"/>\n");
             } else if (!rc) {
                 rc = forge_buf_adds(out, "      <failure type=\"assertion\" message=\"");
-                if (!rc) rc = xml(out, str(r, "reason", ""));
+                if (!rc) rc = forge_xml_text(out, str(r, "reason", ""));
                 if (!rc) rc = forge_buf_adds(out, "\">");
                 const cJSON *as;
                 cJSON_ArrayForEach(as, cJSON_GetObjectItemCaseSensitive(r, "assertions")) {
                     if (rc || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(as, "passed"))) continue;
-                    rc = xml(out, str(as, "type", ""));
+                    rc = forge_xml_text(out, str(as, "type", ""));
                     if (!rc) rc = forge_buf_adds(out, ": ");
-                    if (!rc) rc = xml(out, str(as, "reason", ""));
+                    if (!rc) rc = forge_xml_text(out, str(as, "reason", ""));
                     if (!rc) rc = forge_buf_adds(out, "&#10;");
                 }
                 if (!rc) rc = forge_buf_adds(out, "</failure>\n");

@@ -28,6 +28,9 @@ int forge_report_junit(struct forge_buf *out, const cJSON *report);
 /* Appends a Markdown summary fit for a CI job page. */
 int forge_report_md(struct forge_buf *out, const cJSON *report);
 
+/* Appends <s> as XML text (markup escaped; what XML 1.0 cannot carry becomes U+FFFD). */
+int forge_xml_text(struct forge_buf *out, const char *s);
+
 /* Writes the report in <format> ("json", "junit" or "md") to <path> atomically. */
 int forge_report_write(const char *format, const char *path, const cJSON *report, struct forge_err *err);
 

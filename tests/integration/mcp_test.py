@@ -204,6 +204,49 @@ def group_protocol():
     group_http()
     group_bad_servers()
     group_runs()
+    group_check()
+
+
+def group_check():
+    """forge mcp check on a sloppy server and on forge's own."""
+    calls = os.path.join(WORK, "smoke.json")
+    with open(calls, "w") as f:
+        json.dump([{"tool": "promises", "arguments": {}}, {"tool": "promises", "arguments": {"mode": "none"}},
+                   {"tool": "promises", "arguments": {"mode": "wrong"}}, {"tool": "nope"}], f)
+    p = subprocess.run([FORGE, "mcp", "check", "--calls", calls, "--format", "json", "--", sys.executable,
+                        os.path.join(MCP, "sloppy.py")], capture_output=True, text=True, timeout=60)
+    rep = json.loads(p.stdout) if p.stdout.startswith("{") else {"checks": []}
+    fails = [(c["check"], c["detail"]) for c in rep["checks"] if c["status"] == "fail"]
+    warns = [(c["check"], c["detail"]) for c in rep["checks"] if c["status"] == "warn"]
+    check("mcp check: exit 1 on a sloppy server", p.returncode == 1, p.stderr)
+    want = [("tool bad name!", "the name is not 1 to 128 of A-Z a-z 0-9 _ - . (MCP 2025-11-25)"),
+            ("tool twice", "the name is used by 2 tools"), ("tool twice", "the name is used by 2 tools"),
+            ("tool mute", "no description: a model cannot tell when to use it"),
+            ("tool contradiction", "annotations: readOnlyHint and destructiveHint are both true"),
+            ("call 1 promises", "the tool declares an outputSchema but the result has no structuredContent"),
+            ("call 3 nope", "no tool of that name")]
+    check("mcp check: the failures, each named", all(w in fails for w in want) and len(fails) == len(want) + 2,
+          json.dumps(fails, indent=0))
+    check("mcp check: a schema that does not compile", any(c == "tool broken_schema" and d.startswith(
+        "inputSchema does not compile") for c, d in fails), json.dumps(fails))
+    check("mcp check: structuredContent against outputSchema", any(c == "call 2 promises" and d.startswith(
+        "structuredContent does not match outputSchema") and "'/n'" in d for c, d in fails), json.dumps(fails))
+    check("mcp check: a name the providers refuse is a warning", ("tool dotted.name", "the name has a '.' or more than "
+          "64 characters: OpenAI and Anthropic refuse it") in warns, json.dumps(warns))
+    p = subprocess.run([FORGE, "mcp", "check", "--format", "junit", "--", sys.executable, os.path.join(MCP, "sloppy.py")],
+                       capture_output=True, text=True, timeout=60)
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(p.stdout)
+    check("mcp check: JUnit", root.tag == "testsuite" and int(root.get("failures")) == 6 and
+          len(root.findall("testcase/failure")) == 6, p.stdout[:300])
+    calls2 = os.path.join(WORK, "smoke2.json")
+    with open(calls2, "w") as f:
+        json.dump([{"tool": "typed", "arguments": {}}, {"tool": "explode", "expect_error": True},
+                   {"tool": "add", "arguments": {"a": 1, "b": 2}}], f)
+    p = subprocess.run([FORGE, "mcp", "check", "--calls", calls2, "--", FORGE, "mcp", "serve", TOOLS],
+                       capture_output=True, text=True, timeout=60)
+    check("mcp check: forge's own server passes, with smoke calls", p.returncode == 0 and "0 checks failed" in p.stdout and
+          "✓ call 0 typed                         structuredContent matches outputSchema" in p.stdout, p.stdout)
 
 
 def group_runs():
