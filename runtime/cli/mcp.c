@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "cli/luaopts.h"
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "base/file.h"
 #include "base/buf.h"
 #include "data/json.h"
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 const char forge_usage_mcp[] =
@@ -47,6 +49,8 @@ const char forge_usage_mcp[] =
     "client options:\n"
     "  --token-env VAR      send Authorization: Bearer $VAR to an HTTP server\n"
     "  --timeout-ms N       time limit of one request (default 30000)\n"
+    "  --repeat N           call: make the call N times in one session and print a timing summary\n"
+    "                       on stderr (calls, wall_ms, calls_per_s, cpu_ms_per_call)\n"
     "  --json               list: print the tools as JSON\n"
     "  --calls FILE         check: smoke calls to make\n"
     "  --format F           check: table (default), json or junit\n"
@@ -187,6 +191,7 @@ struct client_args {
     const char *pos[4];
     int npos, json;
     const char *calls, *format;
+    long repeat;
 };
 
 static int client_args(int argc, char **argv, struct client_args *c, const char *cmd)
@@ -204,6 +209,13 @@ static int client_args(int argc, char **argv, struct client_args *c, const char 
         }
         if (!strcmp(a, "--json")) {
             c->json = 1;
+        } else if (!strcmp(a, "--repeat")) {
+            char *end;
+            c->repeat = i + 1 < argc ? strtol(argv[++i], &end, 10) : 0;
+            if (c->repeat < 1 || *end) {
+                forge_cli_error("mcp %s: --repeat: expected a positive whole number", cmd);
+                return -1;
+            }
         } else if (!strcmp(a, "--calls") || !strcmp(a, "--format")) {
             if (i + 1 >= argc) {
                 forge_cli_error("mcp %s: %s needs a value", cmd, a);
@@ -295,11 +307,30 @@ static int call(int argc, char **argv)
     }
     struct forge_mcp_client *c = NULL;
     cJSON *res = NULL;
-    if (forge_mcp_connect(&ca.o, &c, &err) || forge_mcp_call(c, ca.pos[0], args, &res, &err)) {
+    int rc = forge_mcp_connect(&ca.o, &c, &err);
+    /* --repeat N: N calls in one session, timed, for benchmarks */
+    long n = ca.repeat > 0 ? ca.repeat : 1;
+    struct rusage r0, r1;
+    getrusage(RUSAGE_SELF, &r0);
+    double t0 = forge_clock_ms();
+    for (long i = 0; !rc && i < n; i++) {
+        cJSON_Delete(res);
+        res = NULL;
+        rc = forge_mcp_call(c, ca.pos[0], args, &res, &err);
+    }
+    double wall = forge_clock_ms() - t0;
+    getrusage(RUSAGE_SELF, &r1);
+    if (rc) {
         forge_cli_error("%s", err.msg);
         forge_mcp_close(c);
         cJSON_Delete(args);
         return forge_cli_exit_code(err.code);
+    }
+    if (ca.repeat > 0) {
+        double cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec + r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) * 1e3 +
+                     (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec + r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) / 1e3;
+        fprintf(stderr, "{\"calls\": %ld, \"wall_ms\": %.1f, \"calls_per_s\": %.0f, \"cpu_ms_per_call\": %.4f}\n", n, wall,
+                wall > 0 ? (double)n * 1000 / wall : 0, cpu / (double)n);
     }
     char *t = forge_json_print(res, FORGE_JSON_PRETTY);
     printf("%s\n", t ? t : "{}");
