@@ -483,8 +483,9 @@ int forge_mcp_list_tools(struct forge_mcp_client *c, cJSON **tools, struct forge
             rc = forge_err_set(err, FORGE_ENET, "mcp %s: a nextCursor longer than %zu bytes", c->name, sizeof cursor - 1);
         else
             snprintf(cursor, sizeof cursor, "%s", next ? next : "");
-        cJSON_Delete(res);
-        if (!next || !*next)
+        int more = next && *next;
+        cJSON_Delete(res); /* <next> pointed into it */
+        if (!more)
             break;
     }
     if (rc) {
