@@ -50,6 +50,9 @@ int forge_cmd_bfcl(int argc, char **argv);
 extern const char forge_usage_bfcl[];
 int forge_cmd_check(int argc, char **argv);
 extern const char forge_usage_check[];
+/* forge report merge (docs/ci.md). */
+int forge_cmd_report(int argc, char **argv);
+extern const char forge_usage_report[];
 /* forge mcp serve|list|call (docs/mcp.md). */
 int forge_cmd_mcp(int argc, char **argv);
 extern const char forge_usage_mcp[];

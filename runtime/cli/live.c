@@ -270,7 +270,8 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
             forge_cli_error("only one jsonl report per run");
             goto out;
         }
-        if (!(sink.jl = forge_jsonl_open(o->rpath[i], &err))) {
+        if (!(sink.jl = forge_jsonl_open(o->rpath[i], &err)) ||
+            (o->shard_header && forge_jsonl_add(sink.jl, o->shard_header, &err))) {
             forge_cli_error("%s", err.msg);
             goto out;
         }

@@ -20,6 +20,7 @@ struct forge_live_opts {
     const char *baseline;
     struct forge_gates gates;     /* from flags; override the suites' gates */
     const cJSON *seed, *snapshot; /* {{seed:}} / {{snapshot:}} sources (borrowed), may be NULL */
+    const cJSON *shard_header;    /* the first line of the jsonl report of a shard, or NULL */
     bool quiet;
 };
 

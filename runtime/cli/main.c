@@ -31,6 +31,7 @@ const struct forge_command forge_commands[] = {
     {"schema", forge_cmd_schema, "validate JSON instances against a JSON Schema", forge_usage_schema},
     {"model", forge_cmd_model, "send chat requests to a model provider (debugging)", forge_usage_model},
     {"bfcl", forge_cmd_bfcl, "BFCL-compatible scoring; ask a model BFCL's questions", forge_usage_bfcl},
+    {"report", forge_cmd_report, "merge the results of sharded runs into one set of reports", forge_usage_report},
     {"mcp", forge_cmd_mcp, "MCP: serve forge tools to MCP clients; list and call any MCP server", forge_usage_mcp},
     {"probe", forge_cmd_probe, "which models call tools, on which wire, and how fast", forge_usage_probe},
     {"serve", forge_cmd_serve, "serve model endpoints (scripted, replayed or recorded) to agents in any language",

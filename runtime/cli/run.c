@@ -3,6 +3,7 @@
 #include "cli/live.h"
 #include "cli/luaopts.h"
 #include "mcp/client.h"
+#include "eval/shard.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/err.h"
@@ -41,6 +42,11 @@ const char forge_usage_run[] =
     "                          OpenAI tools, MCP tools/list, or {name: schema}), or a Lua file\n"
     "                          returning forge.tool{...} values (live runs); their schemas serve\n"
     "                          argsMatchSchema\n"
+    "  --shard I/N             run only shard I of N: the cases whose id hashes to I (stable when\n"
+    "                          cases are added); the jsonl report starts with a header that\n"
+    "                          forge report merge checks (docs/ci.md)\n"
+    "  --shards N              the same, with I from JOB_COMPLETION_INDEX (a Kubernetes Indexed\n"
+    "                          Job, from 0) or FORGE_SHARD_INDEX (from 1)\n"
     "  --mcp NAME=URL|'NAME=COMMAND ARGS'\n"
     "                          live runs: the tools of an MCP server (Streamable HTTP, or a command\n"
     "                          spoken to over stdio) join --tools (repeatable; docs/mcp.md)\n"
@@ -99,6 +105,8 @@ struct opts {
     const char *mcp_token_env;
     long mcp_timeout_ms;
     struct forge_mcp_client *mcp_clients[16]; /* closed after the suites are freed */
+    const char *shard_spec;
+    long shards;
 };
 
 /* --approval-level and --approve/--deny: the approval policy a suite sets with
@@ -176,7 +184,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         static const char *const valued[] = {"--transcripts", "--seed", "--snapshot", "--tools", "--report",
                                              "--min-pass-rate", "--max-cost", "--max-p95-ms", "--baseline",
                                              "--max-line-bytes", "--assertions", "--approval-level", "--mcp",
-                                             "--mcp-token-env", "--mcp-timeout-ms", NULL};
+                                             "--mcp-token-env", "--mcp-timeout-ms", "--shard", "--shards", NULL};
         bool known = false;
         for (const char *const *v = valued; *v && !known; v++) known = strcmp(*v, flag) == 0;
         if (!known) {
@@ -207,6 +215,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->mcp[o->nmcp++] = val;
         }
         else if (strcmp(flag, "--mcp-token-env") == 0) o->mcp_token_env = val;
+        else if (strcmp(flag, "--shard") == 0) o->shard_spec = val;
+        else if (strcmp(flag, "--shards") == 0) {
+            char *end;
+            o->shards = strtol(val, &end, 10);
+            if (*end || o->shards < 1 || o->shards > 100000) {
+                forge_cli_error("run: --shards: expected 1 to 100000, got '%s'", val);
+                return -1;
+            }
+        }
         else if (strcmp(flag, "--mcp-timeout-ms") == 0) {
             char *end;
             o->mcp_timeout_ms = strtol(val, &end, 10);
@@ -520,6 +537,11 @@ static void print_buf(struct forge_buf *b)
     forge_buf_reset(b);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 int forge_cmd_run(int argc, char **argv)
 {
     struct opts o;
@@ -531,6 +553,9 @@ int forge_cmd_run(int argc, char **argv)
     struct forge_err err = {0};
     int exit_code = FORGE_EXIT_USAGE;
     cJSON **files = NULL, *seed = NULL, *snapshot = NULL, *tools = NULL, *baseline = NULL, *report = NULL;
+    cJSON *shard_header = NULL, *all_ids = NULL;
+    const char **all_sorted = NULL;
+    size_t nall = 0;
     cJSON **results = NULL;
     const cJSON **cases = NULL;
     const char **case_file = NULL;
@@ -559,6 +584,29 @@ int forge_cmd_run(int argc, char **argv)
             goto out;
         }
         ncases += (size_t)cJSON_GetArraySize(files[i]);
+    }
+    if (o.shard_spec || o.shards) {
+        struct forge_shard sh = {0, 0};
+        if (o.shard_spec && o.shards) {
+            forge_cli_error("run: give --shard I/N or --shards N, not both");
+            goto out;
+        }
+        if (o.shard_spec ? forge_shard_parse(o.shard_spec, &sh, &err) : forge_shard_from_env((int)o.shards, &sh, &err)) {
+            forge_cli_error("run: %s", err.msg);
+            goto out;
+        }
+        if (!(shard_header = forge_shard_select(files, o.nfiles, &sh, &all_ids))) goto nomem;
+        ncases = 0;
+        for (int i = 0; i < o.nfiles; i++) ncases += (size_t)cJSON_GetArraySize(files[i]);
+        fprintf(stderr, "forge: shard %d/%d: %zu of %.0f cases\n", sh.index, sh.of, ncases,
+                forge_json_num(cJSON_GetObjectItemCaseSensitive(shard_header, "forge_shard"), "total", 0));
+        o.live.shard_header = shard_header;
+        nall = (size_t)cJSON_GetArraySize(all_ids);
+        if (!(all_sorted = forge_calloc(nall + 1, sizeof *all_sorted))) goto nomem;
+        size_t k = 0;
+        const cJSON *a;
+        cJSON_ArrayForEach(a, all_ids) all_sorted[k++] = a->valuestring;
+        qsort(all_sorted, nall, sizeof *all_sorted, cmp_str);
     }
     if ((o.seed && !(seed = forge_json_load(o.seed, &err))) ||
         (o.snapshot && !(snapshot = forge_json_load(o.snapshot, &err))) ||
@@ -647,7 +695,7 @@ int forge_cmd_run(int argc, char **argv)
             forge_cli_error("run: only one jsonl report per run");
             goto out;
         }
-        if (!(jl = forge_jsonl_open(o.rpath[i], &err))) {
+        if (!(jl = forge_jsonl_open(o.rpath[i], &err)) || (shard_header && forge_jsonl_add(jl, shard_header, &err))) {
             forge_cli_error("%s", err.msg);
             exit_code = FORGE_EXIT_INFRA;
             goto out;
@@ -710,7 +758,10 @@ int forge_cmd_run(int argc, char **argv)
         }
         size_t slot;
         if (index_find(&ix, NULL, tid, &slot) < 0) {
-            fprintf(stderr, "forge: warning: %s:%ld: transcript \"%s\" matches no case\n", tname, lineno, tid);
+            /* another shard's case: not this shard's business */
+            int other_shard = nall && bsearch(&tid, all_sorted, nall, sizeof *all_sorted, cmp_str) != NULL;
+            if (!other_shard)
+                fprintf(stderr, "forge: warning: %s:%ld: transcript \"%s\" matches no case\n", tname, lineno, tid);
             cJSON_Delete(traj);
             continue;
         }
@@ -812,6 +863,9 @@ out:
     forge_free(slot_case);
     cJSON_Delete(seed);
     cJSON_Delete(snapshot);
+    cJSON_Delete(shard_header);
+    forge_free(all_sorted);
+    cJSON_Delete(all_ids);
     cJSON_Delete(tools);
     cJSON_Delete(baseline);
     cJSON_Delete(report);
