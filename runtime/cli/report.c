@@ -31,8 +31,18 @@ struct shard {
     int index, of;
     char suite[32];
     long total;
-    cJSON *positions, *results; /* owned */
+    cJSON *positions, *ids, *results; /* owned */
 };
+
+struct place {
+    const char *id;
+    long at;
+};
+
+static int by_id(const void *a, const void *b)
+{
+    return strcmp(((const struct place *)a)->id, ((const struct place *)b)->id);
+}
 
 static int load(const char *path, struct shard *s, struct forge_err *err)
 {
@@ -79,7 +89,13 @@ static int load(const char *path, struct shard *s, struct forge_err *err)
             s->total = (long)forge_json_num(h, "total", 0);
             snprintf(s->suite, sizeof s->suite, "%s", suite);
             s->positions = cJSON_DetachItemFromObjectCaseSensitive(h, "positions");
+            s->ids = cJSON_DetachItemFromObjectCaseSensitive(h, "ids");
             cJSON_Delete(v);
+            if (cJSON_GetArraySize(s->ids) != cJSON_GetArraySize(s->positions)) {
+                rc = forge_err_set(err, FORGE_EINVAL, "%s:%ld: the forge_shard header's ids and positions differ", path,
+                                   lr.lineno);
+                break;
+            }
             header = 1;
             continue;
         }
@@ -220,16 +236,30 @@ static int merge(int argc, char **argv)
     if (!(slot = forge_calloc((size_t)total + 1, sizeof *slot)))
         goto oom;
     for (int i = 0; i < nfiles; i++) {
-        cJSON *r = sh[i].results->child, *p = sh[i].positions->child;
-        for (; r && p; r = r->next, p = p->next) {
-            long at = (long)p->valuedouble;
-            if (at < 0 || at >= total || slot[at]) {
-                forge_cli_error("report merge: %s: case \"%s\" overlaps another shard's (place %ld)", sh[i].path,
-                                forge_json_str(r, "id"), at);
+        /* a result finds its place by its case id (a shard writes error cases last) */
+        int n = cJSON_GetArraySize(sh[i].ids);
+        struct place *pl = forge_calloc((size_t)n + 1, sizeof *pl);
+        if (!pl)
+            goto oom;
+        int k = 0;
+        for (cJSON *id = sh[i].ids->child, *p = sh[i].positions->child; id && p; id = id->next, p = p->next, k++) {
+            pl[k].id = cJSON_IsString(id) ? id->valuestring : "";
+            pl[k].at = (long)p->valuedouble;
+        }
+        qsort(pl, (size_t)n, sizeof *pl, by_id);
+        for (cJSON *r = sh[i].results->child; r; r = r->next) {
+            struct place key = {forge_json_str(r, "id"), 0};
+            struct place *f = bsearch(&key, pl, (size_t)n, sizeof *pl, by_id);
+            long at = f ? f->at : -1;
+            if (!f || at < 0 || at >= total || slot[at]) {
+                forge_cli_error("report merge: %s: case \"%s\" %s", sh[i].path, key.id,
+                                !f ? "is not among the shard's cases" : "overlaps another shard's");
+                forge_free(pl);
                 goto out;
             }
             slot[at] = r;
         }
+        forge_free(pl);
     }
     for (long k = 0; k < total; k++)
         if (!slot[k]) {
@@ -298,6 +328,7 @@ out:
     forge_free(slot);
     for (int i = 0; sh && i < nfiles; i++) {
         cJSON_Delete(sh[i].positions);
+        cJSON_Delete(sh[i].ids);
         cJSON_Delete(sh[i].results);
     }
     forge_free(sh);

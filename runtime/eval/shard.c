@@ -79,9 +79,13 @@ cJSON *forge_shard_select(cJSON **files, int nfiles, const struct forge_shard *s
     if (!h || !ids || !(sh = cJSON_AddObjectToObject(h, "forge_shard")) || !cJSON_AddNumberToObject(sh, "index", s->index) ||
         !cJSON_AddNumberToObject(sh, "of", s->of))
         goto fail;
-    cJSON *positions = cJSON_CreateArray();
-    if (!positions)
+    cJSON *positions = cJSON_CreateArray(), *kept = cJSON_CreateArray();
+    if (!positions || !kept || !cJSON_AddItemToObject(sh, "ids", kept)) {
+        cJSON_Delete(positions);
+        if (!cJSON_GetObjectItemCaseSensitive(sh, "ids"))
+            cJSON_Delete(kept);
         goto fail;
+    }
     for (int f = 0; f < nfiles; f++) {
         cJSON *k = files[f] ? files[f]->child : NULL;
         while (k) {
@@ -93,7 +97,8 @@ cJSON *forge_shard_select(cJSON **files, int nfiles, const struct forge_shard *s
                 goto fail;
             }
             if (forge_shard_of(id, s->of) == s->index) {
-                if (!cJSON_AddItemToArray(positions, cJSON_CreateNumber((double)total))) {
+                if (!cJSON_AddItemToArray(positions, cJSON_CreateNumber((double)total)) ||
+                    !cJSON_AddItemToArray(kept, cJSON_CreateString(id ? id : ""))) {
                     cJSON_Delete(positions);
                     goto fail;
                 }

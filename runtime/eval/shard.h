@@ -21,8 +21,8 @@ int forge_shard_of(const char *id, int of);
 
 /* Keeps in the eval files <files> (arrays of cases, changed in place) only the cases of shard
  * <s>, and returns the header {"forge_shard": {"index", "of", "suite" (a hash of every case id
- * in order: shards of one suite agree on it), "total" (cases in the whole run), "positions"
- * (each kept case's place in the whole run, in order)}} (new), or NULL when out of memory.
+ * in order: shards of one suite agree on it), "total" (cases in the whole run), "ids" (the kept
+ * cases' ids) and "positions" (their places in the whole run)}} (new), or NULL when out of memory.
  * <all> receives a new array of every case id (for telling another shard's transcript from an
  * unknown one). */
 cJSON *forge_shard_select(cJSON **files, int nfiles, const struct forge_shard *s, cJSON **all);
