@@ -152,7 +152,9 @@ cJSON *forge_json_load(const char *path, struct forge_err *err)
     size_t len;
     if (forge_file_read_input(path, &text, &len, err))
         return NULL;
-    cJSON *v = forge_json_parse(text, len, path, err);
+    size_t n = strlen(path);
+    int yaml = (n > 5 && !strcmp(path + n - 5, ".yaml")) || (n > 4 && !strcmp(path + n - 4, ".yml"));
+    cJSON *v = yaml ? forge_yaml_parse(text, len, path, err) : forge_json_parse(text, len, path, err);
     forge_free(text);
     return v;
 }

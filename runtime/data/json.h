@@ -27,13 +27,20 @@ size_t forge_json_nul_escape(const char *text, size_t len);
  * --max-json-nodes)". <name> is the file name or a label such as "<argument>". */
 cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct forge_err *err);
 
+/* Parses YAML (one document) into the same JSON tree (runtime/data/yaml.c, on libyaml): plain
+ * scalars resolved by YAML 1.2's core schema (null, true/false, integers and floats; the rest,
+ * and every quoted scalar, strings), aliases expanded under the same value limit. Errors name
+ * <name>:line:col. */
+cJSON *forge_yaml_parse(const char *text, size_t len, const char *name, struct forge_err *err);
+
 /* The value limit of forge_json_parse, and its setter (0 restores the default; set it before
  * any thread starts). */
 size_t forge_json_node_limit(void);
 void forge_json_set_node_limit(size_t n);
 
-/* Reads and parses the file at <path> under the input file limit (forge_file_read_input).
- * Errors as above, or the file errors of forge_file_read_input. */
+/* Reads and parses the file at <path> under the input file limit (forge_file_read_input): YAML
+ * when the name ends in .yaml or .yml, else JSON. Errors as above, or the file errors of
+ * forge_file_read_input. */
 cJSON *forge_json_load(const char *path, struct forge_err *err);
 
 /* Computes the 1-based line and column (in characters, not bytes) of byte <offset> in <text>. */

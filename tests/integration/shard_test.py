@@ -167,5 +167,15 @@ check("--shards without an index: exit 2 naming the variables", code == 2 and "J
 code, out, err = run("run", *FILES, "--transcripts", trans, "--shard", "4/3")
 check("--shard 4/3: exit 2", code == 2 and "1 <= I <= N" in err, err)
 
+# the CI examples of docs/ci.md parse as YAML and have the shape the docs rely on
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+for doc, schema in (("k8s-job.yaml", "k8s-indexed-job.schema.json"), ("github-actions.yml", "gha-workflow.schema.json")):
+    code, out, err = run("schema", "validate", os.path.join(HERE, "ci", schema), os.path.join(ROOT, "docs", "ci", doc))
+    check(f"docs/ci/{doc} parses and has the shape", code == 0 and out.strip().endswith(": valid"), out + err)
+job = os.path.join(ROOT, "docs", "ci", "k8s-job.yaml")
+text = open(job).read()
+comp = re.search(r"completions: (\d+)", text).group(1)
+check("the Job's completions equal its --shards", f"--shards {comp}" in text, comp)
+
 print(f"{PASSED} passed, {FAILED} failed")
 sys.exit(1 if FAILED else 0)
