@@ -565,3 +565,15 @@ int forge_toolset_load_file(struct forge_toolset *s, const char *path, struct fo
     cJSON_Delete(doc);
     return rc;
 }
+
+static _Thread_local const struct forge_tool_notifier *notifier;
+
+void forge_tool_notifier_set(const struct forge_tool_notifier *n)
+{
+    notifier = n;
+}
+
+const struct forge_tool_notifier *forge_tool_notifier(void)
+{
+    return notifier;
+}
