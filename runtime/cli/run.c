@@ -335,7 +335,7 @@ static bool is_lua(const char *path)
     return n > 4 && strcmp(path + n - 4, ".lua") == 0;
 }
 
-/* The suite name of an eval file: its name without folder and .json. */
+/* The suite name of an eval file: its name without folder and .json (.yaml, .yml). */
 static void suite_name(const char *file, char *out, size_t n)
 {
     const char *f = strrchr(file, '/');
@@ -343,6 +343,10 @@ static void suite_name(const char *file, char *out, size_t n)
     size_t fl = strlen(f);
     if (fl > 5 && strcmp(f + fl - 5, ".json") == 0)
         fl -= 5;
+    else if (fl > 5 && strcmp(f + fl - 5, ".yaml") == 0)
+        fl -= 5;
+    else if (fl > 4 && strcmp(f + fl - 4, ".yml") == 0)
+        fl -= 4;
     snprintf(out, n, "%.*s", (int)fl, f);
 }
 
@@ -775,13 +779,9 @@ int forge_cmd_run(int argc, char **argv)
         int rc = forge_eval_case(cases[ci], traj, &eo, &results[ci], &err);
         cJSON_Delete(traj);
         if (rc) goto nomem;
-        /* the suite a case belongs to: its eval file's name without folder and .json */
-        const char *f = strrchr(case_file[ci], '/');
-        f = f ? f + 1 : case_file[ci];
-        size_t fl = strlen(f);
-        if (fl > 5 && strcmp(f + fl - 5, ".json") == 0) fl -= 5;
+        /* the suite a case belongs to: its eval file's name without folder and extension */
         char sname[512];
-        snprintf(sname, sizeof sname, "%.*s", (int)fl, f);
+        suite_name(case_file[ci], sname, sizeof sname);
         cJSON_AddStringToObject(results[ci], "suite", sname);
         if (jl && forge_jsonl_add(jl, results[ci], &err)) {
             forge_cli_error("%s", err.msg);
@@ -801,12 +801,8 @@ int forge_cmd_run(int argc, char **argv)
     for (size_t i = 0; i < nc; i++) {
         if (!results[i]) {
             if (forge_eval_case(cases[i], NULL, &eo, &results[i], &err)) goto nomem;
-            const char *f = strrchr(case_file[i], '/');
-            f = f ? f + 1 : case_file[i];
-            size_t fl = strlen(f);
-            if (fl > 5 && strcmp(f + fl - 5, ".json") == 0) fl -= 5;
             char sname[512];
-            snprintf(sname, sizeof sname, "%.*s", (int)fl, f);
+            suite_name(case_file[i], sname, sizeof sname);
             cJSON_AddStringToObject(results[i], "suite", sname);
             if (jl && forge_jsonl_add(jl, results[i], &err)) {
                 forge_cli_error("%s", err.msg);

@@ -5,6 +5,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "data/json.h"
+#include "data/yaml.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -784,6 +785,54 @@ static int l_type(lua_State *L)
     default:
         lua_pushnil(L);
     }
+    return 1;
+}
+
+/* forge.yaml.decode(text [, name]) and forge.yaml.decode_all(text [, name]): YAML read as
+ * forge.json.decode reads JSON (runtime/data/yaml.h); decode_all returns an array of the
+ * documents. The tree is charged against the memory cap before it becomes Lua values; its size
+ * is bounded by --max-json-nodes while it is built. */
+static int yaml_decode(lua_State *L, bool all)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    const char *name = luaL_optstring(L, 2, "<input>");
+    const char *fn = all ? "forge.yaml.decode_all" : "forge.yaml.decode";
+    struct forge_err err = {0};
+    if (forge_vm_charge(forge_vm_of(L), len))
+        return luaL_error(L, "%s: %s", fn, forge_vm_limit_message(forge_vm_of(L)));
+    cJSON *v = all ? forge_yaml_parse_all(s, len, name, NULL, &err) : forge_yaml_parse(s, len, name, &err);
+    if (!v)
+        return luaL_error(L, "%s: %s", fn, err.msg);
+    if (forge_lua_charge_tree(L, v)) {
+        cJSON_Delete(v);
+        return luaL_error(L, "%s: %s", fn, forge_vm_limit_message(forge_vm_of(L)));
+    }
+    if (!lua_checkstack(L, 8)) {
+        cJSON_Delete(v);
+        return luaL_error(L, "%s: stack overflow", fn);
+    }
+    forge_lua_box(L, v, free_cjson);
+    forge_lua_push_json(L, v);
+    forge_lua_unbox(L, -2);
+    return 1;
+}
+
+static int l_yaml_decode(lua_State *L)
+{
+    return yaml_decode(L, false);
+}
+
+static int l_yaml_decode_all(lua_State *L)
+{
+    return yaml_decode(L, true);
+}
+
+int forge_luaopen_yaml(lua_State *L)
+{
+    static const luaL_Reg fns[] = {{"decode", l_yaml_decode}, {"decode_all", l_yaml_decode_all}, {NULL, NULL}};
+    ensure_types(L);
+    luaL_newlib(L, fns);
     return 1;
 }
 
