@@ -10,12 +10,15 @@
 #include "base/file.h"
 #include "base/lines.h"
 #include "data/json.h"
+#include "data/yaml.h"
 #include "eval/evalfile.h"
 #include "eval/registry.h"
 #include "eval/suite.h"
 #include "lua/l_eval.h"
 #include "lua/vm.h"
 #include "report/report.h"
+#include "tools/promptkit.h"
+#include "tools/tool.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -293,11 +296,53 @@ static int parse_args(int argc, char **argv, struct opts *o)
 }
 
 /* Tool schemas from --tools: {name: schema} as it is, or [{name, schema|parameters|input_schema|
- * inputSchema}] turned into that object. */
+ * inputSchema}] turned into that object; PromptKit descriptors (and YAML files of several
+ * documents) are loaded as tools and give their input_schema. */
 static cJSON *load_tools(const char *path, struct forge_err *err)
 {
-    cJSON *doc = forge_json_load(path, err);
-    if (!doc) return NULL;
+    cJSON *doc = NULL;
+    bool tools = false;
+    if (forge_yaml_is_path(path)) {
+        char *text = NULL;
+        size_t len = 0;
+        if (forge_file_read_input(path, &text, &len, err)) return NULL;
+        cJSON *docs = forge_yaml_parse_all(text, len, path, NULL, err);
+        forge_free(text);
+        if (!docs) return NULL;
+        tools = cJSON_GetArraySize(docs) != 1;
+        for (const cJSON *d = docs->child; d && !tools; d = d->next)
+            tools = forge_promptkit_is_manifest(d) || (cJSON_IsArray(d) && forge_promptkit_is_manifest(d->child));
+        if (!tools) doc = cJSON_DetachItemFromArray(docs, 0);
+        cJSON_Delete(docs);
+    }
+    if (tools) {
+        /* YAML tool files with PromptKit descriptors or several documents: loaded and checked,
+         * with positions, as tools */
+        struct forge_toolset ts = {0};
+        if (forge_toolset_load_file(&ts, path, err)) {
+            forge_toolset_free(&ts);
+            return NULL;
+        }
+        cJSON *out = cJSON_CreateObject();
+        for (int i = 0; out && i < ts.n; i++)
+            cJSON_AddItemToObject(out, ts.v[i]->name,
+                                  cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ts.v[i]->def, "parameters"), 1));
+        forge_toolset_free(&ts);
+        if (!out) forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        return out;
+    }
+    if (!doc && !(doc = forge_json_load(path, err))) return NULL;
+    if (forge_promptkit_is_manifest(doc)) {
+        /* a PromptKit descriptor in JSON: its input_schema, checked as a tool */
+        struct forge_toolset ts = {0};
+        cJSON *out = NULL;
+        if (!forge_toolset_load_file(&ts, path, err) && (out = cJSON_CreateObject()))
+            cJSON_AddItemToObject(out, ts.v[0]->name,
+                                  cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ts.v[0]->def, "parameters"), 1));
+        forge_toolset_free(&ts);
+        cJSON_Delete(doc);
+        return out;
+    }
     if (cJSON_IsObject(doc)) return doc;
     cJSON *out = cJSON_CreateObject();
     if (!cJSON_IsArray(doc) || !out) {
