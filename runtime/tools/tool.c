@@ -570,7 +570,12 @@ static int add_def(struct forge_toolset *s, const cJSON *def, const char *path, 
     }
     struct forge_tool *t = forge_tool_from_json(def, where, err);
     cJSON_Delete(pk);
-    return t ? forge_toolset_add(s, t, err) : FORGE_EINVAL;
+    if (!t)
+        return FORGE_EINVAL;
+    int rc = forge_toolset_add(s, t, err);
+    if (rc == FORGE_EINVAL)
+        forge_err_prefix(err, "%s", where);
+    return rc;
 }
 
 /* Adds the tools of one document: a definition, an array of them, or {"tools": [...]}. */
