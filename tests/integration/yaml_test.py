@@ -267,6 +267,16 @@ code, out, err = run("run", "--dry-run", os.path.join(WORK, "offline.yaml"), "--
                      os.path.join(WORK, "bad-missing-mock_result_file.yaml"))
 check("mock_result_file: the missing file is named", "nope.json" in err and ":9:21: spec.mock_result_file:" in err, err)
 
+# forge check --tools reads the descriptors' names and input schemas
+write("check.json", json.dumps({"trajectory_id": "c", "turns": [
+    {"turn_id": 1, "role": "user", "content": "weather in Oslo and the news"},
+    {"turn_id": 1, "role": "agent", "content": "Oslo: 18 and cloudy.", "tool_calls": [
+        {"id": "1", "name": "get_weather", "arguments": {"city": "Oslo"}, "result": {"temp_c": 18}, "round": 1},
+        {"id": "2", "name": "get_news", "arguments": {}, "result": {}, "round": 1}]}]}))
+code, out, err = run("check", "--tools", "evals/promptkit/weather.tools.yaml", os.path.join(WORK, "check.json"))
+check("forge check --tools FILE.yaml: descriptors are known tools, others are not",
+      'Unknown tool: "get_news"' in out and 'Unknown tool: "get_weather"' not in out, out + err)
+
 # a JSON manifest loads too (without positions)
 write("tool.json", json.dumps({"apiVersion": "promptkit.altairalabs.ai/v1alpha1", "kind": "Tool",
                                "metadata": {"name": "get_forecast"},
