@@ -197,6 +197,7 @@ struct conv {
     int depth;
     struct anchor *anchors;
     size_t nanchors, capanchors;
+    size_t *slots, capslots; /* anchor name -> index + 1 of its latest definition (open addressing) */
     cJSON *docs;  /* second pass: the documents */
     int ndocs;
     struct forge_yaml_marks *marks;
@@ -230,12 +231,29 @@ static int count(struct conv *c, size_t n, yaml_mark_t m)
     return 0;
 }
 
+static size_t str_hash(const char *s)
+{
+    size_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* The slot of <name>: its entry, or the empty slot where it goes. */
+static size_t *anchor_slot(struct conv *c, const char *name)
+{
+    size_t i = str_hash(name) & (c->capslots - 1);
+    while (c->slots[i] && strcmp(c->anchors[c->slots[i] - 1].name, name))
+        i = (i + 1) & (c->capslots - 1);
+    return &c->slots[i];
+}
+
 static struct anchor *find_anchor(struct conv *c, const char *name)
 {
-    for (size_t i = c->nanchors; i-- > 0;) /* the latest definition wins */
-        if (!strcmp(c->anchors[i].name, name))
-            return &c->anchors[i];
-    return NULL;
+    if (!c->capslots)
+        return NULL;
+    size_t *slot = anchor_slot(c, name);
+    return *slot ? &c->anchors[*slot - 1] : NULL;
 }
 
 static long add_anchor(struct conv *c, const char *name, yaml_mark_t m)
@@ -248,10 +266,22 @@ static long add_anchor(struct conv *c, const char *name, yaml_mark_t m)
         c->anchors = a;
         c->capanchors = cap;
     }
+    if (2 * (c->nanchors + 1) > c->capslots) { /* rehash the latest definitions */
+        size_t cap = c->capslots ? 2 * c->capslots : 32;
+        size_t *slots = forge_calloc(cap, sizeof *slots);
+        if (!slots)
+            return nomem(c), -1;
+        forge_free(c->slots);
+        c->slots = slots;
+        c->capslots = cap;
+        for (size_t i = 0; i < c->nanchors; i++)
+            *anchor_slot(c, c->anchors[i].name) = i + 1; /* later ones overwrite earlier ones */
+    }
     char *dup = forge_strdup(name);
     if (!dup)
         return nomem(c), -1;
     c->anchors[c->nanchors] = (struct anchor){dup, NULL, 0, false, (unsigned)m.line + 1, (unsigned)m.column + 1};
+    *anchor_slot(c, dup) = c->nanchors + 1; /* the latest definition wins */
     return (long)c->nanchors++;
 }
 
@@ -260,6 +290,8 @@ static void clear_anchors(struct conv *c)
     for (size_t i = 0; i < c->nanchors; i++)
         forge_free(c->anchors[i].name);
     c->nanchors = 0;
+    if (c->slots)
+        memset(c->slots, 0, c->capslots * sizeof *c->slots);
 }
 
 /* A finished value of <size> values (<v>: its node in the second pass, taken) at <m> goes into
@@ -594,8 +626,25 @@ out:
     cJSON_Delete(c.docs);
     forge_yaml_marks_free(c.marks);
     forge_free(c.anchors);
+    forge_free(c.slots);
     forge_free(c.stack);
     return out;
+}
+
+int forge_yaml_count(const char *text, size_t len, const char *name, size_t *values, struct forge_err *err)
+{
+    *values = 0;
+    struct conv c = {.text = text, .name = name, .len = len, .limit = forge_json_node_limit(), .all = true, .err = err};
+    c.stack = forge_malloc(MAX_DEPTH * sizeof *c.stack);
+    if (!c.stack)
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    int rc = pass(&c);
+    forge_free(c.anchors);
+    forge_free(c.slots);
+    forge_free(c.stack);
+    if (!rc)
+        *values = c.total;
+    return rc;
 }
 
 cJSON *forge_yaml_parse(const char *text, size_t len, const char *name, struct forge_err *err)

@@ -42,6 +42,11 @@ cJSON *forge_yaml_parse_marked(const char *text, size_t len, const char *name,
 cJSON *forge_yaml_parse_all(const char *text, size_t len, const char *name,
                             struct forge_yaml_marks **marks, struct forge_err *err);
 
+/* Counts the values every document of the stream expands to (aliases included) without
+ * building anything: what a parse would allocate, for callers that charge memory first.
+ * Returns 0 with *values set, or the error a parse would give. */
+int forge_yaml_count(const char *text, size_t len, const char *name, size_t *values, struct forge_err *err);
+
 /* The 1-based position of <node>'s value (or, with <key>, of its key). Returns false, leaving
  * *line and *col alone, when the node has no recorded position. */
 bool forge_yaml_mark(const struct forge_yaml_marks *marks, const cJSON *node, bool key, int *line,

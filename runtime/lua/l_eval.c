@@ -203,7 +203,7 @@ static int l_cases(lua_State *L)
     const char *name = forge_lua_checkcstr(L, 2);
     bool yaml = forge_yaml_is_path(name);
     struct forge_vm *vm = forge_vm_of(L);
-    if (yaml ? forge_vm_charge(vm, len) : forge_lua_charge_json(L, s, len))
+    if (yaml ? forge_lua_charge_yaml(L, s, len) : forge_lua_charge_json(L, s, len))
         return luaL_error(L, "%s", forge_vm_limit_message(vm));
     if (!yaml) {
         size_t nul = forge_json_nul_escape(s, len);
@@ -218,10 +218,6 @@ static int l_cases(lua_State *L)
     cJSON *cases = NULL;
     if (forge_evalfile_parse(s, len, name, &cases, &err))
         return luaL_error(L, "%s", err.msg);
-    if (yaml && forge_lua_charge_tree(L, cases)) {
-        cJSON_Delete(cases);
-        return luaL_error(L, "%s", forge_vm_limit_message(vm));
-    }
     if (!lua_checkstack(L, 8)) {
         cJSON_Delete(cases);
         return luaL_error(L, "stack overflow");

@@ -117,6 +117,23 @@ print("ok")
 code, out, err = run("script", os.path.join(WORK, "decode.lua"))
 check("forge.yaml.decode / decode_all", code == 0 and out == "ok\n", out + err)
 
+# an alias bomb of 6 million values (580 MB as cJSON) breaks the script's memory cap before any
+# of it is built
+write("bomb.lua", """\
+local forge = require "forge"
+local lines = { 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]' }
+local prev = "a"
+for _, n in ipairs({ "b", "c", "d", "e", "f", "g" }) do
+  lines[#lines + 1] = n .. ": &" .. n .. " [" .. ("*" .. prev .. ","):rep(8) .. "*" .. prev .. "]"
+  prev = n
+end
+forge.yaml.decode(table.concat(lines, "\\n"), "bomb.yaml")
+""")
+code, out, err = run("script", os.path.join(WORK, "bomb.lua"))
+check("forge.yaml.decode: an alias bomb breaks --lua-memory before it is built",
+      code == 2 and "memory limit exceeded: the script needed more than 256 MiB; raise it with --lua-memory MIB" in err,
+      err)
+
 # ---- PromptKit tool descriptors ----
 code, out, err = run("run", "evals/promptkit/weather.golden.yaml", "--tools", "evals/promptkit/weather.tools.yaml",
                      "--model", "scripted:evals/promptkit/rules.lua", "-q")

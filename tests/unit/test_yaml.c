@@ -78,6 +78,18 @@ TEST(anchors_and_aliases)
     CHECK(v == NULL);
     CHECK_STR(err.msg, "t.yaml:3:4: the alias *x names no anchor defined before it");
     YAML_IS("a: *nope", "ERR t.yaml:1:4: the alias *nope names no anchor defined before it");
+    /* many anchors (the table grows), redefined after growing: the latest definition wins */
+    char many[8192];
+    size_t n = 0;
+    n += (size_t)snprintf(many + n, sizeof many - n, "[");
+    for (int i = 0; i < 100; i++)
+        n += (size_t)snprintf(many + n, sizeof many - n, "&a%d %d, ", i, i);
+    n += (size_t)snprintf(many + n, sizeof many - n, "&a7 seven, *a99, *a0, *a7, *a50]");
+    char *got = conv(many);
+    const char *tail = ",98,99,\"seven\",99,0,\"seven\",50]";
+    CHECK(got && strlen(got) > strlen(tail) && strcmp(got + strlen(got) - strlen(tail), tail) == 0);
+    CHECK(got && strncmp(got, "[0,1,2,", 7) == 0);
+    forge_free(got);
     /* `<<` is an ordinary key (merge keys are YAML 1.1) */
     YAML_IS("a: &m {x: 1}\nb: {<<: *m}", "{\"a\":{\"x\":1},\"b\":{\"<<\":{\"x\":1}}}");
 }
