@@ -362,10 +362,10 @@ static int scalar(struct conv *c, yaml_event_t *ev)
                              : !strcmp(tag, YAML_INT_TAG) ? K_INT : K_FLOAT;
             if (v && k != want && !(want == K_FLOAT && k == K_INT)) {
                 cJSON_Delete(v);
-                return fail(c, FORGE_EINVAL, ev->start_mark, "\"%s\" is not a%s %s (its tag is %s)", s,
+                return fail(c, FORGE_EINVAL, ev->start_mark, "\"%s\" is not a%s %s (its tag is !!%s)", s,
                             want == K_INT ? "n" : "",
                             want == K_NULL ? "null" : want == K_BOOL ? "boolean" : want == K_INT ? "integer" : "float",
-                            tag);
+                            tag + strlen("tag:yaml.org,2002:"));
             }
         } else {
             v = cJSON_CreateString(s); /* !!str, the non-specific "!" and any other tag: the text */

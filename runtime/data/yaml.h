@@ -3,8 +3,8 @@
  *
  * - Plain scalars resolve by YAML 1.2's core schema: null (`null`, `Null`, `NULL`, `~`, empty),
  *   booleans (`true`/`True`/`TRUE`, `false`/...), integers (`[-+]?[0-9]+`, `0o[0-7]+`,
- *   `0x[0-9a-fA-F]+`) and floats become JSON values; `.inf`, `-.inf` and `.nan` (JSON has no
- *   such numbers) stay their text; everything else, and every quoted scalar, is a string.
+ *   `0x[0-9a-fA-F]+`) and floats become JSON values; `.inf`, `-.inf`, `.nan` and numbers too
+ *   large for a double (JSON has no such numbers) stay their text; everything else, and every quoted scalar, is a string.
  *   `!!str`, `!!int`, `!!float`, `!!bool`, `!!null` tags are honoured (a value that does not
  *   fit its tag is an error); other tags are ignored.
  * - Aliases are expanded. The expanded size counts against forge_json_node_limit()
