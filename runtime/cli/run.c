@@ -10,12 +10,15 @@
 #include "base/file.h"
 #include "base/lines.h"
 #include "data/json.h"
+#include "data/yaml.h"
 #include "eval/evalfile.h"
 #include "eval/registry.h"
 #include "eval/suite.h"
 #include "lua/l_eval.h"
 #include "lua/vm.h"
 #include "report/report.h"
+#include "tools/promptkit.h"
+#include "tools/tool.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -27,10 +30,10 @@
 const char forge_usage_run[] =
     "usage: forge run EVAL.json... [OPTIONS]\n"
     "\n"
-    "Validates eval files (agent-tool-forge's format plus forge's assertions) and scores the\n"
-    "trajectory each case produced: recorded ones (--transcripts), or live ones (--model): every\n"
-    "case then goes through the agent loop with the tools of --tools, and each eval file is a\n"
-    "suite of the run.\n"
+    "Validates eval files (agent-tool-forge's format plus forge's assertions; JSON, or YAML when\n"
+    "named .yaml or .yml) and scores the trajectory each case produced: recorded ones\n"
+    "(--transcripts), or live ones (--model): every case then goes through the agent loop with\n"
+    "the tools of --tools, and each eval file is a suite of the run.\n"
     "\n"
     "options:\n"
     "  --dry-run               check the eval files (and the other input files) only\n"
@@ -38,9 +41,10 @@ const char forge_usage_run[] =
     "                          matched to cases by trajectory_id = case id ('-': stdin)\n"
     "  --seed FILE             JSON for {{seed:path}} templates\n"
     "  --snapshot FILE         JSON for {{snapshot:path}} templates\n"
-    "  --tools FILE            tool definitions: JSON ([{name, schema|parameters|input_schema}],\n"
-    "                          OpenAI tools, MCP tools/list, or {name: schema}), or a Lua file\n"
-    "                          returning forge.tool{...} values (live runs); their schemas serve\n"
+    "  --tools FILE            tool definitions in JSON or YAML ([{name, schema|parameters|\n"
+    "                          input_schema}], OpenAI tools, MCP tools/list, {name: schema},\n"
+    "                          PromptKit tool descriptors: docs/tools.md), or a Lua file returning\n"
+    "                          forge.tool{...} values (live runs); their schemas serve\n"
     "                          argsMatchSchema\n"
     "  --shard I/N             run only shard I of N: the cases whose id hashes to I (stable when\n"
     "                          cases are added); the jsonl report starts with a header that\n"
@@ -293,11 +297,53 @@ static int parse_args(int argc, char **argv, struct opts *o)
 }
 
 /* Tool schemas from --tools: {name: schema} as it is, or [{name, schema|parameters|input_schema|
- * inputSchema}] turned into that object. */
+ * inputSchema}] turned into that object; PromptKit descriptors (and YAML files of several
+ * documents) are loaded as tools and give their input_schema. */
 static cJSON *load_tools(const char *path, struct forge_err *err)
 {
-    cJSON *doc = forge_json_load(path, err);
-    if (!doc) return NULL;
+    cJSON *doc = NULL;
+    bool tools = false;
+    if (forge_yaml_is_path(path)) {
+        char *text = NULL;
+        size_t len = 0;
+        if (forge_file_read_input(path, &text, &len, err)) return NULL;
+        cJSON *docs = forge_yaml_parse_all(text, len, path, NULL, err);
+        forge_free(text);
+        if (!docs) return NULL;
+        tools = cJSON_GetArraySize(docs) != 1;
+        for (const cJSON *d = docs->child; d && !tools; d = d->next)
+            tools = forge_promptkit_is_manifest(d) || (cJSON_IsArray(d) && forge_promptkit_is_manifest(d->child));
+        if (!tools) doc = cJSON_DetachItemFromArray(docs, 0);
+        cJSON_Delete(docs);
+    }
+    if (tools) {
+        /* YAML tool files with PromptKit descriptors or several documents: loaded and checked,
+         * with positions, as tools */
+        struct forge_toolset ts = {0};
+        if (forge_toolset_load_file(&ts, path, err)) {
+            forge_toolset_free(&ts);
+            return NULL;
+        }
+        cJSON *out = cJSON_CreateObject();
+        for (int i = 0; out && i < ts.n; i++)
+            cJSON_AddItemToObject(out, ts.v[i]->name,
+                                  cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ts.v[i]->def, "parameters"), 1));
+        forge_toolset_free(&ts);
+        if (!out) forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        return out;
+    }
+    if (!doc && !(doc = forge_json_load(path, err))) return NULL;
+    if (forge_promptkit_is_manifest(doc)) {
+        /* a PromptKit descriptor in JSON: its input_schema, checked as a tool */
+        struct forge_toolset ts = {0};
+        cJSON *out = NULL;
+        if (!forge_toolset_load_file(&ts, path, err) && (out = cJSON_CreateObject()))
+            cJSON_AddItemToObject(out, ts.v[0]->name,
+                                  cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ts.v[0]->def, "parameters"), 1));
+        forge_toolset_free(&ts);
+        cJSON_Delete(doc);
+        return out;
+    }
     if (cJSON_IsObject(doc)) return doc;
     cJSON *out = cJSON_CreateObject();
     if (!cJSON_IsArray(doc) || !out) {
@@ -335,7 +381,7 @@ static bool is_lua(const char *path)
     return n > 4 && strcmp(path + n - 4, ".lua") == 0;
 }
 
-/* The suite name of an eval file: its name without folder and .json. */
+/* The suite name of an eval file: its name without folder and .json (.yaml, .yml). */
 static void suite_name(const char *file, char *out, size_t n)
 {
     const char *f = strrchr(file, '/');
@@ -343,6 +389,10 @@ static void suite_name(const char *file, char *out, size_t n)
     size_t fl = strlen(f);
     if (fl > 5 && strcmp(f + fl - 5, ".json") == 0)
         fl -= 5;
+    else if (fl > 5 && strcmp(f + fl - 5, ".yaml") == 0)
+        fl -= 5;
+    else if (fl > 4 && strcmp(f + fl - 4, ".yml") == 0)
+        fl -= 4;
     snprintf(out, n, "%.*s", (int)fl, f);
 }
 
@@ -775,13 +825,9 @@ int forge_cmd_run(int argc, char **argv)
         int rc = forge_eval_case(cases[ci], traj, &eo, &results[ci], &err);
         cJSON_Delete(traj);
         if (rc) goto nomem;
-        /* the suite a case belongs to: its eval file's name without folder and .json */
-        const char *f = strrchr(case_file[ci], '/');
-        f = f ? f + 1 : case_file[ci];
-        size_t fl = strlen(f);
-        if (fl > 5 && strcmp(f + fl - 5, ".json") == 0) fl -= 5;
+        /* the suite a case belongs to: its eval file's name without folder and extension */
         char sname[512];
-        snprintf(sname, sizeof sname, "%.*s", (int)fl, f);
+        suite_name(case_file[ci], sname, sizeof sname);
         cJSON_AddStringToObject(results[ci], "suite", sname);
         if (jl && forge_jsonl_add(jl, results[ci], &err)) {
             forge_cli_error("%s", err.msg);
@@ -801,12 +847,8 @@ int forge_cmd_run(int argc, char **argv)
     for (size_t i = 0; i < nc; i++) {
         if (!results[i]) {
             if (forge_eval_case(cases[i], NULL, &eo, &results[i], &err)) goto nomem;
-            const char *f = strrchr(case_file[i], '/');
-            f = f ? f + 1 : case_file[i];
-            size_t fl = strlen(f);
-            if (fl > 5 && strcmp(f + fl - 5, ".json") == 0) fl -= 5;
             char sname[512];
-            snprintf(sname, sizeof sname, "%.*s", (int)fl, f);
+            suite_name(case_file[i], sname, sizeof sname);
             cJSON_AddStringToObject(results[i], "suite", sname);
             if (jl && forge_jsonl_add(jl, results[i], &err)) {
                 forge_cli_error("%s", err.msg);

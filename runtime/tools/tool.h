@@ -121,7 +121,9 @@ int forge_toolset_add(struct forge_toolset *s, struct forge_tool *t, struct forg
 const struct forge_tool *forge_toolset_find(const struct forge_toolset *s, const char *name);
 void forge_toolset_free(struct forge_toolset *s);
 
-/* Loads tools from a JSON file: one definition, an array of them (forge's or OpenAI `tools`),
- * or an MCP tools/list result ({"tools": [...]}). */
+/* Loads tools from a JSON file (YAML when the name ends in .yaml or .yml): one definition, an
+ * array of them (forge's or OpenAI `tools`), or an MCP tools/list result ({"tools": [...]}); a
+ * definition may also be a PromptKit tool descriptor (tools/promptkit.h). A YAML file may hold
+ * several documents (---), each one of these. Errors in YAML files name file:line:col. */
 int forge_toolset_load_file(struct forge_toolset *s, const char *path, struct forge_err *err);
 #endif
