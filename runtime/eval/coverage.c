@@ -1,0 +1,769 @@
+/* Coverage of tools by eval cases (coverage.h, docs/coverage.md). */
+#include "eval/coverage.h"
+#include "base/alloc.h"
+#include "data/json.h"
+#include "data/re.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const forge_coverage_kinds[FORGE_COV_NKINDS] = {
+    "golden", "labeled", "called", "not_called", "verifier", "overlap", "enum", "optional",
+};
+
+/* ---- tokens and similarity ---------------------------------------------------------------- */
+
+/* Common English words and the words of agent-tool-forge's description contract ("Use when the
+ * user asks ..."), which every description shares. Sorted, for bsearch. */
+static const char *const stop_words[] = {
+    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
+    "ask", "asked", "asking", "asks", "at", "be", "been", "before", "being", "below", "between",
+    "both", "but", "by", "call", "calls", "can", "could", "did", "do", "does", "doing", "down",
+    "during", "each", "either", "else", "etc", "few", "for", "from", "further", "get", "gets",
+    "given", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how",
+    "i", "if", "in", "into", "is", "it", "its", "itself", "just", "like", "may", "me", "might",
+    "more", "most", "must", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "one",
+    "only", "or", "other", "our", "out", "over", "own", "per", "return", "returns", "same",
+    "shall", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them",
+    "then", "there", "these", "they", "this", "those", "through", "to", "too", "tool", "tools",
+    "under", "until", "up", "upon", "use", "used", "user", "users", "uses", "using", "very",
+    "via", "want", "wants", "was", "we", "were", "what", "when", "where", "whether", "which",
+    "while", "who", "whom", "whose", "why", "will", "with", "within", "without", "would", "you",
+    "your",
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool is_stop(const char *w)
+{
+    return bsearch(&w, stop_words, sizeof stop_words / sizeof *stop_words, sizeof *stop_words,
+                   cmp_str) != NULL;
+}
+
+struct tokens {
+    char **v;
+    int n, cap;
+};
+
+static void tokens_free(struct tokens *t)
+{
+    for (int i = 0; i < t->n; i++)
+        forge_free(t->v[i]);
+    forge_free(t->v);
+    memset(t, 0, sizeof *t);
+}
+
+static int tokens_push(struct tokens *t, const char *w, size_t n)
+{
+    if (t->n == t->cap) {
+        int cap = t->cap ? t->cap * 2 : 16;
+        char **v = forge_realloc(t->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return -1;
+        t->v = v, t->cap = cap;
+    }
+    if (!(t->v[t->n] = forge_strndup(w, n)))
+        return -1;
+    t->n++;
+    return 0;
+}
+
+static bool word_byte(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
+}
+
+/* Adds the words of <s>: runs of letters and digits (bytes >= 0x80 count as letters), split at
+ * a lower-to-upper case change, lower-cased (ASCII); stop words and one-letter words dropped;
+ * a trailing "s" dropped from words of four letters or more not ending in "ss". */
+static int add_words(struct tokens *t, const char *s)
+{
+    char w[128];
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s;; p++) {
+        bool in = *p && word_byte(*p);
+        bool split = in && n && *p >= 'A' && *p <= 'Z' && w[n - 1] >= 'a' && w[n - 1] <= 'z';
+        if ((!in || split) && n) {
+            w[n] = '\0';
+            if (n > 3 && w[n - 1] == 's' && w[n - 2] != 's')
+                w[--n] = '\0';
+            if (n > 1 && !is_stop(w) && tokens_push(t, w, n))
+                return -1;
+            n = 0;
+        }
+        if (!*p)
+            break;
+        if (in && n < sizeof w - 1)
+            w[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+    }
+    return 0;
+}
+
+/* The sorted, deduplicated tokens of a tool's name, description and trigger phrases. */
+static int tool_tokens(const cJSON *tool, struct tokens *t)
+{
+    memset(t, 0, sizeof *t);
+    const char *name = forge_json_str(tool, "name"), *desc = forge_json_str(tool, "description");
+    if ((name && add_words(t, name)) || (desc && add_words(t, desc)))
+        goto fail;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(tool, "triggerPhrases"))
+        if (cJSON_IsString(p) && add_words(t, p->valuestring))
+            goto fail;
+    if (t->n)
+        qsort(t->v, (size_t)t->n, sizeof *t->v, cmp_str);
+    int k = 0;
+    for (int i = 0; i < t->n; i++) {
+        if (k && strcmp(t->v[k - 1], t->v[i]) == 0)
+            forge_free(t->v[i]);
+        else
+            t->v[k++] = t->v[i];
+    }
+    t->n = k;
+    return 0;
+fail:
+    tokens_free(t);
+    return -1;
+}
+
+static double jaccard(const struct tokens *a, const struct tokens *b, cJSON *shared)
+{
+    int i = 0, j = 0, common = 0;
+    while (i < a->n && j < b->n) {
+        int c = strcmp(a->v[i], b->v[j]);
+        if (c == 0) {
+            common++;
+            if (shared)
+                cJSON_AddItemToArray(shared, cJSON_CreateString(a->v[i]));
+            i++, j++;
+        } else if (c < 0) {
+            i++;
+        } else {
+            j++;
+        }
+    }
+    int uni = a->n + b->n - common;
+    return uni ? (double)common / uni : 0;
+}
+
+double forge_coverage_similarity(const cJSON *a, const cJSON *b, cJSON **shared)
+{
+    struct tokens ta, tb;
+    if (shared)
+        *shared = cJSON_CreateArray();
+    if (tool_tokens(a, &ta))
+        return 0;
+    if (tool_tokens(b, &tb)) {
+        tokens_free(&ta);
+        return 0;
+    }
+    double s = jaccard(&ta, &tb, shared ? *shared : NULL);
+    tokens_free(&ta);
+    tokens_free(&tb);
+    return s;
+}
+
+/* ---- output groups (agent-tool-forge's keyword table) ------------------------------------- */
+
+static const struct {
+    const char *group;
+    const char *keys[5];
+} groups[] = {
+    {"holdings", {"holdings", "positions", "allocation", "portfolio", NULL}},
+    {"dividends", {"dividends", "income", "yield", "dividend", NULL}},
+    {"performance", {"performance", "p&l", "returns", "net worth", NULL}},
+    {"transactions", {"transactions", "orders", "trades", NULL}},
+    {"quotes", {"quotes", "prices", "market data", "market_data", NULL}},
+    {"weather", {"weather", "temperature", "humidity", "conditions", NULL}},
+    {"forecast", {"forecast", "prediction", "outlook", "precipitation", NULL}},
+};
+
+cJSON *forge_coverage_groups(const cJSON *tool)
+{
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    const char *d = forge_json_str(tool, "description"), *n = forge_json_str(tool, "name");
+    forge_buf_adds(&b, d ? d : "");
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(tool, "tags"))
+        if (cJSON_IsString(t)) {
+            forge_buf_addc(&b, ' ');
+            forge_buf_adds(&b, t->valuestring);
+        }
+    forge_buf_addc(&b, ' ');
+    forge_buf_adds(&b, n ? n : "");
+    char *text = forge_buf_take(&b);
+    for (char *p = text; *p; p++)
+        if (*p >= 'A' && *p <= 'Z')
+            *p = (char)(*p + 32);
+    cJSON *out = cJSON_CreateArray();
+    for (size_t g = 0; out && g < sizeof groups / sizeof *groups; g++)
+        for (int k = 0; groups[g].keys[k]; k++)
+            if (strstr(text, groups[g].keys[k])) {
+                cJSON_AddItemToArray(out, cJSON_CreateString(groups[g].group));
+                break;
+            }
+    if (out && !out->child)
+        cJSON_AddItemToArray(out, cJSON_CreateString("unknown"));
+    forge_free(text);
+    return out;
+}
+
+/* ---- what a case expects ------------------------------------------------------------------ */
+
+struct argref {
+    const char *tool;  /* a name, or a regex when <regex> */
+    bool regex;
+    const char *arg;   /* argument name; only its first <arglen> bytes (the top-level name) */
+    size_t arglen;
+    const cJSON *value; /* the value the case expects, or NULL when it only names the argument */
+};
+
+struct caseinfo {
+    const char *id, *file;
+    int kind;
+    const char **req, **forb; /* borrowed names */
+    int nreq, nforb;
+    bool none_only;           /* the case expects no tool call at all */
+    const cJSON *acceptable;  /* expect.toolsAcceptable (array of arrays) or NULL */
+    struct argref *args;
+    int nargs;
+};
+
+static int push_name(const char ***v, int *n, const char *s)
+{
+    if (!s)
+        return 0;
+    for (int i = 0; i < *n; i++)
+        if (strcmp((*v)[i], s) == 0)
+            return 0;
+    const char **nv = forge_realloc(*v, (size_t)(*n + 1) * sizeof *nv);
+    if (!nv)
+        return -1;
+    nv[(*n)++] = s;
+    *v = nv;
+    return 0;
+}
+
+/* Names from a string, an array of strings, or (split) a comma-separated string is not borrowed
+ * here: toolCallF1's string form is skipped. */
+static int push_names(const char ***v, int *n, const cJSON *x)
+{
+    if (cJSON_IsString(x))
+        return push_name(v, n, x->valuestring);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, x) {
+        if (cJSON_IsString(e)) {
+            if (push_name(v, n, e->valuestring))
+                return -1;
+        } else if (cJSON_IsArray(e) && push_names(v, n, e)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int push_arg(struct caseinfo *c, const char *tool, bool regex, const char *arg,
+                    const cJSON *value)
+{
+    if (!tool || !arg)
+        return 0;
+    struct argref *v = forge_realloc(c->args, (size_t)(c->nargs + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    c->args = v;
+    size_t len = strcspn(arg, ".[");
+    v[c->nargs++] = (struct argref){tool, regex, arg, len, value};
+    return 0;
+}
+
+int forge_coverage_case_kind(const char *file, const cJSON *kase)
+{
+    if (cJSON_GetObjectItemCaseSensitive(kase, "label"))
+        return 2;
+    if (file) {
+        const char *base = strrchr(file, '/');
+        base = base ? base + 1 : file;
+        if (strstr(base, ".golden."))
+            return 1;
+        if (strstr(base, ".labeled."))
+            return 2;
+    }
+    const char *id = forge_json_str(kase, "id");
+    if (id && strncmp(id, "gs-", 3) == 0)
+        return 1;
+    if (id && strncmp(id, "ls-", 3) == 0)
+        return 2;
+    return 0;
+}
+
+static void caseinfo_free(struct caseinfo *c)
+{
+    forge_free(c->req);
+    forge_free(c->forb);
+    forge_free(c->args);
+}
+
+static int case_info(const cJSON *entry, struct caseinfo *c)
+{
+    memset(c, 0, sizeof *c);
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(entry, "case");
+    c->file = forge_json_str(entry, "file");
+    c->id = forge_json_str(k, "id");
+    c->kind = forge_coverage_case_kind(c->file, k);
+    const cJSON *ex = cJSON_GetObjectItemCaseSensitive(k, "expect");
+    const char *et = forge_json_str(k, "expectedTool");
+    int rc = push_names(&c->req, &c->nreq, cJSON_GetObjectItemCaseSensitive(ex, "toolsCalled"));
+    rc |= push_name(&c->req, &c->nreq, et);
+    rc |= push_names(&c->req, &c->nreq, cJSON_GetObjectItemCaseSensitive(k, "expectedTools"));
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(ex, "tool_calls");
+    rc |= push_names(&c->req, &c->nreq, cJSON_GetObjectItemCaseSensitive(tc, "required_tools"));
+    rc |= push_names(&c->req, &c->nreq,
+                     cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ex, "toolSequence"), "steps"));
+    const cJSON *f1 = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ex, "toolCallF1"), "expected");
+    if (cJSON_IsArray(f1))
+        rc |= push_names(&c->req, &c->nreq, f1);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(ex, "toolArgs")) {
+        const char *tool = forge_json_str(e, "tool");
+        rc |= push_name(&c->req, &c->nreq, tool);
+        const cJSON *a;
+        cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(e, "args"))
+            rc |= push_arg(c, tool, false, a->string, a);
+    }
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(k, "checks")) {
+        const char *type = forge_json_str(e, "type"), *tool = forge_json_str(e, "tool");
+        if (type && strcmp(type, "tool_called") == 0)
+            rc |= push_name(&c->req, &c->nreq, tool ? tool : et);
+        else if (type && strcmp(type, "arg_equals") == 0)
+            rc |= push_arg(c, tool ? tool : et, false, forge_json_str(e, "arg"),
+                           cJSON_GetObjectItemCaseSensitive(e, "value"));
+    }
+    const cJSON *a;
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(k, "expectedArgs"))
+        rc |= push_arg(c, et, false, a->string, a);
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(ex, "toolParams")) {
+        const char *as = forge_json_str(e, "assertion"), *tool = forge_json_str(e, "tool");
+        const char *pn = forge_json_str(e, "paramName");
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "value");
+        if (as && strcmp(as, "equals") == 0) {
+            rc |= push_arg(c, tool, false, pn, v);
+        } else if (as && strcmp(as, "oneOf") == 0 && cJSON_IsArray(v)) {
+            const cJSON *x;
+            cJSON_ArrayForEach(x, v)
+                rc |= push_arg(c, tool, false, pn, x);
+        } else {
+            rc |= push_arg(c, tool, false, pn, NULL);
+        }
+    }
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(tc, "expect")) {
+        const char *tool = forge_json_str(e, "tool");
+        cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(e, "args"))
+            rc |= push_arg(c, tool ? tool : "", true, a->string,
+                           cJSON_GetObjectItemCaseSensitive(a, "equals"));
+    }
+    rc |= push_names(&c->forb, &c->nforb, cJSON_GetObjectItemCaseSensitive(ex, "toolsNotCalled"));
+    rc |= push_names(&c->forb, &c->nforb, cJSON_GetObjectItemCaseSensitive(tc, "forbidden_tools"));
+    const cJSON *acc = cJSON_GetObjectItemCaseSensitive(ex, "toolsAcceptable");
+    if (cJSON_IsArray(acc) && acc->child) {
+        c->acceptable = acc;
+        bool only_none = true;
+        cJSON_ArrayForEach(e, acc) {
+            const cJSON *n;
+            cJSON_ArrayForEach(n, e)
+                if (!cJSON_IsString(n) || strcmp(n->valuestring, "__none__") != 0)
+                    only_none = false;
+        }
+        c->none_only = only_none;
+    }
+    const cJSON *mx = cJSON_GetObjectItemCaseSensitive(ex, "maxToolCalls");
+    const cJSON *mc = cJSON_GetObjectItemCaseSensitive(tc, "max_calls");
+    if ((cJSON_IsNumber(mx) && mx->valuedouble == 0) || (cJSON_IsNumber(mc) && mc->valuedouble == 0))
+        c->none_only = true;
+    return rc ? -1 : 0;
+}
+
+static bool has(const char *const *v, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(v[i], s) == 0)
+            return true;
+    return false;
+}
+
+static bool set_has(const cJSON *set, const char *s)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, set)
+        if (cJSON_IsString(e) && strcmp(e->valuestring, s) == 0)
+            return true;
+    return false;
+}
+
+static bool acceptable_has(const struct caseinfo *c, const char *s)
+{
+    const cJSON *set;
+    cJSON_ArrayForEach(set, c->acceptable)
+        if (set_has(set, s))
+            return true;
+    return false;
+}
+
+/* The case expects <s> to be called: required, or a member of an acceptable set. */
+static bool expects(const struct caseinfo *c, const char *s)
+{
+    return has(c->req, c->nreq, s) || acceptable_has(c, s);
+}
+
+static bool excludes(const struct caseinfo *c, const char *s)
+{
+    return c->none_only || has(c->forb, c->nforb, s);
+}
+
+/* <t> equals <s> with a and b swapped, as sets. */
+static bool swapped_equal(const cJSON *s, const cJSON *t, const char *a, const char *b)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, s) {
+        if (!cJSON_IsString(e))
+            continue;
+        const char *w = e->valuestring;
+        w = strcmp(w, a) == 0 ? b : strcmp(w, b) == 0 ? a : w;
+        if (!set_has(t, w))
+            return false;
+    }
+    cJSON_ArrayForEach(e, t) {
+        if (!cJSON_IsString(e))
+            continue;
+        const char *w = e->valuestring;
+        w = strcmp(w, a) == 0 ? b : strcmp(w, b) == 0 ? a : w;
+        if (!set_has(s, w))
+            return false;
+    }
+    return true;
+}
+
+/* The case tells <a> from <b>: it expects one of them to be called and its expectations change
+ * when the two names are swapped (required tools, excluded tools or acceptable sets). */
+static bool separates(const struct caseinfo *c, const char *a, const char *b)
+{
+    if (!expects(c, a) && !expects(c, b))
+        return false;
+    if (has(c->req, c->nreq, a) != has(c->req, c->nreq, b))
+        return true;
+    if (has(c->forb, c->nforb, a) != has(c->forb, c->nforb, b))
+        return true;
+    const cJSON *s, *t;
+    cJSON_ArrayForEach(s, c->acceptable) {
+        bool found = false;
+        cJSON_ArrayForEach(t, c->acceptable)
+            if (swapped_equal(s, t, a, b)) {
+                found = true;
+                break;
+            }
+        if (!found)
+            return true;
+    }
+    return false;
+}
+
+static bool ref_is_tool(const struct argref *r, const char *tool)
+{
+    if (!r->regex)
+        return strcmp(r->tool, tool) == 0;
+    struct forge_err e = {0};
+    return forge_re_test(r->tool, FORGE_RE_CASELESS, tool, &e) == 1;
+}
+
+static bool ref_is_arg(const struct argref *r, const char *arg)
+{
+    return strlen(arg) == r->arglen && strncmp(r->arg, arg, r->arglen) == 0;
+}
+
+/* A case's value exercises enum value <v>: equal to it, or an array holding it. */
+static bool value_hits(const cJSON *got, const cJSON *v)
+{
+    if (!got)
+        return false;
+    if (forge_json_equal(got, v))
+        return true;
+    if (cJSON_IsArray(got)) {
+        const cJSON *e;
+        cJSON_ArrayForEach(e, got)
+            if (forge_json_equal(e, v))
+                return true;
+    }
+    return false;
+}
+
+/* ---- the report --------------------------------------------------------------------------- */
+
+struct acc {
+    cJSON *gaps, *kinds;
+    int covered[FORGE_COV_NKINDS], items[FORGE_COV_NKINDS];
+    const struct forge_cov_opts *o;
+};
+
+static cJSON *gap(struct acc *a, enum forge_cov_kind k, const char *tool)
+{
+    cJSON *g = cJSON_CreateObject();
+    cJSON_AddStringToObject(g, "kind", forge_coverage_kinds[k]);
+    cJSON_AddStringToObject(g, "tool", tool);
+    cJSON_AddItemToArray(a->gaps, g);
+    return g;
+}
+
+/* Counts an item of kind <k>; a gap when <ok> is false. Returns the gap, or NULL. */
+static cJSON *item(struct acc *a, enum forge_cov_kind k, bool ok, const char *tool)
+{
+    if (a->o->ignore[k])
+        return NULL;
+    a->items[k]++;
+    if (ok) {
+        a->covered[k]++;
+        return NULL;
+    }
+    return gap(a, k, tool);
+}
+
+static void warn_unknown(cJSON *warnings, const struct caseinfo *c, const cJSON *tools,
+                         const char *name, const char *what)
+{
+    const cJSON *t;
+    cJSON_ArrayForEach(t, tools) {
+        const char *n = forge_json_str(t, "name");
+        if (n && strcmp(n, name) == 0)
+            return;
+    }
+    if (strcmp(name, "__none__") == 0)
+        return;
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s: case '%s': %s names '%.200s', which is not a tool of TOOLS",
+             c->file ? c->file : "?", c->id ? c->id : "?", what, name);
+    for (const cJSON *w = warnings->child; w; w = w->next)
+        if (strcmp(w->valuestring, msg) == 0)
+            return;
+    cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+}
+
+cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJSON *cases,
+                              const struct forge_cov_opts *o, struct forge_err *err)
+{
+    int ncases = cJSON_GetArraySize(cases), ntools = cJSON_GetArraySize(tools);
+    struct caseinfo *ci = forge_calloc((size_t)ncases + 1, sizeof *ci);
+    struct tokens *tok = forge_calloc((size_t)ntools + 1, sizeof *tok);
+    cJSON *r = cJSON_CreateObject();
+    struct acc a = {.o = o};
+    int rc = !ci || !tok || !r;
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cases) {
+        if (rc)
+            break;
+        rc = case_info(e, &ci[i++]);
+    }
+    i = 0;
+    cJSON_ArrayForEach(e, tools) {
+        if (rc)
+            break;
+        rc = tool_tokens(e, &tok[i++]);
+    }
+    if (rc)
+        goto nomem;
+    cJSON *jtools = cJSON_AddArrayToObject(r, "tools");
+    cJSON *jover = cJSON_AddArrayToObject(r, "overlaps");
+    cJSON *jargs = cJSON_AddArrayToObject(r, "arguments");
+    a.gaps = cJSON_AddArrayToObject(r, "gaps");
+    cJSON *warnings = cJSON_AddArrayToObject(r, "warnings");
+
+    /* per tool */
+    const cJSON *t;
+    cJSON_ArrayForEach(t, tools) {
+        const char *name = forge_json_str(t, "name");
+        int golden = 0, labeled = 0, called = 0, not_called = 0;
+        for (int c = 0; c < ncases; c++) {
+            bool ex = expects(&ci[c], name), exc = excludes(&ci[c], name);
+            called += ex;
+            not_called += exc;
+            golden += ci[c].kind == 1 && ex;
+            labeled += ci[c].kind == 2 && (ex || has(ci[c].forb, ci[c].nforb, name));
+        }
+        cJSON *jt = cJSON_CreateObject();
+        cJSON_AddItemToArray(jtools, jt);
+        cJSON_AddStringToObject(jt, "name", name);
+        cJSON_AddNumberToObject(jt, "golden", golden);
+        cJSON_AddNumberToObject(jt, "labeled", labeled);
+        cJSON_AddNumberToObject(jt, "called", called);
+        cJSON_AddNumberToObject(jt, "not_called", not_called);
+        const cJSON *g = guards ? cJSON_GetObjectItemCaseSensitive(guards, name) : NULL;
+        cJSON_AddItemToObject(jt, "verifiers", g ? cJSON_Duplicate(g, 1) : cJSON_CreateArray());
+        cJSON_AddItemToObject(jt, "groups", forge_coverage_groups(t));
+        item(&a, FORGE_COV_GOLDEN, golden > 0, name);
+        item(&a, FORGE_COV_LABELED, labeled > 0, name);
+        item(&a, FORGE_COV_CALLED, called > 0, name);
+        item(&a, FORGE_COV_NOT_CALLED, not_called > 0, name);
+        item(&a, FORGE_COV_VERIFIER, cJSON_GetArraySize(g) > 0, name);
+    }
+
+    /* overlapping pairs, most similar first */
+    int it = 0;
+    for (const cJSON *x = tools->child; x && !o->ignore[FORGE_COV_OVERLAP]; x = x->next, it++) {
+        int jt = it + 1;
+        for (const cJSON *y = x->next; y; y = y->next, jt++) {
+            double s = jaccard(&tok[it], &tok[jt], NULL);
+            if (s < o->overlap || s == 0)
+                continue;
+            const char *na = forge_json_str(x, "name"), *nb = forge_json_str(y, "name");
+            cJSON *p = cJSON_CreateObject();
+            cJSON *names = cJSON_AddArrayToObject(p, "tools");
+            cJSON_AddItemToArray(names, cJSON_CreateString(na));
+            cJSON_AddItemToArray(names, cJSON_CreateString(nb));
+            cJSON_AddNumberToObject(p, "similarity", (double)(long)(s * 1000 + 0.5) / 1000);
+            cJSON *sh = cJSON_AddArrayToObject(p, "shared");
+            jaccard(&tok[it], &tok[jt], sh);
+            cJSON *by = cJSON_AddArrayToObject(p, "separated_by");
+            for (int c = 0; c < ncases; c++)
+                if (ci[c].kind == 2 && separates(&ci[c], na, nb))
+                    cJSON_AddItemToArray(by, cJSON_CreateString(ci[c].id ? ci[c].id : ""));
+            /* insertion by similarity (descending), stable */
+            int at = 0;
+            const cJSON *before = jover->child;
+            while (before && forge_json_num(before, "similarity", 0) >= forge_json_num(p, "similarity", 0))
+                before = before->next, at++;
+            if (before)
+                cJSON_InsertItemInArray(jover, at, p);
+            else
+                cJSON_AddItemToArray(jover, p);
+        }
+    }
+    cJSON *p;
+    cJSON_ArrayForEach(p, jover) {
+        const cJSON *names = cJSON_GetObjectItemCaseSensitive(p, "tools");
+        cJSON *g = item(&a, FORGE_COV_OVERLAP,
+                        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p, "separated_by")) > 0,
+                        names->child->valuestring);
+        if (g)
+            cJSON_AddStringToObject(g, "other", names->child->next->valuestring);
+    }
+
+    /* arguments: enum values and optional fields */
+    cJSON_ArrayForEach(t, tools) {
+        const char *name = forge_json_str(t, "name");
+        const cJSON *params = cJSON_GetObjectItemCaseSensitive(t, "parameters");
+        const cJSON *req = cJSON_GetObjectItemCaseSensitive(params, "required");
+        const cJSON *prop;
+        cJSON_ArrayForEach(prop, cJSON_GetObjectItemCaseSensitive(params, "properties")) {
+            const cJSON *en = cJSON_GetObjectItemCaseSensitive(prop, "enum");
+            if (!en)
+                en = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(prop, "items"), "enum");
+            const cJSON *v, *values = cJSON_IsArray(en) && !o->ignore[FORGE_COV_ENUM] ? en : NULL;
+            cJSON_ArrayForEach(v, values) {
+                int n = 0;
+                for (int c = 0; c < ncases; c++)
+                    for (int k = 0; k < ci[c].nargs; k++)
+                        if (ref_is_arg(&ci[c].args[k], prop->string) && value_hits(ci[c].args[k].value, v) &&
+                            ref_is_tool(&ci[c].args[k], name)) {
+                            n++;
+                            k = ci[c].nargs;
+                        }
+                cJSON *ja = cJSON_CreateObject();
+                cJSON_AddStringToObject(ja, "tool", name);
+                cJSON_AddStringToObject(ja, "argument", prop->string);
+                cJSON_AddStringToObject(ja, "kind", "enum");
+                cJSON_AddItemToObject(ja, "value", cJSON_Duplicate(v, 1));
+                cJSON_AddNumberToObject(ja, "cases", n);
+                cJSON_AddItemToArray(jargs, ja);
+                cJSON *g = item(&a, FORGE_COV_ENUM, n > 0, name);
+                if (g) {
+                    cJSON_AddStringToObject(g, "argument", prop->string);
+                    cJSON_AddItemToObject(g, "value", cJSON_Duplicate(v, 1));
+                }
+            }
+            if (o->ignore[FORGE_COV_OPTIONAL] || set_has(req, prop->string))
+                continue;
+            int n = 0;
+            for (int c = 0; c < ncases; c++)
+                for (int k = 0; k < ci[c].nargs; k++)
+                    if (ref_is_arg(&ci[c].args[k], prop->string) && ref_is_tool(&ci[c].args[k], name)) {
+                        n++;
+                        k = ci[c].nargs;
+                    }
+            cJSON *ja = cJSON_CreateObject();
+            cJSON_AddStringToObject(ja, "tool", name);
+            cJSON_AddStringToObject(ja, "argument", prop->string);
+            cJSON_AddStringToObject(ja, "kind", "optional");
+            cJSON_AddNumberToObject(ja, "cases", n);
+            cJSON_AddItemToArray(jargs, ja);
+            cJSON *g = item(&a, FORGE_COV_OPTIONAL, n > 0, name);
+            if (g)
+                cJSON_AddStringToObject(g, "argument", prop->string);
+        }
+    }
+
+    /* names the cases use that are not tools */
+    for (int c = 0; c < ncases; c++) {
+        for (int k = 0; k < ci[c].nreq; k++)
+            warn_unknown(warnings, &ci[c], tools, ci[c].req[k], "an expected tool");
+        for (int k = 0; k < ci[c].nforb; k++)
+            warn_unknown(warnings, &ci[c], tools, ci[c].forb[k], "an excluded tool");
+        const cJSON *set;
+        cJSON_ArrayForEach(set, ci[c].acceptable) {
+            const cJSON *n;
+            cJSON_ArrayForEach(n, set)
+                if (cJSON_IsString(n))
+                    warn_unknown(warnings, &ci[c], tools, n->valuestring, "toolsAcceptable");
+        }
+        for (int k = 0; k < ci[c].nargs; k++)
+            if (!ci[c].args[k].regex)
+                warn_unknown(warnings, &ci[c], tools, ci[c].args[k].tool, "an argument check");
+    }
+
+    int covered = 0, items = 0;
+    cJSON *kinds = cJSON_CreateObject();
+    for (int k = 0; k < FORGE_COV_NKINDS; k++) {
+        if (o->ignore[k])
+            continue;
+        covered += a.covered[k];
+        items += a.items[k];
+        cJSON *jk = cJSON_AddObjectToObject(kinds, forge_coverage_kinds[k]);
+        cJSON_AddNumberToObject(jk, "covered", a.covered[k]);
+        cJSON_AddNumberToObject(jk, "items", a.items[k]);
+    }
+    /* the headline fields first */
+    cJSON *head = cJSON_CreateObject();
+    cJSON_AddNumberToObject(head, "coverage", items ? (double)covered / items : 1);
+    cJSON_AddNumberToObject(head, "covered", covered);
+    cJSON_AddNumberToObject(head, "items", items);
+    cJSON_AddNumberToObject(head, "overlap_threshold", o->overlap);
+    cJSON_AddItemToObject(head, "kinds", kinds);
+    while (r->child) {
+        cJSON *c = cJSON_DetachItemViaPointer(r, r->child);
+        cJSON_AddItemToObject(head, c->string, c);
+        /* AddItemToObject duplicated the key; the detached item keeps its own */
+    }
+    cJSON_Delete(r);
+    r = head;
+    for (int c = 0; c < ncases; c++)
+        caseinfo_free(&ci[c]);
+    for (int k = 0; k < ntools; k++)
+        tokens_free(&tok[k]);
+    forge_free(ci);
+    forge_free(tok);
+    return r;
+nomem:
+    if (ci)
+        for (int c = 0; c < ncases; c++)
+            caseinfo_free(&ci[c]);
+    if (tok)
+        for (int k = 0; k < ntools; k++)
+            tokens_free(&tok[k]);
+    forge_free(ci);
+    forge_free(tok);
+    cJSON_Delete(r);
+    forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    return NULL;
+}
