@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""forge coverage, forge gen evals and forge gen verifiers on a hand-made tool set with known gaps.
+
+usage: coverage_test.py FORGE
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "coverage")
+FORGE = os.path.abspath(sys.argv[1])
+failures = 0
+
+
+def check(name, got, want):
+    global failures
+    if got != want:
+        failures += 1
+        print(f"FAIL {name}:\n  got  {got!r}\n  want {want!r}")
+    else:
+        print(f"ok   {name}")
+
+
+def forge(*args, cwd=HERE):
+    p = subprocess.run([FORGE, *args], cwd=cwd, capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+SHOP = ["tools.lua", "shop.golden.json", "shop.labeled.json"]
+GHOST = ("forge: coverage: warning: shop.labeled.json: case 'ls-ghost-004': an expected tool names "
+         "'get_wether', which is not a tool of TOOLS\n")
+
+
+def coverage_reports():
+    for fmt, ext in (("text", "txt"), ("json", "json"), ("md", "md")):
+        rc, out, err = forge("coverage", *SHOP, "--format", fmt)
+        check(f"coverage --format {fmt}: exit 0", rc, 0)
+        check(f"coverage --format {fmt}: output", out, read(os.path.join(HERE, "expected", f"shop.{ext}")))
+        check(f"coverage --format {fmt}: the unknown tool is a warning", err, GHOST)
+    rep = json.loads(read(os.path.join(HERE, "expected", "shop.json")))
+    # the figures worked out by hand: 4 tools x 5 items, 1 overlapping pair, 5 enum values, 4 optional arguments
+    check("figure", (rep["covered"], rep["items"]), (17, 30))
+    check("gaps by kind", sorted({g["kind"] for g in rep["gaps"]}),
+          ["enum", "golden", "not_called", "optional", "overlap", "verifier"])
+    check("the overlap", rep["overlaps"], [{"tools": ["search_web", "search_news"], "similarity": 0.5,
+                                           "shared": ["page", "search", "topic", "web"], "separated_by": []}])
+
+    rc, out, err = forge("coverage", *SHOP, "--min-coverage", "0.56")
+    check("--min-coverage 0.56: exit 0", rc, 0)
+    rc, out, err = forge("coverage", *SHOP, "--min-coverage", "0.6")
+    check("--min-coverage 0.6: exit 1", rc, 1)
+    check("--min-coverage 0.6: says so", err.splitlines()[-1], "forge: coverage: 56.7% is below --min-coverage 0.6")
+
+    rc, out, _ = forge("coverage", *SHOP, "--format", "json", "--ignore", "verifier,overlap")
+    rep = json.loads(out)
+    check("--ignore verifier,overlap: figure", (rep["covered"], rep["items"]), (16, 25))
+    check("--ignore verifier,overlap: kinds", list(rep["kinds"]),
+          ["golden", "labeled", "called", "not_called", "enum", "optional"])
+    check("--ignore verifier,overlap: no such gaps", [g for g in rep["gaps"] if g["kind"] in ("verifier", "overlap")], [])
+    check("--ignore verifier,overlap: no overlaps", rep["overlaps"], [])
+
+    rc, out, _ = forge("coverage", *SHOP, "--format", "json", "--overlap-threshold", "0.51")
+    check("--overlap-threshold 0.51: no overlap", (rc, json.loads(out)["overlaps"]), (0, []))
+
+    # which labeled cases separate two tools
+    with tempfile.TemporaryDirectory() as d:
+        sep = os.path.join(d, "sep.labeled.json")
+        with open(sep, "w") as f:
+            json.dump([
+                {"id": "ls-sep-001", "input": {"message": "web pages only"},
+                 "expect": {"toolsAcceptable": [["search_web"], ["search_web", "search_news"]]}},
+                {"id": "ls-sep-002", "input": {"message": "both"}, "expect": {"toolsCalled": ["search_web", "search_news"]}},
+                {"id": "ls-sep-003", "input": {"message": "either"},
+                 "expect": {"toolsAcceptable": [["search_news"], ["search_web"]], "toolsNotCalled": ["send_email"]}},
+                {"id": "ls-sep-004", "input": {"message": "news, not the web"},
+                 "expect": {"toolsCalled": "search_news", "toolsNotCalled": ["search_web"]}},
+                {"id": "ls-sep-005", "input": {"message": "not the web"}, "expect": {"toolsNotCalled": ["search_web"]}},
+                {"id": "gs-sep-006", "input": {"message": "web"}, "expect": {"toolsCalled": ["search_web"]}},
+            ], f)
+        rc, out, _ = forge("coverage", *SHOP, sep, "--format", "json")
+        rep = json.loads(out)
+        check("separated by the asymmetric labeled cases only", rep["overlaps"][0]["separated_by"],
+              ["ls-sep-001", "ls-sep-004", "gs-sep-006"])
+        check("overlap covered", rep["kinds"]["overlap"], {"covered": 1, "items": 1})
+        check("gs- id in a .labeled. file is labeled (file name first)",
+              [t["labeled"] for t in rep["tools"] if t["name"] == "search_web"], [7])
+
+    # an MCP tools/list result: no verifiers
+    rc, out, err = forge("coverage", "tools.mcp.json", "shop.golden.json", "--format", "json")
+    rep = json.loads(out)
+    check("MCP tools: tools", [t["name"] for t in rep["tools"]], ["search_web", "search_news"])
+    check("MCP tools: no verifiers", rep["kinds"]["verifier"], {"covered": 0, "items": 2})
+    check("MCP tools: overlap without trigger phrases", rep["overlaps"][0]["similarity"], 0.8)
+
+
+def bad_input():
+    with tempfile.TemporaryDirectory() as d:
+        def w(name, text):
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+            return os.path.join(d, name)
+        syntax = w("syntax.json", '[\n  {"id": "a", "input": {"message": "x"}\n]\n')
+        unknown = w("unknown.json", '[\n  {"id": "a", "input": {"message": "x"},\n   "expect": {"toolsCaled": ["x"]}}\n]\n')
+        dup = w("dup.json", '[{"id": "gs-search_web-001", "input": {"message": "x"}}]')
+        badtools = w("tools.json", '[{"name": "x", "description": 1,]')
+        badlua = w("tools.lua", 'error("no tools here")\n')
+        cases = [
+            (["coverage"], "forge: coverage: no tools given (usage: forge coverage TOOLS [EVALS...])"),
+            (["coverage", "tools.lua", syntax], f"forge: coverage: {syntax}:3:1: invalid JSON"),
+            (["coverage", "tools.lua", unknown],
+             f"forge: coverage: {unknown}:3:15: [0].expect.toolsCaled: unknown key \"toolsCaled\" (did you mean \"toolsCalled\"?)"),
+            (["coverage", "tools.lua", "shop.golden.json", dup],
+             f"forge: coverage: {dup}: case id \"gs-search_web-001\" is also in shop.golden.json (ids must be unique across the files)"),
+            (["coverage", badtools], f"forge: coverage: {badtools}:1:33: invalid JSON"),
+            (["coverage", "tools.lua", "--format", "xml"], "forge: coverage: --format: 'xml' is not text, json or md"),
+            (["coverage", "tools.lua", "--min-coverage", "1.5"], "forge: coverage: --min-coverage takes a number from 0 to 1, not '1.5'"),
+            (["coverage", "tools.lua", "--overlap-threshold", "0"], "forge: coverage: --overlap-threshold takes a number above 0 to 1, not '0'"),
+            (["coverage", "tools.lua", "--ignore", "golden,nope"],
+             "forge: coverage: --ignore: unknown kind 'nope' (the kinds: golden, labeled, called, not_called, verifier, overlap, enum, optional)"),
+            (["coverage", "tools.lua", "--min-coverage"], "forge: coverage: --min-coverage needs a value"),
+            (["coverage", "tools.lua", "--frobnicate"], "forge: coverage: unknown option '--frobnicate' (run 'forge help coverage')"),
+            (["coverage", "tools.lua", "missing.json"], "forge: coverage: missing.json: "),
+            (["gen"], "forge: gen: name what to generate: evals or verifiers (run 'forge help gen')"),
+            (["gen", "tests"], "forge: gen: unknown subcommand 'tests': evals or verifiers (run 'forge help gen')"),
+            (["gen", "evals", "--tools", "tools.lua"], "forge: gen evals: needs --tools FILE and --model SPEC (run 'forge help gen')"),
+            (["gen", "evals", "--tools", "tools.lua", "--model", "scripted:rules.lua", "--max-drafts", "0"],
+             "forge: gen evals: --max-drafts takes a whole number from 1 to 100000, not '0'"),
+            (["gen", "evals", "--tools", "tools.lua", "--model", "scripted:rules.lua", "--out", "nowhere"],
+             "forge: gen evals: --out nowhere: not a folder"),
+            (["gen", "verifiers"], "forge: gen verifiers: needs --tools FILE (run 'forge help gen')"),
+            (["gen", "verifiers", "--tools", "tools.lua", "--out", "rules.lua"],
+             "forge: gen verifiers: --out rules.lua: the file exists; forge gen verifiers never overwrites a file (choose another path)"),
+        ]
+        for args, msg in cases:
+            rc, out, err = forge(*args)
+            check(f"bad input {args[1:]}: exit 2", rc, 2)
+            check(f"bad input {args[1:]}: message", err.splitlines()[0][:len(msg)] if err else "", msg)
+            check(f"bad input {args[1:]}: no output", out, "")
+        rc, out, err = forge("coverage", badlua)
+        check("a Lua tools file that raises: exit 2", rc, 2)
+        check("a Lua tools file that raises: message", "no tools here" in err and badlua in err, True)
+
+
+def gen_evals():
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "out")
+        os.mkdir(out)
+        # an existing file in --out, oddly formatted: its bytes stay, its case counts
+        existing = ('[ {"id":"gs-get_weather-007",  "input": {"message": "Weather in Rome?"},\n'
+                    '   "expect": {"toolsCalled": ["get_weather"]}}\n]\n\n')
+        with open(os.path.join(out, "get_weather.golden.json"), "w") as f:
+            f.write(existing)
+        args = ["gen", "evals", "--tools", "tools.lua", "--model", "scripted:rules.lua", "--out", out,
+                "shop.golden.json", "shop.labeled.json"]
+        rc, stdout, err = forge(*args, "--dry-run")
+        drafts = json.loads(stdout)
+        check("dry run: exit 1 (one gap left open)", rc, 1)
+        check("dry run: writes nothing", sorted(os.listdir(out)), ["get_weather.golden.json"])
+        check("dry run: drafted cases in order", [(os.path.basename(x["file"]), x["case"]["id"], x["gap"]["kind"]) for x in drafts], [
+            ("search_web.labeled.json", "ls-search_web-001", "not_called"),
+            ("search_news.golden.json", "gs-search_news-001", "golden"),
+            ("search_news.labeled.json", "ls-search_news-001", "not_called"),
+            ("get_weather.labeled.json", "ls-get_weather-001", "not_called"),
+            ("search_web.labeled.json", "ls-search_web-002", "overlap"),
+            ("send_email.golden.json", "gs-send_email-002", "enum"),
+            ("send_email.golden.json", "gs-send_email-003", "optional"),
+            ("get_weather.golden.json", "gs-get_weather-008", "enum"),
+        ])
+        check("the overlap case separates the pair", drafts[4]["case"]["expect"],
+              {"toolsCalled": ["search_web"], "toolsNotCalled": ["search_news"], "responseNonEmpty": True})
+        check("a drafted case in full", drafts[5]["case"], {
+            "id": "gs-send_email-002", "description": "drafted for send_email",
+            "input": {"message": "A request about send_email"},
+            "expect": {"toolsCalled": ["send_email"],
+                       "toolParams": [{"tool": "send_email", "paramName": "priority", "assertion": "equals", "value": "low"}],
+                       "responseNonEmpty": True},
+            "difficulty": "straightforward"})
+
+        rc, stdout, err = forge(*args)
+        check("gen evals: exit 1 (one gap left open)", rc, 1)
+        check("gen evals: files written", stdout.splitlines(), [
+            f"{out}/search_web.labeled.json: 2 new cases",
+            f"{out}/search_news.golden.json: 1 new case",
+            f"{out}/search_news.labeled.json: 1 new case",
+            f"{out}/get_weather.labeled.json: 1 new case",
+            f"{out}/send_email.golden.json: 2 new cases",
+            f"{out}/get_weather.golden.json: 1 new case",
+        ])
+        check("gen evals: the gap no answer closed", err.splitlines()[-1],
+              'forge: gen evals: no case drafted for "send_email.priority: no case expects the value "normal"": '
+              'the case is not valid: expect.toolsCaled: unknown key "toolsCaled" (did you mean "toolsCalled"?)')
+        text = read(os.path.join(out, "get_weather.golden.json"))
+        check("existing file: its bytes kept", text.startswith(existing.rstrip()[:-1].rstrip() + ","), True)
+        check("existing file: case appended", [c["id"] for c in json.loads(text)], ["gs-get_weather-007", "gs-get_weather-008"])
+        files = sorted(os.path.join(out, f) for f in os.listdir(out))
+        rc, _, err = forge("run", "--dry-run", *files)
+        check("written files pass forge run --dry-run", (rc, err), (0, ""))
+        rc, stdout, _ = forge("coverage", *SHOP, *files, "--format", "json")
+        rep = json.loads(stdout)
+        check("coverage after gen", (rep["covered"], rep["items"]), (26, 30))
+        check("gaps after gen", [(g["kind"], g["tool"]) for g in rep["gaps"]],
+              [("verifier", "search_web"), ("verifier", "search_news"), ("verifier", "get_weather"), ("enum", "send_email")])
+        before = {f: read(f) for f in files}
+        rc, stdout, err = forge(*args)
+        check("second run: nothing new to write", (rc, stdout), (1, ""))
+        check("second run: files unchanged", {f: read(f) for f in files}, before)
+
+        shutil.rmtree(out)
+        os.mkdir(out)
+        rc, stdout, err = forge(*args, "--attempts", "1", "--max-drafts", "2")
+        check("--attempts 1: the retried gap fails too", [l for l in err.splitlines() if "search_news: no golden" in l],
+              ['forge: gen evals: no case drafted for "search_news: no golden case expects it to be called": '
+               'the answer holds no JSON object'])
+        check("--max-drafts 2: says the limit", "stopped after 2 drafted cases, the limit (raise it with --max-drafts)" in err, True)
+        check("--max-drafts 2: two cases", stdout.splitlines(), [
+            f"{out}/search_web.labeled.json: 1 new case", f"{out}/search_news.labeled.json: 1 new case"])
+
+
+def gen_verifiers():
+    rc, out, err = forge("gen", "verifiers", "--tools", "tools.lua")
+    check("gen verifiers: exit 0", rc, 0)
+    check("gen verifiers: the stubs", out, read(os.path.join(HERE, "expected", "verifiers.lua")))
+    rc, out, err = forge("gen", "verifiers", "--tools", "tools.mcp.json")
+    check("gen verifiers of JSON tools: one stub per tool", out.count("forge.verifier {"), 2)
+    with tempfile.TemporaryDirectory() as d:
+        shutil.copy(os.path.join(HERE, "tools.lua"), d)
+        path = os.path.join(d, "verifiers.lua")
+        rc, out, err = forge("gen", "verifiers", "--tools", "tools.lua", "--out", path)
+        check("gen verifiers --out: written", (rc, out), (0, f"{path}: 3 verifier stubs\n"))
+        rc, out, err = forge("gen", "verifiers", "--tools", os.path.join(d, "tools.lua"))
+        with open(os.path.join(d, "suite.lua"), "w") as f:
+            f.write('''local forge = require "forge"
+local tools = require "tools"
+local stubs = require "verifiers"
+return forge.suite {
+  name = "stubs", tools = tools,
+  model = forge.scripted { { calls = { { name = "get_weather", arguments = { city = "Oslo" } },
+                                       { name = "search_web", arguments = { query = "forge" } },
+                                       { name = "send_email", arguments = { to = "a@b.c" } } },
+                             reply = "done" } },
+  cases = { { id = "c1", input = { message = "go" },
+              expect = { toolsCalled = { "get_weather", "search_web", "send_email" }, noVerifierBlocks = true } } },
+}
+''')
+        tj = os.path.join(d, "t.jsonl")
+        rc, out, err = forge("script", "suite.lua", "--save-transcripts", tj, cwd=d)
+        check("stubs in a suite: the case passes", rc, 0)
+        calls = json.loads(read(tj).splitlines()[0])["turns"][-1]["tool_calls"]
+        check("stubs in a suite: each call verified", [(c["name"], [(k["verifier"], k["outcome"]) for k in c["verifier"]["checks"]]) for c in calls], [
+            ("get_weather", [("weather_verifier", "pass")]),
+            ("search_web", [("search_web_verifier", "pass")]),
+            ("send_email", [("email_sent", "pass")]),
+        ])
+        text = read(path).replace('''  tools = { "get_weather" },
+  order = "U-0003",
+  verify = function(call)''', '''  tools = { "get_weather" },
+  order = "U-0003",
+  verify = function(call)
+    if call.result.temp_c > 10 then return "block", "too warm" end''')
+        with open(path, "w") as f:
+            f.write(text)
+        rc, out, err = forge("script", "suite.lua", cwd=d)
+        check("an edited stub runs: the case fails", rc, 1)
+        check("an edited stub runs: its message", "too warm" in out, True)
+        rc, out, err = forge("gen", "verifiers", "--tools", "tools.lua", "--out", path)
+        check("gen verifiers never overwrites", (rc, read(path) == text), (2, True))
+
+
+def hostile_names():
+    with tempfile.TemporaryDirectory() as d:
+        tools = os.path.join(d, "tools.json")
+        with open(tools, "w") as f:
+            json.dump([{"name": 'x"]] os.exit() --[[\n', "description": "weather | `x`\u001b[2J",
+                        "schema": {"type": "object", "properties": {"p": {"enum": ["a|b", "\u001b"]}}}}], f)
+        rc, out, err = forge("coverage", tools)
+        check("hostile names: no control characters in the table", (rc, "\x1b" in out), (0, False))
+        rc, out, err = forge("coverage", tools, "--format", "md")
+        check("hostile names: Markdown cells escaped", "a\\|b" in out and "\x1b" not in out, True)
+        path = os.path.join(d, "v.lua")
+        rc, out, err = forge("gen", "verifiers", "--tools", tools, "--out", path)
+        check("hostile names: stub written", rc, 0)
+        check("hostile names: name is a Lua string", '"x\\"]] os.exit() --[[\\010"' in read(path), True)
+        with open(os.path.join(d, "suite.lua"), "w") as f:
+            f.write('local v = require "v"\nassert(#v == 1)\nreturn {}\n')
+        rc, out, err = forge("script", "suite.lua", cwd=d)
+        check("hostile names: the stub file loads", (rc, err), (0, ""))
+
+
+coverage_reports()
+bad_input()
+gen_evals()
+gen_verifiers()
+hostile_names()
+if failures:
+    print(f"{failures} failure(s)")
+    sys.exit(1)
