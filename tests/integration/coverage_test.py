@@ -294,7 +294,24 @@ def hostile_names():
         check("hostile names: the stub file loads", (rc, err), (0, ""))
 
 
+def example():
+    src = os.path.dirname(os.path.dirname(HERE))
+    src = os.path.dirname(src)
+    tools = os.path.join(src, "scripts", "weather", "tools.lua")
+    demo = [os.path.join(src, "evals", "demo", f) for f in ("weather.golden.json", "weather.labeled.json")]
+    rc, out, _ = forge("coverage", tools, *demo, "--format", "json")
+    rep = json.loads(out)
+    check("example: figure", (rc, rep["covered"], rep["items"]), (0, 11, 13))
+    with tempfile.TemporaryDirectory() as d:
+        rc, out, err = forge("gen", "evals", "--tools", tools, "--model",
+                             "scripted:" + os.path.join(src, "scripts", "coverage", "draft.lua"), "--out", d, *demo)
+        check("example: gen evals", (rc, out, err), (0, f"{d}/get_weather.golden.json: 1 new case\n", ""))
+        rc, out, _ = forge("coverage", tools, *demo, os.path.join(d, "get_weather.golden.json"), "--format", "json")
+        check("example: only the verifier gap is left", json.loads(out)["gaps"], [{"kind": "verifier", "tool": "get_forecast"}])
+
+
 coverage_reports()
+example()
 bad_input()
 gen_evals()
 gen_verifiers()
