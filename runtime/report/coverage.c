@@ -9,12 +9,14 @@
 enum { TEXT, MD };
 
 /* Appends <s> made safe for the form: control characters become '?' (both forms); in Markdown
- * '|' and '\\' are escaped. */
+ * '|', '\\' and '`' are escaped with a backslash and '<', '>', '&' become entities. */
 static void put(struct forge_buf *b, const char *s, int form)
 {
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
         if (*p < 0x20 || *p == 0x7f)
             forge_buf_addc(b, '?');
+        else if (form == MD && (*p == '<' || *p == '>' || *p == '&'))
+            forge_buf_adds(b, *p == '<' ? "&lt;" : *p == '>' ? "&gt;" : "&amp;");
         else if (form == MD && (*p == '|' || *p == '\\' || *p == '`'))
             forge_buf_addc(b, '\\'), forge_buf_addc(b, (char)*p);
         else

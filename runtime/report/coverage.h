@@ -10,7 +10,8 @@
  * Returns 0 or the buffer's error. */
 int forge_report_coverage_text(struct forge_buf *out, const cJSON *report);
 
-/* Appends the same as Markdown (tables; '|' and line breaks in cells escaped). */
+/* Appends the same as Markdown (tables; '|', '\\', '`', '<', '>', '&' escaped, control
+ * characters shown as '?'). */
 int forge_report_coverage_md(struct forge_buf *out, const cJSON *report);
 
 /* Appends one gap ({"kind", "tool", ...} of the report) in words, without a newline:

@@ -278,16 +278,18 @@ def hostile_names():
     with tempfile.TemporaryDirectory() as d:
         tools = os.path.join(d, "tools.json")
         with open(tools, "w") as f:
-            json.dump([{"name": 'x"]] os.exit() --[[\n', "description": "weather | `x`\u001b[2J",
+            json.dump([{"name": 'x"]] os.exit() --[[\n<img>', "description": "weather | `x`\u001b[2J",
+                        "tags": ["<b>"],
                         "schema": {"type": "object", "properties": {"p": {"enum": ["a|b", "\u001b"]}}}}], f)
         rc, out, err = forge("coverage", tools)
         check("hostile names: no control characters in the table", (rc, "\x1b" in out), (0, False))
         rc, out, err = forge("coverage", tools, "--format", "md")
         check("hostile names: Markdown cells escaped", "a\\|b" in out and "\x1b" not in out, True)
+        check("hostile names: Markdown has no raw HTML", "<" in out, False)
         path = os.path.join(d, "v.lua")
         rc, out, err = forge("gen", "verifiers", "--tools", tools, "--out", path)
         check("hostile names: stub written", rc, 0)
-        check("hostile names: name is a Lua string", '"x\\"]] os.exit() --[[\\010"' in read(path), True)
+        check("hostile names: name is a Lua string", '"x\\"]] os.exit() --[[\\010<img>"' in read(path), True)
         with open(os.path.join(d, "suite.lua"), "w") as f:
             f.write('local v = require "v"\nassert(#v == 1)\nreturn {}\n')
         rc, out, err = forge("script", "suite.lua", cwd=d)
