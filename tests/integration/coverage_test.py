@@ -223,6 +223,22 @@ def gen_evals():
         check("--max-drafts 2: two cases", stdout.splitlines(), [
             f"{out}/search_web.labeled.json: 1 new case", f"{out}/search_news.labeled.json: 1 new case"])
 
+        shutil.rmtree(out)
+        os.mkdir(out)
+        with open(os.path.join(out, "search_web.labeled.json"), "w") as f:
+            f.write("[ ]\n")
+        rc, stdout, err = forge(*args, "--max-drafts", "1")
+        check("an empty existing file: the case appended", [c["id"] for c in json.loads(read(os.path.join(out, "search_web.labeled.json")))],
+              ["ls-search_web-001"])
+        with open(os.path.join(out, "search_news.golden.json"), "w") as f:
+            f.write('{"a": 1}')
+        rc, stdout, err = forge(*args)
+        check("a bad eval file in --out: exit 2", (rc, stdout), (2, ""))
+        check("a bad eval file in --out: named", err.splitlines()[-1],
+              f"forge: gen evals: {out}/search_news.golden.json:1:1: an eval file is a JSON array of cases "
+              "(agent-tool-forge's format), got object")
+        check("a bad eval file in --out: left as it was", read(os.path.join(out, "search_news.golden.json")), '{"a": 1}')
+
 
 def gen_verifiers():
     rc, out, err = forge("gen", "verifiers", "--tools", "tools.lua")
