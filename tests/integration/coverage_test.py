@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "coverage")
 FORGE = os.path.abspath(sys.argv[1])
@@ -240,6 +241,38 @@ def gen_evals():
         check("a bad eval file in --out: left as it was", read(os.path.join(out, "search_news.golden.json")), '{"a": 1}')
 
 
+def provider_path():
+    """gen evals through the HTTP providers: forge serve plays the scripted drafter in each wire format."""
+    with tempfile.TemporaryDirectory() as d:
+        port_file = os.path.join(d, "port")
+        srv = subprocess.Popen([FORGE, "serve", "--listen", "127.0.0.1:0", "--port-file", port_file,
+                                "--model", "scripted:rules.lua"], cwd=HERE, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(100):
+                if os.path.exists(port_file) and read(port_file).strip():
+                    break
+                time.sleep(0.05)
+            port = read(port_file).strip()
+            base = ["gen", "evals", "--tools", "tools.lua", "--dry-run", "shop.golden.json", "shop.labeled.json"]
+            _, want, _ = forge(*base, "--model", "scripted:rules.lua")
+            env = dict(os.environ, OPENAI_API_KEY="k", ANTHROPIC_API_KEY="k")
+            for spec, url in (("openai:drafter", f"http://127.0.0.1:{port}/v1"),
+                              ("anthropic:drafter", f"http://127.0.0.1:{port}")):
+                p = subprocess.run([FORGE, *base, "--model", spec, "--base-url", url, "--no-cache"], cwd=HERE,
+                                   capture_output=True, text=True, env=env)
+                check(f"gen evals over {spec}: the same drafts as the scripted model", (p.returncode, p.stdout), (1, want))
+        finally:
+            srv.terminate()
+            srv.wait()
+        p = subprocess.run([FORGE, "gen", "evals", "--tools", "tools.lua", "--model", "openai:drafter", "--base-url",
+                            f"http://127.0.0.1:{port}/v1", "--no-cache", "--retries", "0", "--out", d],
+                           cwd=HERE, capture_output=True, text=True, env=dict(os.environ, OPENAI_API_KEY="k"))
+        check("gen evals: a model that cannot be reached: exit 3", p.returncode, 3)
+        check("gen evals: a model that cannot be reached: said", p.stderr.startswith("forge: gen evals: the model failed: "), True)
+        check("gen evals: a model that cannot be reached: nothing written", sorted(os.listdir(d)), ["port"])
+
+
 def gen_verifiers():
     rc, out, err = forge("gen", "verifiers", "--tools", "tools.lua")
     check("gen verifiers: exit 0", rc, 0)
@@ -332,6 +365,7 @@ coverage_reports()
 example()
 bad_input()
 gen_evals()
+provider_path()
 gen_verifiers()
 hostile_names()
 if failures:
