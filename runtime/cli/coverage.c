@@ -35,8 +35,12 @@ const char forge_usage_coverage[] =
     "  --overlap-threshold X    similarity (token-set Jaccard) from which two tools overlap\n"
     "                           (default 0.3; 0 < X <= 1)\n"
     "  --ignore KINDS           leave kinds out of the report and the figure (comma-separated:\n"
-    "                           golden, labeled, called, not_called, verifier, overlap, enum,\n"
-    "                           optional)\n"
+    "                           golden, labeled, called, not_called, verifier, overlap, cluster,\n"
+    "                           enum, optional)\n"
+    "  --overlap-map FILE       agent-tool-forge's overlap map (JSON or YAML): {tool: {overlaps:\n"
+    "                           [tools], clusters: [[tools]]}}; declared pairs overlap whatever\n"
+    "                           their similarity, and each cluster needs a labeled case naming\n"
+    "                           all of its tools\n"
     "  --max-file-mb MIB        largest tools or eval file, in MiB (default 256)\n"
     "  --max-json-nodes N       most JSON values in one input file (default 10000000)\n"
     "  --allow-read PATH, --lua-instructions N, --lua-memory MIB, --lua-timeout MS\n"
@@ -65,6 +69,7 @@ const char forge_usage_gen[] =
     "  --attempts N             evals: answers asked per gap before giving up (default 3)\n"
     "  --overlap-threshold X    as in forge coverage (default 0.3)\n"
     "  --ignore KINDS           as in forge coverage: gaps of these kinds are not drafted\n"
+    "  --overlap-map FILE       as in forge coverage\n"
     "  --max-file-mb MIB        largest tools or eval file, in MiB (default 256)\n"
     "  --max-json-nodes N       most JSON values in one input file (default 10000000)\n"
     "  --allow-read PATH, --lua-instructions N, --lua-memory MIB, --lua-timeout MS\n"
@@ -85,6 +90,8 @@ struct src {
     cJSON *guards;  /* tool name -> verifier names */
     cJSON *taken;   /* every verifier name */
     cJSON *cases;   /* [{file, case}] */
+    cJSON *map;     /* --overlap-map */
+    const char *map_path;
     struct forge_cov_opts cov;
 };
 
@@ -98,6 +105,7 @@ static void src_free(struct src *s)
     cJSON_Delete(s->guards);
     cJSON_Delete(s->taken);
     cJSON_Delete(s->cases);
+    cJSON_Delete(s->map);
     forge_luaopts_free(&s->vo);
 }
 
@@ -159,6 +167,17 @@ static int load_tools(struct src *s, const char *path, const char *cmd)
     }
     for (int k = 0; k < s->ver.n; k++)
         cJSON_AddItemToArray(s->taken, cJSON_CreateString(s->ver.v[k]->name));
+    if (s->map_path) {
+        if (!(s->map = forge_json_load(s->map_path, &err))) {
+            forge_cli_error("%s: --overlap-map %s", cmd, err.msg);
+            return FORGE_EXIT_USAGE;
+        }
+        if (forge_coverage_check_map(s->map, s->defs, &err)) {
+            forge_cli_error("%s: --overlap-map %s: %s", cmd, s->map_path, err.msg);
+            return FORGE_EXIT_USAGE;
+        }
+        s->cov.overlap_map = s->map;
+    }
     return 0;
 }
 
@@ -221,7 +240,7 @@ static int parse_ignore(const char *cmd, const char *val, struct forge_cov_opts 
                 break;
         if (k == FORGE_COV_NKINDS) {
             forge_cli_error("%s: --ignore: unknown kind '%.*s' (the kinds: golden, labeled, called, not_called, "
-                            "verifier, overlap, enum, optional)", cmd, (int)n, p);
+                            "verifier, overlap, cluster, enum, optional)", cmd, (int)n, p);
             return -1;
         }
         o->ignore[k] = true;
@@ -297,6 +316,8 @@ int forge_cmd_coverage(int argc, char **argv)
         } else if ((v = value_of(argc, argv, &i, "--ignore", &missing))) {
             if (parse_ignore("coverage", v, &s.cov))
                 goto out;
+        } else if ((v = value_of(argc, argv, &i, "--overlap-map", &missing))) {
+            s.map_path = v;
         } else if (missing) {
             forge_cli_error("coverage: %s needs a value", a);
             goto out;
@@ -463,6 +484,8 @@ static int gen_evals(int argc, char **argv)
         } else if ((v = value_of(argc, argv, &i, "--ignore", &missing))) {
             if (parse_ignore("gen evals", v, &s.cov))
                 goto out;
+        } else if ((v = value_of(argc, argv, &i, "--overlap-map", &missing))) {
+            s.map_path = v;
         } else if (missing) {
             forge_cli_error("gen evals: %s needs a value", a);
             goto out;

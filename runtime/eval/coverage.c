@@ -9,7 +9,7 @@
 #include <string.h>
 
 const char *const forge_coverage_kinds[FORGE_COV_NKINDS] = {
-    "golden", "labeled", "called", "not_called", "verifier", "overlap", "enum", "optional",
+    "golden", "labeled", "called", "not_called", "verifier", "overlap", "cluster", "enum", "optional",
 };
 
 /* ---- tokens and similarity ---------------------------------------------------------------- */
@@ -500,6 +500,118 @@ static bool value_hits(const cJSON *got, const cJSON *v)
     return false;
 }
 
+/* ---- the overlap map ---------------------------------------------------------------------- */
+
+static bool is_tool(const cJSON *tools, const char *name)
+{
+    const cJSON *t;
+    cJSON_ArrayForEach(t, tools) {
+        const char *n = forge_json_str(t, "name");
+        if (n && name && strcmp(n, name) == 0)
+            return true;
+    }
+    return false;
+}
+
+int forge_coverage_check_map(const cJSON *map, const cJSON *tools, struct forge_err *err)
+{
+    if (!cJSON_IsObject(map))
+        return forge_err_set(err, FORGE_EINVAL, "an overlap map is an object: {tool: {overlaps, clusters, reason}}");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, map) {
+        if (!is_tool(tools, e->string))
+            return forge_err_set(err, FORGE_EINVAL, "%.200s: not a tool of TOOLS", e->string);
+        if (!cJSON_IsObject(e))
+            return forge_err_set(err, FORGE_EINVAL, "%.200s: expected an object {overlaps, clusters, reason}", e->string);
+        const cJSON *k;
+        cJSON_ArrayForEach(k, e) {
+            bool ov = !strcmp(k->string, "overlaps"), cl = !strcmp(k->string, "clusters");
+            if (!strcmp(k->string, "reason")) {
+                if (!cJSON_IsString(k))
+                    return forge_err_set(err, FORGE_EINVAL, "%.200s.reason: expected a string", e->string);
+                continue;
+            }
+            if (!ov && !cl)
+                return forge_err_set(err, FORGE_EINVAL, "%.200s: unknown key \"%.100s\" (overlaps, clusters, reason)",
+                                     e->string, k->string);
+            if (!cJSON_IsArray(k))
+                return forge_err_set(err, FORGE_EINVAL, "%.200s.%s: expected an array", e->string, k->string);
+            int i = 0;
+            const cJSON *x;
+            cJSON_ArrayForEach(x, k) {
+                if (ov && (!cJSON_IsString(x) || !is_tool(tools, x->valuestring)))
+                    return forge_err_set(err, FORGE_EINVAL, "%.200s.overlaps[%d]: %s", e->string, i,
+                                         cJSON_IsString(x) ? "not a tool of TOOLS" : "expected a tool name");
+                if (cl) {
+                    if (!cJSON_IsArray(x))
+                        return forge_err_set(err, FORGE_EINVAL, "%.200s.clusters[%d]: expected an array of tool names",
+                                             e->string, i);
+                    int j = 0, distinct = 0;
+                    const cJSON *y;
+                    cJSON_ArrayForEach(y, x) {
+                        if (!cJSON_IsString(y) || !is_tool(tools, y->valuestring))
+                            return forge_err_set(err, FORGE_EINVAL, "%.200s.clusters[%d][%d]: %s", e->string, i, j,
+                                                 cJSON_IsString(y) ? "not a tool of TOOLS" : "expected a tool name");
+                        bool seen = false;
+                        for (const cJSON *z = x->child; z != y; z = z->next)
+                            seen = seen || !strcmp(z->valuestring, y->valuestring);
+                        distinct += !seen;
+                        j++;
+                    }
+                    if (distinct < 2)
+                        return forge_err_set(err, FORGE_EINVAL, "%.200s.clusters[%d]: a cluster needs two tools or more",
+                                             e->string, i);
+                }
+                i++;
+            }
+        }
+    }
+    return 0;
+}
+
+static bool declared(const cJSON *map, const char *a, const char *b)
+{
+    return set_has(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(map, a), "overlaps"), b) ||
+           set_has(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(map, b), "overlaps"), a);
+}
+
+static int cmp_json_str(const void *a, const void *b)
+{
+    return strcmp((*(const cJSON *const *)a)->valuestring, (*(const cJSON *const *)b)->valuestring);
+}
+
+/* The clusters of the map as sorted, deduplicated name arrays, each once (a new array). */
+static cJSON *map_clusters(const cJSON *map)
+{
+    cJSON *out = cJSON_CreateArray();
+    const cJSON *e, *c;
+    cJSON_ArrayForEach(e, map) {
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(e, "clusters")) {
+            int n = cJSON_GetArraySize(c), k = 0;
+            const cJSON **v = forge_calloc((size_t)n + 1, sizeof *v);
+            if (!v)
+                continue;
+            const cJSON *x;
+            cJSON_ArrayForEach(x, c)
+                v[k++] = x;
+            qsort(v, (size_t)n, sizeof *v, cmp_json_str);
+            cJSON *set = cJSON_CreateArray();
+            for (int i = 0; i < n; i++)
+                if (!i || strcmp(v[i - 1]->valuestring, v[i]->valuestring))
+                    cJSON_AddItemToArray(set, cJSON_CreateString(v[i]->valuestring));
+            forge_free(v);
+            bool dup = false;
+            cJSON_ArrayForEach(x, out)
+                dup = dup || forge_json_equal(x, set);
+            if (dup)
+                cJSON_Delete(set);
+            else
+                cJSON_AddItemToArray(out, set);
+        }
+    }
+    return out;
+}
+
 /* ---- the report --------------------------------------------------------------------------- */
 
 struct acc {
@@ -576,6 +688,7 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
         goto nomem;
     cJSON *jtools = cJSON_AddArrayToObject(r, "tools");
     cJSON *jover = cJSON_AddArrayToObject(r, "overlaps");
+    cJSON *jclusters = cJSON_AddArrayToObject(r, "clusters");
     cJSON *jargs = cJSON_AddArrayToObject(r, "arguments");
     a.gaps = cJSON_AddArrayToObject(r, "gaps");
     cJSON *warnings = cJSON_AddArrayToObject(r, "warnings");
@@ -615,14 +728,16 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
         int jt = it + 1;
         for (const cJSON *y = x->next; y; y = y->next, jt++) {
             double s = jaccard(&tok[it], &tok[jt], NULL);
-            if (s < o->overlap || s == 0)
-                continue;
             const char *na = forge_json_str(x, "name"), *nb = forge_json_str(y, "name");
+            bool decl = o->overlap_map && declared(o->overlap_map, na, nb);
+            if ((s < o->overlap || s == 0) && !decl)
+                continue;
             cJSON *p = cJSON_CreateObject();
             cJSON *names = cJSON_AddArrayToObject(p, "tools");
             cJSON_AddItemToArray(names, cJSON_CreateString(na));
             cJSON_AddItemToArray(names, cJSON_CreateString(nb));
             cJSON_AddNumberToObject(p, "similarity", (double)(long)(s * 1000 + 0.5) / 1000);
+            cJSON_AddBoolToObject(p, "declared", decl);
             cJSON *sh = cJSON_AddArrayToObject(p, "shared");
             jaccard(&tok[it], &tok[jt], sh);
             cJSON *by = cJSON_AddArrayToObject(p, "separated_by");
@@ -649,6 +764,28 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
         if (g)
             cJSON_AddStringToObject(g, "other", names->child->next->valuestring);
     }
+
+    /* declared clusters: a labeled case names every tool of the group */
+    cJSON *clusters = o->overlap_map && !o->ignore[FORGE_COV_CLUSTER] ? map_clusters(o->overlap_map) : NULL;
+    cJSON *cl;
+    cJSON_ArrayForEach(cl, clusters) {
+        cJSON *jc = cJSON_CreateObject();
+        cJSON_AddItemToObject(jc, "tools", cJSON_Duplicate(cl, 1));
+        cJSON *by = cJSON_AddArrayToObject(jc, "covered_by");
+        for (int c = 0; c < ncases; c++) {
+            bool all = ci[c].kind == 2;
+            const cJSON *x;
+            cJSON_ArrayForEach(x, cl)
+                all = all && (expects(&ci[c], x->valuestring) || has(ci[c].forb, ci[c].nforb, x->valuestring));
+            if (all)
+                cJSON_AddItemToArray(by, cJSON_CreateString(ci[c].id ? ci[c].id : ""));
+        }
+        cJSON_AddItemToArray(jclusters, jc);
+        cJSON *g = item(&a, FORGE_COV_CLUSTER, cJSON_GetArraySize(by) > 0, cl->child->valuestring);
+        if (g)
+            cJSON_AddItemToObject(g, "tools", cJSON_Duplicate(cl, 1));
+    }
+    cJSON_Delete(clusters);
 
     /* arguments: enum values and optional fields */
     cJSON_ArrayForEach(t, tools) {
@@ -725,7 +862,7 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
     int covered = 0, items = 0;
     cJSON *kinds = cJSON_CreateObject();
     for (int k = 0; k < FORGE_COV_NKINDS; k++) {
-        if (o->ignore[k])
+        if (o->ignore[k] || (k == FORGE_COV_CLUSTER && !o->overlap_map))
             continue;
         covered += a.covered[k];
         items += a.items[k];

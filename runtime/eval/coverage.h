@@ -7,8 +7,10 @@
  *   not_called  per tool: some case expects it not to be called (toolsNotCalled,
  *               tool_calls.forbidden_tools, or a case that expects no tool call at all)
  *   verifier    per tool: a verifier is bound to it (by name or "*")
- *   overlap     per pair of tools whose texts are similar (token-set Jaccard >= threshold):
- *               a labeled case separates them
+ *   overlap     per pair of tools whose texts are similar (token-set Jaccard >= threshold) or
+ *               that the overlap map declares: a labeled case separates them
+ *   cluster     per group of tools the overlap map declares used together: a labeled case
+ *               names every tool of the group
  *   enum        per enum value of a top-level argument: a case expects that value
  *   optional    per optional top-level argument: a case names it
  * A case is golden or labeled by its `label` key, its file name (.golden. / .labeled.) or its
@@ -27,6 +29,7 @@ enum forge_cov_kind {
     FORGE_COV_NOT_CALLED,
     FORGE_COV_VERIFIER,
     FORGE_COV_OVERLAP,
+    FORGE_COV_CLUSTER,
     FORGE_COV_ENUM,
     FORGE_COV_OPTIONAL,
     FORGE_COV_NKINDS
@@ -40,7 +43,14 @@ extern const char *const forge_coverage_kinds[FORGE_COV_NKINDS];
 struct forge_cov_opts {
     double overlap;            /* similarity threshold of an overlapping pair (0..1] */
     bool ignore[FORGE_COV_NKINDS]; /* kinds left out of the report and the figure */
+    const cJSON *overlap_map;  /* agent-tool-forge's overlap map, checked with
+                                  forge_coverage_check_map (borrowed), or NULL */
 };
+
+/* Checks an overlap map {tool: {"overlaps": [tool...], "clusters": [[tool...]...], "reason"}}
+ * against <tools>: every key and name must be a tool, a cluster has at least two distinct
+ * tools. Returns 0, or FORGE_EINVAL with "<key path>: <what is wrong>". */
+int forge_coverage_check_map(const cJSON *map, const cJSON *tools, struct forge_err *err);
 
 /* Kind of a case: 1 golden, 2 labeled, 0 neither (rules above). <file> may be NULL. */
 int forge_coverage_case_kind(const char *file, const cJSON *kase);
@@ -53,9 +63,11 @@ int forge_coverage_case_kind(const char *file, const cJSON *kase);
  *    "kinds": {kind: {"covered", "items"}}, "overlap_threshold",
  *    "tools": [{"name", "golden", "labeled", "called", "not_called" (case counts),
  *               "verifiers": [names], "groups": [output groups]}],
- *    "overlaps": [{"tools": [a, b], "similarity", "shared": [tokens], "separated_by": [ids]}],
+ *    "overlaps": [{"tools": [a, b], "similarity", "declared", "shared": [tokens],
+ *                  "separated_by": [ids]}],
+ *    "clusters": [{"tools": [sorted names], "covered_by": [ids]}],
  *    "arguments": [{"tool", "argument", "kind": "enum"|"optional", "value"?, "cases": n}],
- *    "gaps": [{"kind", "tool", "other"? , "argument"?, "value"?}],
+ *    "gaps": [{"kind", "tool", "other"?, "tools"? (cluster), "argument"?, "value"?}],
  *    "warnings": [text]}
  * or NULL when out of memory. */
 cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJSON *cases,

@@ -34,7 +34,7 @@ static bool golden_gap(const cJSON *gap)
 static bool draftable(const cJSON *gap)
 {
     return golden_gap(gap) || kind_is(gap, "labeled") || kind_is(gap, "not_called") ||
-           kind_is(gap, "overlap");
+           kind_is(gap, "overlap") || kind_is(gap, "cluster");
 }
 
 char *forge_gen_target(const char *out_dir, const cJSON *gap)
@@ -105,6 +105,17 @@ static void task(struct forge_buf *b, const cJSON *gap)
         quoted(b, t);
         forge_buf_adds(b, "] and \"toolsNotCalled\": [");
         quoted(b, o);
+        forge_buf_adds(b, "].");
+    } else if (kind_is(gap, "cluster")) {
+        const cJSON *tools = cJSON_GetObjectItemCaseSensitive(gap, "tools"), *x;
+        forge_buf_adds(b, "Write a labeled case: a user request that needs all of these tools together: ");
+        forge_json_write(b, tools, 0);
+        forge_buf_adds(b, ". Its expect must contain \"toolsCalled\": [");
+        cJSON_ArrayForEach(x, tools) {
+            if (x != tools->child)
+                forge_buf_adds(b, ", ");
+            quoted(b, x->valuestring);
+        }
         forge_buf_adds(b, "].");
     } else if (kind_is(gap, "enum")) {
         forge_buf_adds(b, "Write a golden case: a user request for which the agent must call ");

@@ -73,6 +73,11 @@ static void gap_words(struct forge_buf *b, const cJSON *g, int form)
     const char *arg = forge_json_str(g, "argument");
     if (!k)
         return;
+    if (!strcmp(k, "cluster")) {
+        names(b, cJSON_GetObjectItemCaseSensitive(g, "tools"), "-", form);
+        forge_buf_adds(b, ": a cluster, and no labeled case names all of its tools");
+        return;
+    }
     if (!strcmp(k, "overlap")) {
         put(b, tool, form);
         forge_buf_adds(b, " ~ ");
@@ -160,10 +165,22 @@ int forge_report_coverage_text(struct forge_buf *out, const cJSON *r)
             put(out, two->child->valuestring, TEXT);
             forge_buf_adds(out, " ~ ");
             put(out, two->child->next->valuestring, TEXT);
-            forge_buf_addf(out, "  %.3f  shared: ", forge_json_num(p, "similarity", 0));
+            forge_buf_addf(out, "  %.3f%s  shared: ", forge_json_num(p, "similarity", 0),
+                           cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "declared")) ? " (declared)" : "");
             names(out, cJSON_GetObjectItemCaseSensitive(p, "shared"), "-", TEXT);
             forge_buf_adds(out, "  separated by: ");
             names(out, cJSON_GetObjectItemCaseSensitive(p, "separated_by"), "none", TEXT);
+            forge_buf_addc(out, '\n');
+        }
+    }
+    const cJSON *cls = cJSON_GetObjectItemCaseSensitive(r, "clusters"), *cl;
+    if (cJSON_GetArraySize(cls)) {
+        forge_buf_adds(out, "\nclusters\n");
+        cJSON_ArrayForEach(cl, cls) {
+            forge_buf_adds(out, "  ");
+            names(out, cJSON_GetObjectItemCaseSensitive(cl, "tools"), "-", TEXT);
+            forge_buf_adds(out, "  covered by: ");
+            names(out, cJSON_GetObjectItemCaseSensitive(cl, "covered_by"), "none", TEXT);
             forge_buf_addc(out, '\n');
         }
     }
@@ -231,10 +248,22 @@ int forge_report_coverage_md(struct forge_buf *out, const cJSON *r)
             put(out, two->child->valuestring, MD);
             forge_buf_adds(out, " ~ ");
             put(out, two->child->next->valuestring, MD);
-            forge_buf_addf(out, " | %.3f | ", forge_json_num(p, "similarity", 0));
+            forge_buf_addf(out, " | %.3f%s | ", forge_json_num(p, "similarity", 0),
+                           cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "declared")) ? " (declared)" : "");
             names(out, cJSON_GetObjectItemCaseSensitive(p, "shared"), "-", MD);
             forge_buf_adds(out, " | ");
             names(out, cJSON_GetObjectItemCaseSensitive(p, "separated_by"), "none", MD);
+            forge_buf_adds(out, " |\n");
+        }
+    }
+    const cJSON *cls = cJSON_GetObjectItemCaseSensitive(r, "clusters"), *cl;
+    if (cJSON_GetArraySize(cls)) {
+        forge_buf_adds(out, "\n### Clusters\n\n| tools | covered by |\n|---|---|\n");
+        cJSON_ArrayForEach(cl, cls) {
+            forge_buf_adds(out, "| ");
+            names(out, cJSON_GetObjectItemCaseSensitive(cl, "tools"), "-", MD);
+            forge_buf_adds(out, " | ");
+            names(out, cJSON_GetObjectItemCaseSensitive(cl, "covered_by"), "none", MD);
             forge_buf_adds(out, " |\n");
         }
     }

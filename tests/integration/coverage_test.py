@@ -51,7 +51,7 @@ def coverage_reports():
     check("figure", (rep["covered"], rep["items"]), (17, 30))
     check("gaps by kind", sorted({g["kind"] for g in rep["gaps"]}),
           ["enum", "golden", "not_called", "optional", "overlap", "verifier"])
-    check("the overlap", rep["overlaps"], [{"tools": ["search_web", "search_news"], "similarity": 0.5,
+    check("the overlap", rep["overlaps"], [{"tools": ["search_web", "search_news"], "similarity": 0.5, "declared": False,
                                            "shared": ["page", "search", "topic", "web"], "separated_by": []}])
 
     rc, out, err = forge("coverage", *SHOP, "--min-coverage", "0.56")
@@ -94,6 +94,32 @@ def coverage_reports():
         check("gs- id in a .labeled. file is labeled (file name first)",
               [t["labeled"] for t in rep["tools"] if t["name"] == "search_web"], [7])
 
+    # agent-tool-forge's overlap map: declared pairs and clusters
+    rc, out, _ = forge("coverage", *SHOP, "--overlap-map", "overlap-map.json", "--format", "json")
+    rep = json.loads(out)
+    check("overlap map: figure", (rc, rep["covered"], rep["items"]), (0, 18, 32))
+    check("overlap map: pairs", [(p["tools"], p["similarity"], p["declared"], p["separated_by"]) for p in rep["overlaps"]], [
+        (["search_web", "search_news"], 0.5, True, []),
+        (["search_news", "get_weather"], 0, True, ["ls-search-001", "ls-weather-003"])])
+    check("overlap map: clusters (deduplicated, sorted)", rep["clusters"],
+          [{"tools": ["search_news", "search_web", "send_email"], "covered_by": []}])
+    check("overlap map: the cluster gap", [g for g in rep["gaps"] if g["kind"] == "cluster"],
+          [{"kind": "cluster", "tool": "search_news", "tools": ["search_news", "search_web", "send_email"]}])
+    with tempfile.TemporaryDirectory() as d:
+        cl = os.path.join(d, "cl.labeled.json")
+        with open(cl, "w") as f:
+            json.dump([{"id": "ls-cl-001", "input": {"message": "research and mail"},
+                        "expect": {"toolsCalled": ["search_web", "search_news"], "toolsNotCalled": ["send_email"]}},
+                       {"id": "ls-cl-002", "input": {"message": "two of three"}, "expect": {"toolsCalled": ["search_web", "send_email"]}}], f)
+        rc, out, _ = forge("coverage", *SHOP, cl, "--overlap-map", "overlap-map.json", "--format", "json")
+        check("overlap map: a labeled case naming the whole cluster covers it", json.loads(out)["clusters"][0]["covered_by"], ["ls-cl-001"])
+    rc, out, _ = forge("coverage", *SHOP, "--overlap-map", "overlap-map.json")
+    check("overlap map: text", [l for l in out.splitlines() if "declared" in l or l.startswith("clusters") or "covered by" in l], [
+        "  search_web ~ search_news  0.500 (declared)  shared: page, search, topic, web  separated by: none",
+        "  search_news ~ get_weather  0.000 (declared)  shared: -  separated by: ls-search-001, ls-weather-003",
+        "clusters",
+        "  search_news, search_web, send_email  covered by: none"])
+
     # an MCP tools/list result: no verifiers
     rc, out, err = forge("coverage", "tools.mcp.json", "shop.golden.json", "--format", "json")
     rep = json.loads(out)
@@ -125,8 +151,18 @@ def bad_input():
             (["coverage", "tools.lua", "--min-coverage", "1.5"], "forge: coverage: --min-coverage takes a number from 0 to 1, not '1.5'"),
             (["coverage", "tools.lua", "--overlap-threshold", "0"], "forge: coverage: --overlap-threshold takes a number above 0 to 1, not '0'"),
             (["coverage", "tools.lua", "--ignore", "golden,nope"],
-             "forge: coverage: --ignore: unknown kind 'nope' (the kinds: golden, labeled, called, not_called, verifier, overlap, enum, optional)"),
+             "forge: coverage: --ignore: unknown kind 'nope' (the kinds: golden, labeled, called, not_called, verifier, overlap, cluster, enum, optional)"),
             (["coverage", "tools.lua", "--min-coverage"], "forge: coverage: --min-coverage needs a value"),
+            (["coverage", "tools.lua", "--overlap-map", w("m1.json", '{"get_weather": {"overlaps": ["nope"]}}')],
+             f"forge: coverage: --overlap-map {d}/m1.json: get_weather.overlaps[0]: not a tool of TOOLS"),
+            (["coverage", "tools.lua", "--overlap-map", w("m2.json", '{"ghost": {}}')],
+             f"forge: coverage: --overlap-map {d}/m2.json: ghost: not a tool of TOOLS"),
+            (["coverage", "tools.lua", "--overlap-map", w("m3.json", '{"get_weather": {"clusters": [["get_weather", "get_weather"]]}}')],
+             f"forge: coverage: --overlap-map {d}/m3.json: get_weather.clusters[0]: a cluster needs two tools or more"),
+            (["coverage", "tools.lua", "--overlap-map", w("m4.json", '{"get_weather": {"overlap": []}}')],
+             f"forge: coverage: --overlap-map {d}/m4.json: get_weather: unknown key \"overlap\" (overlaps, clusters, reason)"),
+            (["coverage", "tools.lua", "--overlap-map", w("m5.json", '{"get_weather":\n  {"overlaps": [}}')],
+             f"forge: coverage: --overlap-map {d}/m5.json:2:17: "),
             (["coverage", "tools.lua", "--frobnicate"], "forge: coverage: unknown option '--frobnicate' (run 'forge help coverage')"),
             (["coverage", "tools.lua", "missing.json"], "forge: coverage: missing.json: "),
             (["gen"], "forge: gen: name what to generate: evals or verifiers (run 'forge help gen')"),
@@ -213,6 +249,11 @@ def gen_evals():
         rc, stdout, err = forge(*args)
         check("second run: nothing new to write", (rc, stdout), (1, ""))
         check("second run: files unchanged", {f: read(f) for f in files}, before)
+
+        rc, stdout, err = forge(*args, "--overlap-map", "overlap-map.json", "--dry-run")
+        cluster = [x for x in json.loads(stdout) if x["gap"]["kind"] == "cluster"]
+        check("overlap map: the cluster case drafted", [(x["case"]["id"], x["case"]["expect"]["toolsCalled"]) for x in cluster],
+              [("ls-search_news-002", ["search_news", "search_web", "send_email"])])
 
         shutil.rmtree(out)
         os.mkdir(out)
