@@ -37,6 +37,8 @@ const char forge_usage_coverage[] =
     "  --ignore KINDS           leave kinds out of the report and the figure (comma-separated:\n"
     "                           golden, labeled, called, not_called, verifier, overlap, cluster,\n"
     "                           enum, optional)\n"
+    "  --verifiers FILE.lua     a Lua script whose forge.verifier{...} count beside those of a Lua\n"
+    "                           tools file (for JSON tools, which have none)\n"
     "  --overlap-map FILE       agent-tool-forge's overlap map (JSON or YAML): {tool: {overlaps:\n"
     "                           [tools], clusters: [[tools]]}}; declared pairs overlap whatever\n"
     "                           their similarity, and each cluster needs a labeled case naming\n"
@@ -50,7 +52,7 @@ const char forge_usage_coverage[] =
 
 const char forge_usage_gen[] =
     "usage: forge gen evals --tools TOOLS --model SPEC [--out DIR] [EVALS...] [OPTIONS]\n"
-    "       forge gen verifiers --tools TOOLS [--out FILE] [OPTIONS]\n"
+    "       forge gen verifiers --tools TOOLS [--verifiers FILE.lua] [--out FILE] [OPTIONS]\n"
     "\n"
     "evals asks a model (scripted:RULES.lua or provider:model) for a golden or labeled case for\n"
     "each gap forge coverage finds in TOOLS and EVALS (and in the files it would add to), checks\n"
@@ -64,6 +66,7 @@ const char forge_usage_gen[] =
     "  --tools FILE             the tools (Lua, JSON or YAML), as forge coverage takes them\n"
     "  --out PATH               evals: folder of the eval files (default .); verifiers: the Lua\n"
     "                           file to write (default: standard output)\n"
+    "  --verifiers FILE.lua     verifiers: those the script defines guard their tools too\n"
     "  --dry-run                evals: print the drafted cases as JSON, write nothing\n"
     "  --max-drafts N           evals: most cases drafted in one run (default 50)\n"
     "  --attempts N             evals: answers asked per gap before giving up (default 3)\n"
@@ -92,6 +95,7 @@ struct src {
     cJSON *cases;   /* [{file, case}] */
     cJSON *map;     /* --overlap-map */
     const char *map_path;
+    const char *verifiers_path; /* --verifiers FILE.lua */
     struct forge_cov_opts cov;
 };
 
@@ -138,11 +142,22 @@ static int load_tools(struct src *s, const char *path, const char *cmd)
         if ((rc = open_vm(s, path, cmd)))
             return rc;
         rc = forge_lua_tools_load(s->vm, path, &s->tools, &err);
-        if (!rc)
-            rc = forge_lua_registered_verifiers(s->vm, path, &s->ver, &err);
     } else {
         rc = forge_toolset_load_file(&s->tools, path, &err);
     }
+    if (!rc && s->verifiers_path) {
+        if (!is_lua(s->verifiers_path)) {
+            forge_cli_error("%s: --verifiers %s: expected a Lua file (forge.verifier{...})", cmd, s->verifiers_path);
+            return FORGE_EXIT_USAGE;
+        }
+        if ((rc = open_vm(s, s->verifiers_path, cmd)))
+            return rc;
+        rc = forge_vm_load_file(s->vm, s->verifiers_path, &err);
+        if (!rc)
+            rc = forge_vm_call(s->vm, 0, 0, &err);
+    }
+    if (!rc && (is_lua(path) || s->verifiers_path))
+        rc = forge_lua_registered_verifiers(s->vm, s->verifiers_path ? s->verifiers_path : path, &s->ver, &err);
     if (rc) {
         forge_cli_error("%s: %s", cmd, err.msg);
         if (err.trace[0])
@@ -318,6 +333,8 @@ int forge_cmd_coverage(int argc, char **argv)
                 goto out;
         } else if ((v = value_of(argc, argv, &i, "--overlap-map", &missing))) {
             s.map_path = v;
+        } else if ((v = value_of(argc, argv, &i, "--verifiers", &missing))) {
+            s.verifiers_path = v;
         } else if (missing) {
             forge_cli_error("coverage: %s needs a value", a);
             goto out;
@@ -351,7 +368,7 @@ int forge_cmd_coverage(int argc, char **argv)
         if (load_evals(&s, evals[i], "coverage"))
             goto out;
     struct forge_err err = {0};
-    cJSON *rep = forge_coverage_compute(s.defs, is_lua(tools) ? s.guards : NULL, s.cases, &s.cov, &err);
+    cJSON *rep = forge_coverage_compute(s.defs, s.guards, s.cases, &s.cov, &err);
     if (!rep) {
         forge_cli_error("coverage: %s", err.msg);
         code = FORGE_EXIT_INFRA;
@@ -486,6 +503,8 @@ static int gen_evals(int argc, char **argv)
                 goto out;
         } else if ((v = value_of(argc, argv, &i, "--overlap-map", &missing))) {
             s.map_path = v;
+        } else if ((v = value_of(argc, argv, &i, "--verifiers", &missing))) {
+            s.verifiers_path = v;
         } else if (missing) {
             forge_cli_error("gen evals: %s needs a value", a);
             goto out;
@@ -634,6 +653,8 @@ static int gen_verifiers(int argc, char **argv)
             tools = v;
         } else if ((v = value_of(argc, argv, &i, "--out", &missing))) {
             out_path = v;
+        } else if ((v = value_of(argc, argv, &i, "--verifiers", &missing))) {
+            s.verifiers_path = v;
         } else if (missing) {
             forge_cli_error("gen verifiers: %s needs a value", a);
             goto out;
@@ -666,7 +687,7 @@ static int gen_verifiers(int argc, char **argv)
     for (int k = 0; k < FORGE_COV_NKINDS; k++)
         s.cov.ignore[k] = k != FORGE_COV_VERIFIER;
     cJSON *empty = cJSON_CreateArray();
-    cJSON *rep = forge_coverage_compute(s.defs, is_lua(tools) ? s.guards : NULL, empty, &s.cov, &err);
+    cJSON *rep = forge_coverage_compute(s.defs, s.guards, empty, &s.cov, &err);
     cJSON_Delete(empty);
     if (!rep) {
         forge_cli_error("gen verifiers: %s", err.msg);

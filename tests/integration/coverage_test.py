@@ -126,6 +126,12 @@ def coverage_reports():
     check("MCP tools: tools", [t["name"] for t in rep["tools"]], ["search_web", "search_news"])
     check("MCP tools: no verifiers", rep["kinds"]["verifier"], {"covered": 0, "items": 2})
     check("MCP tools: overlap without trigger phrases", rep["overlaps"][0]["similarity"], 0.8)
+    rc, out, err = forge("coverage", "tools.mcp.json", "--verifiers", "expected/verifiers.lua", "--format", "json")
+    rep = json.loads(out)
+    check("MCP tools + --verifiers: guarded", [(t["name"], t["verifiers"]) for t in rep["tools"]],
+          [("search_web", ["search_web_verifier"]), ("search_news", ["search_news_verifier"])])
+    rc, out, err = forge("gen", "verifiers", "--tools", "tools.mcp.json", "--verifiers", "expected/verifiers.lua")
+    check("gen verifiers: nothing unguarded", (rc, out, err), (0, "", "forge: gen verifiers: every tool has a verifier: nothing to write\n"))
 
 
 def bad_input():
@@ -153,6 +159,9 @@ def bad_input():
             (["coverage", "tools.lua", "--ignore", "golden,nope"],
              "forge: coverage: --ignore: unknown kind 'nope' (the kinds: golden, labeled, called, not_called, verifier, overlap, cluster, enum, optional)"),
             (["coverage", "tools.lua", "--min-coverage"], "forge: coverage: --min-coverage needs a value"),
+            (["coverage", "tools.mcp.json", "--verifiers", "tools.mcp.json"],
+             "forge: coverage: --verifiers tools.mcp.json: expected a Lua file (forge.verifier{...})"),
+            (["coverage", "tools.mcp.json", "--verifiers", badlua], f"forge: coverage: {badlua}:1: no tools here"),
             (["coverage", "tools.lua", "--overlap-map", w("m1.json", '{"get_weather": {"overlaps": ["nope"]}}')],
              f"forge: coverage: --overlap-map {d}/m1.json: get_weather.overlaps[0]: not a tool of TOOLS"),
             (["coverage", "tools.lua", "--overlap-map", w("m2.json", '{"ghost": {}}')],
