@@ -12,6 +12,22 @@ const char *const forge_coverage_kinds[FORGE_COV_NKINDS] = {
     "golden", "labeled", "called", "not_called", "verifier", "overlap", "cluster", "enum", "optional",
 };
 
+/* Add <v> to <arr> / to <obj> under <key>, freeing <v> when that fails (no container, or no
+ * memory), so a NULL-tolerant build never leaks. */
+static bool arr_add(cJSON *arr, cJSON *v)
+{
+    if (cJSON_AddItemToArray(arr, v))
+        return true;
+    cJSON_Delete(v);
+    return false;
+}
+
+static void obj_add(cJSON *obj, const char *key, cJSON *v)
+{
+    if (!cJSON_AddItemToObject(obj, key, v))
+        cJSON_Delete(v);
+}
+
 /* ---- tokens and similarity ---------------------------------------------------------------- */
 
 /* Common English words and the words of agent-tool-forge's description contract ("Use when the
@@ -138,7 +154,7 @@ static double jaccard(const struct tokens *a, const struct tokens *b, cJSON *sha
         if (c == 0) {
             common++;
             if (shared)
-                cJSON_AddItemToArray(shared, cJSON_CreateString(a->v[i]));
+                arr_add(shared, cJSON_CreateString(a->v[i]));
             i++, j++;
         } else if (c < 0) {
             i++;
@@ -197,6 +213,8 @@ cJSON *forge_coverage_groups(const cJSON *tool)
     forge_buf_addc(&b, ' ');
     forge_buf_adds(&b, n ? n : "");
     char *text = forge_buf_take(&b);
+    if (!text)
+        return NULL;
     for (char *p = text; *p; p++)
         if (*p >= 'A' && *p <= 'Z')
             *p = (char)(*p + 32);
@@ -204,11 +222,11 @@ cJSON *forge_coverage_groups(const cJSON *tool)
     for (size_t g = 0; out && g < sizeof groups / sizeof *groups; g++)
         for (int k = 0; groups[g].keys[k]; k++)
             if (strstr(text, groups[g].keys[k])) {
-                cJSON_AddItemToArray(out, cJSON_CreateString(groups[g].group));
+                arr_add(out, cJSON_CreateString(groups[g].group));
                 break;
             }
     if (out && !out->child)
-        cJSON_AddItemToArray(out, cJSON_CreateString("unknown"));
+        arr_add(out, cJSON_CreateString("unknown"));
     forge_free(text);
     return out;
 }
@@ -598,15 +616,15 @@ static cJSON *map_clusters(const cJSON *map)
             cJSON *set = cJSON_CreateArray();
             for (int i = 0; i < n; i++)
                 if (!i || strcmp(v[i - 1]->valuestring, v[i]->valuestring))
-                    cJSON_AddItemToArray(set, cJSON_CreateString(v[i]->valuestring));
+                    arr_add(set, cJSON_CreateString(v[i]->valuestring));
             forge_free(v);
             bool dup = false;
             cJSON_ArrayForEach(x, out)
                 dup = dup || forge_json_equal(x, set);
-            if (dup)
+            if (dup || !set || !set->child)
                 cJSON_Delete(set);
             else
-                cJSON_AddItemToArray(out, set);
+                arr_add(out, set);
         }
     }
     return out;
@@ -625,8 +643,7 @@ static cJSON *gap(struct acc *a, enum forge_cov_kind k, const char *tool)
     cJSON *g = cJSON_CreateObject();
     cJSON_AddStringToObject(g, "kind", forge_coverage_kinds[k]);
     cJSON_AddStringToObject(g, "tool", tool);
-    cJSON_AddItemToArray(a->gaps, g);
-    return g;
+    return arr_add(a->gaps, g) ? g : NULL;
 }
 
 /* Counts an item of kind <k>; a gap when <ok> is false. Returns the gap, or NULL. */
@@ -656,19 +673,26 @@ static void warn_unknown(cJSON *warnings, const struct caseinfo *c, const cJSON 
     char msg[1024];
     snprintf(msg, sizeof msg, "%s: case '%s': %s names '%.200s', which is not a tool of TOOLS",
              c->file ? c->file : "?", c->id ? c->id : "?", what, name);
-    for (const cJSON *w = warnings->child; w; w = w->next)
+    for (const cJSON *w = warnings ? warnings->child : NULL; w; w = w->next)
         if (strcmp(w->valuestring, msg) == 0)
             return;
-    cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+    arr_add(warnings, cJSON_CreateString(msg));
 }
 
 cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJSON *cases,
                               const struct forge_cov_opts *o, struct forge_err *err)
 {
+    unsigned long failures = forge_alloc_failures();
     int ncases = cJSON_GetArraySize(cases), ntools = cJSON_GetArraySize(tools);
     struct caseinfo *ci = forge_calloc((size_t)ncases + 1, sizeof *ci);
     struct tokens *tok = forge_calloc((size_t)ntools + 1, sizeof *tok);
     cJSON *r = cJSON_CreateObject();
+    /* the headline fields first; their values are set at the end */
+    cJSON *jcoverage = cJSON_AddNumberToObject(r, "coverage", 0);
+    cJSON *jcovered = cJSON_AddNumberToObject(r, "covered", 0);
+    cJSON *jitems = cJSON_AddNumberToObject(r, "items", 0);
+    cJSON_AddNumberToObject(r, "overlap_threshold", o->overlap);
+    cJSON *kinds = cJSON_AddObjectToObject(r, "kinds");
     struct acc a = {.o = o};
     int rc = !ci || !tok || !r;
     int i = 0;
@@ -706,15 +730,16 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
             labeled += ci[c].kind == 2 && (ex || has(ci[c].forb, ci[c].nforb, name));
         }
         cJSON *jt = cJSON_CreateObject();
-        cJSON_AddItemToArray(jtools, jt);
+        if (!arr_add(jtools, jt))
+            jt = NULL;
         cJSON_AddStringToObject(jt, "name", name);
         cJSON_AddNumberToObject(jt, "golden", golden);
         cJSON_AddNumberToObject(jt, "labeled", labeled);
         cJSON_AddNumberToObject(jt, "called", called);
         cJSON_AddNumberToObject(jt, "not_called", not_called);
         const cJSON *g = guards ? cJSON_GetObjectItemCaseSensitive(guards, name) : NULL;
-        cJSON_AddItemToObject(jt, "verifiers", g ? cJSON_Duplicate(g, 1) : cJSON_CreateArray());
-        cJSON_AddItemToObject(jt, "groups", forge_coverage_groups(t));
+        obj_add(jt, "verifiers", g ? cJSON_Duplicate(g, 1) : cJSON_CreateArray());
+        obj_add(jt, "groups", forge_coverage_groups(t));
         item(&a, FORGE_COV_GOLDEN, golden > 0, name);
         item(&a, FORGE_COV_LABELED, labeled > 0, name);
         item(&a, FORGE_COV_CALLED, called > 0, name);
@@ -734,8 +759,8 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
                 continue;
             cJSON *p = cJSON_CreateObject();
             cJSON *names = cJSON_AddArrayToObject(p, "tools");
-            cJSON_AddItemToArray(names, cJSON_CreateString(na));
-            cJSON_AddItemToArray(names, cJSON_CreateString(nb));
+            arr_add(names, cJSON_CreateString(na));
+            arr_add(names, cJSON_CreateString(nb));
             cJSON_AddNumberToObject(p, "similarity", (double)(long)(s * 1000 + 0.5) / 1000);
             cJSON_AddBoolToObject(p, "declared", decl);
             cJSON *sh = cJSON_AddArrayToObject(p, "shared");
@@ -743,21 +768,21 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
             cJSON *by = cJSON_AddArrayToObject(p, "separated_by");
             for (int c = 0; c < ncases; c++)
                 if (ci[c].kind == 2 && separates(&ci[c], na, nb))
-                    cJSON_AddItemToArray(by, cJSON_CreateString(ci[c].id ? ci[c].id : ""));
+                    arr_add(by, cJSON_CreateString(ci[c].id ? ci[c].id : ""));
             /* insertion by similarity (descending), stable */
             int at = 0;
-            const cJSON *before = jover->child;
+            const cJSON *before = jover ? jover->child : NULL;
             while (before && forge_json_num(before, "similarity", 0) >= forge_json_num(p, "similarity", 0))
                 before = before->next, at++;
-            if (before)
-                cJSON_InsertItemInArray(jover, at, p);
-            else
-                cJSON_AddItemToArray(jover, p);
+            if (before ? !cJSON_InsertItemInArray(jover, at, p) : !cJSON_AddItemToArray(jover, p))
+                cJSON_Delete(p);
         }
     }
     cJSON *p;
     cJSON_ArrayForEach(p, jover) {
         const cJSON *names = cJSON_GetObjectItemCaseSensitive(p, "tools");
+        if (!names || !names->child || !names->child->next)
+            continue;
         cJSON *g = item(&a, FORGE_COV_OVERLAP,
                         cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p, "separated_by")) > 0,
                         names->child->valuestring);
@@ -770,7 +795,7 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
     cJSON *cl;
     cJSON_ArrayForEach(cl, clusters) {
         cJSON *jc = cJSON_CreateObject();
-        cJSON_AddItemToObject(jc, "tools", cJSON_Duplicate(cl, 1));
+        obj_add(jc, "tools", cJSON_Duplicate(cl, 1));
         cJSON *by = cJSON_AddArrayToObject(jc, "covered_by");
         for (int c = 0; c < ncases; c++) {
             bool all = ci[c].kind == 2;
@@ -778,12 +803,12 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
             cJSON_ArrayForEach(x, cl)
                 all = all && (expects(&ci[c], x->valuestring) || has(ci[c].forb, ci[c].nforb, x->valuestring));
             if (all)
-                cJSON_AddItemToArray(by, cJSON_CreateString(ci[c].id ? ci[c].id : ""));
+                arr_add(by, cJSON_CreateString(ci[c].id ? ci[c].id : ""));
         }
-        cJSON_AddItemToArray(jclusters, jc);
+        arr_add(jclusters, jc);
         cJSON *g = item(&a, FORGE_COV_CLUSTER, cJSON_GetArraySize(by) > 0, cl->child->valuestring);
         if (g)
-            cJSON_AddItemToObject(g, "tools", cJSON_Duplicate(cl, 1));
+            obj_add(g, "tools", cJSON_Duplicate(cl, 1));
     }
     cJSON_Delete(clusters);
 
@@ -811,13 +836,13 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
                 cJSON_AddStringToObject(ja, "tool", name);
                 cJSON_AddStringToObject(ja, "argument", prop->string);
                 cJSON_AddStringToObject(ja, "kind", "enum");
-                cJSON_AddItemToObject(ja, "value", cJSON_Duplicate(v, 1));
+                obj_add(ja, "value", cJSON_Duplicate(v, 1));
                 cJSON_AddNumberToObject(ja, "cases", n);
-                cJSON_AddItemToArray(jargs, ja);
+                arr_add(jargs, ja);
                 cJSON *g = item(&a, FORGE_COV_ENUM, n > 0, name);
                 if (g) {
                     cJSON_AddStringToObject(g, "argument", prop->string);
-                    cJSON_AddItemToObject(g, "value", cJSON_Duplicate(v, 1));
+                    obj_add(g, "value", cJSON_Duplicate(v, 1));
                 }
             }
             if (o->ignore[FORGE_COV_OPTIONAL] || set_has(req, prop->string))
@@ -834,7 +859,7 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
             cJSON_AddStringToObject(ja, "argument", prop->string);
             cJSON_AddStringToObject(ja, "kind", "optional");
             cJSON_AddNumberToObject(ja, "cases", n);
-            cJSON_AddItemToArray(jargs, ja);
+            arr_add(jargs, ja);
             cJSON *g = item(&a, FORGE_COV_OPTIONAL, n > 0, name);
             if (g)
                 cJSON_AddStringToObject(g, "argument", prop->string);
@@ -860,7 +885,6 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
     }
 
     int covered = 0, items = 0;
-    cJSON *kinds = cJSON_CreateObject();
     for (int k = 0; k < FORGE_COV_NKINDS; k++) {
         if (o->ignore[k] || (k == FORGE_COV_CLUSTER && !o->overlap_map))
             continue;
@@ -870,20 +894,12 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
         cJSON_AddNumberToObject(jk, "covered", a.covered[k]);
         cJSON_AddNumberToObject(jk, "items", a.items[k]);
     }
-    /* the headline fields first */
-    cJSON *head = cJSON_CreateObject();
-    cJSON_AddNumberToObject(head, "coverage", items ? (double)covered / items : 1);
-    cJSON_AddNumberToObject(head, "covered", covered);
-    cJSON_AddNumberToObject(head, "items", items);
-    cJSON_AddNumberToObject(head, "overlap_threshold", o->overlap);
-    cJSON_AddItemToObject(head, "kinds", kinds);
-    while (r->child) {
-        cJSON *c = cJSON_DetachItemViaPointer(r, r->child);
-        cJSON_AddItemToObject(head, c->string, c);
-        /* AddItemToObject duplicated the key; the detached item keeps its own */
-    }
-    cJSON_Delete(r);
-    r = head;
+    cJSON_SetNumberValue(jcoverage, items ? (double)covered / items : 1);
+    cJSON_SetNumberValue(jcovered, covered);
+    cJSON_SetNumberValue(jitems, items);
+    /* a part lost to an allocation failure would make the report wrong, not just short */
+    if (forge_alloc_failures() != failures)
+        goto nomem;
     for (int c = 0; c < ncases; c++)
         caseinfo_free(&ci[c]);
     for (int k = 0; k < ntools; k++)
