@@ -94,6 +94,8 @@ struct src {
     cJSON *taken;   /* every verifier name */
     cJSON *cases;   /* [{file, case}] */
     cJSON *map;     /* --overlap-map */
+    const cJSON **ids; /* hash set of the cases' entries by id (open addressing) */
+    size_t nids, capids;
     const char *map_path;
     const char *verifiers_path; /* --verifiers FILE.lua */
     struct forge_cov_opts cov;
@@ -110,6 +112,7 @@ static void src_free(struct src *s)
     cJSON_Delete(s->taken);
     cJSON_Delete(s->cases);
     cJSON_Delete(s->map);
+    forge_free(s->ids);
     forge_luaopts_free(&s->vo);
 }
 
@@ -196,6 +199,48 @@ static int load_tools(struct src *s, const char *path, const char *cmd)
     return 0;
 }
 
+static const char *entry_id(const cJSON *entry)
+{
+    return forge_json_str(cJSON_GetObjectItemCaseSensitive(entry, "case"), "id");
+}
+
+static size_t hash_id(const char *s)
+{
+    size_t h = 5381;
+    while (*s)
+        h = h * 33 + (unsigned char)*s++;
+    return h;
+}
+
+/* The entry already holding <id>, after adding <entry> when there is none. NULL when added;
+ * <entry> itself when out of memory. */
+static const cJSON *claim_id(struct src *s, const char *id, const cJSON *entry)
+{
+    if ((s->nids + 1) * 2 > s->capids) {
+        size_t cap = s->capids ? s->capids * 2 : 1024;
+        const cJSON **v = forge_calloc(cap, sizeof *v);
+        if (!v)
+            return entry;
+        for (size_t i = 0; i < s->capids; i++)
+            if (s->ids[i]) {
+                size_t h = hash_id(entry_id(s->ids[i])) & (cap - 1);
+                while (v[h])
+                    h = (h + 1) & (cap - 1);
+                v[h] = s->ids[i];
+            }
+        forge_free(s->ids);
+        s->ids = v;
+        s->capids = cap;
+    }
+    size_t h = hash_id(id) & (s->capids - 1);
+    for (; s->ids[h]; h = (h + 1) & (s->capids - 1))
+        if (!strcmp(entry_id(s->ids[h]), id))
+            return s->ids[h];
+    s->ids[h] = entry;
+    s->nids++;
+    return NULL;
+}
+
 /* Adds the cases of the eval file <path>; ids must be unique across the files. */
 static int load_evals(struct src *s, const char *path, const char *cmd)
 {
@@ -210,21 +255,20 @@ static int load_evals(struct src *s, const char *path, const char *cmd)
     int rc = 0;
     while (cases->child && !rc) {
         cJSON *c = cJSON_DetachItemViaPointer(cases, cases->child);
-        const char *id = forge_json_str(c, "id");
-        const cJSON *e;
-        cJSON_ArrayForEach(e, s->cases) {
-            const char *other = forge_json_str(cJSON_GetObjectItemCaseSensitive(e, "case"), "id");
-            if (id && other && !strcmp(id, other)) {
-                forge_cli_error("%s: %s: case id \"%s\" is also in %s (ids must be unique across the files)",
-                                cmd, path, id, forge_json_str(e, "file"));
-                rc = FORGE_EXIT_USAGE;
-                break;
-            }
-        }
         cJSON *entry = cJSON_CreateObject();
         cJSON_AddStringToObject(entry, "file", path);
         cJSON_AddItemToObject(entry, "case", c);
         cJSON_AddItemToArray(s->cases, entry);
+        const char *id = forge_json_str(c, "id");
+        const cJSON *other = id ? claim_id(s, id, entry) : NULL;
+        if (other == entry) {
+            forge_cli_error("%s: out of memory", cmd);
+            rc = FORGE_EXIT_INFRA;
+        } else if (other) {
+            forge_cli_error("%s: %s: case id \"%s\" is also in %s (ids must be unique across the files)",
+                            cmd, path, id, forge_json_str(other, "file"));
+            rc = FORGE_EXIT_USAGE;
+        }
     }
     cJSON_Delete(cases);
     return rc;

@@ -437,10 +437,6 @@ static bool expects(const struct caseinfo *c, const char *s)
     return has(c->req, c->nreq, s) || acceptable_has(c, s);
 }
 
-static bool excludes(const struct caseinfo *c, const char *s)
-{
-    return c->none_only || has(c->forb, c->nforb, s);
-}
 
 /* <t> equals <s> with a and b swapped, as sets. */
 static bool swapped_equal(const cJSON *s, const cJSON *t, const char *a, const char *b)
@@ -630,6 +626,187 @@ static cJSON *map_clusters(const cJSON *map)
     return out;
 }
 
+/* ---- the index: tool names, and the cases and argument references of each tool ------------ */
+
+struct ref {
+    int c, k; /* case, argument reference of that case */
+};
+
+struct index {
+    const char **names; /* tool names in definition order */
+    int n;
+    int *slots;         /* open addressing: tool index + 1, 0 empty */
+    size_t cap;
+    int **mention;      /* per tool: the cases naming it (expected, acceptable, excluded), ascending */
+    int *nmention, *capmention;
+    unsigned char **expect; /* per tool, per mention: the case expects the tool to be called */
+    struct ref **refs;  /* per tool: the argument references to it, in case order */
+    int *nrefs, *caprefs;
+};
+
+static size_t hash_name(const char *s)
+{
+    size_t h = 5381;
+    while (*s)
+        h = h * 33 + (unsigned char)*s++;
+    return h;
+}
+
+static int tool_index(const struct index *ix, const char *name)
+{
+    if (!name || !ix->cap)
+        return -1;
+    for (size_t h = hash_name(name) & (ix->cap - 1);; h = (h + 1) & (ix->cap - 1)) {
+        int v = ix->slots[h];
+        if (!v)
+            return -1;
+        if (!strcmp(ix->names[v - 1], name))
+            return v - 1;
+    }
+}
+
+static void index_free(struct index *ix)
+{
+    for (int t = 0; t < ix->n; t++) {
+        if (ix->mention)
+            forge_free(ix->mention[t]);
+        if (ix->refs)
+            forge_free(ix->refs[t]);
+        if (ix->expect)
+            forge_free(ix->expect[t]);
+    }
+    forge_free(ix->expect);
+    forge_free(ix->names);
+    forge_free(ix->slots);
+    forge_free(ix->mention);
+    forge_free(ix->nmention);
+    forge_free(ix->capmention);
+    forge_free(ix->refs);
+    forge_free(ix->nrefs);
+    forge_free(ix->caprefs);
+}
+
+static int grow(void **v, int *cap, int n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    int nc = *cap ? *cap * 2 : 8;
+    void *nv = forge_realloc(*v, (size_t)nc * size);
+    if (!nv)
+        return -1;
+    *v = nv;
+    *cap = nc;
+    return 0;
+}
+
+static int mention(struct index *ix, int t, int c)
+{
+    if (t < 0 || (ix->nmention[t] && ix->mention[t][ix->nmention[t] - 1] == c))
+        return 0;
+    if (grow((void **)&ix->mention[t], &ix->capmention[t], ix->nmention[t], sizeof(int)))
+        return -1;
+    ix->mention[t][ix->nmention[t]++] = c;
+    return 0;
+}
+
+static int add_ref(struct index *ix, int t, int c, int k)
+{
+    if (ix->nrefs[t] && ix->refs[t][ix->nrefs[t] - 1].c == c && ix->refs[t][ix->nrefs[t] - 1].k == k)
+        return 0;
+    if (grow((void **)&ix->refs[t], &ix->caprefs[t], ix->nrefs[t], sizeof(struct ref)))
+        return -1;
+    ix->refs[t][ix->nrefs[t]++] = (struct ref){c, k};
+    return 0;
+}
+
+static int index_build(struct index *ix, const cJSON *tools, const struct caseinfo *ci, int ncases)
+{
+    memset(ix, 0, sizeof *ix);
+    int n = cJSON_GetArraySize(tools);
+    size_t cap = 16;
+    while (cap < (size_t)n * 2)
+        cap *= 2;
+    ix->names = forge_calloc((size_t)n + 1, sizeof *ix->names);
+    ix->slots = forge_calloc(cap, sizeof *ix->slots);
+    ix->mention = forge_calloc((size_t)n + 1, sizeof *ix->mention);
+    ix->nmention = forge_calloc((size_t)n + 1, sizeof(int));
+    ix->capmention = forge_calloc((size_t)n + 1, sizeof(int));
+    ix->refs = forge_calloc((size_t)n + 1, sizeof *ix->refs);
+    ix->expect = forge_calloc((size_t)n + 1, sizeof *ix->expect);
+    ix->nrefs = forge_calloc((size_t)n + 1, sizeof(int));
+    ix->caprefs = forge_calloc((size_t)n + 1, sizeof(int));
+    if (!ix->names || !ix->slots || !ix->mention || !ix->nmention || !ix->capmention || !ix->refs ||
+        !ix->nrefs || !ix->caprefs || !ix->expect)
+        return -1;
+    ix->cap = cap;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, tools) {
+        const char *name = forge_json_str(t, "name");
+        if (!name || tool_index(ix, name) >= 0)
+            continue;
+        ix->names[ix->n] = name;
+        size_t h = hash_name(name) & (cap - 1);
+        while (ix->slots[h])
+            h = (h + 1) & (cap - 1);
+        ix->slots[h] = ++ix->n;
+    }
+    for (int c = 0; c < ncases; c++) {
+        const struct caseinfo *k = &ci[c];
+        for (int i = 0; i < k->nreq; i++)
+            if (mention(ix, tool_index(ix, k->req[i]), c))
+                return -1;
+        for (int i = 0; i < k->nforb; i++)
+            if (mention(ix, tool_index(ix, k->forb[i]), c))
+                return -1;
+        const cJSON *set, *x;
+        cJSON_ArrayForEach(set, k->acceptable)
+            cJSON_ArrayForEach(x, set)
+                if (cJSON_IsString(x) && mention(ix, tool_index(ix, x->valuestring), c))
+                    return -1;
+        for (int i = 0; i < k->nargs; i++) {
+            const struct argref *r = &k->args[i];
+            if (!r->regex) {
+                int ti = tool_index(ix, r->tool);
+                if (ti >= 0 && add_ref(ix, ti, c, i))
+                    return -1;
+                continue;
+            }
+            for (int ti = 0; ti < ix->n; ti++)
+                if (ref_is_tool(r, ix->names[ti]) && add_ref(ix, ti, c, i))
+                    return -1;
+        }
+    }
+    /* mentions were pushed in case order but a case can repeat after another tool's: dedupe */
+    for (int ti = 0; ti < ix->n; ti++) {
+        int w = 0;
+        for (int i = 0; i < ix->nmention[ti]; i++)
+            if (!w || ix->mention[ti][w - 1] != ix->mention[ti][i])
+                ix->mention[ti][w++] = ix->mention[ti][i];
+        ix->nmention[ti] = w;
+        if (!(ix->expect[ti] = forge_malloc((size_t)w + 1)))
+            return -1;
+        for (int i = 0; i < w; i++)
+            ix->expect[ti][i] = expects(&ci[ix->mention[ti][i]], ix->names[ti]);
+    }
+    return 0;
+}
+
+struct pair {
+    int a, b;
+    double s;
+    bool decl;
+};
+
+static int cmp_pair(const void *x, const void *y)
+{
+    const struct pair *p = x, *q = y;
+    if (p->s != q->s)
+        return p->s > q->s ? -1 : 1;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return p->b < q->b ? -1 : p->b > q->b;
+}
+
 /* ---- the report --------------------------------------------------------------------------- */
 
 struct acc {
@@ -659,16 +836,12 @@ static cJSON *item(struct acc *a, enum forge_cov_kind k, bool ok, const char *to
     return gap(a, k, tool);
 }
 
-static void warn_unknown(cJSON *warnings, const struct caseinfo *c, const cJSON *tools,
+#define MAX_WARNINGS 100
+
+static void warn_unknown(cJSON *warnings, int *more, const struct caseinfo *c, const struct index *ix,
                          const char *name, const char *what)
 {
-    const cJSON *t;
-    cJSON_ArrayForEach(t, tools) {
-        const char *n = forge_json_str(t, "name");
-        if (n && strcmp(n, name) == 0)
-            return;
-    }
-    if (strcmp(name, "__none__") == 0)
+    if (tool_index(ix, name) >= 0 || strcmp(name, "__none__") == 0)
         return;
     char msg[1024];
     snprintf(msg, sizeof msg, "%s: case '%s': %s names '%.200s', which is not a tool of TOOLS",
@@ -676,7 +849,10 @@ static void warn_unknown(cJSON *warnings, const struct caseinfo *c, const cJSON 
     for (const cJSON *w = warnings ? warnings->child : NULL; w; w = w->next)
         if (strcmp(w->valuestring, msg) == 0)
             return;
-    arr_add(warnings, cJSON_CreateString(msg));
+    if (cJSON_GetArraySize(warnings) >= MAX_WARNINGS)
+        ++*more;
+    else
+        arr_add(warnings, cJSON_CreateString(msg));
 }
 
 cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJSON *cases,
@@ -694,6 +870,8 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
     cJSON_AddNumberToObject(r, "overlap_threshold", o->overlap);
     cJSON *kinds = cJSON_AddObjectToObject(r, "kinds");
     struct acc a = {.o = o};
+    struct index ix = {0};
+    struct pair *pairs = NULL;
     int rc = !ci || !tok || !r;
     int i = 0;
     const cJSON *e;
@@ -717,17 +895,25 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
     a.gaps = cJSON_AddArrayToObject(r, "gaps");
     cJSON *warnings = cJSON_AddArrayToObject(r, "warnings");
 
+    if (index_build(&ix, tools, ci, ncases))
+        goto nomem;
+    int none_only = 0;
+    for (int c = 0; c < ncases; c++)
+        none_only += ci[c].none_only;
+
     /* per tool */
     const cJSON *t;
     cJSON_ArrayForEach(t, tools) {
         const char *name = forge_json_str(t, "name");
-        int golden = 0, labeled = 0, called = 0, not_called = 0;
-        for (int c = 0; c < ncases; c++) {
-            bool ex = expects(&ci[c], name), exc = excludes(&ci[c], name);
+        int ti = tool_index(&ix, name);
+        int golden = 0, labeled = 0, called = 0, not_called = none_only;
+        for (int i = 0; ti >= 0 && i < ix.nmention[ti]; i++) {
+            const struct caseinfo *k = &ci[ix.mention[ti][i]];
+            bool ex = expects(k, name), forb = has(k->forb, k->nforb, name);
             called += ex;
-            not_called += exc;
-            golden += ci[c].kind == 1 && ex;
-            labeled += ci[c].kind == 2 && (ex || has(ci[c].forb, ci[c].nforb, name));
+            not_called += forb && !k->none_only;
+            golden += k->kind == 1 && ex;
+            labeled += k->kind == 2 && (ex || forb);
         }
         cJSON *jt = cJSON_CreateObject();
         if (!arr_add(jtools, jt))
@@ -747,47 +933,53 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
         item(&a, FORGE_COV_VERIFIER, cJSON_GetArraySize(g) > 0, name);
     }
 
-    /* overlapping pairs, most similar first */
-    int it = 0;
-    for (const cJSON *x = tools->child; x && !o->ignore[FORGE_COV_OVERLAP]; x = x->next, it++) {
-        int jt = it + 1;
-        for (const cJSON *y = x->next; y; y = y->next, jt++) {
-            double s = jaccard(&tok[it], &tok[jt], NULL);
-            const char *na = forge_json_str(x, "name"), *nb = forge_json_str(y, "name");
-            bool decl = o->overlap_map && declared(o->overlap_map, na, nb);
-            if ((s < o->overlap || s == 0) && !decl)
+    /* overlapping pairs, most similar first (then in definition order) */
+    int npairs = 0, cappairs = 0;
+    for (int x = 0; x < ix.n && ntools == ix.n && !o->ignore[FORGE_COV_OVERLAP]; x++)
+        for (int y = x + 1; y < ix.n; y++) {
+            double sim = jaccard(&tok[x], &tok[y], NULL);
+            bool decl = o->overlap_map && declared(o->overlap_map, ix.names[x], ix.names[y]);
+            if ((sim < o->overlap || sim == 0) && !decl)
                 continue;
-            cJSON *p = cJSON_CreateObject();
-            cJSON *names = cJSON_AddArrayToObject(p, "tools");
-            arr_add(names, cJSON_CreateString(na));
-            arr_add(names, cJSON_CreateString(nb));
-            cJSON_AddNumberToObject(p, "similarity", (double)(long)(s * 1000 + 0.5) / 1000);
-            cJSON_AddBoolToObject(p, "declared", decl);
-            cJSON *sh = cJSON_AddArrayToObject(p, "shared");
-            jaccard(&tok[it], &tok[jt], sh);
-            cJSON *by = cJSON_AddArrayToObject(p, "separated_by");
-            for (int c = 0; c < ncases; c++)
-                if (ci[c].kind == 2 && separates(&ci[c], na, nb))
-                    arr_add(by, cJSON_CreateString(ci[c].id ? ci[c].id : ""));
-            /* insertion by similarity (descending), stable */
-            int at = 0;
-            const cJSON *before = jover ? jover->child : NULL;
-            while (before && forge_json_num(before, "similarity", 0) >= forge_json_num(p, "similarity", 0))
-                before = before->next, at++;
-            if (before ? !cJSON_InsertItemInArray(jover, at, p) : !cJSON_AddItemToArray(jover, p))
-                cJSON_Delete(p);
+            if (grow((void **)&pairs, &cappairs, npairs, sizeof *pairs))
+                goto nomem;
+            pairs[npairs++] = (struct pair){x, y, (double)(long)(sim * 1000 + 0.5) / 1000, decl};
         }
-    }
-    cJSON *p;
-    cJSON_ArrayForEach(p, jover) {
-        const cJSON *names = cJSON_GetObjectItemCaseSensitive(p, "tools");
-        if (!names || !names->child || !names->child->next)
-            continue;
-        cJSON *g = item(&a, FORGE_COV_OVERLAP,
-                        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p, "separated_by")) > 0,
-                        names->child->valuestring);
+    if (npairs)
+        qsort(pairs, (size_t)npairs, sizeof *pairs, cmp_pair);
+    for (int pi = 0; pi < npairs; pi++) {
+        int x = pairs[pi].a, y = pairs[pi].b;
+        const char *na = ix.names[x], *nb = ix.names[y];
+        cJSON *p = cJSON_CreateObject();
+        if (!arr_add(jover, p))
+            p = NULL;
+        cJSON *names = cJSON_AddArrayToObject(p, "tools");
+        arr_add(names, cJSON_CreateString(na));
+        arr_add(names, cJSON_CreateString(nb));
+        cJSON_AddNumberToObject(p, "similarity", pairs[pi].s);
+        cJSON_AddBoolToObject(p, "declared", pairs[pi].decl);
+        cJSON *sh = cJSON_AddArrayToObject(p, "shared");
+        jaccard(&tok[x], &tok[y], sh);
+        cJSON *by = cJSON_AddArrayToObject(p, "separated_by");
+        /* the cases that name either tool, in order (a merge of the two ascending lists) */
+        int i = 0, j = 0, n = 0;
+        while (i < ix.nmention[x] || j < ix.nmention[y]) {
+            int cx = i < ix.nmention[x] ? ix.mention[x][i] : ncases;
+            int cy = j < ix.nmention[y] ? ix.mention[y][j] : ncases;
+            int c = cx < cy ? cx : cy;
+            /* a case naming one of the two separates them when it expects that one called */
+            bool sep = ci[c].kind == 2 && (cx == cy   ? separates(&ci[c], na, nb)
+                                           : cx == c ? ix.expect[x][i]
+                                                     : ix.expect[y][j]);
+            i += cx == c;
+            j += cy == c;
+            if (sep && n++ < FORGE_COV_MAX_IDS)
+                arr_add(by, cJSON_CreateString(ci[c].id ? ci[c].id : ""));
+        }
+        cJSON_AddNumberToObject(p, "separating", n);
+        cJSON *g = item(&a, FORGE_COV_OVERLAP, n > 0, na);
         if (g)
-            cJSON_AddStringToObject(g, "other", names->child->next->valuestring);
+            cJSON_AddStringToObject(g, "other", nb);
     }
 
     /* declared clusters: a labeled case names every tool of the group */
@@ -797,16 +989,19 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
         cJSON *jc = cJSON_CreateObject();
         obj_add(jc, "tools", cJSON_Duplicate(cl, 1));
         cJSON *by = cJSON_AddArrayToObject(jc, "covered_by");
-        for (int c = 0; c < ncases; c++) {
+        int first = tool_index(&ix, cl->child->valuestring), n = 0;
+        for (int i = 0; first >= 0 && i < ix.nmention[first]; i++) {
+            int c = ix.mention[first][i];
             bool all = ci[c].kind == 2;
             const cJSON *x;
             cJSON_ArrayForEach(x, cl)
                 all = all && (expects(&ci[c], x->valuestring) || has(ci[c].forb, ci[c].nforb, x->valuestring));
-            if (all)
+            if (all && n++ < FORGE_COV_MAX_IDS)
                 arr_add(by, cJSON_CreateString(ci[c].id ? ci[c].id : ""));
         }
+        cJSON_AddNumberToObject(jc, "covering", n);
         arr_add(jclusters, jc);
-        cJSON *g = item(&a, FORGE_COV_CLUSTER, cJSON_GetArraySize(by) > 0, cl->child->valuestring);
+        cJSON *g = item(&a, FORGE_COV_CLUSTER, n > 0, cl->child->valuestring);
         if (g)
             obj_add(g, "tools", cJSON_Duplicate(cl, 1));
     }
@@ -815,6 +1010,9 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
     /* arguments: enum values and optional fields */
     cJSON_ArrayForEach(t, tools) {
         const char *name = forge_json_str(t, "name");
+        int ti = tool_index(&ix, name);
+        const struct ref *refs = ti >= 0 ? ix.refs[ti] : NULL;
+        int nrefs = ti >= 0 ? ix.nrefs[ti] : 0;
         const cJSON *params = cJSON_GetObjectItemCaseSensitive(t, "parameters");
         const cJSON *req = cJSON_GetObjectItemCaseSensitive(params, "required");
         const cJSON *prop;
@@ -824,14 +1022,14 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
                 en = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(prop, "items"), "enum");
             const cJSON *v, *values = cJSON_IsArray(en) && !o->ignore[FORGE_COV_ENUM] ? en : NULL;
             cJSON_ArrayForEach(v, values) {
-                int n = 0;
-                for (int c = 0; c < ncases; c++)
-                    for (int k = 0; k < ci[c].nargs; k++)
-                        if (ref_is_arg(&ci[c].args[k], prop->string) && value_hits(ci[c].args[k].value, v) &&
-                            ref_is_tool(&ci[c].args[k], name)) {
-                            n++;
-                            k = ci[c].nargs;
-                        }
+                int n = 0, last = -1;
+                for (int i = 0; i < nrefs; i++) {
+                    const struct argref *r = &ci[refs[i].c].args[refs[i].k];
+                    if (refs[i].c != last && ref_is_arg(r, prop->string) && value_hits(r->value, v)) {
+                        n++;
+                        last = refs[i].c;
+                    }
+                }
                 cJSON *ja = cJSON_CreateObject();
                 cJSON_AddStringToObject(ja, "tool", name);
                 cJSON_AddStringToObject(ja, "argument", prop->string);
@@ -847,13 +1045,12 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
             }
             if (o->ignore[FORGE_COV_OPTIONAL] || set_has(req, prop->string))
                 continue;
-            int n = 0;
-            for (int c = 0; c < ncases; c++)
-                for (int k = 0; k < ci[c].nargs; k++)
-                    if (ref_is_arg(&ci[c].args[k], prop->string) && ref_is_tool(&ci[c].args[k], name)) {
-                        n++;
-                        k = ci[c].nargs;
-                    }
+            int n = 0, last = -1;
+            for (int i = 0; i < nrefs; i++)
+                if (refs[i].c != last && ref_is_arg(&ci[refs[i].c].args[refs[i].k], prop->string)) {
+                    n++;
+                    last = refs[i].c;
+                }
             cJSON *ja = cJSON_CreateObject();
             cJSON_AddStringToObject(ja, "tool", name);
             cJSON_AddStringToObject(ja, "argument", prop->string);
@@ -867,21 +1064,28 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
     }
 
     /* names the cases use that are not tools */
+    int more = 0;
     for (int c = 0; c < ncases; c++) {
         for (int k = 0; k < ci[c].nreq; k++)
-            warn_unknown(warnings, &ci[c], tools, ci[c].req[k], "an expected tool");
+            warn_unknown(warnings, &more, &ci[c], &ix, ci[c].req[k], "an expected tool");
         for (int k = 0; k < ci[c].nforb; k++)
-            warn_unknown(warnings, &ci[c], tools, ci[c].forb[k], "an excluded tool");
+            warn_unknown(warnings, &more, &ci[c], &ix, ci[c].forb[k], "an excluded tool");
         const cJSON *set;
         cJSON_ArrayForEach(set, ci[c].acceptable) {
             const cJSON *n;
             cJSON_ArrayForEach(n, set)
                 if (cJSON_IsString(n))
-                    warn_unknown(warnings, &ci[c], tools, n->valuestring, "toolsAcceptable");
+                    warn_unknown(warnings, &more, &ci[c], &ix, n->valuestring, "toolsAcceptable");
         }
         for (int k = 0; k < ci[c].nargs; k++)
             if (!ci[c].args[k].regex)
-                warn_unknown(warnings, &ci[c], tools, ci[c].args[k].tool, "an argument check");
+                warn_unknown(warnings, &more, &ci[c], &ix, ci[c].args[k].tool, "an argument check");
+    }
+    if (more) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "and %d more names that are not tools (only the first %d are listed)", more,
+                 MAX_WARNINGS);
+        arr_add(warnings, cJSON_CreateString(msg));
     }
 
     int covered = 0, items = 0;
@@ -906,6 +1110,8 @@ cJSON *forge_coverage_compute(const cJSON *tools, const cJSON *guards, const cJS
         tokens_free(&tok[k]);
     forge_free(ci);
     forge_free(tok);
+    forge_free(pairs);
+    index_free(&ix);
     return r;
 nomem:
     if (ci)
@@ -916,6 +1122,8 @@ nomem:
             tokens_free(&tok[k]);
     forge_free(ci);
     forge_free(tok);
+    forge_free(pairs);
+    index_free(&ix);
     cJSON_Delete(r);
     forge_err_set(err, FORGE_ENOMEM, "out of memory");
     return NULL;

@@ -39,6 +39,8 @@ enum forge_cov_kind {
 extern const char *const forge_coverage_kinds[FORGE_COV_NKINDS];
 
 #define FORGE_COV_OVERLAP_DEFAULT 0.3
+/* Most case ids a pair's separated_by (a cluster's covered_by) lists; the count is beside it. */
+#define FORGE_COV_MAX_IDS 10
 
 struct forge_cov_opts {
     double overlap;            /* similarity threshold of an overlapping pair (0..1] */
@@ -64,8 +66,8 @@ int forge_coverage_case_kind(const char *file, const cJSON *kase);
  *    "tools": [{"name", "golden", "labeled", "called", "not_called" (case counts),
  *               "verifiers": [names], "groups": [output groups]}],
  *    "overlaps": [{"tools": [a, b], "similarity", "declared", "shared": [tokens],
- *                  "separated_by": [ids]}],
- *    "clusters": [{"tools": [sorted names], "covered_by": [ids]}],
+ *                  "separated_by": [first ids], "separating": count}],
+ *    "clusters": [{"tools": [sorted names], "covered_by": [first ids], "covering": count}],
  *    "arguments": [{"tool", "argument", "kind": "enum"|"optional", "value"?, "cases": n}],
  *    "gaps": [{"kind", "tool", "other"?, "tools"? (cluster), "argument"?, "value"?}],
  *    "warnings": [text]}

@@ -66,6 +66,14 @@ static int num(const cJSON *o, const char *k)
     return (int)forge_json_num(o, k, 0);
 }
 
+/* " (N more)" when the count <key> is above the ids listed in <list>. */
+static void more(struct forge_buf *b, const cJSON *o, const char *list, const char *key)
+{
+    int shown = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, list)), n = num(o, key);
+    if (n > shown)
+        forge_buf_addf(b, " (%d more)", n - shown);
+}
+
 static void gap_words(struct forge_buf *b, const cJSON *g, int form)
 {
     const char *k = forge_json_str(g, "kind");
@@ -170,6 +178,7 @@ int forge_report_coverage_text(struct forge_buf *out, const cJSON *r)
             names(out, cJSON_GetObjectItemCaseSensitive(p, "shared"), "-", TEXT);
             forge_buf_adds(out, "  separated by: ");
             names(out, cJSON_GetObjectItemCaseSensitive(p, "separated_by"), "none", TEXT);
+            more(out, p, "separated_by", "separating");
             forge_buf_addc(out, '\n');
         }
     }
@@ -181,6 +190,7 @@ int forge_report_coverage_text(struct forge_buf *out, const cJSON *r)
             names(out, cJSON_GetObjectItemCaseSensitive(cl, "tools"), "-", TEXT);
             forge_buf_adds(out, "  covered by: ");
             names(out, cJSON_GetObjectItemCaseSensitive(cl, "covered_by"), "none", TEXT);
+            more(out, cl, "covered_by", "covering");
             forge_buf_addc(out, '\n');
         }
     }
@@ -253,6 +263,7 @@ int forge_report_coverage_md(struct forge_buf *out, const cJSON *r)
             names(out, cJSON_GetObjectItemCaseSensitive(p, "shared"), "-", MD);
             forge_buf_adds(out, " | ");
             names(out, cJSON_GetObjectItemCaseSensitive(p, "separated_by"), "none", MD);
+            more(out, p, "separated_by", "separating");
             forge_buf_adds(out, " |\n");
         }
     }
@@ -264,6 +275,7 @@ int forge_report_coverage_md(struct forge_buf *out, const cJSON *r)
             names(out, cJSON_GetObjectItemCaseSensitive(cl, "tools"), "-", MD);
             forge_buf_adds(out, " | ");
             names(out, cJSON_GetObjectItemCaseSensitive(cl, "covered_by"), "none", MD);
+            more(out, cl, "covered_by", "covering");
             forge_buf_adds(out, " |\n");
         }
     }

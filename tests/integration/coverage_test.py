@@ -51,7 +51,7 @@ def coverage_reports():
     check("figure", (rep["covered"], rep["items"]), (17, 30))
     check("gaps by kind", sorted({g["kind"] for g in rep["gaps"]}),
           ["enum", "golden", "not_called", "optional", "overlap", "verifier"])
-    check("the overlap", rep["overlaps"], [{"tools": ["search_web", "search_news"], "similarity": 0.5, "declared": False,
+    check("the overlap", rep["overlaps"], [{"tools": ["search_web", "search_news"], "similarity": 0.5, "declared": False, "separating": 0,
                                            "shared": ["page", "search", "topic", "web"], "separated_by": []}])
 
     rc, out, err = forge("coverage", *SHOP, "--min-coverage", "0.56")
@@ -102,7 +102,7 @@ def coverage_reports():
         (["search_web", "search_news"], 0.5, True, []),
         (["search_news", "get_weather"], 0, True, ["ls-search-001", "ls-weather-003"])])
     check("overlap map: clusters (deduplicated, sorted)", rep["clusters"],
-          [{"tools": ["search_news", "search_web", "send_email"], "covered_by": []}])
+          [{"tools": ["search_news", "search_web", "send_email"], "covered_by": [], "covering": 0}])
     check("overlap map: the cluster gap", [g for g in rep["gaps"] if g["kind"] == "cluster"],
           [{"kind": "cluster", "tool": "search_news", "tools": ["search_news", "search_web", "send_email"]}])
     with tempfile.TemporaryDirectory() as d:
@@ -119,6 +119,21 @@ def coverage_reports():
         "  search_news ~ get_weather  0.000 (declared)  shared: -  separated by: ls-search-001, ls-weather-003",
         "clusters",
         "  search_news, search_web, send_email  covered by: none"])
+
+    # a pair lists its first 10 separating cases and counts them all
+    with tempfile.TemporaryDirectory() as d:
+        many = os.path.join(d, "many.labeled.json")
+        with open(many, "w") as f:
+            json.dump([{"id": f"ls-m-{i:02}", "input": {"message": "m"}, "expect": {"toolsCalled": ["search_news"]}}
+                       for i in range(12)], f)
+        rc, out, _ = forge("coverage", *SHOP, many, "--format", "json")
+        pair = json.loads(out)["overlaps"][0]
+        check("12 separating cases: 10 listed, 12 counted", (pair["separated_by"], pair["separating"]),
+              ([f"ls-m-{i:02}" for i in range(10)], 12))
+        rc, out, _ = forge("coverage", *SHOP, many)
+        check("12 separating cases: text", [l for l in out.splitlines() if " ~ " in l and "separated" in l],
+              ["  search_web ~ search_news  0.500  shared: page, search, topic, web  separated by: "
+               + ", ".join(f"ls-m-{i:02}" for i in range(10)) + " (2 more)"])
 
     # an MCP tools/list result: no verifiers
     rc, out, err = forge("coverage", "tools.mcp.json", "shop.golden.json", "--format", "json")
