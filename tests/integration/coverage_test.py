@@ -418,6 +418,12 @@ def example():
     rc, out, _ = forge("coverage", tools, *demo, "--format", "json")
     rep = json.loads(out)
     check("example: figure", (rc, rep["covered"], rep["items"]), (0, 11, 13))
+    rc, out, _ = forge("coverage", tools, *demo, "--overlap-map", os.path.join(src, "scripts", "weather", "overlap-map.json"),
+                       "--format", "json")
+    rep = json.loads(out)
+    check("example: the declared pair is separated by the demo's labeled cases",
+          [(p["tools"], p["declared"], p["separated_by"]) for p in rep["overlaps"]],
+          [(["get_weather", "get_forecast"], True, ["ls-weather-001", "ls-weather-003", "ls-weather-004"])])
     with tempfile.TemporaryDirectory() as d:
         rc, out, err = forge("gen", "evals", "--tools", tools, "--model",
                              "scripted:" + os.path.join(src, "scripts", "coverage", "draft.lua"), "--out", d, *demo)
