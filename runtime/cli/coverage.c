@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char forge_usage_coverage[] =
     "usage: forge coverage TOOLS [EVALS...] [OPTIONS]\n"
@@ -73,6 +74,7 @@ const char forge_usage_gen[] =
     "  --overlap-threshold X    as in forge coverage (default 0.3)\n"
     "  --ignore KINDS           as in forge coverage: gaps of these kinds are not drafted\n"
     "  --overlap-map FILE       as in forge coverage\n"
+    "  -q, --quiet              evals: no progress lines (shown on a terminal: the gap being drafted)\n"
     "  --max-file-mb MIB        largest tools or eval file, in MiB (default 256)\n"
     "  --max-json-nodes N       most JSON values in one input file (default 10000000)\n"
     "  --allow-read PATH, --lua-instructions N, --lua-memory MIB, --lua-timeout MS\n"
@@ -508,6 +510,17 @@ static int write_eval_file(const char *path, const cJSON *drafts, struct forge_e
     return rc;
 }
 
+/* On a terminal: which gap the model is drafting for. */
+static void on_draft(void *ctx, const cJSON *gap, int attempt)
+{
+    (void)ctx;
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    forge_report_coverage_gap(&b, gap);
+    fprintf(stderr, "drafting (answer %d): %s\n", attempt, b.data ? b.data : "");
+    forge_buf_free(&b);
+}
+
 static int gen_evals(int argc, char **argv)
 {
     struct src s = {0};
@@ -627,6 +640,8 @@ static int gen_evals(int argc, char **argv)
         code = forge_cli_exit_code(err.code);
         goto out;
     }
+    if (isatty(2) && s.vo.verbose >= 0)
+        go.progress = on_draft;
     int rc = forge_gen_evals(m, s.defs, s.cases, &go, &drafts, &failed, &notes, &err);
     if (rc)
         forge_cli_error("gen evals: the model failed: %s", err.msg);

@@ -309,6 +309,8 @@ static int draft_one(struct forge_model *m, const cJSON *tools, const cJSON *gap
     int rc = 0;
     for (int a = 0; a < o->attempts && !*kase; a++) {
         cJSON *resp = NULL;
+        if (o->progress)
+            o->progress(o->progress_ctx, gap, a + 1);
         if ((rc = forge_model_complete(m, req, &resp, err)))
             break;
         const char *text = forge_json_str(cJSON_GetObjectItemCaseSensitive(resp, "message"), "content");

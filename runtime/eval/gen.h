@@ -13,6 +13,9 @@ struct forge_gen_opts {
     const char *out_dir;  /* folder of the files drafts go to (their "file") */
     int max_drafts;       /* most cases drafted in one run (--max-drafts) */
     int attempts;         /* answers asked of the model per gap before giving up (--attempts) */
+    /* called before each request to the model (may be NULL): the gap, and the attempt (1..) */
+    void (*progress)(void *ctx, const cJSON *gap, int attempt);
+    void *progress_ctx;
 };
 
 /* The file a gap's case goes to: "<out_dir>/<tool>.golden.json" (golden, called, enum,
