@@ -37,6 +37,8 @@ const struct forge_command forge_commands[] = {
     {"serve", forge_cmd_serve, "serve model endpoints (scripted, replayed or recorded) to agents in any language",
      forge_usage_serve},
     {"check", forge_cmd_check, "tool-use validation of recorded trajectories", forge_usage_check},
+    {"coverage", forge_cmd_coverage, "what the eval files do not test about the tools", forge_usage_coverage},
+    {"gen", forge_cmd_gen, "draft eval cases (with a model) and verifier stubs for coverage gaps", forge_usage_gen},
     {"init", forge_cmd_init, "write a working suite to start from", forge_usage_init},
     {"completion", forge_cmd_completion, "print the bash or zsh completion script", forge_usage_completion},
     {"doctor", forge_cmd_doctor, "check the environment runs need, and say what to fix", forge_usage_doctor},
