@@ -195,13 +195,9 @@ static int jval(struct forge_buf *b, const cJSON *v, size_t cap, int depth)
 static int jtext(struct forge_buf *b, const cJSON *v, size_t cap)
 {
     struct forge_buf t;
-    forge_buf_init(&t, cap * 4);
-    int wr = forge_json_write(&t, v, 0);
-    if (wr && wr != FORGE_ELIMIT) {
-        forge_buf_free(&t);
-        return wr;
-    }
-    int rc = jstr(b, t.data ? t.data : "", t.len, cap, wr == FORGE_ELIMIT);
+    forge_buf_init(&t, 0);
+    int rc = forge_json_write(&t, v, 0);
+    if (!rc) rc = jstr(b, t.data ? t.data : "", t.len, cap, false);
     forge_buf_free(&t);
     return rc;
 }
@@ -668,8 +664,10 @@ static int summary(struct forge_html *h, struct forge_buf *b, const cJSON *rep)
             "<p id=\"shown\" class=\"muted\"></p>\n"
             "<table id=\"case-table\"><thead><tr><th>status</th><th>case</th><th>suite</th><th>score</th>"
             "<th>latency</th><th>cost</th><th>reason</th></tr></thead><tbody id=\"rows\"></tbody></table>\n"
-            "<div id=\"pager\"><button type=\"button\" id=\"prev\">&larr; previous</button> <span id=\"page-info\"></span> "
-            "<button type=\"button\" id=\"next\">next &rarr;</button></div>\n</section>\n</main>\n");
+            "<div id=\"pager\"><button type=\"button\" id=\"first\">&laquo; first</button> "
+            "<button type=\"button\" id=\"prev\">&larr; previous</button> <span id=\"page-info\"></span> "
+            "<button type=\"button\" id=\"next\">next &rarr;</button> "
+            "<button type=\"button\" id=\"last\">last &raquo;</button></div>\n</section>\n</main>\n");
     return rc;
 }
 

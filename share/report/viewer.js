@@ -20,6 +20,8 @@
   var pageInfo = document.getElementById('page-info');
   var prev = document.getElementById('prev');
   var next = document.getElementById('next');
+  var first = document.getElementById('first');
+  var last = document.getElementById('last');
   var search = document.getElementById('search');
   section.hidden = false;
 
@@ -225,8 +227,9 @@
     rows.appendChild(frag);
     shown.textContent = view.length + ' of ' + cases.length + ' cases';
     pageInfo.textContent = 'page ' + (state.page + 1) + ' of ' + pages;
-    prev.disabled = state.page === 0;
-    next.disabled = state.page >= pages - 1;
+    section.dataset.query = state.query;
+    first.disabled = prev.disabled = state.page === 0;
+    last.disabled = next.disabled = state.page >= pages - 1;
   }
 
   Array.prototype.forEach.call(document.querySelectorAll('#filter button'), function (b) {
@@ -249,5 +252,7 @@
   });
   prev.addEventListener('click', function () { if (state.page > 0) { state.page--; render(); } });
   next.addEventListener('click', function () { state.page++; render(); });
+  first.addEventListener('click', function () { state.page = 0; render(); });
+  last.addEventListener('click', function () { state.page = Math.ceil(view.length / PAGE) - 1; render(); });
   render();
 })();
