@@ -88,8 +88,21 @@ static int jstr(struct forge_buf *b, const char *s, size_t n, size_t cap, bool m
     const unsigned char *p = (const unsigned char *)s, *end = p + n;
     /* room kept for the marker "… [+NNNNNNNNNNNNNNNNNNNN bytes]" and the quote */
     const size_t marker = 40;
+    const size_t room = cap > marker ? cap - marker : 0;
     while (p < end && !rc) {
-        if (cap && b->len - start + 12 > (cap > marker ? cap - marker : 0)) break;
+        size_t used = b->len - start;
+        if (cap && used + 12 > room) break;
+        /* a run of printable ASCII that needs no escape, copied at once */
+        const unsigned char *q = p;
+        size_t most = cap ? room - used - 12 + 1 : (size_t)(end - p);
+        while (q < end && (size_t)(q - p) < most && *q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\' && *q != '<' &&
+               *q != '>' && *q != '&')
+            q++;
+        if (q > p) {
+            rc = forge_buf_add(b, p, (size_t)(q - p));
+            p = q;
+            continue;
+        }
         unsigned c = *p;
         int k = 1;
         char e[8];
@@ -143,7 +156,24 @@ static int jnum(struct forge_buf *b, double d)
 {
     char t[40];
     if (!isfinite(d)) return forge_buf_adds(b, "null");
+    if (d == floor(d) && fabs(d) < 1e15) { /* most numbers here are counts: no float formatting */
+        long long v = (long long)d;
+        char *e = t + sizeof t, *q = e;
+        unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+        do *--q = (char)('0' + u % 10); while (u /= 10);
+        if (v < 0) *--q = '-';
+        return forge_buf_add(b, q, (size_t)(e - q));
+    }
     return forge_buf_adds(b, forge_json_number(d, t));
+}
+
+/* ,"key": */
+static int key_(struct forge_buf *b, const char *key)
+{
+    size_t n = strlen(key);
+    int rc = forge_buf_add(b, ",\"", 2);
+    if (!rc) rc = forge_buf_add(b, key, n);
+    return rc ? rc : forge_buf_add(b, "\":", 2);
 }
 
 /* ,"key":<string member of o, capped> when o has it as a string */
@@ -151,7 +181,7 @@ static int mstr(struct forge_buf *b, const char *key, const cJSON *o, const char
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, member);
     if (!cJSON_IsString(v)) return 0;
-    int rc = forge_buf_addf(b, ",\"%s\":", key);
+    int rc = key_(b, key);
     return rc ? rc : jstr(b, v->valuestring, strlen(v->valuestring), cap, false);
 }
 
@@ -160,7 +190,7 @@ static int mnum(struct forge_buf *b, const char *key, const cJSON *o, const char
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, member);
     if (!cJSON_IsNumber(v)) return 0;
-    int rc = forge_buf_addf(b, ",\"%s\":", key);
+    int rc = key_(b, key);
     return rc ? rc : jnum(b, v->valuedouble);
 }
 
@@ -560,6 +590,14 @@ static int chart(struct forge_html *h, struct forge_buf *b, double p50, double p
     return rc;
 }
 
+/* Milliseconds for a reader: three significant digits below 100 ms, whole ones above. */
+static const char *ms(double v, char out[40])
+{
+    if (v < 100) snprintf(out, 40, "%.3g ms", v);
+    else snprintf(out, 40, "%.0f ms", v);
+    return out;
+}
+
 static int summary(struct forge_html *h, struct forge_buf *b, const cJSON *rep)
 {
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(rep, "summary");
@@ -590,11 +628,9 @@ static int summary(struct forge_html *h, struct forge_buf *b, const cJSON *rep)
     if (!rc) rc = row(b, "interval", "95% interval (Wilson)", v);
     snprintf(v, sizeof v, "%.3f", forge_json_num(s, "score", 0));
     if (!rc) rc = row(b, "score", "score", v);
-    snprintf(v, sizeof v, "%s ms / %s ms", forge_json_number(forge_json_num(s, "p50LatencyMs", 0), a),
-             forge_json_number(forge_json_num(s, "p95LatencyMs", 0), c));
+    snprintf(v, sizeof v, "%s / %s", ms(forge_json_num(s, "p50LatencyMs", 0), a), ms(forge_json_num(s, "p95LatencyMs", 0), c));
     if (!rc) rc = row(b, "latency", "p50 / p95 latency", v);
-    snprintf(v, sizeof v, "%s ms", forge_json_number(forge_json_num(s, "totalDurationMs", 0), a));
-    if (!rc) rc = row(b, "duration", "total duration", v);
+    if (!rc) rc = row(b, "duration", "total duration", ms(forge_json_num(s, "totalDurationMs", 0), a));
     snprintf(v, sizeof v, "$%.6f", forge_json_num(s, "estimatedCostUsd", 0));
     if (!rc) rc = row(b, "cost", "estimated cost", v);
     snprintf(v, sizeof v, "%s in / %s out", forge_json_number(h->in_tokens, a), forge_json_number(h->out_tokens, c));

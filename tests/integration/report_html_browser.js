@@ -167,6 +167,7 @@ async function screenshot(ctx) {
   await page.click('#rows tr.case');
   await page.waitForSelector('.detail .call');
   await search(page, '');
+  await page.$eval('#search', (e) => e.blur());
   await page.screenshot({ path: spec.png, fullPage: true });
   console.log(`ok screenshot ${spec.png}`);
 }
