@@ -408,6 +408,16 @@ static int emit_case(struct forge_html *h, struct forge_buf *b, const cJSON *r, 
     return rc ? rc : forge_buf_addc(b, '}');
 }
 
+/* The length of s cut to at most <max> bytes at a character boundary (s may be NULL). */
+static size_t cut(const char *s, size_t max)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n <= max) return n;
+    n = max;
+    while (n && ((unsigned char)s[n] & 0xc0) == 0x80) n--;
+    return n;
+}
+
 static int addl(struct forge_html *h, const char *s)
 {
     size_t n = strlen(s);
@@ -501,14 +511,10 @@ int forge_html_case(struct forge_html *h, const cJSON *r, const cJSON *traj, str
     if ((!strcmp(st, "failed") || !strcmp(st, "error")) && h->nfails < NOSCRIPT_FAILS) {
         const char *id = forge_json_str(r, "id");
         const char *why = forge_json_str(r, !strcmp(st, "error") ? "error" : "reason");
-        size_t wn = why ? strlen(why) : 0;
-        if (wn > 300) {
-            wn = 300;
-            while (wn && ((unsigned char)why[wn] & 0xc0) == 0x80) wn--;
-        }
+        size_t wn = cut(why, 300);
         h->nfails++;
         rc = forge_buf_addf(&h->fails, "<li><code>");
-        if (!rc) rc = forge_html_text(&h->fails, id ? id : "", id ? strlen(id) : 0);
+        if (!rc) rc = forge_html_text(&h->fails, id ? id : "", cut(id, 256));
         if (!rc) rc = forge_buf_addf(&h->fails, "</code> <span class=\"st-%s\">%s</span> ", st, st);
         if (!rc) rc = forge_html_text(&h->fails, why ? why : "", wn);
         if (!rc) rc = forge_buf_adds(&h->fails, "</li>\n");
@@ -543,7 +549,7 @@ static int id_list(struct forge_buf *b, const cJSON *l, const char *id, const ch
             break;
         }
         rc = forge_buf_adds(b, "<li><code>");
-        if (!rc) rc = forge_html_text(b, it->valuestring, strlen(it->valuestring));
+        if (!rc) rc = forge_html_text(b, it->valuestring, cut(it->valuestring, 256));
         if (!rc) rc = forge_buf_adds(b, "</code></li>");
     }
     return rc ? rc : forge_buf_adds(b, "</ul></section>\n");

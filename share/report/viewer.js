@@ -77,7 +77,7 @@
       if (a.reason) line.appendChild(el('span', 'why', a.reason));
       box.appendChild(line);
     });
-    if (c.moreAsserts) box.appendChild(el('div', 'muted', c.moreAsserts + ' more assertions (passed) not listed'));
+    if (c.moreAsserts) box.appendChild(el('div', 'muted', c.moreAsserts + ' more assertions not listed'));
     (c.warnings || []).forEach(function (w) { box.appendChild(el('div', 'warn', 'warning: ' + w)); });
     return box;
   }
