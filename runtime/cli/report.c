@@ -381,10 +381,18 @@ out:
 /* Keeps of a result what the summary and the baseline comparison read. */
 static void skeleton(cJSON *r)
 {
-    static const char *const drop[] = {"description", "reason", "assertions", "warnings", "toolsCalled", "suite",
-                                       "label", "trajectory", NULL};
-    for (const char *const *k = drop; *k; k++)
-        cJSON_DeleteItemFromObjectCaseSensitive(r, *k);
+    static const char *const keep[] = {"id", "passed", "skipped", "error", "score", "weight", "durationMs",
+                                       "latencyMs", "costUsd", "skippedAssertions", NULL};
+    cJSON *it = r->child;
+    while (it) { /* one pass: lookups by name would scan the members for every key */
+        cJSON *next = it->next;
+        const char *const *k = keep;
+        while (*k && (!it->string || strcmp(*k, it->string) != 0))
+            k++;
+        if (!*k)
+            cJSON_Delete(cJSON_DetachItemViaPointer(r, it));
+        it = next;
+    }
 }
 
 static int html(int argc, char **argv)

@@ -79,8 +79,8 @@ int forge_html_text(struct forge_buf *b, const char *s, size_t n)
     return rc;
 }
 
-/* As forge_html_json_string; <more> says the source was already cut (its rest is unknown). */
-static int jstr(struct forge_buf *b, const char *s, size_t n, size_t cap, bool more)
+/* As forge_html_json_string. */
+static int jstr(struct forge_buf *b, const char *s, size_t n, size_t cap)
 {
     static const char hex[] = "0123456789abcdef";
     size_t start = b->len;
@@ -138,18 +138,14 @@ static int jstr(struct forge_buf *b, const char *s, size_t n, size_t cap, bool m
         }
         p += k;
     }
-    if (!rc && (p < end || more)) {
-        if (p < end)
-            rc = forge_buf_addf(b, "\xe2\x80\xa6 [+%zu bytes]", (size_t)(end - p));
-        else
-            rc = forge_buf_adds(b, "\xe2\x80\xa6 [cut]");
-    }
+    if (!rc && p < end)
+        rc = forge_buf_addf(b, "\xe2\x80\xa6 [+%zu bytes]", (size_t)(end - p));
     return rc ? rc : forge_buf_addc(b, '"');
 }
 
 int forge_html_json_string(struct forge_buf *out, const char *s, size_t n, size_t cap)
 {
-    return jstr(out, s, n, cap, false);
+    return jstr(out, s, n, cap);
 }
 
 static int jnum(struct forge_buf *b, double d)
@@ -176,29 +172,45 @@ static int key_(struct forge_buf *b, const char *key)
     return rc ? rc : forge_buf_add(b, "\":", 2);
 }
 
-/* ,"key":<string member of o, capped> when o has it as a string */
-static int mstr(struct forge_buf *b, const char *key, const cJSON *o, const char *member, size_t cap)
+/* ,"key":<v, capped> when v is a string */
+static int mstr(struct forge_buf *b, const char *key, const cJSON *v, size_t cap)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, member);
     if (!cJSON_IsString(v)) return 0;
     int rc = key_(b, key);
-    return rc ? rc : jstr(b, v->valuestring, strlen(v->valuestring), cap, false);
+    return rc ? rc : jstr(b, v->valuestring, strlen(v->valuestring), cap);
 }
 
-/* ,"key":<number member of o> when o has it as a number */
-static int mnum(struct forge_buf *b, const char *key, const cJSON *o, const char *member)
+/* ,"key":<v> when v is a number */
+static int mnum(struct forge_buf *b, const char *key, const cJSON *v)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, member);
     if (!cJSON_IsNumber(v)) return 0;
     int rc = key_(b, key);
     return rc ? rc : jnum(b, v->valuedouble);
 }
 
+/* The members of <o> named keys[0..n-1], found in one pass over its members: out[i], or NULL.
+ * (Records are read once each; lookups by name would scan every object many times.) */
+static void members(const cJSON *o, const char *const *keys, int n, const cJSON **out)
+{
+    for (int i = 0; i < n; i++) out[i] = NULL;
+    for (const cJSON *it = cJSON_IsObject(o) ? o->child : NULL; it; it = it->next) {
+        const char *k = it->string;
+        if (!k) continue;
+        for (int i = 0; i < n; i++)
+            if (k[0] == keys[i][0] && !out[i] && strcmp(k, keys[i]) == 0) {
+                out[i] = it;
+                break;
+            }
+    }
+}
+
+static const char *str_of(const cJSON *v) { return cJSON_IsString(v) ? v->valuestring : NULL; }
+
 /* Any JSON value with its strings capped and nesting below 16 levels (deeper: "…"). */
 static int jval(struct forge_buf *b, const cJSON *v, size_t cap, int depth)
 {
     if (depth > 16) return forge_buf_adds(b, "\"\xe2\x80\xa6\"");
-    if (cJSON_IsString(v)) return jstr(b, v->valuestring, strlen(v->valuestring), cap, false);
+    if (cJSON_IsString(v)) return jstr(b, v->valuestring, strlen(v->valuestring), cap);
     if (cJSON_IsNumber(v)) return jnum(b, v->valuedouble);
     if (cJSON_IsBool(v)) return forge_buf_adds(b, cJSON_IsTrue(v) ? "true" : "false");
     if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
@@ -211,7 +223,7 @@ static int jval(struct forge_buf *b, const cJSON *v, size_t cap, int depth)
             if (!first) rc = forge_buf_addc(b, ',');
             first = false;
             if (!rc && obj) {
-                rc = jstr(b, it->string ? it->string : "", it->string ? strlen(it->string) : 0, 256, false);
+                rc = jstr(b, it->string ? it->string : "", it->string ? strlen(it->string) : 0, 256);
                 if (!rc) rc = forge_buf_addc(b, ':');
             }
             if (!rc) rc = jval(b, it, cap, depth + 1);
@@ -227,49 +239,59 @@ static int jtext(struct forge_buf *b, const cJSON *v, size_t cap)
     struct forge_buf t;
     forge_buf_init(&t, 0);
     int rc = forge_json_write(&t, v, 0);
-    if (!rc) rc = jstr(b, t.data ? t.data : "", t.len, cap, false);
+    if (!rc) rc = jstr(b, t.data ? t.data : "", t.len, cap);
     forge_buf_free(&t);
     return rc;
 }
 
-static const char *status_of(const cJSON *r)
+/* The members of a case result the page reads. */
+enum { R_ID, R_SUITE, R_LABEL, R_DESC, R_SCORE, R_WEIGHT, R_LAT, R_COST, R_SKIPPEDA, R_REASON, R_ERROR, R_ASSERTS,
+       R_WARNINGS, R_SKIPPED, R_PASSED, R_N };
+static const char *const result_keys[R_N] = {"id", "suite", "label", "description", "score", "weight", "latencyMs",
+                                             "costUsd", "skippedAssertions", "reason", "error", "assertions",
+                                             "warnings", "skipped", "passed"};
+
+static const char *status_of(const cJSON *const *f)
 {
-    if (cJSON_GetObjectItemCaseSensitive(r, "error")) return "error";
-    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "skipped"))) return "skipped";
-    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed")) ? "passed" : "failed";
+    if (f[R_ERROR]) return "error";
+    if (cJSON_IsTrue(f[R_SKIPPED])) return "skipped";
+    return cJSON_IsTrue(f[R_PASSED]) ? "passed" : "failed";
 }
 
 static int emit_call(struct forge_buf *b, const cJSON *c)
 {
+    static const char *const keys[] = {"name", "id", "round", "latency_ms", "arguments", "result", "error",
+                                       "verifier", "approval"};
+    const cJSON *f[9];
+    members(c, keys, 9, f);
     int rc = forge_buf_adds(b, "{\"name\":");
-    const char *name = forge_json_str(c, "name");
-    if (!rc) rc = jstr(b, name ? name : "", name ? strlen(name) : 0, 256, false);
-    if (!rc) rc = mstr(b, "id", c, "id", 128);
-    if (!rc) rc = mnum(b, "round", c, "round");
-    if (!rc) rc = mnum(b, "ms", c, "latency_ms");
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(c, "arguments");
+    const char *name = str_of(f[0]);
+    if (!rc) rc = jstr(b, name ? name : "", name ? strlen(name) : 0, 256);
+    if (!rc) rc = mstr(b, "id", f[1], 128);
+    if (!rc) rc = mnum(b, "round", f[2]);
+    if (!rc) rc = mnum(b, "ms", f[3]);
+    const cJSON *a = f[4];
     if (!rc && a) {
         rc = forge_buf_adds(b, ",\"args\":");
-        if (!rc) rc = cJSON_IsString(a) ? jstr(b, a->valuestring, strlen(a->valuestring), FORGE_HTML_TEXT_MAX, false)
+        if (!rc) rc = cJSON_IsString(a) ? jstr(b, a->valuestring, strlen(a->valuestring), FORGE_HTML_TEXT_MAX)
                                         : jtext(b, a, FORGE_HTML_TEXT_MAX);
     }
-    const cJSON *res = cJSON_GetObjectItemCaseSensitive(c, "result");
+    const cJSON *res = f[5];
     if (!rc && res && !cJSON_IsNull(res)) {
         rc = forge_buf_adds(b, ",\"result\":");
-        if (!rc) rc = cJSON_IsString(res) ? jstr(b, res->valuestring, strlen(res->valuestring), FORGE_HTML_TEXT_MAX, false)
+        if (!rc) rc = cJSON_IsString(res) ? jstr(b, res->valuestring, strlen(res->valuestring), FORGE_HTML_TEXT_MAX)
                                           : jtext(b, res, FORGE_HTML_TEXT_MAX);
     }
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(c, "error");
+    const cJSON *e = f[6];
     if (!rc && e && !cJSON_IsNull(e)) {
         rc = forge_buf_adds(b, ",\"error\":");
-        if (!rc) rc = cJSON_IsString(e) ? jstr(b, e->valuestring, strlen(e->valuestring), FORGE_HTML_TEXT_MAX, false)
+        if (!rc) rc = cJSON_IsString(e) ? jstr(b, e->valuestring, strlen(e->valuestring), FORGE_HTML_TEXT_MAX)
                                         : jtext(b, e, FORGE_HTML_TEXT_MAX);
     }
-    const char *objs[2] = {"verifier", "approval"};
-    for (int i = 0; i < 2 && !rc; i++) {
-        const cJSON *o = cJSON_GetObjectItemCaseSensitive(c, objs[i]);
+    for (int i = 7; i < 9 && !rc; i++) {
+        const cJSON *o = f[i];
         if (!cJSON_IsObject(o)) continue;
-        rc = forge_buf_addf(b, ",\"%s\":", objs[i]);
+        rc = key_(b, keys[i]);
         if (!rc) rc = jval(b, o, 256, 0);
     }
     return rc ? rc : forge_buf_addc(b, '}');
@@ -278,15 +300,20 @@ static int emit_call(struct forge_buf *b, const cJSON *c)
 /* The trajectory, cut to end no later than <limit> bytes into <b>. */
 static int emit_traj(struct forge_html *h, struct forge_buf *b, const cJSON *t, size_t limit)
 {
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(t, "metadata");
+    static const char *const tkeys[] = {"turns", "metadata"};
+    static const char *const turn_keys[] = {"role", "content", "latency_ms", "tool_calls"};
+    const cJSON *tf[2], *uf[4];
+    members(t, tkeys, 2, tf);
+    const cJSON *m = tf[1];
     int rc = forge_buf_adds(b, ",\"traj\":{\"turns\":[");
-    const cJSON *turns = cJSON_GetObjectItemCaseSensitive(t, "turns"), *turn;
+    const cJSON *turns = tf[0], *turn;
     long omitted = 0;
     bool full = false, first = true;
     const size_t close = 48; /* ],"omitted":N} */
     cJSON_ArrayForEach(turn, turns) {
         if (rc) break;
-        const cJSON *calls = cJSON_GetObjectItemCaseSensitive(turn, "tool_calls"), *c;
+        members(turn, turn_keys, 4, uf);
+        const cJSON *calls = uf[3], *c;
         if (full) {
             omitted += 1 + cJSON_GetArraySize(calls);
             continue;
@@ -294,17 +321,17 @@ static int emit_traj(struct forge_html *h, struct forge_buf *b, const cJSON *t, 
         size_t at = b->len;
         if (!first) rc = forge_buf_addc(b, ',');
         if (!rc) rc = forge_buf_adds(b, "{\"role\":");
-        const char *role = forge_json_str(turn, "role");
-        if (!rc) rc = jstr(b, role ? role : "", role ? strlen(role) : 0, 64, false);
-        const cJSON *content = cJSON_GetObjectItemCaseSensitive(turn, "content");
+        const char *role = str_of(uf[0]);
+        if (!rc) rc = jstr(b, role ? role : "", role ? strlen(role) : 0, 64);
+        const cJSON *content = uf[1];
         if (!rc && cJSON_IsString(content)) {
             rc = forge_buf_adds(b, ",\"text\":");
-            if (!rc) rc = jstr(b, content->valuestring, strlen(content->valuestring), FORGE_HTML_TEXT_MAX, false);
+            if (!rc) rc = jstr(b, content->valuestring, strlen(content->valuestring), FORGE_HTML_TEXT_MAX);
         } else if (!rc && content && !cJSON_IsNull(content)) {
             rc = forge_buf_adds(b, ",\"text\":");
             if (!rc) rc = jtext(b, content, FORGE_HTML_TEXT_MAX);
         }
-        if (!rc) rc = mnum(b, "ms", turn, "latency_ms");
+        if (!rc) rc = mnum(b, "ms", uf[2]);
         if (!rc && b->len + close > limit) {
             b->len = at;
             full = true;
@@ -343,59 +370,69 @@ static int emit_traj(struct forge_html *h, struct forge_buf *b, const cJSON *t, 
     }
     /* the metadata after the turns: small and capped, it always fits the reserve */
     if (!rc && cJSON_IsObject(m)) {
-        rc = mstr(b, "model", m, "model", 64);
-        if (!rc) rc = mnum(b, "in", m, "input_tokens");
-        if (!rc) rc = mnum(b, "out", m, "output_tokens");
-        if (!rc) rc = mnum(b, "rounds", m, "rounds");
-        if (!rc) rc = mstr(b, "stop", m, "stop_reason", 64);
-        h->in_tokens += forge_json_num(m, "input_tokens", 0);
-        h->out_tokens += forge_json_num(m, "output_tokens", 0);
+        static const char *const mkeys[] = {"model", "input_tokens", "output_tokens", "rounds", "stop_reason"};
+        const cJSON *mf[5];
+        members(m, mkeys, 5, mf);
+        rc = mstr(b, "model", mf[0], 64);
+        if (!rc) rc = mnum(b, "in", mf[1]);
+        if (!rc) rc = mnum(b, "out", mf[2]);
+        if (!rc) rc = mnum(b, "rounds", mf[3]);
+        if (!rc) rc = mstr(b, "stop", mf[4], 64);
+        if (cJSON_IsNumber(mf[1]) && isfinite(mf[1]->valuedouble)) h->in_tokens += mf[1]->valuedouble;
+        if (cJSON_IsNumber(mf[2]) && isfinite(mf[2]->valuedouble)) h->out_tokens += mf[2]->valuedouble;
     }
     return rc ? rc : forge_buf_addc(b, '}');
 }
 
-static int emit_case(struct forge_html *h, struct forge_buf *b, const cJSON *r, const cJSON *traj, const char *st)
+static int emit_case(struct forge_html *h, struct forge_buf *b, const cJSON *const *f, const cJSON *traj,
+                     const char *st)
 {
-    const char *id = forge_json_str(r, "id");
+    static const char *const akeys[] = {"type", "passed", "score", "reason"};
+    const cJSON *af[4];
+    const char *id = str_of(f[R_ID]);
     int rc = forge_buf_adds(b, "{\"id\":");
-    if (!rc) rc = jstr(b, id ? id : "", id ? strlen(id) : 0, 256, false);
-    if (!rc) rc = forge_buf_addf(b, ",\"status\":\"%s\"", st);
-    if (!rc) rc = mstr(b, "suite", r, "suite", 128);
-    if (!rc) rc = mstr(b, "label", r, "label", 64);
-    if (!rc) rc = mstr(b, "desc", r, "description", 512);
-    if (!rc) rc = mnum(b, "score", r, "score");
-    if (!rc) rc = mnum(b, "weight", r, "weight");
-    if (!rc) rc = mnum(b, "ms", r, "latencyMs");
-    if (!rc) rc = mnum(b, "cost", r, "costUsd");
-    if (!rc) rc = mnum(b, "skippedAssertions", r, "skippedAssertions");
-    if (!rc) rc = mstr(b, "reason", r, strcmp(st, "error") == 0 ? "error" : "reason", FORGE_HTML_TEXT_MAX);
-    const cJSON *as = cJSON_GetObjectItemCaseSensitive(r, "assertions"), *a;
+    if (!rc) rc = jstr(b, id ? id : "", id ? strlen(id) : 0, 256);
+    if (!rc) rc = forge_buf_adds(b, ",\"status\":\"");
+    if (!rc) rc = forge_buf_adds(b, st);
+    if (!rc) rc = forge_buf_addc(b, '"');
+    if (!rc) rc = mstr(b, "suite", f[R_SUITE], 128);
+    if (!rc) rc = mstr(b, "label", f[R_LABEL], 64);
+    if (!rc) rc = mstr(b, "desc", f[R_DESC], 512);
+    if (!rc) rc = mnum(b, "score", f[R_SCORE]);
+    if (!rc) rc = mnum(b, "weight", f[R_WEIGHT]);
+    if (!rc) rc = mnum(b, "ms", f[R_LAT]);
+    if (!rc) rc = mnum(b, "cost", f[R_COST]);
+    if (!rc) rc = mnum(b, "skippedAssertions", f[R_SKIPPEDA]);
+    if (!rc) rc = mstr(b, "reason", f[strcmp(st, "error") == 0 ? R_ERROR : R_REASON], FORGE_HTML_TEXT_MAX);
+    const cJSON *as = f[R_ASSERTS], *a;
     int shown = 0, total = cJSON_GetArraySize(as);
     if (!rc && total > 0) {
         rc = forge_buf_adds(b, ",\"asserts\":[");
         /* failed first: they are why the case is read */
         for (int pass = 0; pass < 2 && !rc; pass++)
             cJSON_ArrayForEach(a, as) {
-                bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "passed"));
-                if (rc || ok != (pass == 1) || shown == FORGE_HTML_ASSERT_MAX) continue;
+                if (rc || shown == FORGE_HTML_ASSERT_MAX) continue;
+                members(a, akeys, 4, af);
+                bool ok = cJSON_IsTrue(af[1]);
+                if (ok != (pass == 1)) continue;
                 if (shown++) rc = forge_buf_addc(b, ',');
                 if (!rc) rc = forge_buf_adds(b, "{\"type\":");
-                const char *ty = forge_json_str(a, "type");
-                if (!rc) rc = jstr(b, ty ? ty : "", ty ? strlen(ty) : 0, 128, false);
-                if (!rc) rc = forge_buf_addf(b, ",\"ok\":%s", ok ? "true" : "false");
-                if (!rc) rc = mnum(b, "score", a, "score");
-                if (!rc) rc = mstr(b, "reason", a, "reason", 320);
+                const char *ty = str_of(af[0]);
+                if (!rc) rc = jstr(b, ty ? ty : "", ty ? strlen(ty) : 0, 128);
+                if (!rc) rc = forge_buf_adds(b, ok ? ",\"ok\":true" : ",\"ok\":false");
+                if (!rc) rc = mnum(b, "score", af[2]);
+                if (!rc) rc = mstr(b, "reason", af[3], 320);
                 if (!rc) rc = forge_buf_addc(b, '}');
             }
         if (!rc) rc = forge_buf_addc(b, ']');
         if (!rc && total > shown) rc = forge_buf_addf(b, ",\"moreAsserts\":%d", total - shown);
     }
-    const cJSON *ws = cJSON_GetObjectItemCaseSensitive(r, "warnings"), *w;
+    const cJSON *ws = f[R_WARNINGS], *w;
     int nw = 0;
     cJSON_ArrayForEach(w, ws) {
         if (rc || !cJSON_IsString(w) || nw == 4) continue;
         rc = forge_buf_adds(b, nw++ ? "," : ",\"warnings\":[");
-        if (!rc) rc = jstr(b, w->valuestring, strlen(w->valuestring), 256, false);
+        if (!rc) rc = jstr(b, w->valuestring, strlen(w->valuestring), 256);
     }
     if (!rc && nw) rc = forge_buf_addc(b, ']');
     if (!rc && cJSON_IsObject(traj)) {
@@ -488,10 +525,12 @@ struct forge_html *forge_html_open(const char *path, struct forge_err *err)
 
 int forge_html_case(struct forge_html *h, const cJSON *r, const cJSON *traj, struct forge_err *err)
 {
-    const char *st = status_of(r);
+    const cJSON *f[R_N];
+    members(r, result_keys, R_N, f);
+    const char *st = status_of(f);
     forge_buf_reset(&h->rec);
     int rc = forge_buf_adds(&h->rec, h->cases ? ",\n" : "\n");
-    if (!rc) rc = emit_case(h, &h->rec, r, traj, st);
+    if (!rc) rc = emit_case(h, &h->rec, f, traj, st);
     if (rc) return forge_err_set(err, rc, "html report: out of memory");
     if (fwrite(h->rec.data, 1, h->rec.len, h->f) != h->rec.len) return io_err(h, err);
     h->cases++;
@@ -499,7 +538,7 @@ int forge_html_case(struct forge_html *h, const cJSON *r, const cJSON *traj, str
     else if (!strcmp(st, "failed")) h->failed++;
     else if (!strcmp(st, "error")) h->errors++;
     else h->skipped++;
-    const cJSON *lat = cJSON_GetObjectItemCaseSensitive(r, "latencyMs");
+    const cJSON *lat = f[R_LAT];
     if (cJSON_IsNumber(lat) && isfinite(lat->valuedouble) && lat->valuedouble >= 0) {
         double v = lat->valuedouble;
         int k = v > 0 ? (int)floor((log10(v) - HIST_LO) * HIST_PER_DECADE) : 0;
@@ -509,8 +548,8 @@ int forge_html_case(struct forge_html *h, const cJSON *r, const cJSON *traj, str
         h->nlat++;
     }
     if ((!strcmp(st, "failed") || !strcmp(st, "error")) && h->nfails < NOSCRIPT_FAILS) {
-        const char *id = forge_json_str(r, "id");
-        const char *why = forge_json_str(r, !strcmp(st, "error") ? "error" : "reason");
+        const char *id = str_of(f[R_ID]);
+        const char *why = str_of(f[!strcmp(st, "error") ? R_ERROR : R_REASON]);
         size_t wn = cut(why, 300);
         h->nfails++;
         rc = forge_buf_addf(&h->fails, "<li><code>");
