@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char forge_usage_report[] =
     "usage: forge report merge SHARD.jsonl... [--report FORMAT=PATH]... [--min-pass-rate X] [--max-cost USD]\n"
@@ -454,6 +455,11 @@ static int html(int argc, char **argv)
     struct forge_lines lr = {0};
     bool from_stdin = !strcmp(in, "-");
     const char *name = from_stdin ? "<stdin>" : in;
+    struct stat st;
+    if (!from_stdin && stat(in, &st) == 0 && S_ISDIR(st.st_mode)) {
+        forge_cli_error("%s: is a directory (give the JSONL results file a run wrote with --report jsonl=FILE)", in);
+        return FORGE_EXIT_USAGE;
+    }
     FILE *f = from_stdin ? stdin : fopen(in, "r");
     if (!f) {
         forge_cli_error("%s: cannot read: %s", in, strerror(errno));

@@ -302,6 +302,12 @@ def structure():
     check("forge script --report html", code == 1 and len(dd) == 8 and dpage.text.get("s-failed") == "1" and
           any(c["name"] == "get_forecast" for c in dd[2]["traj"]["turns"][1]["calls"]), se)
 
+    # from stdin
+    p = subprocess.run([FORGE, "report", "html", "-", "-o", again, "--baseline", baseline, "--min-pass-rate", "0.5"],
+                       input=open(out["jsonl"], "rb").read(), capture_output=True, env=ENV, timeout=60)
+    check("report html - reads stdin", p.returncode == 0 and open(again, "rb").read() == open(out["html"], "rb").read(),
+          p.stderr)
+
     # refusals
     def refused(name, args, want_code, want):
         code, so, se = run(*args)
@@ -311,6 +317,7 @@ def structure():
     refused("html of two files", ["report", "html", out["jsonl"], out["jsonl"], "-o", again], 2, "one results file")
     refused("html of a missing file", ["report", "html", os.path.join(WORK, "nope.jsonl"), "-o", again], 2,
             "nope.jsonl: cannot read")
+    refused("html of a folder", ["report", "html", WORK, "-o", again], 2, "is a directory")
     bad = write("bad.jsonl", open(out["jsonl"]).readline() + "{\"id\": \n")
     refused("html of a cut line", ["report", "html", bad, "-o", again], 2, "bad.jsonl:2:")
     notcase = write("notcase.jsonl", "[1,2]\n")
