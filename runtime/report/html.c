@@ -399,10 +399,12 @@ static int emit_case(struct forge_html *h, struct forge_buf *b, const cJSON *con
     if (!rc) rc = mstr(b, "label", f[R_LABEL], 64);
     if (!rc) rc = mstr(b, "desc", f[R_DESC], 512);
     if (!rc) rc = mnum(b, "score", f[R_SCORE]);
-    if (!rc) rc = mnum(b, "weight", f[R_WEIGHT]);
+    /* what the viewer shows only when it is not the usual value: a weight other than 1, skipped assertions */
+    if (!rc && !(cJSON_IsNumber(f[R_WEIGHT]) && f[R_WEIGHT]->valuedouble == 1)) rc = mnum(b, "weight", f[R_WEIGHT]);
     if (!rc) rc = mnum(b, "ms", f[R_LAT]);
     if (!rc) rc = mnum(b, "cost", f[R_COST]);
-    if (!rc) rc = mnum(b, "skippedAssertions", f[R_SKIPPEDA]);
+    if (!rc && !(cJSON_IsNumber(f[R_SKIPPEDA]) && f[R_SKIPPEDA]->valuedouble == 0))
+        rc = mnum(b, "skippedAssertions", f[R_SKIPPEDA]);
     if (!rc) rc = mstr(b, "reason", f[strcmp(st, "error") == 0 ? R_ERROR : R_REASON], FORGE_HTML_TEXT_MAX);
     const cJSON *as = f[R_ASSERTS], *a;
     int shown = 0, total = cJSON_GetArraySize(as);
@@ -420,7 +422,7 @@ static int emit_case(struct forge_html *h, struct forge_buf *b, const cJSON *con
                 const char *ty = str_of(af[0]);
                 if (!rc) rc = jstr(b, ty ? ty : "", ty ? strlen(ty) : 0, 128);
                 if (!rc) rc = forge_buf_adds(b, ok ? ",\"ok\":true" : ",\"ok\":false");
-                if (!rc) rc = mnum(b, "score", af[2]);
+                if (!rc && !ok && cJSON_IsNumber(af[2]) && af[2]->valuedouble > 0) rc = mnum(b, "score", af[2]);
                 if (!rc) rc = mstr(b, "reason", af[3], 320);
                 if (!rc) rc = forge_buf_addc(b, '}');
             }

@@ -75,6 +75,7 @@
       line.appendChild(el('span', 'mark', a.ok ? '\u2713' : '\u2717'));
       line.appendChild(el('code', null, a.type));
       if (a.reason) line.appendChild(el('span', 'why', a.reason));
+      if (typeof a.score === 'number') line.appendChild(el('span', 'muted', 'partial score ' + a.score));
       box.appendChild(line);
     });
     if (c.moreAsserts) box.appendChild(el('div', 'muted', c.moreAsserts + ' more assertions not listed'));
@@ -128,6 +129,11 @@
     var box = el('div', 'detail');
     if (c.desc) box.appendChild(el('p', 'desc', c.desc));
     if (c.reason) box.appendChild(el('p', 'reason st-' + c.status, c.reason));
+    var facts = [];
+    if (c.label) facts.push('label ' + c.label);
+    if (typeof c.weight === 'number') facts.push('weight ' + c.weight);
+    if (c.skippedAssertions) facts.push(c.skippedAssertions + ' skipped assertions');
+    if (facts.length) box.appendChild(el('p', 'muted', facts.join(' \u00b7 ')));
     box.appendChild(assertionList(c));
     var t = c.traj;
     if (!t) {
