@@ -357,6 +357,7 @@ def need_browser():
     modules = os.path.join(ROOT, "tests", "npm", "node_modules", "playwright-core")
     if not os.path.exists(chromium):
         msg = "Chromium is not installed: apt-get install -y chromium"
+        shutil.rmtree(WORK, ignore_errors=True)
         if os.environ.get("FORGE_REQUIRE_BROWSER") == "1":
             print("FAIL " + msg)
             sys.exit(1)
@@ -364,6 +365,7 @@ def need_browser():
         sys.exit(77)
     if not os.path.isdir(modules) or not shutil.which("node"):
         msg = "playwright-core is not installed in tests/npm/node_modules: run tests/npm/install.sh"
+        shutil.rmtree(WORK, ignore_errors=True)
         if os.environ.get("FORGE_REQUIRE_NPM") == "1":
             print("FAIL " + msg)
             sys.exit(1)
@@ -393,7 +395,7 @@ def browser():
     code, so, se = run("run", le, "--transcripts", lt, "-q", "--report", "html=" + large, "--report", "json=" + lj)
     check("the large run is reported", code == 1 and os.path.exists(large), se[-500:])
     node(cmd, {"small": small, "smallJson": sj, "large": large, "largeJson": lj, "xss": XSS,
-               "profile": tempfile.mkdtemp(prefix="forge-chromium-")})
+               "profile": os.path.join(WORK, "chromium-profile")})
 
 
 def screenshot(png):
@@ -401,7 +403,7 @@ def screenshot(png):
     demo = os.path.join(WORK, "demo.html")
     run("script", os.path.join(ROOT, "scripts", "demo.lua"), "--report", "html=" + demo, cwd=ROOT)
     node(cmd, {"screenshot": demo, "png": os.path.abspath(png), "open": "gs-weather-004",
-               "profile": tempfile.mkdtemp(prefix="forge-chromium-")})
+               "profile": os.path.join(WORK, "chromium-profile")})
 
 
 if MODE == "structure":
