@@ -505,6 +505,7 @@ struct forge_html *forge_html_open(const char *path, struct forge_err *err)
         forge_html_close(h, NULL, false, NULL);
         return NULL;
     }
+    setvbuf(h->f, NULL, _IOFBF, (size_t)1 << 18); /* fewer, larger writes of a large page */
     char hash[48];
     csp_hash(forge_html_viewer_js, forge_html_viewer_js_len, hash);
     int rc = addl(h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
