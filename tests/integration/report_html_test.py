@@ -308,6 +308,39 @@ def structure():
     check("report html - reads stdin", p.returncode == 0 and open(again, "rb").read() == open(out["html"], "rb").read(),
           p.stderr)
 
+    # results of any shape (a JSONL file may hold anything): a page, never a crash
+    import random
+    rnd = random.Random(15)
+    values = [None, True, False, 0, -1.5, 1e308, -1e308, 2.5e15, "</script><!--", [], {}, [1, [2, [3]]], "\u2028\u2029",
+              "é" * 3000, "\x01\x7f", "a" * 20000]
+
+    def anything(d=0):
+        if d < 4 and rnd.random() < 0.3:
+            return {k: anything(d + 1) for k in rnd.sample(
+                ["role", "content", "tool_calls", "name", "arguments", "result", "error", "verifier", "approval",
+                 "latency_ms", "round", "turns", "metadata", "checks", "input_tokens", "type", "passed", "reason"], 5)}
+        if d < 4 and rnd.random() < 0.2:
+            return [anything(d + 1) for _ in range(rnd.randint(0, 4))]
+        return rnd.choice(values)
+    lines = []
+    for i in range(200):
+        r = {"id": rnd.choice([f"c{i}", "</script>" * 50, "\u2028", "x" * 5000])}
+        for k in ("description", "passed", "skipped", "error", "score", "weight", "latencyMs", "costUsd", "reason",
+                  "assertions", "warnings", "suite", "label", "trajectory", "skippedAssertions", "durationMs"):
+            if rnd.random() < 0.5:
+                r[k] = anything()
+        if rnd.random() < 0.5:
+            r["trajectory"] = {"turns": [anything(1) for _ in range(rnd.randint(0, 30))], "metadata": anything(1)}
+        lines.append(json.dumps(r))
+    odd = write("odd.jsonl", "\n".join(lines) + "\n")
+    oh = os.path.join(WORK, "odd.html")
+    code, so, se = run("report", "html", odd, "-o", oh, "--baseline", baseline)
+    _, opage = parse(oh) if code == 0 else ("", None)
+    otext = opage.scripts[0][1] if opage else ""
+    check("results of any shape make a page", code == 0 and len(json.loads(otext or "[]")) == 200 and "<" not in otext, se)
+    check("... whose records stay within the bound",
+          otext and max(len(r.encode()) for r in otext.strip().strip("[]").split(",\n")) <= 16384)
+
     # refusals
     def refused(name, args, want_code, want):
         code, so, se = run(*args)
