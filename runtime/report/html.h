@@ -46,7 +46,7 @@ int forge_html_case(struct forge_html *h, const cJSON *result, const cJSON *traj
 int forge_html_close(struct forge_html *h, const cJSON *report, bool commit, struct forge_err *err);
 
 /* Appends <s> (<n> bytes) as HTML text: & < > " ' escaped as &amp; &lt; &gt; &quot; &#39;,
- * control characters other than tab, LF and CR and bytes that are not UTF-8 as U+FFFD. */
+ * control characters other than tab, LF and CR, DEL and bytes that are not UTF-8 as U+FFFD. */
 int forge_html_text(struct forge_buf *out, const char *s, size_t n);
 
 /* Appends <s> (<n> bytes) as a JSON string literal safe inside an HTML <script> element:
