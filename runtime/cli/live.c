@@ -8,6 +8,7 @@
 #include "eval/runner.h"
 #include "lua/l_eval.h"
 #include "model/model.h"
+#include "report/html.h"
 #include "report/report.h"
 
 #include <errno.h>
@@ -19,7 +20,7 @@
 const char forge_live_usage[] =
     "run options:\n"
     "  -j, --jobs N            cases in flight at once (default 1)\n"
-    "  --report FORMAT=PATH    write a report: json, jsonl, junit or md (repeatable)\n"
+    "  --report FORMAT=PATH    write a report: json, jsonl, junit, md or html (repeatable)\n"
     "  --save-transcripts FILE write every trajectory, one JSON object per line\n"
     "  --min-pass-rate X       gate: pass rate (0..1) must be >= X\n"
     "  --max-cost USD          gate: total cost must be <= USD\n"
@@ -97,13 +98,13 @@ int forge_live_parse(int argc, char **argv, int *i, struct forge_live_opts *o)
         const char *e = strchr(val, '=');
         size_t fl = e ? (size_t)(e - val) : 0;
         const char *fmt = NULL;
-        static const char *const formats[] = {"json", "jsonl", "junit", "md", NULL};
+        static const char *const formats[] = {"json", "jsonl", "junit", "md", "html", NULL};
         for (const char *const *f = formats; e && *f; f++)
             if (strlen(*f) == fl && !strncmp(*f, val, fl))
                 fmt = *f;
         if (!fmt || !e[1]) {
-            forge_cli_error("--report '%s': expected FORMAT=PATH with FORMAT json, jsonl, junit "
-                            "or md", val);
+            forge_cli_error("--report '%s': expected FORMAT=PATH with FORMAT json, jsonl, junit, "
+                            "md or html", val);
             return -1;
         }
         if (o->nreports == FORGE_LIVE_MAX_REPORTS) {
@@ -138,6 +139,7 @@ struct sink {
     int total, done, passed, failed, errors;
     double started_ms, drawn_ms;
     struct forge_jsonl *jl, *tj;
+    struct forge_html *hl;
     struct forge_buf out;
     int io_failed;
     struct forge_err err;
@@ -176,7 +178,9 @@ static void on_case(void *ud, const cJSON *result, const cJSON *traj)
     int line = !s->o->quiet || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "passed"));
     if (line)
         clear_progress(s);
-    if (s->jl && !s->io_failed && forge_jsonl_add(s->jl, result, &s->err))
+    if (s->jl && !s->io_failed && forge_jsonl_add_case(s->jl, result, traj, &s->err))
+        s->io_failed = 1;
+    if (s->hl && !s->io_failed && forge_html_case(s->hl, result, traj, &s->err))
         s->io_failed = 1;
     if (s->tj && traj && !s->io_failed && forge_jsonl_add(s->tj, traj, &s->err))
         s->io_failed = 1;
@@ -276,15 +280,29 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
             goto out;
         }
     }
+    for (int i = 0; i < o->nreports; i++) {
+        if (strcmp(o->rformat[i], "html"))
+            continue;
+        if (sink.hl) {
+            forge_cli_error("only one html report per run");
+            goto out;
+        }
+        if (!(sink.hl = forge_html_open(o->rpath[i], &err))) {
+            forge_cli_error("%s", err.msg);
+            code = FORGE_EXIT_INFRA;
+            goto out;
+        }
+    }
     if (o->save_transcripts && !(sink.tj = forge_jsonl_open(o->save_transcripts, &err))) {
         forge_cli_error("%s", err.msg);
         goto out;
     }
     struct forge_assertions *custom = forge_lua_assertions(vm);
-    /* the JSON and JSONL reports show every assertion; the others only failures */
+    /* the JSON, JSONL and HTML reports show every assertion; the others only failures */
     bool lean = true;
     for (int i = 0; i < o->nreports; i++)
-        lean = lean && strcmp(o->rformat[i], "json") != 0 && strcmp(o->rformat[i], "jsonl") != 0;
+        lean = lean && strcmp(o->rformat[i], "json") != 0 && strcmp(o->rformat[i], "jsonl") != 0 &&
+               strcmp(o->rformat[i], "html") != 0;
     sink.progress = isatty(2);
     sink.started_ms = forge_clock_ms();
     for (int i = 0; i < n; i++)
@@ -343,9 +361,18 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
     fwrite(sink.out.data ? sink.out.data : "", 1, sink.out.len, stdout);
     fflush(stdout);
     for (int i = 0; i < o->nreports; i++) {
-        if (!strcmp(o->rformat[i], "jsonl"))
+        if (!strcmp(o->rformat[i], "jsonl") || !strcmp(o->rformat[i], "html"))
             continue;
         if (forge_report_write(o->rformat[i], o->rpath[i], report, &err)) {
+            forge_cli_error("%s", err.msg);
+            code = FORGE_EXIT_INFRA;
+            goto out;
+        }
+    }
+    {
+        struct forge_html *hl = sink.hl;
+        sink.hl = NULL;
+        if (hl && forge_html_close(hl, report, true, &err)) {
             forge_cli_error("%s", err.msg);
             code = FORGE_EXIT_INFRA;
             goto out;
@@ -365,6 +392,7 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
 out:
     forge_jsonl_close(sink.jl, false, NULL);
     forge_jsonl_close(sink.tj, false, NULL);
+    forge_html_close(sink.hl, NULL, false, NULL);
     forge_buf_free(&sink.out);
     cJSON_Delete(baseline);
     cJSON_Delete(report);

@@ -16,6 +16,7 @@
 #include "eval/suite.h"
 #include "lua/l_eval.h"
 #include "lua/vm.h"
+#include "report/html.h"
 #include "report/report.h"
 #include "tools/promptkit.h"
 #include "tools/tool.h"
@@ -59,7 +60,8 @@ const char forge_usage_run[] =
     "  --model SPEC            run the cases live: scripted:RULES.lua or provider:model\n"
     "  -j, --jobs N            live runs: cases in flight at once (default 1)\n"
     "  --save-transcripts FILE live runs: write every trajectory, one JSON object per line\n"
-    "  --report FORMAT=PATH    also write a report: json, jsonl, junit or md (repeatable)\n"
+    "  --report FORMAT=PATH    also write a report: json, jsonl, junit, md or html (repeatable;\n"
+    "                          one jsonl, one html: docs/reports.md)\n"
     "  --min-pass-rate X       gate: pass rate (0..1) must be >= X\n"
     "  --max-cost USD          gate: total cost must be <= USD\n"
     "  --max-p95-ms MS         gate: p95 latency must be <= MS\n"
@@ -256,16 +258,16 @@ static int parse_args(int argc, char **argv, struct opts *o)
         else if (strcmp(flag, "--report") == 0) {
             const char *e2 = strchr(val, '=');
             if (!e2 || e2 == val || !e2[1]) {
-                forge_cli_error("run: --report '%s': expected FORMAT=PATH (json, jsonl, junit, md)", val);
+                forge_cli_error("run: --report '%s': expected FORMAT=PATH (json, jsonl, junit, md, html)", val);
                 return -1;
             }
             size_t fl = (size_t)(e2 - val);
-            static const char *const formats[] = {"json", "jsonl", "junit", "md", NULL};
+            static const char *const formats[] = {"json", "jsonl", "junit", "md", "html", NULL};
             const char *fmt = NULL;
             for (const char *const *f = formats; *f; f++)
                 if (strlen(*f) == fl && strncmp(*f, val, fl) == 0) fmt = *f;
             if (!fmt) {
-                forge_cli_error("run: --report '%s': unknown format '%.*s' (json, jsonl, junit, md)", val, (int)fl, val);
+                forge_cli_error("run: --report '%s': unknown format '%.*s' (json, jsonl, junit, md, html)", val, (int)fl, val);
                 return -1;
             }
             if (o->nreports == MAX_REPORTS) {
@@ -612,6 +614,7 @@ int forge_cmd_run(int argc, char **argv)
     struct index ix = {0};
     struct forge_suite *suite = NULL;
     struct forge_jsonl *jl = NULL;
+    struct forge_html *hl = NULL;
     const struct forge_assertions *registry = NULL;
     FILE *tf = NULL;
     struct forge_lines lines = {0};
@@ -751,11 +754,24 @@ int forge_cmd_run(int argc, char **argv)
             goto out;
         }
     }
+    for (int i = 0; i < o.nreports; i++) {
+        if (strcmp(o.rformat[i], "html") != 0) continue;
+        if (hl) {
+            forge_cli_error("run: only one html report per run");
+            goto out;
+        }
+        if (!(hl = forge_html_open(o.rpath[i], &err))) {
+            forge_cli_error("%s", err.msg);
+            exit_code = FORGE_EXIT_INFRA;
+            goto out;
+        }
+    }
 
-    /* the JSON and JSONL reports show every assertion; the others only failures */
+    /* the JSON, JSONL and HTML reports show every assertion; the others only failures */
     bool full = false;
     for (int i = 0; i < o.nreports; i++)
-        full = full || strcmp(o.rformat[i], "json") == 0 || strcmp(o.rformat[i], "jsonl") == 0;
+        full = full || strcmp(o.rformat[i], "json") == 0 || strcmp(o.rformat[i], "jsonl") == 0 ||
+               strcmp(o.rformat[i], "html") == 0;
     struct forge_eval_opts eo = {.seed = seed, .snapshot = snapshot, .tools = tools, .custom = registry,
                                  .lean = !full};
     /* made before the transcripts are read: its one large allocation is cheap on a fresh heap */
@@ -823,17 +839,22 @@ int forge_cmd_run(int argc, char **argv)
             continue;
         }
         int rc = forge_eval_case(cases[ci], traj, &eo, &results[ci], &err);
-        cJSON_Delete(traj);
-        if (rc) goto nomem;
+        if (rc) {
+            cJSON_Delete(traj);
+            goto nomem;
+        }
         /* the suite a case belongs to: its eval file's name without folder and extension */
         char sname[512];
         suite_name(case_file[ci], sname, sizeof sname);
         cJSON_AddStringToObject(results[ci], "suite", sname);
-        if (jl && forge_jsonl_add(jl, results[ci], &err)) {
+        if ((jl && forge_jsonl_add_case(jl, results[ci], traj, &err)) ||
+            (hl && forge_html_case(hl, results[ci], traj, &err))) {
+            cJSON_Delete(traj);
             forge_cli_error("%s", err.msg);
             exit_code = FORGE_EXIT_INFRA;
             goto out;
         }
+        cJSON_Delete(traj);
         if (!o.quiet || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(results[ci], "passed"))) {
             if (forge_report_console_case(&out, results[ci])) goto nomem;
             print_buf(&out);
@@ -850,7 +871,7 @@ int forge_cmd_run(int argc, char **argv)
             char sname[512];
             suite_name(case_file[i], sname, sizeof sname);
             cJSON_AddStringToObject(results[i], "suite", sname);
-            if (jl && forge_jsonl_add(jl, results[i], &err)) {
+            if ((jl && forge_jsonl_add(jl, results[i], &err)) || (hl && forge_html_case(hl, results[i], NULL, &err))) {
                 forge_cli_error("%s", err.msg);
                 exit_code = FORGE_EXIT_INFRA;
                 goto out;
@@ -867,8 +888,17 @@ int forge_cmd_run(int argc, char **argv)
     print_buf(&out);
     fflush(stdout);
     for (int i = 0; i < o.nreports; i++) {
-        if (strcmp(o.rformat[i], "jsonl") == 0) continue;
+        if (strcmp(o.rformat[i], "jsonl") == 0 || strcmp(o.rformat[i], "html") == 0) continue;
         if (forge_report_write(o.rformat[i], o.rpath[i], report, &err)) {
+            forge_cli_error("%s", err.msg);
+            exit_code = FORGE_EXIT_INFRA;
+            goto out;
+        }
+    }
+    if (hl) {
+        int rc = forge_html_close(hl, report, true, &err);
+        hl = NULL;
+        if (rc) {
             forge_cli_error("%s", err.msg);
             exit_code = FORGE_EXIT_INFRA;
             goto out;
@@ -893,6 +923,7 @@ out:
     forge_suite_free(suite);
     suite = NULL;
     forge_jsonl_close(jl, false, NULL);
+    forge_html_close(hl, NULL, false, NULL);
     if (tf && tf != stdin) fclose(tf);
     forge_lines_free(&lines);
     for (size_t i = 0; results && i < ncases; i++) cJSON_Delete(results[i]);

@@ -99,7 +99,8 @@ int forge_suite_add(struct forge_suite *s, cJSON *result, struct forge_err *err)
         }
     }
     s->duration += dur;
-    s->skipped_assert += (long)sa;
+    if (sa >= 0 && sa <= 1e15) /* results read back from files (report merge, report html) may hold anything */
+        s->skipped_assert += (long)sa;
     if (err_v) {
         s->errors++;
         return 0;

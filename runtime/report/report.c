@@ -367,6 +367,30 @@ int forge_jsonl_add(struct forge_jsonl *j, const cJSON *result, struct forge_err
     return rc;
 }
 
+int forge_jsonl_add_case(struct forge_jsonl *j, const cJSON *result, const cJSON *traj, struct forge_err *err)
+{
+    if (!traj) return forge_jsonl_add(j, result, err);
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    int rc = forge_json_write(&b, result, 0);
+    /* the result is an object: its closing brace gives way to the trajectory member */
+    if (!rc && b.len && b.data[b.len - 1] == '}') {
+        b.len--;
+        rc = forge_buf_adds(&b, b.len > 1 ? ",\"trajectory\":" : "\"trajectory\":");
+        if (!rc) rc = forge_json_write(&b, traj, 0);
+        if (!rc) rc = forge_buf_addc(&b, '}');
+    }
+    if (!rc) rc = forge_buf_addc(&b, '\n');
+    if (rc) {
+        forge_buf_free(&b);
+        return forge_err_set(err, rc, "jsonl report: out of memory");
+    }
+    if (fwrite(b.data, 1, b.len, j->f) != b.len || fflush(j->f) != 0)
+        rc = forge_err_set(err, FORGE_EIO, "%s: write failed: %s", j->path, strerror(errno));
+    forge_buf_free(&b);
+    return rc;
+}
+
 int forge_jsonl_close(struct forge_jsonl *j, bool commit, struct forge_err *err)
 {
     if (!j) return 0;

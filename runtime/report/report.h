@@ -41,6 +41,9 @@ struct forge_jsonl;
 struct forge_jsonl *forge_jsonl_open(const char *path, struct forge_err *err);
 /* Appends <result> as one line and flushes it. */
 int forge_jsonl_add(struct forge_jsonl *j, const cJSON *result, struct forge_err *err);
+/* Appends the case <result> as one line carrying its trajectory <traj> (borrowed; NULL: none) as
+ * a last member "trajectory", and flushes it. */
+int forge_jsonl_add_case(struct forge_jsonl *j, const cJSON *result, const cJSON *traj, struct forge_err *err);
 /* Finishes (rename when <commit>, else remove) and frees <j>; NULL is a no-op. */
 int forge_jsonl_close(struct forge_jsonl *j, bool commit, struct forge_err *err);
 #endif
