@@ -61,5 +61,7 @@ int forge_cmd_probe(int argc, char **argv);
 extern const char forge_usage_probe[];
 /* forge serve: model endpoints in every provider's wire format (docs/serve.md). */
 int forge_cmd_serve(int argc, char **argv);
+/* forge serve --agent (serve_agent.c). */
+int forge_cmd_serve_agent(int argc, char **argv);
 extern const char forge_usage_serve[];
 #endif
