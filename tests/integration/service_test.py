@@ -13,6 +13,10 @@ usage: service_test.py FORGE_BIN GROUP
          alg none, HS/RS confusion, wrong key, tampered, expired, not yet valid, no exp, wrong
          claim: 401 and logged without the token; own conversations only (403); trust mode;
          the admin tier (503 without a token, 401 wrong, constant-time compare).
+  pg     two forge processes on one PostgreSQL (Debian's, started on a temporary data
+         directory on 127.0.0.1; skipped with the install command where it is absent): a
+         pause taken on one is resumed on the other, concurrent resumes across both (one
+         wins), shared conversations, preferences and audit; the database going away (503).
 Prints "N passed, N failed" and exits 1 when a check failed."""
 import base64
 import hashlib
@@ -569,6 +573,137 @@ def auth():
     shutil.rmtree(d)
 
 
-{"api": api, "auth": auth}[GROUP]()
+# ---- PostgreSQL from Debian's packages on a temporary data directory ----
+
+class Postgres:
+    def __init__(self):
+        import glob
+        bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+        if not bins:
+            print("SKIP pg: PostgreSQL is not installed (apt-get install -y postgresql)")
+            if os.environ.get("FORGE_REQUIRE_PG") == "1":
+                sys.exit(1)
+            sys.exit(77)
+        self.bin = os.path.dirname(bins[-1])
+        self.dir = tempfile.mkdtemp(prefix="forge-pg-")
+        self.data = os.path.join(self.dir, "data")
+        self.pre = None
+        if os.getuid() == 0:
+            # initdb refuses to run as root: the package's postgres user runs the server
+            import pwd
+            pw = pwd.getpwnam("postgres")
+            os.chown(self.dir, pw.pw_uid, pw.pw_gid)
+
+            def pre():
+                os.setgid(pw.pw_gid)
+                os.setuid(pw.pw_uid)
+            self.pre = pre
+        so = socket.socket()
+        so.bind(("127.0.0.1", 0))
+        self.port = so.getsockname()[1]
+        so.close()
+        self.sh([os.path.join(self.bin, "initdb"), "-D", self.data, "-U", "forge", "--auth=trust", "-E", "UTF8",
+                 "--no-sync"])
+        self.sh([os.path.join(self.bin, "pg_ctl"), "-D", self.data, "-l", os.path.join(self.dir, "log"), "-w",
+                 "-o", f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.dir} -c fsync=off", "start"])
+        self.uri = f"postgresql://forge@127.0.0.1:{self.port}/postgres"
+
+    def sh(self, cmd):
+        r = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=self.pre, cwd=self.dir)
+        if r.returncode:
+            raise RuntimeError(" ".join(cmd) + ": " + r.stdout + r.stderr)
+
+    def stop(self):
+        try:
+            self.sh([os.path.join(self.bin, "pg_ctl"), "-D", self.data, "-m", "immediate", "-w", "stop"])
+        except RuntimeError:
+            pass
+
+    def remove(self):
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def pg():
+    if not shutil.which("openssl"):
+        print("SKIP pg: openssl is not installed (apt-get install -y openssl)")
+        sys.exit(77)
+    db = Postgres()
+    secret = "s3cret-for-hs256-tests-0123456789abcdef"
+    env = {"JWT_SECRET": secret}
+    now = int(time.time())
+    alice = mint("HS256", secret, {"sub": "alice", "exp": now + 600})
+    bob = mint("HS256", secret, {"sub": "bob", "exp": now + 600})
+    a = b = None
+    try:
+        a = Server("--jwt-secret-env", "JWT_SECRET", "--admin-token-env", "FORGE_ADMIN", env=env, store=db.uri)
+        b = Server("--jwt-secret-env", "JWT_SECRET", "--admin-token-env", "FORGE_ADMIN", env=env, store=db.uri)
+        # a pause taken on one replica is resumed on the other
+        st, j, _, _ = a.request("POST", "/agent-api/chat-sync", {"message": "email pg@example.org hi"}, token=alice)
+        check("pause on A", st == 409 and len(j["resumeToken"]) == 32, str(j))
+        sid = j["sessionId"]
+        st, j, _, _ = b.request("POST", "/agent-api/chat/resume", {"resumeToken": j["resumeToken"], "confirmed": True},
+                                token=alice)
+        check("resumed on B", st == 200 and j["message"].startswith("Sent to pg@example.org") and j["sessionId"] == sid,
+              str(j))
+        # the conversation goes on on either
+        st, j, _, _ = a.request("POST", "/agent-api/chat-sync", {"message": "what did I say", "sessionId": sid},
+                                token=alice)
+        check("history shared", st == 200 and j["message"] == "turn 2 of 2 user messages", str(j))
+        st, j, _, _ = b.request("GET", "/agent-api/conversations/" + sid, token=bob)
+        check("ownership across replicas 403", st == 403, str(j))
+        st, j, _, _ = b.request("GET", "/agent-api/conversations", token=alice)
+        check("list on B", [c["id"] for c in j["conversations"]] == [sid], str(j))
+        # concurrent resumes of one token across both replicas: exactly one wins
+        st, j, _, _ = a.request("POST", "/agent-api/chat-sync", {"message": "email race@example.org r"}, token=alice)
+        tok = j["resumeToken"]
+        results = []
+        lock = threading.Lock()
+
+        def go(srv):
+            r = srv.request("POST", "/agent-api/chat/resume", {"resumeToken": tok, "confirmed": True}, token=alice)
+            with lock:
+                results.append(r[0])
+        ts = [threading.Thread(target=go, args=(a if i % 2 else b,)) for i in range(32)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        check("concurrent resumes on two replicas: one wins", sorted(results) == [200] + [410] * 31, str(results))
+        st, j, _, _ = b.request("POST", "/agent-api/chat/resume", {"resumeToken": tok, "confirmed": True}, token=alice)
+        check("used token 410 on B", st == 410, str(j))
+        st, j, _, _ = a.request("PUT", "/agent-api/user/preferences", {"model": "m"}, token=alice)
+        st, j, _, _ = b.request("GET", "/agent-api/user/preferences", token=alice)
+        check("preferences shared", j == {"preferences": {"model": "m"}}, str(j))
+        st, j, _, _ = b.admin("/forge-admin/audit?limit=100")
+        routes = sorted(r["route"] for r in j["audit"])
+        check("audit shared", routes == ["chat-sync"] * 3 + ["resume"] * 2, str(routes))
+        st, j, _, _ = a.request("DELETE", "/agent-api/conversations/" + sid, token=alice)
+        st, j, _, _ = b.request("GET", "/agent-api/conversations/" + sid, token=alice)
+        check("delete shared", st == 404, str(j))
+        # a third replica starting on the migrated schema
+        c = Server("--auth", "none", store=db.uri)
+        st, j, _, _ = c.request("GET", "/agent-api/tools")
+        check("third replica", st == 200, str(j))
+        c.stop()
+        # the database goes away: 503 with a clear error
+        db.stop()
+        st, j, _, _ = a.request("POST", "/agent-api/chat-sync", {"message": "hello"}, token=alice)
+        check("database gone 503", st == 503 and "store postgresql://127.0.0.1:" in j["error"]["message"]
+              and "forge@" not in j["error"]["message"], str(j))
+        st, j, _, _ = a.request("GET", "/health")
+        check("health still answers", st == 200)
+    finally:
+        for srv in (a, b):
+            if srv:
+                srv.stop()
+        db.remove()
+    r = subprocess.run([FORGE, "serve", "--agent", AGENTS, "--auth", "none", "--store",
+                        "postgresql://forge:pw@127.0.0.1:1/x"], capture_output=True, text=True, timeout=60)
+    check("unreachable database exit 3", r.returncode == 3 and "cannot connect" in r.stderr and "pw" not in r.stderr,
+          r.stderr)
+
+
+{"api": api, "auth": auth, "pg": pg}[GROUP]()
 print(f"{PASSED} passed, {FAILED} failed")
 sys.exit(1 if FAILED else 0)
