@@ -90,6 +90,8 @@ struct run {
     int approved;           /* ... and the decision */
     int paused;
     int warnings, approvals;
+    void (*gate)(void *ctx, const cJSON *call, char **deny);
+    void *gate_ctx;
 };
 
 static void emit(struct run *r, const char *type, cJSON *data)
@@ -258,6 +260,19 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
         cJSON_Delete(verrs);
     }
 
+    if (!error && r->gate) {
+        cJSON *g = cJSON_CreateObject();
+        cJSON_AddStringToObject(g, "id", id);
+        cJSON_AddStringToObject(g, "name", name);
+        cJSON_AddItemToObject(g, "arguments", cJSON_Duplicate(args, 1));
+        char *deny = NULL;
+        r->gate(r->gate_ctx, g, &deny);
+        cJSON_Delete(g);
+        if (deny) {
+            error = deny;
+            cJSON_AddStringToObject(rec, "policy", "hook");
+        }
+    }
     double t0 = forge_clock_ms();
     if (!error) {
         if (stub) {
@@ -590,7 +605,7 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
         return forge_err_set(err, FORGE_ENOMEM, "out of memory");
     }
     struct run r = {.a = a, .policy = &policy, .on_event = c->on_event, .event_ctx = c->event_ctx,
-                    .pause_mode = 1};
+                    .pause_mode = 1, .gate = c->gate, .gate_ctx = c->gate_ctx};
     r.messages = cJSON_IsArray(c->messages) ? c->messages : cJSON_CreateArray();
     if (r.messages != c->messages)
         cJSON_Delete(c->messages);

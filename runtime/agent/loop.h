@@ -60,6 +60,10 @@ struct forge_agent_chat {
                                  the turn with status "stopped" (client gone, deadline); may be
                                  NULL */
     void *stop_ctx;
+    /* called before a call that passed every check runs, with {"id", "name", "arguments"};
+     * setting *deny (a new string) refuses it: the call gets that error. May be NULL. */
+    void (*gate)(void *ctx, const cJSON *call, char **deny);
+    void *gate_ctx;
     /* out */
     const char *status;       /* "final", "paused", "max_rounds", "identical_calls", "stopped" */
     cJSON *paused;            /* status "paused": the state to resume with (new) */

@@ -445,8 +445,9 @@ static void trim_history(cJSON *h, int limit)
         cJSON_Delete(cJSON_DetachItemFromArray(h, 0));
 }
 
-static void audit(struct turn *t, const char *status, double ms, int tools, int approvals, int hitl, int warnings,
-                  const char *error)
+/* Writes the turn's audit row; returns it (new) for on_done. */
+static cJSON *audit(struct turn *t, const char *status, double ms, int tools, int approvals, int hitl, int warnings,
+                    const char *error)
 {
     cJSON *row = cJSON_CreateObject();
     char at[40];
@@ -471,7 +472,62 @@ static void audit(struct turn *t, const char *status, double ms, int tools, int 
     struct forge_err err = {0};
     if (forge_store_audit_add(t->s->o.store, row, &err))
         forge_log(FORGE_LOG_ERROR, "service: %s", err.msg);
-    cJSON_Delete(row);
+    return row;
+}
+
+/* Calls the agent's hook <which> with <arg> (borrowed). Returns 0 and *out (new; NULL for no
+ * value), or the hook's error code with <err> (a script error or a broken limit). */
+static int call_hook(const struct forge_service_agent *a, enum forge_service_hook which, const cJSON *arg, cJSON **out,
+                     struct forge_err *err)
+{
+    *out = NULL;
+    const struct forge_callable *h = a->hook[which];
+    if (!h)
+        return 0;
+    cJSON *args = cJSON_CreateArray();
+    cJSON_AddItemToArray(args, cJSON_Duplicate(arg, 1));
+    int rc = h->call(h->ctx, args, out, err);
+    cJSON_Delete(args);
+    return rc;
+}
+
+/* A hook's refusal: false, {false, "why"} (an array of two results), or {reject|deny = "why"}.
+ * Returns 1 and the reason (borrowed from <v>, may be "") when <v> refuses. */
+static int refusal(const cJSON *v, const char *key, const char **why)
+{
+    *why = "";
+    if (cJSON_IsFalse(v))
+        return 1;
+    if (cJSON_IsArray(v) && cJSON_IsFalse(v->child)) {
+        if (v->child->next && cJSON_IsString(v->child->next))
+            *why = v->child->next->valuestring;
+        return 1;
+    }
+    const cJSON *r = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, key) : NULL;
+    if (cJSON_IsString(r)) {
+        *why = r->valuestring;
+        return 1;
+    }
+    return 0;
+}
+
+/* on_tool_call: runs before each call that passed every check. */
+static void gate(void *ctx, const cJSON *call, char **deny)
+{
+    struct turn *t = ctx;
+    cJSON *arg = cJSON_Duplicate(call, 1);
+    cJSON_AddStringToObject(arg, "user", t->user);
+    cJSON_AddStringToObject(arg, "agentId", t->agent->id);
+    cJSON_AddStringToObject(arg, "sessionId", t->session);
+    cJSON *out = NULL;
+    struct forge_err err = {0};
+    const char *why;
+    if (call_hook(t->agent, FORGE_HOOK_ON_TOOL_CALL, arg, &out, &err))
+        *deny = forge_strdupf("on_tool_call failed, so the call was not made: %s", err.msg);
+    else if (refusal(out, "deny", &why))
+        *deny = forge_strdupf("call refused by on_tool_call%s%s", *why ? ": " : "", why);
+    cJSON_Delete(out);
+    cJSON_Delete(arg);
 }
 
 /* Runs the turn and answers: for JSON into <resp>, for SSE onto t->stream. */
@@ -483,6 +539,7 @@ static void run_turn(struct turn *t, struct forge_server_response *resp)
     struct forge_agent_chat c = {
         .messages = t->history, .message = t->message, .resume = t->resume, .approved = t->approved,
         .case_id = t->agent->id, .on_event = on_event, .event_ctx = t, .stop = should_stop, .stop_ctx = t,
+        .gate = t->agent->hook[FORGE_HOOK_ON_TOOL_CALL] ? gate : NULL, .gate_ctx = t,
     };
     t->history = NULL;
     struct forge_err err = {0};
@@ -519,7 +576,16 @@ static void run_turn(struct turn *t, struct forge_server_response *resp)
                  s->o.deadline_ms);
         emsg = tmsg;
     }
-    audit(t, status, ms, ncalls, c.approvals, paused, c.warnings, emsg);
+    cJSON *row = audit(t, status, ms, ncalls, c.approvals, paused, c.warnings, emsg);
+    if (t->agent->hook[FORGE_HOOK_ON_DONE]) {
+        cJSON_AddStringToObject(row, "message", c.text ? c.text : "");
+        cJSON *out = NULL;
+        struct forge_err herr = {0};
+        if (call_hook(t->agent, FORGE_HOOK_ON_DONE, row, &out, &herr))
+            forge_log(FORGE_LOG_ERROR, "service: agent '%s': on_done: %s", t->agent->id, herr.msg);
+        cJSON_Delete(out);
+    }
+    cJSON_Delete(row);
 
     cJSON *usage = cJSON_CreateObject();
     cJSON_AddNumberToObject(usage, "inputTokens", c.input_tokens);
@@ -616,6 +682,48 @@ static void produce(void *ctx, struct forge_server_stream *stream)
     sse(t, "session", e);
     cJSON_Delete(e);
     run_turn(t, NULL);
+}
+
+/* on_request: may refuse the request (403) or rewrite its message; a hook that fails refuses
+ * it too (500). Returns 0 to go on. */
+static int hook_request(struct forge_service *s, struct turn *t, struct forge_server_response *resp)
+{
+    if (!t->agent->hook[FORGE_HOOK_ON_REQUEST])
+        return 0;
+    cJSON *arg = cJSON_CreateObject();
+    cJSON_AddStringToObject(arg, "route", t->route);
+    cJSON_AddStringToObject(arg, "user", t->user);
+    cJSON_AddStringToObject(arg, "agentId", t->agent->id);
+    cJSON_AddStringToObject(arg, "sessionId", t->session);
+    cJSON_AddItemToObject(arg, "message", t->message ? cJSON_CreateString(t->message) : cJSON_CreateNull());
+    cJSON_AddBoolToObject(arg, "newConversation", t->created);
+    if (t->resume)
+        cJSON_AddBoolToObject(arg, "confirmed", t->approved);
+    cJSON *out = NULL;
+    struct forge_err err = {0};
+    int rc = call_hook(t->agent, FORGE_HOOK_ON_REQUEST, arg, &out, &err);
+    cJSON_Delete(arg);
+    const char *why;
+    const cJSON *m = cJSON_IsObject(out) ? cJSON_GetObjectItemCaseSensitive(out, "message") : NULL;
+    if (rc) {
+        forge_log(FORGE_LOG_ERROR, "service: agent '%s': on_request: %s", t->agent->id, err.msg);
+        reply_error(s, resp, 500, "the agent's on_request hook failed: %s", err.msg);
+        rc = -1;
+    } else if (refusal(out, "reject", &why)) {
+        reply_error(s, resp, 403, "refused by the agent's on_request hook%s%s", *why ? ": " : "", why);
+        rc = -1;
+    } else if (m && t->message) {
+        if (!cJSON_IsString(m) || !m->valuestring[0] || strlen(m->valuestring) > s->o.max_message) {
+            reply_error(s, resp, 500, "the agent's on_request hook returned a message that is not a non-empty "
+                        "string of at most %zu bytes", s->o.max_message);
+            rc = -1;
+        } else {
+            forge_free(t->message);
+            t->message = forge_strdup(m->valuestring);
+        }
+    }
+    cJSON_Delete(out);
+    return rc;
 }
 
 /* Parses the body as a JSON object; answers 400/413 and returns NULL otherwise. */
@@ -745,6 +853,9 @@ static void chat(struct forge_service *s, const struct forge_server_request *req
         reply_error(s, resp, 404, "unknown agent '%.64s' (GET /agent-api/agents lists them)", agent_id);
         goto out;
     }
+    t->message = forge_strdup(msg->valuestring);
+    if (hook_request(s, t, resp))
+        goto out;
     if (busy_take(s, t->session)) {
         reply_error(s, resp, 409, "conversation '%s' is busy with another request", t->session);
         goto out;
@@ -756,7 +867,6 @@ static void chat(struct forge_service *s, const struct forge_server_request *req
         reply_error(s, resp, 503, "%s", err.msg);
         goto out;
     }
-    t->message = forge_strdup(msg->valuestring);
     t->deadline_ms = forge_clock_ms() + (double)s->o.deadline_ms;
     if (stream) {
         forge_server_live(resp, "text/event-stream", produce, t, turn_free);
@@ -828,12 +938,14 @@ static void resume(struct forge_service *s, const struct forge_server_request *r
         reply_error(s, resp, 404, "the conversation was held with agent '%s', which this server does not serve", agent);
         goto out;
     }
+    t->resume = cJSON_DetachItemFromObjectCaseSensitive(st, "paused");
+    t->approved = cJSON_IsTrue(conf);
+    if (hook_request(s, t, resp))
+        goto out;
     if (busy_take(s, t->session)) {
         reply_error(s, resp, 409, "conversation '%s' is busy with another request", t->session);
         goto out;
     }
-    t->resume = cJSON_DetachItemFromObjectCaseSensitive(st, "paused");
-    t->approved = cJSON_IsTrue(conf);
     t->deadline_ms = forge_clock_ms() + (double)s->o.deadline_ms;
     if (wants_stream(req)) {
         forge_server_live(resp, "text/event-stream", produce, t, turn_free);

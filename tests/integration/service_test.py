@@ -184,7 +184,33 @@ def api():
         check("tools of an unknown agent", st == 404 and "unknown agent 'nope'" in j["error"]["message"], str(j))
         st, j, _, _ = s.request("GET", "/agent-api/agents")
         check("agents", j == {"agents": [{"id": "weather", "description": "weather and e-mail", "default": True},
-                                         {"id": "slow", "default": False}]}, str(j))
+                                         {"id": "slow", "default": False}, {"id": "hooked", "default": False}]}, str(j))
+        # hooks
+        H = {"agentId": "hooked"}
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "say forbidden things", **H})
+        check("on_request refuses", st == 403 and j["error"]["message"] ==
+              "refused by the agent's on_request hook: no forbidden words", str(j))
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "shout hello", **H})
+        check("on_request rewrites", st == 200 and j["message"] == "echo: HELLO", str(j))
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "boom", **H})
+        check("on_request error fails closed", st == 500 and "on_request hook failed" in j["error"]["message"]
+              and "hook exploded" in j["error"]["message"], str(j))
+        t0 = time.time()
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "loop", **H})
+        check("on_request runaway stopped by the limits", st == 500 and ("--lua-instructions" in j["error"]["message"]
+              or "--lua-timeout" in j["error"]["message"]) and time.time() - t0 < 10, str(j))
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "weather in Atlantis", **H})
+        check("on_tool_call refuses", st == 200 and j["toolCalls"][0]["error"] == "call refused by on_tool_call: no such place"
+              and j["message"] == "no: call refused by on_tool_call: no such place", str(j))
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "weather in Error", **H})
+        check("on_tool_call error refuses the call", j["toolCalls"][0]["error"].startswith(
+              "on_tool_call failed, so the call was not made:") and j["toolCalls"][0]["result"] is None, str(j))
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "weather in Lima", **H})
+        check("on_tool_call lets calls through", j["message"] == "ok Lima", str(j))
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "stats", **H})
+        stats = json.loads(j["message"])
+        check("on_done sees every turn", stats["turns"] == 4 and stats["last"] == {"status": "final", "user": "anonymous",
+              "toolCount": 1, "message": "ok Lima"}, str(stats))
         # approval: pause, approve, exactly once
         st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "email bob@example.org hello"})
         check("pause 409", st == 409 and j["tool"] == "send_email" and j["args"] == {"to": "bob@example.org",
@@ -374,7 +400,7 @@ def api():
         st, j, _, _ = s.request("GET", "/forge-admin/audit")
         check("admin needs its token", st == 401, str(j))
         st, j, _, _ = s.admin("/forge-admin/agents")
-        check("admin agents", st == 200 and [a["id"] for a in j["agents"]] == ["weather", "slow"]
+        check("admin agents", st == 200 and [a["id"] for a in j["agents"]] == ["weather", "slow", "hooked"]
               and j["agents"][0]["approvalLevel"] == "cautious", str(j))
     finally:
         code, err = s.stop()
@@ -528,6 +554,7 @@ def auth():
         check("user token is not admin", st == 503, str(j))
     finally:
         code, err = s.stop()
+    check("HS256 server stops cleanly", code == 0, err[-600:])
     check("refusals logged", err.count("service: refused") >= len(refused), err[-800:])
     check("tokens never logged", tok not in err and "eyJ" not in err, err[-800:])
     # RS256 and a custom claim
@@ -696,7 +723,8 @@ def pg():
     finally:
         for srv in (a, b):
             if srv:
-                srv.stop()
+                code, err = srv.stop()
+                check("replica stops cleanly", code == 0, err[-600:])
         db.remove()
     r = subprocess.run([FORGE, "serve", "--agent", AGENTS, "--auth", "none", "--store",
                         "postgresql://forge:pw@127.0.0.1:1/x"], capture_output=True, text=True, timeout=60)

@@ -85,4 +85,37 @@ local slowpoke = forge.agent {
   policy = { approval = { level = "autonomous" } },
 }
 
-return { weather, slowpoke }
+-- hooks: on_request refuses or rewrites, on_tool_call refuses calls, on_done keeps a count that a
+-- tool reads back (state in Lua survives between requests; every hook runs under the sandbox limits)
+local done = {}
+local hooked = forge.agent {
+  id = "hooked",
+  model = forge.scripted {
+    { match = "weather in (\\w+)", calls = { { name = "get_weather", arguments = { city = "$1" } } },
+      reply = function(ctx)
+        local r = ctx.results[1]
+        return r.error and ("no: " .. r.error) or ("ok " .. r.result.city)
+      end },
+    { match = "stats", calls = { { name = "stats", arguments = {} } },
+      reply = function(ctx) return forge.json.encode(ctx.result) end },
+    { reply = function(ctx) return "echo: " .. ctx.message end },
+  },
+  tools = { get_weather, forge.tool { name = "stats", description = "on_done counts",
+    schema = { type = "object" }, run = function() return { turns = #done, last = done[#done] } end } },
+  policy = { approval = { level = "autonomous" } },
+  on_request = function(req)
+    if req.message and req.message:find("forbidden") then return false, "no forbidden words" end
+    if req.message and req.message:find("^shout ") then return { message = req.message:sub(7):upper() } end
+    if req.message == "loop" then while true do end end
+    if req.message == "boom" then error("hook exploded") end
+  end,
+  on_tool_call = function(call)
+    if call.arguments.city == "Atlantis" then return { deny = "no such place" } end
+    if call.arguments.city == "Error" then error("tool hook exploded") end
+  end,
+  on_done = function(row)
+    done[#done + 1] = { status = row.status, user = row.user, toolCount = row.toolCount, message = row.message }
+  end,
+}
+
+return { weather, slowpoke, hooked }
