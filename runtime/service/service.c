@@ -35,6 +35,7 @@ struct forge_service {
     char *busy[MAX_BUSY];         /* sessions with a turn in flight (in this process) */
     struct rate_slot *rate;
     atomic_long answered, refused;
+    atomic_int live;              /* streamed turns whose producer has not finished */
 };
 
 void forge_service_opts_init(struct forge_service_opts *o)
@@ -66,6 +67,17 @@ void forge_service_free(struct forge_service *s)
 {
     if (!s)
         return;
+    /* a streamed turn finishes on its own thread: wait for it (the server has closed its
+     * connection, so it stops at its next step); one stuck in a model call past 60 s keeps
+     * the service alive rather than freed under it */
+    for (int i = 0; i < 6000 && atomic_load(&s->live) > 0; i++) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    if (atomic_load(&s->live) > 0) {
+        forge_log(FORGE_LOG_ERROR, "service: %d streamed turn(s) still running at exit", atomic_load(&s->live));
+        return;
+    }
     for (int i = 0; i < MAX_BUSY; i++)
         forge_free(s->busy[i]);
     forge_free(s->rate);
@@ -367,15 +379,23 @@ struct turn {
     cJSON *history;            /* owned until the chat takes it */
     struct forge_server_stream *stream; /* SSE; NULL for JSON */
     double deadline_ms;        /* forge_clock_ms() deadline */
+    int busy;                  /* holds the conversation's busy mark */
+    int live;                  /* counted in s->live */
     int timed_out;
     cJSON *warnings;           /* JSON: collected tool_warning events */
 };
+
+static void busy_drop(struct forge_service *s, const char *session);
 
 static void turn_free(void *p)
 {
     struct turn *t = p;
     if (!t)
         return;
+    if (t->busy)
+        busy_drop(t->s, t->session);
+    if (t->live)
+        atomic_fetch_sub(&t->s->live, 1);
     forge_free(t->message);
     cJSON_Delete(t->resume);
     cJSON_Delete(t->history);
@@ -670,6 +690,7 @@ static void run_turn(struct turn *t, struct forge_server_response *resp)
     cJSON_Delete(usage);
     forge_agent_chat_free(&c);
     busy_drop(s, t->session);
+    t->busy = 0;
 }
 
 static void produce(void *ctx, struct forge_server_stream *stream)
@@ -860,15 +881,17 @@ static void chat(struct forge_service *s, const struct forge_server_request *req
         reply_error(s, resp, 409, "conversation '%s' is busy with another request", t->session);
         goto out;
     }
+    t->busy = 1;
     /* a new message supersedes the conversation's pending approval */
     struct forge_err err = {0};
     if (!t->created && forge_store_pending_drop(s->o.store, t->session, now_s(), &err)) {
-        busy_drop(s, t->session);
         reply_error(s, resp, 503, "%s", err.msg);
         goto out;
     }
     t->deadline_ms = forge_clock_ms() + (double)s->o.deadline_ms;
     if (stream) {
+        t->live = 1;
+        atomic_fetch_add(&s->live, 1);
         forge_server_live(resp, "text/event-stream", produce, t, turn_free);
         t = NULL;
     } else {
@@ -946,8 +969,11 @@ static void resume(struct forge_service *s, const struct forge_server_request *r
         reply_error(s, resp, 409, "conversation '%s' is busy with another request", t->session);
         goto out;
     }
+    t->busy = 1;
     t->deadline_ms = forge_clock_ms() + (double)s->o.deadline_ms;
     if (wants_stream(req)) {
+        t->live = 1;
+        atomic_fetch_add(&s->live, 1);
         forge_server_live(resp, "text/event-stream", produce, t, turn_free);
         t = NULL;
     } else {

@@ -438,6 +438,19 @@ def api():
         check("unlocked again", st == 200, str(j))
     finally:
         s.stop()
+    # stopped while a stream is running: the turn ends, the server exits cleanly
+    s = Server("--auth", "none")
+    so = socket.create_connection(("127.0.0.1", s.port))
+    body = json.dumps({"message": "slow", "agentId": "slow"}).encode()
+    so.sendall(b"POST /agent-api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+               + str(len(body)).encode() + b"\r\n\r\n" + body)
+    got = b""
+    while b"tool_call" not in got:
+        got += so.recv(4096)
+    t0 = time.time()
+    code, err = s.stop()
+    so.close()
+    check("stop during a stream", code == 0 and time.time() - t0 < 15, f"{code} {err[-600:]}")
     # bad usage
     r = subprocess.run([FORGE, "serve", "--agent", AGENTS], capture_output=True, text=True)
     check("auth must be chosen", r.returncode == 2 and "choose how users are authenticated" in r.stderr, r.stderr)
