@@ -67,7 +67,9 @@ int forge_server_stream_write(struct forge_server_stream *s, const char *data, s
 {
     pthread_mutex_lock(&s->mu);
     int rc = -1;
-    if (!s->closed && s->len - s->off + len <= LIVE_MAX_QUEUED) {
+    if (!s->closed && s->len - s->off + len > LIVE_MAX_QUEUED)
+        s->closed = 1; /* a client that does not read is treated as gone: the producer stops */
+    if (!s->closed) {
         if (s->off && s->off == s->len)
             s->off = s->len = 0;
         if (s->len + len > s->cap) {
