@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Holds N conversations (one chat-sync turn each) on 8 keep-alive connections and prints the
-server's resident memory before and after. usage: many.py PORT PID N"""
+server's resident memory (KiB) before and after, the errors, and the server's CPU time per
+conversation in microseconds (user + system, from /proc). usage: many.py PORT PID N"""
+import os
 import http.client
 import json
 import sys
@@ -16,7 +18,13 @@ def rss():
     return 0
 
 
+def cpu():
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+
 before = rss()
+cpu0 = cpu()
 body = json.dumps({"message": "weather in Paris"})
 errors = []
 
@@ -37,4 +45,4 @@ for t in ts:
     t.start()
 for t in ts:
     t.join()
-print(f"{before} {rss()} {len(errors)}")
+print(f"{before} {rss()} {len(errors)} {(cpu() - cpu0) / n * 1e6:.0f}")

@@ -32,5 +32,6 @@ for c in 1 16 64; do
 done
 set -- $(python3 "$here/many.py" "$port" "$fpid" "$convs")
 echo "memory: ${1} KiB resident before, ${2} KiB after $convs more conversations ($3 errors); database $(du -k "$tmp/bench.db" | cut -f1) KiB"
+echo "server CPU per conversation: ${4} us (user + system); load average now: $(cut -d' ' -f1 /proc/loadavg)"
 kill -INT $fpid; wait $fpid 2>/dev/null || true
 tail -1 "$tmp/err"
