@@ -438,6 +438,27 @@ def api():
         check("unlocked again", st == 200, str(j))
     finally:
         s.stop()
+    # the example under scripts/service, driven by its own client script
+    root = os.path.normpath(os.path.join(HERE, "..", ".."))
+    ex = subprocess.Popen([FORGE, "serve", "--agent", os.path.join(root, "scripts", "service", "agent.lua"),
+                           "--auth", "none", "--store", "sqlite::memory:", "--listen", "127.0.0.1:0",
+                           "--port-file", os.path.join(tempfile.gettempdir(), f"forge-ex-{os.getpid()}")],
+                          stderr=subprocess.PIPE, text=True)
+    pf = os.path.join(tempfile.gettempdir(), f"forge-ex-{os.getpid()}")
+    for _ in range(500):
+        if os.path.exists(pf) and open(pf).read().strip():
+            break
+        time.sleep(0.01)
+    port = int(open(pf).read())
+    os.unlink(pf)
+    r = subprocess.run([os.path.join(root, "scripts", "service", "chat.sh"), f"http://127.0.0.1:{port}"],
+                       capture_output=True, text=True, timeout=60)
+    out = r.stdout
+    check("example client", r.returncode == 0 and '"message":"It is 18°C and cloudy in Paris."' in out
+          and "event: done" in out and '"message":"Sent to bob@example.org."' in out
+          and '"code":410' in out, out + r.stderr)
+    ex.terminate()
+    ex.communicate(timeout=30)
     # stopped while a stream is running: the turn ends, the server exits cleanly
     s = Server("--auth", "none")
     so = socket.create_connection(("127.0.0.1", s.port))
