@@ -21,6 +21,8 @@
 const char forge_usage_serve[] =
     "usage: forge serve [--listen HOST:PORT] --model [NAME=]SPEC... [OPTIONS]\n"
     "       forge serve --replay CASSETTE [OPTIONS]\n"
+    "       forge serve --agent AGENT.lua... (--jwt-secret-env VAR | --jwt-public-key FILE |\n"
+    "                   --auth trust|none) [--store LOCATION] [OPTIONS]\n"
     "\n"
     "Serves model endpoints in each provider's own wire format, so an agent written with any SDK\n"
     "can be pointed at forge (its base URL) and tested black-box: OpenAI POST /v1/chat/completions\n"
