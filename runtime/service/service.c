@@ -613,9 +613,9 @@ static void run_turn(struct turn *t, struct forge_server_response *resp)
     if (t->stream) {
         if (emsg) {
             cJSON *e = cJSON_CreateObject();
-            cJSON_AddStringToObject(e, "message", rc ? "model call failed" : emsg);
-            if (rc)
-                cJSON_ReplaceItemInObjectCaseSensitive(e, "message", cJSON_CreateString(err.msg));
+            char *m = rc ? forge_strdupf("model call failed: %s", err.msg) : NULL;
+            cJSON_AddStringToObject(e, "message", m ? m : emsg);
+            forge_free(m);
             sse(t, "error", e);
             cJSON_Delete(e);
         } else if (paused) {

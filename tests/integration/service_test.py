@@ -352,6 +352,18 @@ def api():
         st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "slow", "agentId": "slow"})
         check("deadline 504", st == 504 and "deadline of 2500 ms" in j["error"]["message"]
               and "--request-timeout-ms" in j["error"]["message"] and time.time() - t0 < 4, str(j))
+        rc, out = curl_sse(s.port, "/agent-api/chat", {"message": "slow", "agentId": "slow"})
+        ev = sse_events(out)
+        check("deadline in a stream: error event", [e for e, _ in ev][-1] == "error"
+              and "deadline of 2500 ms" in ev[-1][1]["message"] and "done" not in [e for e, _ in ev], out[-400:])
+        # the model fails
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "crash"})
+        check("model failure 502", st == 502 and j["error"]["type"] == "api_error"
+              and "model call failed" in j["error"]["message"] and "the rules broke" in j["error"]["message"], str(j))
+        rc, out = curl_sse(s.port, "/agent-api/chat", {"message": "crash"})
+        ev = sse_events(out)
+        check("model failure in a stream", [e for e, _ in ev] == ["session", "error"]
+              and "the rules broke" in ev[1][1]["message"], out)
         # a busy conversation refuses a second request
         st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "fast", "agentId": "slow"})
         bsid = j["sessionId"]

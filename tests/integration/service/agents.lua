@@ -52,6 +52,7 @@ local weather = forge.agent {
         for _, r in ipairs(ctx.results) do parts[#parts + 1] = r.name .. "=" .. (r.error and "error" or "ok") end
         return table.concat(parts, ",")
       end },
+    { match = "crash", reply = function() error("the rules broke") end },
     { match = "what did I say", reply = function(ctx)
         local n = 0
         for _, m in ipairs(ctx.messages) do if m.role == "user" then n = n + 1 end end
