@@ -446,22 +446,24 @@ static int should_stop(void *ctx)
 }
 
 /* Keeps the last <limit> messages of <h>, cut at a user message so no tool result loses its
- * call. */
+ * call; the latest turn is kept whole even when it alone is longer. */
 static void trim_history(cJSON *h, int limit)
 {
     int n = cJSON_GetArraySize(h);
     if (limit <= 0 || n <= limit)
         return;
-    int drop = n - limit;
-    cJSON *m = h->child;
-    int i = 0;
-    for (; m && i < drop; i++)
-        m = m->next;
-    while (m && strcmp(forge_json_str(m, "role") ? forge_json_str(m, "role") : "", "user") != 0) {
-        m = m->next;
-        i++;
+    int drop = n - limit, cut = -1, last_user = -1, i = 0;
+    for (const cJSON *m = h->child; m; m = m->next, i++) {
+        const char *role = forge_json_str(m, "role");
+        if (role && !strcmp(role, "user")) {
+            last_user = i;
+            if (cut < 0 && i >= drop)
+                cut = i;
+        }
     }
-    for (int k = 0; k < i && h->child; k++)
+    if (cut < 0)
+        cut = last_user;
+    for (int k = 0; k < cut && h->child; k++)
         cJSON_Delete(cJSON_DetachItemFromArray(h, 0));
 }
 

@@ -303,6 +303,11 @@ def api():
             hs = j["sessionId"]
         st, j, _, _ = s.request("GET", "/agent-api/conversations/" + hs)
         check("history limit", len(j["messages"]) == 12 and j["messages"][0]["role"] == "user", str(len(j["messages"])))
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "many", "sessionId": hs})
+        check("a long turn", st == 200 and j["message"] == "seven" and len(j["toolCalls"]) == 7, str(j)[:300])
+        st, j, _, _ = s.request("GET", "/agent-api/conversations/" + hs)
+        check("history limit keeps the latest turn whole", len(j["messages"]) == 16
+              and j["messages"][0] == {"role": "user", "content": "many"}, str(len(j["messages"])))
 
         # hostile clients
         st, j, _, _ = s.request("POST", "/agent-api/chat-sync", raw="{not json")

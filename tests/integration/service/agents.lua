@@ -52,6 +52,12 @@ local weather = forge.agent {
         for _, r in ipairs(ctx.results) do parts[#parts + 1] = r.name .. "=" .. (r.error and "error" or "ok") end
         return table.concat(parts, ",")
       end },
+    { match = "^many$", steps = (function()
+        local st = {}
+        for i = 1, 7 do st[i] = { calls = { { name = "get_weather", arguments = { city = "C" .. i } } } } end
+        st[8] = { reply = "seven" }
+        return st
+      end)() },
     { match = "crash", reply = function() error("the rules broke") end },
     { match = "what did I say", reply = function(ctx)
         local n = 0
