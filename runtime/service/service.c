@@ -264,6 +264,25 @@ static int rate_check(struct forge_service *s, const char *user, struct forge_se
 {
     if (s->o.rate_limit <= 0)
         return 0;
+    if (s->o.store->shared) {
+        /* replicas count together: fixed windows aligned on the clock, counted in the store */
+        double now = now_s(), ws = (double)(long long)(now / s->o.rate_window_s) * s->o.rate_window_s;
+        long count = 0;
+        struct forge_err err = {0};
+        if (forge_store_rate_hit(s->o.store, user, ws, &count, &err)) {
+            reply_error(s, resp, 503, "%s", err.msg);
+            return -1;
+        }
+        if (count <= s->o.rate_limit)
+            return 0;
+        double left = ws + s->o.rate_window_s - now;
+        char ra[32];
+        snprintf(ra, sizeof ra, "%ld", (long)(left + 0.999) > 0 ? (long)(left + 0.999) : 1);
+        reply_error(s, resp, 429, "rate limit: %d requests per %g s per user (--rate-limit); retry in %s s",
+                    s->o.rate_limit, s->o.rate_window_s, ra);
+        forge_server_add_header(resp, "Retry-After", ra);
+        return -1;
+    }
     unsigned long h = 5381;
     for (const char *p = user; *p; p++)
         h = h * 33 + (unsigned char)*p;

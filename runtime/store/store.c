@@ -88,3 +88,10 @@ int forge_store_prefs_put(struct forge_store *s, const char *user, const cJSON *
 {
     return s->ops->prefs_put(s, user, prefs, err);
 }
+
+int forge_store_rate_hit(struct forge_store *s, const char *user, double window_start, long *count,
+                         struct forge_err *err)
+{
+    *count = 0;
+    return s->ops->rate_hit(s, user, window_start, count, err);
+}

@@ -31,12 +31,15 @@ struct forge_store_ops {
     int (*audit_list)(struct forge_store *s, int limit, int offset, cJSON **out, struct forge_err *err);
     int (*prefs_get)(struct forge_store *s, const char *user, cJSON **out, struct forge_err *err);
     int (*prefs_put)(struct forge_store *s, const char *user, const cJSON *prefs, struct forge_err *err);
+    int (*rate_hit)(struct forge_store *s, const char *user, double window_start, long *count,
+                    struct forge_err *err);
     void (*close)(struct forge_store *s);
 };
 
 struct forge_store {
     const struct forge_store_ops *ops;
     char *where; /* the location for messages, without credentials (owned) */
+    int shared;  /* several processes share it (PostgreSQL): per-user counts live here */
 };
 
 /* Opens (creating and migrating the schema) the store at <location>: a file path or
@@ -81,6 +84,12 @@ int forge_store_audit_list(struct forge_store *s, int limit, int offset, cJSON *
 /* <user>'s preferences: a new object ({} when none). */
 int forge_store_prefs_get(struct forge_store *s, const char *user, cJSON **out, struct forge_err *err);
 int forge_store_prefs_put(struct forge_store *s, const char *user, const cJSON *prefs, struct forge_err *err);
+
+/* Counts one request of <user> in the fixed window that began at <window_start> (seconds since
+ * the epoch) and sets *count to the requests counted in it so far, this one included; a new
+ * window starts the count again. Atomic across processes. */
+int forge_store_rate_hit(struct forge_store *s, const char *user, double window_start, long *count,
+                         struct forge_err *err);
 
 /* Backends (store_sqlite.c, store_pg.c). */
 int forge_store_sqlite_open(const char *path, struct forge_store **out, struct forge_err *err);

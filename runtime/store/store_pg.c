@@ -35,6 +35,9 @@ static const char *const migrations[] = {
     " session_id TEXT, route TEXT, status TEXT, duration_ms DOUBLE PRECISION, model TEXT,"
     " tool_count INTEGER, approvals INTEGER, hitl INTEGER, warnings INTEGER, error TEXT);"
     "CREATE TABLE preferences (user_id TEXT PRIMARY KEY, prefs TEXT NOT NULL, updated_at TEXT NOT NULL);",
+    /* 2: per-user request counts shared by the replicas */
+    "CREATE TABLE rate_limits (user_id TEXT PRIMARY KEY, window_start DOUBLE PRECISION NOT NULL,"
+    " count BIGINT NOT NULL);",
 };
 
 #define P_OF(s) ((struct pg *)(s))
@@ -360,6 +363,25 @@ static int prefs_put(struct forge_store *s, const char *user, const cJSON *prefs
     return 0;
 }
 
+static int rate_hit(struct forge_store *s, const char *user, double window_start, long *count,
+                    struct forge_err *err)
+{
+    char ws[40];
+    snprintf(ws, sizeof ws, "%.3f", window_start);
+    const char *pv[] = {user, ws};
+    /* one statement: concurrent requests on any replica each get their own count */
+    PGresult *r = once(P_OF(s),
+                       "INSERT INTO rate_limits AS r (user_id, window_start, count) VALUES ($1, $2, 1)"
+                       " ON CONFLICT (user_id) DO UPDATE SET count = CASE WHEN r.window_start = $2"
+                       " THEN r.count + 1 ELSE 1 END, window_start = $2 RETURNING count",
+                       2, pv, "counting a request", err);
+    if (!r)
+        return FORGE_EIO;
+    *count = PQntuples(r) == 1 ? atol(PQgetvalue(r, 0, 0)) : 0;
+    PQclear(r);
+    return 0;
+}
+
 static void pg_close(struct forge_store *s)
 {
     struct pg *p = P_OF(s);
@@ -378,7 +400,7 @@ static void pg_close(struct forge_store *s)
 
 static const struct forge_store_ops pg_ops = {
     conv_get, conv_put, conv_list, conv_delete, pending_put, pending_take, pending_drop,
-    audit_add, audit_list, prefs_get, prefs_put, pg_close,
+    audit_add, audit_list, prefs_get, prefs_put, rate_hit, pg_close,
 };
 
 /* Brings the schema to the newest version; an advisory lock keeps replicas that start at once
@@ -444,6 +466,7 @@ int forge_store_pg_open(const char *uri, struct forge_store **out, struct forge_
     if (!p)
         return forge_err_set(err, FORGE_ENOMEM, "out of memory");
     p->base.ops = &pg_ops;
+    p->base.shared = 1;
     p->base.where = redact(uri);
     p->uri = forge_strdup(uri);
     pthread_mutex_init(&p->mu, NULL);

@@ -29,6 +29,8 @@ static const char *const migrations[] = {
     " agent_id TEXT, session_id TEXT, route TEXT, status TEXT, duration_ms REAL, model TEXT,"
     " tool_count INTEGER, approvals INTEGER, hitl INTEGER, warnings INTEGER, error TEXT);"
     "CREATE TABLE preferences (user_id TEXT PRIMARY KEY, prefs TEXT NOT NULL, updated_at TEXT NOT NULL);",
+    /* 2: per-user request counts shared by the processes on one database */
+    "CREATE TABLE rate_limits (user_id TEXT PRIMARY KEY, window_start REAL NOT NULL, count INTEGER NOT NULL);",
 };
 
 static int fail(struct lite *l, struct forge_err *err, const char *what)
@@ -385,6 +387,31 @@ static int prefs_put(struct forge_store *s, const char *user, const cJSON *prefs
     return rc;
 }
 
+static int rate_hit(struct forge_store *s, const char *user, double window_start, long *count,
+                    struct forge_err *err)
+{
+    struct lite *l = L_OF(s);
+    sqlite3_stmt *st = NULL;
+    LOCK(l);
+    int rc = prep(l, "INSERT INTO rate_limits (user_id, window_start, count) VALUES (?1, ?2, 1)"
+                     " ON CONFLICT(user_id) DO UPDATE SET count = CASE WHEN window_start = ?2 THEN count + 1"
+                     " ELSE 1 END, window_start = ?2 RETURNING count", &st, err);
+    if (!rc) {
+        bind_text(st, 1, user);
+        sqlite3_bind_double(st, 2, window_start);
+        int r = sqlite3_step(st);
+        if (r == SQLITE_ROW) {
+            *count = (long)sqlite3_column_int64(st, 0);
+            r = sqlite3_step(st);
+        }
+        if (r != SQLITE_DONE)
+            rc = fail(l, err, "counting a request");
+        sqlite3_finalize(st);
+    }
+    UNLOCK(l);
+    return rc;
+}
+
 static void lite_close(struct forge_store *s)
 {
     struct lite *l = L_OF(s);
@@ -396,7 +423,7 @@ static void lite_close(struct forge_store *s)
 
 static const struct forge_store_ops lite_ops = {
     conv_get, conv_put, conv_list, conv_delete, pending_put, pending_take, pending_drop,
-    audit_add, audit_list, prefs_get, prefs_put, lite_close,
+    audit_add, audit_list, prefs_get, prefs_put, rate_hit, lite_close,
 };
 
 /* Brings the schema to the newest version in one transaction. */

@@ -759,6 +759,16 @@ def pg():
         st, j, _, _ = a.request("DELETE", "/agent-api/conversations/" + sid, token=alice)
         st, j, _, _ = b.request("GET", "/agent-api/conversations/" + sid, token=alice)
         check("delete shared", st == 404, str(j))
+        # the rate limit counts across replicas
+        c1 = Server("--auth", "none", "--rate-limit", "4/3600", store=db.uri)
+        c2 = Server("--auth", "none", "--rate-limit", "4/3600", store=db.uri)
+        sts = [(c1 if i % 2 else c2).request("GET", "/agent-api/tools")[0] for i in range(4)]
+        st, j, _, r = c1.request("GET", "/agent-api/tools")
+        st2, _, _, _ = c2.request("GET", "/agent-api/tools")
+        check("rate limit shared by replicas", sts == [200] * 4 and st == 429 and st2 == 429
+              and int(r.getheader("Retry-After")) > 0, f"{sts} {st} {st2} {j}")
+        c1.stop()
+        c2.stop()
         # a third replica starting on the migrated schema
         c = Server("--auth", "none", store=db.uri)
         st, j, _, _ = c.request("GET", "/agent-api/tools")

@@ -109,6 +109,17 @@ TEST(audit_and_prefs_survive_reopen)
     forge_store_close(s);
     cJSON_Delete(row);
     cJSON_Delete(p);
+    /* a version-1 database is migrated to version 2 (rate_limits) when opened */
+    char cmd0[300];
+    snprintf(cmd0, sizeof cmd0, "sqlite3 %s 'DROP TABLE rate_limits; DELETE FROM forge_schema WHERE version = 2' 2>/dev/null",
+             path);
+    if (system(cmd0) == 0) {
+        CHECK_INT(forge_store_open(path, &s, &err), 0);
+        long n = 0;
+        CHECK_INT(forge_store_rate_hit(s, "u", 60, &n, &err), 0);
+        CHECK_INT(n, 1);
+        forge_store_close(s);
+    }
     /* a schema newer than forge knows is refused */
     char cmd[300];
     snprintf(cmd, sizeof cmd, "sqlite3 %s 'INSERT INTO forge_schema VALUES (99)' 2>/dev/null", path);
@@ -121,6 +132,24 @@ TEST(audit_and_prefs_survive_reopen)
     unlink(cmd);
     snprintf(cmd, sizeof cmd, "%s-shm", path);
     unlink(cmd);
+}
+
+TEST(rate_counts)
+{
+    struct forge_store *s = NULL;
+    struct forge_err err = {0};
+    CHECK_INT(forge_store_open(":memory:", &s, &err), 0);
+    CHECK_INT(s->shared, 0);
+    long n = 0;
+    for (int i = 1; i <= 3; i++) {
+        CHECK_INT(forge_store_rate_hit(s, "u", 600, &n, &err), 0);
+        CHECK_INT(n, i);
+    }
+    CHECK_INT(forge_store_rate_hit(s, "v", 600, &n, &err), 0);
+    CHECK_INT(n, 1);
+    CHECK_INT(forge_store_rate_hit(s, "u", 660, &n, &err), 0); /* a new window */
+    CHECK_INT(n, 1);
+    forge_store_close(s);
 }
 
 TEST(bad_locations)
@@ -141,6 +170,7 @@ int main(void)
     RUN(conversations);
     RUN(pending_once);
     RUN(audit_and_prefs_survive_reopen);
+    RUN(rate_counts);
     RUN(bad_locations);
     return TEST_DONE();
 }
