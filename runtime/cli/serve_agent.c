@@ -260,7 +260,7 @@ int forge_cmd_serve_agent(int argc, char **argv)
     int nagents = 0;
     struct forge_service_agent *sa = NULL;
     struct forge_model **owned = NULL; /* models opened from specs */
-    char *dir = NULL, *rules_dir = NULL;
+    char *dir = NULL;
     struct forge_err err = {0};
     if (parse(argc, argv, &o) || setup_auth(&o, &key))
         goto out;
@@ -409,7 +409,6 @@ out:
     forge_jwt_key_free(key);
     forge_vm_free(vm);
     forge_free(dir);
-    forge_free(rules_dir);
     forge_luaopts_free(&o.vm);
     return code;
 }
