@@ -246,6 +246,7 @@ int forge_cmd_serve_agent(int argc, char **argv)
     forge_server_opts_init(&o.server);
     o.server.listen = "127.0.0.1:8080";
     o.server.max_connections = 1024;
+    o.server.max_body = 1u << 20; /* chat requests are small: a large body is only a cost */
     o.server.thread_per_connection = 1;
     forge_service_opts_init(&o.svc);
     forge_provider_opts_init(&o.prov);
