@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 forge=${FORGE:-$root/build/forge}
 secs=${1:-3}
-convs=${2:-20000}
+convs=${2:-100000}
 command -v node >/dev/null || { echo "node is missing: apt-get install nodejs" >&2; exit 2; }
 npm="$root/tests/npm/node_modules"
 [ -d "$npm/autocannon" ] || { echo "autocannon is missing: run tests/npm/install.sh" >&2; exit 2; }
