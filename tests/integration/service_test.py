@@ -82,7 +82,9 @@ class Server:
             self.proc.send_signal(signal.SIGTERM)
         out, _ = self.proc.communicate(timeout=60)
         self.err.close()
-        return self.proc.returncode, open(self.err_path).read()
+        err = open(self.err_path).read()
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return self.proc.returncode, err
 
     def request(self, method, path, body=None, headers=None, raw=None, token=None):
         c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
