@@ -112,7 +112,7 @@ static void reply_json(struct forge_server_response *resp, int status, cJSON *bo
 static const char *error_type(int status)
 {
     switch (status) {
-    case 400: case 413: return "invalid_request_error";
+    case 400: case 413: case 415: return "invalid_request_error";
     case 401: return "authentication_error";
     case 403: return "permission_error";
     case 404: return "not_found_error";
