@@ -93,6 +93,14 @@ function forge.evals(...)
   return cases
 end
 
+-- forge.agent{id, description, model, system, tools, verifiers, policy, params, on_request,
+-- on_tool_call, on_done}: an agent `forge serve --agent FILE` serves (docs/service.md).
+function forge.agent(def)
+  if type(def) ~= "table" then error("forge.agent: expected a table", 2) end
+  if type(def.id) ~= "string" or def.id == "" then error("forge.agent: needs a non-empty string id", 2) end
+  return tagged("agent", def)
+end
+
 -- forge.suite{name, model, tools, verifiers, cases, policy, approve, system, params, gates}
 function forge.suite(def)
   need(def, "forge.suite")

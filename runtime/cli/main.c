@@ -34,7 +34,7 @@ const struct forge_command forge_commands[] = {
     {"report", forge_cmd_report, "merge the results of sharded runs into one set of reports", forge_usage_report},
     {"mcp", forge_cmd_mcp, "MCP: serve forge tools to MCP clients; list and call any MCP server", forge_usage_mcp},
     {"probe", forge_cmd_probe, "which models call tools, on which wire, and how fast", forge_usage_probe},
-    {"serve", forge_cmd_serve, "serve model endpoints (scripted, replayed or recorded) to agents in any language",
+    {"serve", forge_cmd_serve, "serve model endpoints to agents in any language; --agent: agents as a service",
      forge_usage_serve},
     {"check", forge_cmd_check, "tool-use validation of recorded trajectories", forge_usage_check},
     {"coverage", forge_cmd_coverage, "what the eval files do not test about the tools", forge_usage_coverage},
