@@ -15,10 +15,10 @@ local function draft(task)
           .. '"expect": {%s, "responseNonEmpty": true}}\n```'):format(tool, tool, frag)
 end
 
--- Every answer is decided from the request (the first user message); a retry is round 2, 3, ...
+-- Every answer is decided from the request (the first user message); a retry is turn 2, 3, ...
 local function answer(ctx)
   local task = ctx.messages[1].content
-  if ctx.round == 1 and task:find('must call the tool "search_news"', 1, true) then
+  if ctx.turn == 1 and task:find('must call the tool "search_news"', 1, true) then
     return { reply = "I would ask about the news." }
   end
   return { reply = draft(task) }
