@@ -19,6 +19,7 @@
 #include <string.h>
 
 #define MAX_DEPTH 512 /* nested schema evaluations per validation */
+#define ROOT_URI "forge:/root.json" /* the URI of a schema without one; never reported */
 
 /* cJSON's type tests are library calls; validation makes millions of them, so inline them. */
 static inline bool type_is(const cJSON *v, int t)
@@ -225,6 +226,7 @@ struct node {
     struct dynanchor *dynanchors; /* on resource roots: every $dynamicAnchor in the resource */
     struct node *resource; /* the root of the schema resource this node belongs to */
     char *abs;             /* absolute location: base URI '#' JSON pointer, or NULL */
+    bool abs_shown;        /* abs is reported (not the internal URI of a schema without one) */
     struct kw *kws;
     int nkws;
     /* A leaf's keywords folded into one check (leaf_fast), when lspec: the type bits (0: no
@@ -1484,6 +1486,7 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
             rc = FORGE_ENOMEM;
             goto out;
         }
+        n->abs_shown = strncmp(n->abs, ROOT_URI, sizeof ROOT_URI - 1) != 0;
         if (n->draft >= FORGE_DRAFT_2019_09) {
             if (n->draft == FORGE_DRAFT_2019_09 && cJSON_IsTrue(get(json, "$recursiveAnchor")))
                 n->recursive_anchor = true;
@@ -1794,7 +1797,6 @@ void forge_schema_free(struct forge_schema *s)
 
 /* The internal base URI of a schema without $id: relative references resolve against it
  * and it never appears in output. */
-#define ROOT_URI "forge:/root.json"
 
 struct forge_schema *forge_schema_compile(const cJSON *schema, const struct forge_schema_opts *opts,
                                           struct forge_err *err)
@@ -2004,8 +2006,7 @@ struct vctx {
     struct memo memo;
     bool all;
     int quiet;       /* > 0: inside a probe (anyOf branch, not, if, contains): no error output */
-    bool want;       /* errors are wanted */
-    cJSON *errors;   /* created on the first error */
+    struct forge_schema_errors *out; /* NULL: errors are not wanted */
     int rc;          /* a failure other than "invalid" */
     int depth;
     const struct node *scope[MAX_DEPTH + 1];
@@ -2228,26 +2229,61 @@ static inline void member_add(cJSON *o, cJSON **last, cJSON *item, const char *k
 
 #define ERR_TEXT_MAX ((size_t)16 << 20) /* one error's strings: 16 MiB at most */
 
+/* Room in <e> for one more error of <bytes> bytes of text. Returns 0 or FORGE_ENOMEM. */
+static int err_reserve(struct forge_schema_errors *e, size_t bytes)
+{
+    if (e->n == e->cap) {
+        int nc = e->cap ? e->cap * 2 : 8;
+        struct forge_schema_error *l = forge_realloc(e->list, (size_t)nc * sizeof *l);
+        if (!l)
+            return FORGE_ENOMEM;
+        e->list = l;
+        size_t *o = forge_realloc(e->offs, (size_t)nc * 4 * sizeof *o);
+        if (!o)
+            return FORGE_ENOMEM;
+        e->offs = o;
+        e->cap = nc;
+    }
+    if (e->size - e->len < bytes) {
+        size_t ns = e->size ? e->size * 2 : 1024;
+        while (ns - e->len < bytes)
+            ns *= 2;
+        char *t = forge_realloc(e->text, ns);
+        if (!t)
+            return FORGE_ENOMEM;
+        e->text = t;
+        e->size = ns;
+    }
+    return 0;
+}
+
+void forge_schema_errors_free(struct forge_schema_errors *e)
+{
+    if (!e)
+        return;
+    forge_free(e->list);
+    forge_free(e->offs);
+    forge_free(e->text);
+    memset(e, 0, sizeof *e);
+}
+
+/* Records an error in the validation's error arena: its four strings are written one after
+ * the other (NUL-separated) into the arena's text. Lengths are measured first, then each
+ * pointer is written from its leaf up, so nothing is copied twice. Returns 0 (the keyword
+ * failed), or FORGE_ENOMEM. */
 static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
                 const char *kw, const char *sub, const char *fmt, ...)
 {
-    if (c->quiet || !c->want)
+    if (c->quiet || !c->out)
         return 0;
-    if (!c->errors && !(c->errors = cJSON_CreateArray())) {
-        c->rc = FORGE_ENOMEM;
-        return FORGE_ENOMEM;
-    }
-    /* The four strings of an error are written one after the other (NUL-separated) into one
-     * block that the "error" member owns; the other members reference it (cJSON frees only
-     * the owner, and cJSON_Duplicate copies referenced strings). Lengths are measured first,
-     * then each pointer is written from its leaf up, so nothing is copied twice. */
+    struct forge_schema_errors *out = c->out;
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     msg_format(msg, sizeof msg, fmt, ap);
     va_end(ap);
     size_t lmsg = strlen(msg);
-    bool has_abs = n->abs && strncmp(n->abs, ROOT_URI, sizeof ROOT_URI - 1) != 0;
+    bool has_abs = n->abs_shown;
     /* keyword locations are made of names from the schema documents (and keywords) */
     bool plain = !c->s->escaped_names;
     struct tok tkw = kw ? (plain ? tok_plain(kw) : tok_measure(kw)) : (struct tok){0, 0};
@@ -2257,48 +2293,83 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
     size_t lil = iloc_len(il, itoks, false), lkl = kloc_len(kl, ktoks, plain) + tail;
     size_t lbase = has_abs ? strlen(n->abs) : 0, labs = lbase + tail;
     size_t total = lmsg + 1 + lil + 1 + lkl + 1 + (has_abs ? labs + 1 : 0);
-    char *block = total <= ERR_TEXT_MAX ? cJSON_malloc(total) : NULL;
-    cJSON *e = NULL, *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
-    if (block && (e = cJSON_malloc(sizeof *e)) != NULL) {
-        memset(e, 0, sizeof *e);
-        e->type = cJSON_Object;
-        char *pm = block, *pi = pm + lmsg + 1, *pk = pi + lil + 1, *pa = pk + lkl + 1;
-        memcpy(pm, msg, lmsg + 1);
-        iloc_back(pi + lil, il, itoks);
-        pi[lil] = 0;
-        char *end = pk + lkl;
-        *end = 0;
-        if (sub)
-            end = tok_back(end, sub, tsub);
-        if (kw)
-            end = tok_back(end, kw, tkw);
-        kloc_back(end, kl, ktoks);
-        if (has_abs) {
-            memcpy(pa, n->abs, lbase);
-            memcpy(pa + lbase, end, tail + 1); /* the same keyword tail, and the NUL */
-        }
-        vi = str_ref(pi);
-        vk = str_ref(pk);
-        va = has_abs ? str_ref(pa) : NULL;
-        vm = str_ref(pm);
-    }
-    if (!e || !vm || !vi || !vk || (has_abs && !va)) {
-        void *parts[] = {vm, vi, vk, va, e, block};
-        for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
-            if (parts[i])
-                cJSON_free(parts[i]);
+    if (total > ERR_TEXT_MAX || err_reserve(out, total)) {
         c->rc = FORGE_ENOMEM;
         return FORGE_ENOMEM;
     }
-    vm->type &= ~cJSON_IsReference; /* the owner of the block */
-    cJSON *last = NULL;
-    member_add(e, &last, vi, "instanceLocation");
-    member_add(e, &last, vk, "keywordLocation");
-    if (va)
-        member_add(e, &last, va, "absoluteKeywordLocation");
-    member_add(e, &last, vm, "error");
-    cJSON_AddItemToArray(c->errors, e);
+    size_t base = out->len;
+    char *pm = out->text + base, *pi = pm + lmsg + 1, *pk = pi + lil + 1, *pa = pk + lkl + 1;
+    memcpy(pm, msg, lmsg + 1);
+    iloc_back(pi + lil, il, itoks);
+    pi[lil] = 0;
+    char *end = pk + lkl;
+    *end = 0;
+    if (sub)
+        end = tok_back(end, sub, tsub);
+    if (kw)
+        end = tok_back(end, kw, tkw);
+    kloc_back(end, kl, ktoks);
+    if (has_abs) {
+        memcpy(pa, n->abs, lbase);
+        memcpy(pa + lbase, end, tail + 1); /* the same keyword tail, and the NUL */
+    }
+    size_t *o = out->offs + (size_t)out->n * 4;
+    o[0] = (size_t)(pi - out->text);
+    o[1] = (size_t)(pk - out->text);
+    o[2] = has_abs ? (size_t)(pa - out->text) : SIZE_MAX;
+    o[3] = base;
+    out->len += total;
+    out->n++;
     return 0;
+}
+
+cJSON *forge_schema_errors_json(const struct forge_schema_errors *e)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (!arr)
+        return NULL;
+    for (int i = 0; i < e->n; i++) {
+        /* one block holds the four strings; the "error" member owns it, the others reference
+         * it (cJSON frees only the owner, and cJSON_Duplicate copies referenced strings) */
+        const struct forge_schema_error *x = &e->list[i];
+        size_t lm = strlen(x->message), li = strlen(x->instance_location),
+               lk = strlen(x->keyword_location),
+               la = x->absolute_keyword_location ? strlen(x->absolute_keyword_location) : 0;
+        size_t total = lm + 1 + li + 1 + lk + 1 + (x->absolute_keyword_location ? la + 1 : 0);
+        char *block = cJSON_malloc(total);
+        cJSON *o = NULL, *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
+        if (block && (o = cJSON_malloc(sizeof *o)) != NULL) {
+            memset(o, 0, sizeof *o);
+            o->type = cJSON_Object;
+            char *pm = block, *pi = pm + lm + 1, *pk = pi + li + 1, *pa = pk + lk + 1;
+            memcpy(pm, x->message, lm + 1);
+            memcpy(pi, x->instance_location, li + 1);
+            memcpy(pk, x->keyword_location, lk + 1);
+            if (x->absolute_keyword_location)
+                memcpy(pa, x->absolute_keyword_location, la + 1);
+            vi = str_ref(pi);
+            vk = str_ref(pk);
+            va = x->absolute_keyword_location ? str_ref(pa) : NULL;
+            vm = str_ref(pm);
+        }
+        if (!o || !vm || !vi || !vk || (x->absolute_keyword_location && !va)) {
+            void *parts[] = {vm, vi, vk, va, o, block};
+            for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
+                if (parts[k])
+                    cJSON_free(parts[k]);
+            cJSON_Delete(arr);
+            return NULL;
+        }
+        vm->type &= ~cJSON_IsReference; /* the owner of the block */
+        cJSON *last = NULL;
+        member_add(o, &last, vi, "instanceLocation");
+        member_add(o, &last, vk, "keywordLocation");
+        if (va)
+            member_add(o, &last, va, "absoluteKeywordLocation");
+        member_add(o, &last, vm, "error");
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
 }
 
 static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
@@ -3197,34 +3268,56 @@ out:
     return r < 0 ? r : ok;
 }
 
-int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, cJSON **errors)
+int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
+                       struct forge_schema_errors *errors)
 {
     struct vctx c;
     c.s = s;
     c.all = s->opts.all_errors;
     c.quiet = 0;
-    c.want = errors != NULL;
-    c.errors = NULL;
+    c.out = errors;
     c.rc = 0;
     c.depth = 0;
     c.nscope = 0;
     c.steps = 0;
     c.memo = (struct memo){0};
     last_limit = LIM_NONE;
-    if (errors)
-        *errors = NULL;
+    if (errors) {
+        errors->n = 0;
+        errors->len = 0;
+    }
     int r = vnode(&c, s->root, instance, NULL, NULL, NULL);
     forge_free(c.memo.e);
     if (r < 0 || c.rc < 0) {
-        cJSON_Delete(c.errors);
+        if (errors)
+            errors->n = 0;
         return c.rc < 0 ? c.rc : r;
     }
-    if (r == 0 && errors) {
-        if (!c.errors && !(c.errors = cJSON_CreateArray()))
-            return FORGE_ENOMEM;
-        *errors = c.errors;
-        return 0;
+    if (errors) {
+        if (r)
+            errors->n = 0;
+        for (int i = 0; i < errors->n; i++) {
+            const size_t *o = errors->offs + (size_t)i * 4;
+            struct forge_schema_error *x = &errors->list[i];
+            x->instance_location = errors->text + o[0];
+            x->keyword_location = errors->text + o[1];
+            x->absolute_keyword_location = o[2] == SIZE_MAX ? NULL : errors->text + o[2];
+            x->message = errors->text + o[3];
+        }
     }
-    cJSON_Delete(c.errors);
+    return r;
+}
+
+int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, cJSON **errors)
+{
+    if (errors)
+        *errors = NULL;
+    if (!errors)
+        return forge_schema_check(s, instance, NULL);
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    int r = forge_schema_check(s, instance, &e);
+    if (r == 0 && !(*errors = forge_schema_errors_json(&e)))
+        r = FORGE_ENOMEM;
+    forge_schema_errors_free(&e);
     return r;
 }
