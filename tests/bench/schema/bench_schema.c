@@ -6,7 +6,8 @@
  * set:
  *   {"case": NAME, "set": "valid"|"invalid", "per_sec": N}
  * usage: bench_schema first|all SECONDS CASE.json...
- * SECONDS may be xN: exactly N rounds of 200 passes (for instruction counts under callgrind). */
+ * SECONDS may be xN: exactly N rounds of 200 passes (for instruction counts under callgrind);
+ * CASE.json:valid or CASE.json:invalid runs one set only. */
 #include "data/schema.h"
 #include "data/json.h"
 #include "base/clock.h"
@@ -32,6 +33,12 @@ int main(int argc, char **argv)
     struct forge_schema_errors errs = FORGE_SCHEMA_ERRORS_INIT;
     for (int a = 3; a < argc; a++) {
         struct forge_err err;
+        char *colon = strrchr(argv[a], ':');
+        int only = -1;
+        if (colon && (!strcmp(colon, ":valid") || !strcmp(colon, ":invalid"))) {
+            only = !strcmp(colon, ":invalid");
+            *colon = 0;
+        }
         cJSON *c = forge_json_load(argv[a], &err);
         if (!c) {
             fprintf(stderr, "%s\n", err.msg);
@@ -56,6 +63,8 @@ int main(int argc, char **argv)
             g[i].sets[1] = cJSON_GetObjectItem(gc, "invalid");
         }
         for (int set = 0; set < 2; set++) {
+            if (only >= 0 && set != only)
+                continue;
             long n = 0;
             const cJSON *x;
             for (int i = 0; i < ng; i++) {
