@@ -173,6 +173,22 @@ enum op {
 enum { T_NULL = 1, T_BOOL = 2, T_OBJECT = 4, T_ARRAY = 8, T_NUMBER = 16, T_STRING = 32,
        T_INTEGER = 64 };
 
+/* Kinds of instance, for type dispatch. */
+enum { K_NULL, K_BOOL, K_NUMBER, K_STRING, K_ARRAY, K_OBJECT };
+
+static inline int kind_of(const cJSON *v)
+{
+    switch (v->type & 0xFF) {
+    case cJSON_NULL: return K_NULL;
+    case cJSON_True:
+    case cJSON_False: return K_BOOL;
+    case cJSON_Number: return K_NUMBER;
+    case cJSON_String: return K_STRING;
+    case cJSON_Array: return K_ARRAY;
+    default: return K_OBJECT;
+    }
+}
+
 /* Vocabulary bits (2019-09 and later); older drafts have all. */
 enum { V_CORE = 1, V_APPLICATOR = 2, V_VALIDATION = 4, V_UNEVALUATED = 8, V_FORMAT = 16,
        V_ALL = 31, V_FORMAT_ASSERT = 32 /* the format-assertion vocabulary: formats asserted */ };
@@ -229,6 +245,11 @@ struct node {
     bool abs_shown;        /* abs is reported (not the internal URI of a schema without one) */
     struct kw *kws;
     int nkws;
+    /* Type dispatch: per kind of instance (K_*), the keywords that can apply to it, in
+     * evaluation order; fused keywords and a "type" the kind always satisfies are left out.
+     * One allocation (kinds[0]). */
+    const struct kw **kinds[6];
+    int nkinds[6];
     /* A leaf's keywords folded into one check (leaf_fast), when lspec: the type bits (0: no
      * type), numeric bounds (infinite when absent), multipleOf (0: none), length bounds in
      * characters, the pattern, and the few other keywords, which go through quick_pass. */
@@ -1724,6 +1745,65 @@ static int resolve_all(struct forge_schema *s, struct forge_err *err)
     return 0;
 }
 
+/* The kinds of instance keyword <w> can apply to, as a bit set of 1 << K_*. */
+static unsigned kw_kinds(const struct kw *w)
+{
+    const unsigned all = 63;
+    switch (w->op) {
+    case OP_TYPE: {
+        /* left out for the kinds it always accepts */
+        unsigned t = (unsigned)w->num, ok = 0;
+        if (t & T_NULL) ok |= 1u << K_NULL;
+        if (t & T_BOOL) ok |= 1u << K_BOOL;
+        if (t & T_NUMBER) ok |= 1u << K_NUMBER;
+        if (t & T_STRING) ok |= 1u << K_STRING;
+        if (t & T_ARRAY) ok |= 1u << K_ARRAY;
+        if (t & T_OBJECT) ok |= 1u << K_OBJECT;
+        return all & ~ok;
+    }
+    case OP_MULTOF: case OP_MAX: case OP_XMAX: case OP_MIN: case OP_XMIN:
+        return 1u << K_NUMBER;
+    case OP_MAXLEN: case OP_MINLEN: case OP_PATTERN: case OP_FORMAT:
+        return 1u << K_STRING;
+    case OP_MAXITEMS: case OP_MINITEMS: case OP_UNIQUE: case OP_PREFIX: case OP_ITEMS:
+    case OP_ADDITEMS: case OP_CONTAINS: case OP_UNEVALITEMS:
+        return 1u << K_ARRAY;
+    case OP_MAXPROPS: case OP_MINPROPS: case OP_REQUIRED: case OP_PROPS: case OP_PATPROPS:
+    case OP_ADDPROPS: case OP_PROPNAMES: case OP_DEPREQ: case OP_DEPSCHEMAS: case OP_DEPS:
+    case OP_UNEVALPROPS:
+        return 1u << K_OBJECT;
+    default:
+        return all;
+    }
+}
+
+/* Fills every node's per-kind keyword lists. Returns 0 or FORGE_ENOMEM. */
+static int build_kinds(struct forge_schema *s)
+{
+    for (int i = 0; i < s->nnodes; i++) {
+        struct node *n = s->nodes[i];
+        if (!n->nkws)
+            continue;
+        const struct kw **all = forge_malloc((size_t)n->nkws * 6 * sizeof *all);
+        if (!all)
+            return FORGE_ENOMEM;
+        for (int k = 0; k < 6; k++) {
+            n->kinds[k] = all + (size_t)k * (size_t)n->nkws;
+            n->nkinds[k] = 0;
+        }
+        for (int j = 0; j < n->nkws; j++) {
+            const struct kw *w = &n->kws[j];
+            if (w->fused)
+                continue;
+            unsigned m = kw_kinds(w);
+            for (int k = 0; k < 6; k++)
+                if (m >> k & 1)
+                    n->kinds[k][n->nkinds[k]++] = w;
+        }
+    }
+    return 0;
+}
+
 void forge_schema_free(struct forge_schema *s)
 {
     if (!s)
@@ -1763,6 +1843,7 @@ void forge_schema_free(struct forge_schema *s)
             forge_free(d);
         }
         forge_free(n->kws);
+        forge_free(n->kinds[0]);
         forge_free(n);
     }
     for (int i = 0; i < s->npend; i++) {
@@ -1866,7 +1947,9 @@ struct forge_schema *forge_schema_compile_uri(const cJSON *schema, const struct 
     struct cctx cx = {root, "", e->draft, e->vocab, NULL};
     if ((rc = compile(s, doc, &cx, &s->root, err)))
         goto out;
-    rc = resolve_all(s, err);
+    if ((rc = resolve_all(s, err)))
+        goto out;
+    rc = build_kinds(s);
 out:
     if (rc) {
         if (rc == FORGE_ENOMEM)
@@ -2664,8 +2747,10 @@ static inline bool leaf_pass(const struct node *n, const cJSON *inst)
     if (n->lspec)
         return leaf_fast(n, inst);
     long slen = -1;
-    for (int i = 0; i < n->nkws; i++) {
-        const struct kw *w = &n->kws[i];
+    int kind = kind_of(inst);
+    const struct kw *const *ks = n->kinds[kind];
+    for (int i = 0, nk = n->nkinds[kind]; i < nk; i++) {
+        const struct kw *w = ks[i];
         if (quick_pass(w, inst, &slen))
             continue;
         if (w->op == OP_PATTERN) {
@@ -3235,10 +3320,12 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
         a = &local;
     }
     long slen = -1;
-    for (int i = 0; i < n->nkws; i++) {
-        const struct kw *w = &n->kws[i];
-        if (w->fused || quick_pass(w, inst, &slen))
-            continue; /* fused: done by the sibling properties (vprops) */
+    int kind = kind_of(inst);
+    const struct kw *const *ks = n->kinds[kind];
+    for (int i = 0, nk = n->nkinds[kind]; i < nk; i++) {
+        const struct kw *w = ks[i];
+        if (quick_pass(w, inst, &slen))
+            continue;
         /* the two most frequent structural keywords skip the general dispatcher */
         if (w->op == OP_REF) {
             struct kloc k1 = {kl, w->name, 0};
