@@ -47,7 +47,24 @@ struct ntab {
     uint64_t *heads, *tails;
     const char **names;
     int n;
+    /* A perfect hash, when one was found: a name of length l maps to pslots[(mix(name, l) *
+     * pseed) >> pshift], the only candidate, compared with one memcmp. */
+    int32_t *pslots;
+    uint32_t pseed;
+    int pshift;
 };
+
+/* The bytes of a name that the perfect hash reads: its length, its first two, middle and last
+ * two bytes. */
+static inline uint32_t pmix(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (!len)
+        return 0x9E3779B9u;
+    return (uint32_t)len ^ (uint32_t)u[0] << 8 ^ (uint32_t)u[len - 1] << 16 ^
+           (uint32_t)(len > 1 ? u[1] : 0) << 24 ^ (uint32_t)(len > 2 ? u[len - 2] : 0) * 0x2F1u ^
+           (uint32_t)u[len >> 1] * 0x01000193u;
+}
 
 struct nkey {
     uint64_t head, tail;
@@ -99,6 +116,34 @@ static inline int ntab_hfind(const struct ntab *t, const char *key)
 /* Index of <key> among the table's names, or -1. */
 static inline int ntab_find(const struct ntab *t, const char *key)
 {
+    if (t->pslots && t->n > NTAB_SCAN) {
+        size_t len = strlen(key);
+        int32_t x = t->pslots[(pmix(key, len) * t->pseed) >> t->pshift];
+        if (x < 0 || t->lens[x] != len)
+            return -1;
+        /* both strings have len + 1 readable bytes: compare them in words */
+        const char *nm = t->names[x];
+        if (len >= 8) {
+            uint64_t a, b, p, q;
+            memcpy(&a, key, 8);
+            memcpy(&p, nm, 8);
+            memcpy(&b, key + len - 8, 8);
+            memcpy(&q, nm + len - 8, 8);
+            return a == p && b == q && (len <= 16 || !memcmp(key + 8, nm + 8, len - 16)) ? x : -1;
+        }
+        if (len >= 4) {
+            uint32_t a, b, p, q;
+            memcpy(&a, key, 4);
+            memcpy(&p, nm, 4);
+            memcpy(&b, key + len - 4, 4);
+            memcpy(&q, nm + len - 4, 4);
+            return a == p && b == q ? x : -1;
+        }
+        for (size_t i = 0; i < len; i++)
+            if (key[i] != nm[i])
+                return -1;
+        return x;
+    }
     if (t->n > NTAB_SCAN)
         return ntab_hfind(t, key);
     /* a few names: compared in turn (the first of duplicates wins, as in the table) */
@@ -119,6 +164,7 @@ static inline int ntab_find(const struct ntab *t, const char *key)
 
 static void ntab_free(struct ntab *t)
 {
+    forge_free(t->pslots);
     forge_free(t->slots);
     forge_free(t->hashes);
     forge_free(t->lens);
@@ -158,6 +204,51 @@ static int ntab_build(struct ntab *t, const char **names, int n)
             i = (i + 1) & t->mask;
         t->slots[i] = j;
     }
+    /* A perfect hash over the distinct names (the first of duplicates wins): multipliers are
+     * tried for tables of 2 to 16 slots per name; names too alike for it keep the table above. */
+    if (n == 0 || n > 4096)
+        return 0;
+    int bits = 1;
+    while ((1 << bits) < 2 * n)
+        bits++;
+    uint32_t *mixes = forge_malloc((size_t)n * sizeof *mixes);
+    if (!mixes)
+        return FORGE_ENOMEM;
+    for (int j = 0; j < n; j++)
+        mixes[j] = pmix(names[j], t->lens[j]);
+    uint64_t rng = 0x853C49E6748FEA9Bull;
+    for (int b = bits; b <= bits + 3 && !t->pslots; b++) {
+        int32_t *ps = forge_malloc(((size_t)1 << b) * sizeof *ps);
+        if (!ps) {
+            forge_free(mixes);
+            return FORGE_ENOMEM;
+        }
+        for (int attempt = 0; attempt < 200; attempt++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t seed = (uint32_t)(rng >> 32) | 1;
+            for (size_t i = 0; i < ((size_t)1 << b); i++)
+                ps[i] = -1;
+            bool ok = true;
+            for (int j = 0; j < n && ok; j++) {
+                if (ntab_hfind(t, names[j]) != j)
+                    continue; /* a duplicate */
+                uint32_t h = (mixes[j] * seed) >> (32 - b);
+                if (ps[h] >= 0)
+                    ok = false;
+                else
+                    ps[h] = j;
+            }
+            if (ok) {
+                t->pslots = ps;
+                t->pseed = seed;
+                t->pshift = 32 - b;
+                break;
+            }
+        }
+        if (!t->pslots)
+            forge_free(ps);
+    }
+    forge_free(mixes);
     return 0;
 }
 
@@ -1187,6 +1278,7 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
         if (rc)
             return rc;
         w->op = OP_PATTERN;
+        w->text = c->valuestring;
     } else if (!strcmp(k, "format") && (v & V_FORMAT)) {
         if (!cJSON_IsString(c))
             return bad(err, cx, k, "must be a string");
@@ -1194,6 +1286,7 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
         if (w->fmt < 0 || !(s->opts.formats || (v & V_FORMAT_ASSERT)))
             return 0;
         w->op = OP_FORMAT;
+        w->text = c->valuestring;
     } else if (!strcmp(k, "uniqueItems") && val) {
         if (!cJSON_IsBool(c))
             return bad(err, cx, k, "must be a boolean");
@@ -2900,12 +2993,10 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                 return r;
             }
             if (r) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "string does not match the pattern %s",
-                        cJSON_GetStringValue(get(n->json, "pattern")));
+            return fail(c, n, il, kl, w->name, NULL, "string does not match the pattern %s", w->text);
         case OP_FORMAT:
             if (forge_format_check(w->fmt, sv, strlen(sv))) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "string is not a valid %s",
-                        cJSON_GetStringValue(get(n->json, "format")));
+            return fail(c, n, il, kl, w->name, NULL, "string is not a valid %s", w->text);
         default:
             break;
         }
@@ -3306,7 +3397,8 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
     }
     c->depth++;
     bool pushed = false;
-    if (!c->nscope || c->scope[c->nscope - 1] != n->resource) {
+    /* the dynamic scope matters only to $dynamicRef and $recursiveRef */
+    if (c->s->dynamic && (!c->nscope || c->scope[c->nscope - 1] != n->resource)) {
         c->scope[c->nscope++] = n->resource;
         pushed = true;
     }
