@@ -2205,8 +2205,9 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
     __attribute__((format(printf, 7, 8)));
 
 /* A small vsnprintf for error messages: %s %d %lld %zu and %%, which is all they use (the
- * format attribute on fail() checks the arguments). Several times cheaper than the stdio one. */
-static void msg_format(char *out, size_t cap, const char *fmt, va_list ap)
+ * format attribute on fail() checks the arguments). Several times cheaper than the stdio one.
+ * Returns the length written (at most cap - 1). */
+static size_t msg_format(char *out, size_t cap, const char *fmt, va_list ap)
 {
     size_t o = 0;
     char num[24];
@@ -2254,15 +2255,14 @@ static void msg_format(char *out, size_t cap, const char *fmt, va_list ap)
                 num[--k] = '-';
             str = num + k;
         }
-        if (str) {
-            size_t l = strlen(str);
-            if (l > cap - 1 - o)
-                l = cap - 1 - o;
-            memcpy(out + o, str, l);
-            o += l;
-        }
+        size_t l = strlen(str);
+        if (l > cap - 1 - o)
+            l = cap - 1 - o;
+        memcpy(out + o, str, l);
+        o += l;
     }
     out[o] = 0;
+    return o;
 }
 
 
@@ -2404,6 +2404,7 @@ static inline void member_add(cJSON *o, cJSON **last, cJSON *item, const char *k
 }
 
 #define ERR_TEXT_MAX ((size_t)16 << 20) /* one error's strings: 16 MiB at most */
+#define MSG_MAX 1024                     /* one error's message, with its NUL */
 
 /* Room in <e> for one more error of <bytes> bytes of text. Returns 0 or FORGE_ENOMEM. */
 static int err_reserve(struct forge_schema_errors *e, size_t bytes)
@@ -2453,12 +2454,6 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
     if (c->quiet || !c->out)
         return 0;
     struct forge_schema_errors *out = c->out;
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    msg_format(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    size_t lmsg = strlen(msg);
     bool has_abs = n->abs_shown;
     /* keyword locations are made of names from the schema documents (and keywords) */
     bool plain = !c->s->escaped_names;
@@ -2468,14 +2463,14 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
     struct tok itoks[TOKS_MAX], ktoks[TOKS_MAX];
     size_t lil = iloc_len(il, itoks, false), lkl = kloc_len(kl, ktoks, plain) + tail;
     size_t lbase = has_abs ? strlen(n->abs) : 0, labs = lbase + tail;
-    size_t total = lmsg + 1 + lil + 1 + lkl + 1 + (has_abs ? labs + 1 : 0);
-    if (total > ERR_TEXT_MAX || err_reserve(out, total)) {
+    /* the locations first, then the message, formatted in place (at most MSG_MAX bytes) */
+    size_t locs = lil + 1 + lkl + 1 + (has_abs ? labs + 1 : 0);
+    if (locs + MSG_MAX > ERR_TEXT_MAX || err_reserve(out, locs + MSG_MAX)) {
         c->rc = FORGE_ENOMEM;
         return FORGE_ENOMEM;
     }
-    size_t base = out->len;
-    char *pm = out->text + base, *pi = pm + lmsg + 1, *pk = pi + lil + 1, *pa = pk + lkl + 1;
-    memcpy(pm, msg, lmsg + 1);
+    char *pi = out->text + out->len, *pk = pi + lil + 1, *pa = pk + lkl + 1;
+    char *pm = pi + locs;
     iloc_back(pi + lil, il, itoks);
     pi[lil] = 0;
     char *end = pk + lkl;
@@ -2489,6 +2484,11 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
         memcpy(pa, n->abs, lbase);
         memcpy(pa + lbase, end, tail + 1); /* the same keyword tail, and the NUL */
     }
+    va_list ap;
+    va_start(ap, fmt);
+    size_t lmsg = msg_format(pm, MSG_MAX, fmt, ap);
+    va_end(ap);
+    size_t total = locs + lmsg + 1, base = (size_t)(pm - out->text);
     size_t *o = out->offs + (size_t)out->n * 4;
     o[0] = (size_t)(pi - out->text);
     o[1] = (size_t)(pk - out->text);
