@@ -312,6 +312,11 @@ struct kw {
     bool all_strings;          /* enum: every value is a string */
     const char *text;          /* enum, const: the value(s) as short JSON, for messages */
     const char *ref;           /* the reference text, for messages */
+    /* anyOf, oneOf: a discriminator. Branch i (through $ref-only nodes) has properties/<disc>
+     * with "const": discv[i] (a string; NULL: no such const), so an object whose member <disc>
+     * is not that string certainly fails branch i, which is then not evaluated. */
+    const char *disc;
+    const char **discv;
 };
 
 struct dynanchor {
@@ -1870,7 +1875,66 @@ static unsigned kw_kinds(const struct kw *w)
     }
 }
 
-/* Fills every node's per-kind keyword lists. Returns 0 or FORGE_ENOMEM. */
+/* <n> through nodes that hold nothing but a $ref (at most 8 of them). */
+static const struct node *deref(const struct node *n)
+{
+    for (int hops = 0; n && !n->is_bool && n->nkws == 1 && n->kws[0].op == OP_REF && hops < 8; hops++)
+        n = n->kws[0].sub;
+    return n;
+}
+
+/* The string const of <n>'s own keywords (through $ref-only nodes), or NULL. */
+static const char *const_string(const struct node *n)
+{
+    n = deref(n);
+    if (!n || n->is_bool)
+        return NULL;
+    for (int i = 0; i < n->nkws; i++)
+        if (n->kws[i].op == OP_CONST && cJSON_IsString(n->kws[i].json))
+            return n->kws[i].json->valuestring;
+    return NULL;
+}
+
+/* Finds the discriminator of anyOf/oneOf <w> (the first property with a string const in a
+ * branch; kept when at least two branches have one). Returns 0 or FORGE_ENOMEM. */
+static int find_disc(struct kw *w)
+{
+    const char *name = NULL;
+    int found = 0;
+    const char **v = forge_calloc((size_t)w->n, sizeof *v);
+    if (!v)
+        return FORGE_ENOMEM;
+    for (int i = 0; i < w->n; i++) {
+        const struct node *b = deref(w->subs[i]);
+        if (!b || b->is_bool)
+            continue;
+        for (int k = 0; k < b->nkws && !v[i]; k++) {
+            const struct kw *p = &b->kws[k];
+            if (p->op != OP_PROPS)
+                continue;
+            for (int j = 0; j < p->n && !v[i]; j++) {
+                if ((name && strcmp(name, p->names[j])) || ntab_find(&p->tab, p->names[j]) != j)
+                    continue; /* another name, or a duplicate name (the first one applies) */
+                const char *cv = const_string(p->subs[j]);
+                if (!cv)
+                    continue;
+                name = p->names[j];
+                v[i] = cv;
+                found++;
+            }
+        }
+    }
+    if (found < 2) {
+        forge_free(v);
+        return 0;
+    }
+    w->disc = name;
+    w->discv = v;
+    return 0;
+}
+
+/* Fills every node's per-kind keyword lists and the discriminators of anyOf and oneOf.
+ * Returns 0 or FORGE_ENOMEM. */
 static int build_kinds(struct forge_schema *s)
 {
     for (int i = 0; i < s->nnodes; i++) {
@@ -1885,7 +1949,9 @@ static int build_kinds(struct forge_schema *s)
             n->nkinds[k] = 0;
         }
         for (int j = 0; j < n->nkws; j++) {
-            const struct kw *w = &n->kws[j];
+            struct kw *w = &n->kws[j];
+            if ((w->op == OP_ANYOF || w->op == OP_ONEOF) && find_disc(w))
+                return FORGE_ENOMEM;
             if (w->fused)
                 continue;
             unsigned m = kw_kinds(w);
@@ -1911,6 +1977,7 @@ void forge_schema_free(struct forge_schema *s)
             forge_ecmare_free(w->re);
             ntab_free(&w->tab);
             forge_free(w->reqbits);
+            forge_free(w->discv);
             forge_free(w->subs);
             forge_free(w->names);
             forge_free(w->arrs);
@@ -1925,6 +1992,7 @@ void forge_schema_free(struct forge_schema *s)
             forge_ecmare_free(w->re);
             ntab_free(&w->tab);
             forge_free(w->reqbits);
+            forge_free(w->discv);
             forge_free(w->subs);
             forge_free(w->names);
             forge_free(w->arrs);
@@ -3285,7 +3353,13 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
     case OP_ANYOF:
     case OP_ONEOF: {
         int matched = 0, first = -1, second = -1;
+        const cJSON *dm = NULL;
+        if (w->disc && cJSON_IsObject(inst))
+            for (dm = inst->child; dm && strcmp(dm->string, w->disc); dm = dm->next)
+                ;
         for (int i = 0; i < w->n; i++) {
+            if (dm && w->discv[i] && !(cJSON_IsString(dm) && !strcmp(dm->valuestring, w->discv[i])))
+                continue; /* the branch's discriminator const fails */
             struct kloc k2 = {&k1, NULL, i};
             struct ann tmp;
             if (ann && (r = ann_init(&tmp, inst)) < 0)

@@ -503,6 +503,43 @@ TEST(property_tables)
     forge_schema_free(s);
 }
 
+/* anyOf/oneOf branches told apart by a const property: branches whose const the instance's
+ * member contradicts are skipped, with the verdicts and errors of a full evaluation. */
+TEST(discriminators)
+{
+    struct forge_err err;
+    struct forge_schema *s = compile(
+        "{\"oneOf\": [{\"$ref\": \"#/$defs/card\"}, {\"$ref\": \"#/$defs/bank\"},"
+        "  {\"type\": \"object\", \"properties\": {\"type\": {\"$ref\": \"#/$defs/w\"}}, \"required\": [\"token\"]},"
+        "  {\"type\": \"string\"}],"
+        " \"$defs\": {\"w\": {\"const\": \"wallet\"},"
+        "  \"card\": {\"type\": \"object\", \"properties\": {\"type\": {\"const\": \"card\"}, \"number\": {\"type\": \"string\"}}, \"required\": [\"number\"]},"
+        "  \"bank\": {\"type\": \"object\", \"properties\": {\"type\": {\"const\": \"bank\"}}, \"required\": [\"iban\"]}}}", NULL, &err);
+    CHECK(s != NULL);
+    EXPECT(s, "{\"type\": \"card\", \"number\": \"4242\"}", "valid");
+    EXPECT(s, "{\"type\": \"bank\", \"iban\": \"GB33\"}", "valid");
+    EXPECT(s, "{\"type\": \"wallet\", \"token\": \"t\"}", "valid");
+    EXPECT(s, "\"a string\"", "valid");
+    EXPECT(s, "{\"type\": \"card\", \"number\": 4242}",
+           "[{\"instanceLocation\":\"\",\"keywordLocation\":\"/oneOf\",\"error\":\"value matches none of the 4 oneOf schemas\"}]");
+    EXPECT(s, "{\"type\": \"crypto\", \"number\": \"1\", \"iban\": \"x\", \"token\": \"t\"}",
+           "[{\"instanceLocation\":\"\",\"keywordLocation\":\"/oneOf\",\"error\":\"value matches none of the 4 oneOf schemas\"}]");
+    EXPECT(s, "{\"type\": 7, \"number\": \"1\"}",
+           "[{\"instanceLocation\":\"\",\"keywordLocation\":\"/oneOf\",\"error\":\"value matches none of the 4 oneOf schemas\"}]");
+    /* without the discriminator every branch is evaluated: card and bank both match */
+    EXPECT(s, "{\"number\": \"1\", \"iban\": \"x\"}",
+           "[{\"instanceLocation\":\"\",\"keywordLocation\":\"/oneOf\",\"error\":\"value matches oneOf schemas 0 and 1; exactly one must match\"}]");
+    forge_schema_free(s);
+    /* a duplicate property name: the first one applies, so its const is the discriminator */
+    s = compile("{\"anyOf\": [{\"properties\": {\"k\": {}, \"k\": {\"const\": \"a\"}}, \"required\": [\"x\"]},"
+                " {\"properties\": {\"k\": {\"const\": \"b\"}}}]}", NULL, &err);
+    CHECK(s != NULL);
+    EXPECT(s, "{\"k\": \"z\", \"x\": 1}", "valid");
+    EXPECT(s, "{\"k\": \"z\"}",
+           "[{\"instanceLocation\":\"\",\"keywordLocation\":\"/anyOf\",\"error\":\"value matches none of the 2 anyOf schemas\"}]");
+    forge_schema_free(s);
+}
+
 int main(void)
 {
     RUN(locations_through_refs);
@@ -518,5 +555,6 @@ int main(void)
     RUN(out_of_memory_is_clean);
     RUN(errors_arena);
     RUN(property_tables);
+    RUN(discriminators);
     return TEST_DONE();
 }
