@@ -2844,6 +2844,15 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
         }
         return w->op == OP_MAXLEN ? (double)*slen <= w->num : (double)*slen >= w->num;
     case OP_REQUIRED:
+        if (w->fused || t != cJSON_Object)
+            return true;
+        if (w->n == 1) { /* one name (anyOf branches, then/else) */
+            const char *want = w->names[0];
+            for (const cJSON *x = inst->child; x; x = x->next)
+                if (x->string[0] == want[0] && !strcmp(x->string, want))
+                    return true;
+        }
+        return false;
     case OP_ADDPROPS:
         return w->fused || t != cJSON_Object;
     case OP_PATTERN:
@@ -2877,16 +2886,16 @@ static inline bool leaf_fast(const struct node *n, const cJSON *inst)
         return false;
     if (t == cJSON_String) {
         const char *v = inst->valuestring;
+        size_t bytes = n->lstr || n->lre ? strlen(v) : 0;
         if (n->lstr) {
             /* a string of b bytes has between b/4 and b characters: count only when needed */
-            size_t bytes = strlen(v);
             if (!((double)bytes <= n->shi && (double)(bytes / 4) >= n->slo)) {
                 double len = (double)cp_len(v);
                 if (!(len <= n->shi && len >= n->slo))
                     return false;
             }
         }
-        if (n->lre && forge_ecmare_test(n->lre, v, strlen(v)) != 1)
+        if (n->lre && forge_ecmare_test(n->lre, v, bytes) != 1)
             return false;
     } else if (t == cJSON_Number && n->lnum) {
         double x = inst->valuedouble;
@@ -3162,7 +3171,13 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             int ok = 1;
             if (w->fused)
                 return 1;
-            if (w->n <= 64) {
+            if (w->n == 1) {
+                /* one name (anyOf branches, then/else): compared member by member */
+                const char *want = w->names[0];
+                for (const cJSON *x = inst->child; x; x = x->next)
+                    if (x->string[0] == want[0] && !strcmp(x->string, want))
+                        return 1;
+            } else if (w->n <= 64) {
                 /* one hashed pass over the members */
                 uint64_t seen = 0, want = w->n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << w->n) - 1);
                 for (const cJSON *x = inst->child; x && seen != want; x = x->next) {
