@@ -333,6 +333,8 @@ struct node {
     unsigned types;        /* 0: no type keyword */
     bool has_uneval;       /* has unevaluatedProperties/Items: collects annotations */
     bool leaf;             /* only keywords about the value itself (no subschemas, no refs) */
+    bool lexact;           /* a leaf whose leaf_pass is exact: false means invalid (no limit,
+                            * no keyword it leaves to the full evaluation) */
     bool recursive_anchor; /* $recursiveAnchor: true */
     const char *dyn_anchor;
     struct dynanchor *dynanchors; /* on resource roots: every $dynamicAnchor in the resource */
@@ -1657,6 +1659,14 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
         }
         if (n->leaf)
             leaf_spec(n);
+        n->lexact = n->leaf;
+        for (int i = 0; i < n->nkws && n->lexact; i++) {
+            const struct kw *w = &n->kws[i];
+            if (w->op == OP_FORMAT || w->op == OP_MAXPROPS || w->op == OP_MINPROPS ||
+                (w->op == OP_REQUIRED && w->n > 64) ||
+                (w->op == OP_PATTERN && !forge_ecmare_is_simple(w->re)))
+                n->lexact = false; /* quick tests that say "maybe", or a match limit */
+        }
     }
 out:
     /* compile_kw copied c2.base where it needed it (add_pending resolves against n->abs) */
@@ -2618,6 +2628,8 @@ cJSON *forge_schema_errors_json(const struct forge_schema_errors *e)
 
 static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
                  const struct kloc *kl, struct ann *ann);
+static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst,
+                      const struct iloc *il, const struct kloc *kl, struct ann *ann);
 
 static size_t memo_slot(const struct memo *m, const void *node, const void *inst)
 {
@@ -2803,6 +2815,33 @@ static int member_count(const cJSON *o)
     return n;
 }
 
+/* True when the object <inst> has every name of "required" <w> (false: evaluate it fully,
+ * which also reports the missing names). */
+static inline bool required_ok(const struct kw *w, const cJSON *inst)
+{
+    if (w->n == 1) { /* one name (anyOf branches, then/else): compared member by member */
+        const char *want = w->names[0];
+        for (const cJSON *x = inst->child; x; x = x->next)
+            if (x->string[0] == want[0] && !strcmp(x->string, want))
+                return true;
+        return false;
+    }
+    if (w->n > 64)
+        return false;
+    /* one hashed pass over the members */
+    uint64_t seen = 0, want = w->n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << w->n) - 1);
+    for (const cJSON *x = inst->child; x && seen != want; x = x->next) {
+        int j = ntab_find(&w->tab, x->string);
+        if (j >= 0)
+            seen |= (uint64_t)1 << j;
+    }
+    /* duplicate names in "required" map to their first index */
+    for (int j = 0; j < w->n && seen != want; j++)
+        if (!(seen >> j & 1) && ntab_find(&w->tab, w->names[j]) != j)
+            seen |= (uint64_t)1 << j;
+    return (seen & want) == want;
+}
+
 /* True when keyword <w> certainly passes on <inst> by a cheap test; false means "evaluate it
  * fully" (vkw), which also produces the error. <slen> caches the string length (-1: unknown). */
 static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
@@ -2844,15 +2883,7 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
         }
         return w->op == OP_MAXLEN ? (double)*slen <= w->num : (double)*slen >= w->num;
     case OP_REQUIRED:
-        if (w->fused || t != cJSON_Object)
-            return true;
-        if (w->n == 1) { /* one name (anyOf branches, then/else) */
-            const char *want = w->names[0];
-            for (const cJSON *x = inst->child; x; x = x->next)
-                if (x->string[0] == want[0] && !strcmp(x->string, want))
-                    return true;
-        }
-        return false;
+        return w->fused || t != cJSON_Object || required_ok(w, inst);
     case OP_ADDPROPS:
         return w->fused || t != cJSON_Object;
     case OP_PATTERN:
@@ -3170,28 +3201,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         case OP_REQUIRED: {
             int ok = 1;
             if (w->fused)
-                return 1;
-            if (w->n == 1) {
-                /* one name (anyOf branches, then/else): compared member by member */
-                const char *want = w->names[0];
-                for (const cJSON *x = inst->child; x; x = x->next)
-                    if (x->string[0] == want[0] && !strcmp(x->string, want))
-                        return 1;
-            } else if (w->n <= 64) {
-                /* one hashed pass over the members */
-                uint64_t seen = 0, want = w->n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << w->n) - 1);
-                for (const cJSON *x = inst->child; x && seen != want; x = x->next) {
-                    int j = ntab_find(&w->tab, x->string);
-                    if (j >= 0)
-                        seen |= (uint64_t)1 << j;
-                }
-                /* duplicate names in "required" map to their first index */
-                for (int j = 0; j < w->n; j++)
-                    if (!(seen >> j & 1) && ntab_find(&w->tab, w->names[j]) != j)
-                        seen |= (uint64_t)1 << j;
-                if ((seen & want) == want)
-                    return 1;
-            }
+                return 1; /* (required_ok was tried by quick_pass) */
             for (const cJSON *x = w->json->child; x; x = x->next)
                 if (!get(inst, x->valuestring)) {
                     ok = 0;
@@ -3467,8 +3477,20 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
 static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
                  const struct kloc *kl, struct ann *ann)
 {
-    if (n->leaf && leaf_pass(n, inst))
-        return 1; /* the full evaluation below also explains a failure */
+    if (n->leaf) {
+        if (leaf_pass(n, inst))
+            return 1;
+        if (n->lexact && (c->quiet || !c->out))
+            return 0; /* certainly invalid, and no error to explain */
+        /* the full evaluation explains the failure */
+    }
+    return vnode_body(c, n, inst, il, kl, ann);
+}
+
+/* vnode past the leaf test. */
+static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
+                      const struct kloc *kl, struct ann *ann)
+{
     if (n->is_bool) {
         if (n->bval)
             return 1;
