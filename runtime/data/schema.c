@@ -148,15 +148,8 @@ static inline int ntab_find(const struct ntab *t, const char *key)
         return ntab_hfind(t, key);
     /* a few names: compared in turn (the first of duplicates wins, as in the table) */
     for (int j = 0; j < t->n; j++) {
-        const unsigned char *p = (const unsigned char *)key;
-        const unsigned char *q = (const unsigned char *)t->names[j];
-        if (*p != *q)
-            continue;
-        while (*p && *p == *q) {
-            p++;
-            q++;
-        }
-        if (*p == *q)
+        const char *q = t->names[j];
+        if (key[0] == q[0] && (!key[0] || !strcmp(key + 1, q + 1)))
             return j;
     }
     return -1;
