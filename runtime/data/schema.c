@@ -52,6 +52,7 @@ struct ntab {
     int32_t *pslots;
     uint32_t pseed;
     int pshift;
+    unsigned char first[8]; /* the first bytes of the first names, for the scan */
 };
 
 /* The bytes of a name that the perfect hash reads: its length, its first two, middle and last
@@ -112,6 +113,7 @@ static inline int ntab_hfind(const struct ntab *t, const char *key)
 }
 
 #define NTAB_SCAN 6 /* tables of at most this many names are searched without hashing */
+_Static_assert(NTAB_SCAN <= (int)sizeof ((struct ntab *)0)->first, "ntab.first holds the scanned names");
 
 /* Index of <key> among the table's names, or -1. */
 static inline int ntab_find(const struct ntab *t, const char *key)
@@ -147,11 +149,10 @@ static inline int ntab_find(const struct ntab *t, const char *key)
     if (t->n > NTAB_SCAN)
         return ntab_hfind(t, key);
     /* a few names: compared in turn (the first of duplicates wins, as in the table) */
-    for (int j = 0; j < t->n; j++) {
-        const char *q = t->names[j];
-        if (key[0] == q[0] && (!key[0] || !strcmp(key + 1, q + 1)))
+    unsigned char k0 = (unsigned char)key[0];
+    for (int j = 0; j < t->n; j++)
+        if (t->first[j] == k0 && (!k0 || !strcmp(key + 1, t->names[j] + 1)))
             return j;
-    }
     return -1;
 }
 
@@ -174,6 +175,8 @@ static int ntab_build(struct ntab *t, const char **names, int n)
     t->mask = size - 1;
     t->names = names;
     t->n = n;
+    for (int j = 0; j < n && j < (int)sizeof t->first; j++)
+        t->first[j] = (unsigned char)names[j][0];
     t->slots = forge_malloc(size * sizeof *t->slots);
     t->hashes = forge_malloc(((size_t)n + 1) * sizeof *t->hashes);
     t->lens = forge_malloc(((size_t)n + 1) * sizeof *t->lens);
@@ -3570,7 +3573,8 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
         errors->len = 0;
     }
     int r = vnode(&c, s->root, instance, NULL, NULL, NULL);
-    forge_free(c.memo.e);
+    if (c.memo.e)
+        forge_free(c.memo.e);
     if (r < 0 || c.rc < 0) {
         if (errors)
             errors->n = 0;
