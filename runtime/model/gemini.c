@@ -679,7 +679,7 @@ static cJSON *last_event(const char *text, size_t len)
 {
     struct forge_sse it;
     struct forge_err e;
-    cJSON *v = forge_sse_last(&it, text, len) == 1 && it.data.data ? forge_json_parse(it.data.data, it.data.len, "event", &e)
+    cJSON *v = forge_sse_last(&it, text, len) == 1 && it.data ? forge_json_parse(it.data, it.len, "event", &e)
                                                                   : NULL;
     forge_sse_free(&it);
     return v;
@@ -716,9 +716,8 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
     for (int r; (r = forge_sse_next(&it)) != 0;) {
         NOMEM(r == 1);
         struct forge_err pe;
-        const char *data = it.data.data ? it.data.data : "";
         cJSON_Delete(ev);
-        if (!(ev = forge_json_parse(data, strlen(data), "event", &pe))) {
+        if (!(ev = forge_json_parse(it.data ? it.data : "", it.len, "event", &pe))) {
             rc = forge_err_set(err, FORGE_ENET, "gemini: the stream chunk at byte %zu is not JSON (%s)", it.offset, pe.msg);
             goto out;
         }

@@ -713,9 +713,8 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
     for (int r; (r = forge_sse_next(&it)) != 0;) {
         NOMEM(r == 1);
         struct forge_err pe;
-        const char *data = it.data.data ? it.data.data : "";
         cJSON_Delete(ev);
-        if (!(ev = forge_json_parse(data, strlen(data), "event", &pe))) {
+        if (!(ev = forge_json_parse(it.data ? it.data : "", it.len, "event", &pe))) {
             rc = forge_err_set(err, FORGE_ENET, "openai-responses: the stream event at byte %zu is not JSON (%s)", it.offset,
                                pe.msg);
             goto out;
