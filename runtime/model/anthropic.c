@@ -884,8 +884,10 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
             }
         } else if (!strcmp(type, "message_delta")) {
             const cJSON *d = cJSON_GetObjectItemCaseSensitive(ev, "delta"), *u = cJSON_GetObjectItemCaseSensitive(ev, "usage"), *x;
+            /* the blocks streamed so far are the content: a "content" here must not replace them */
             cJSON_ArrayForEach(x, d)
-                NOMEM(forge_wire_put(msg, x->string, cJSON_Duplicate(x, 1)));
+                if (!x->string || strcmp(x->string, "content"))
+                    NOMEM(forge_wire_put(msg, x->string, cJSON_Duplicate(x, 1)));
             cJSON *mu = cJSON_GetObjectItemCaseSensitive(msg, "usage");
             if (!mu)
                 NOMEM(mu = cJSON_AddObjectToObject(msg, "usage"));
