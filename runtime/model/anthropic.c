@@ -827,7 +827,7 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
             rc = forge_err_set(err, FORGE_ENET, "anthropic: the stream's %s event came before message_start", type);
             goto out;
         }
-        int index = (int)forge_json_num(ev, "index", -1);
+        int index = forge_wire_index(forge_json_num(ev, "index", -1));
         char ikey[16];
         snprintf(ikey, sizeof ikey, "%d", index);
         cJSON *block = index >= 0 ? cJSON_GetArrayItem(content, index) : NULL;

@@ -107,6 +107,10 @@ char *forge_wire_args_text(const cJSON *args);
  * so the agent loop can report the malformed call to the model. Returns 0 or FORGE_ENOMEM. */
 int forge_wire_set_args_text(cJSON *call, const char *text);
 
+/* The number <v> as an int when it is one's range (fractions cut), else -1: an index read
+ * from outside input. */
+int forge_wire_index(double v);
+
 /* Adds <item> to <obj> under <key> (replacing a member of that name), taking ownership even on
  * failure. Returns <item>, or NULL when <item> was NULL or memory ran out (then it is freed). */
 cJSON *forge_wire_put(cJSON *obj, const char *key, cJSON *item);

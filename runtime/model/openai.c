@@ -614,7 +614,7 @@ static cJSON *call_at(cJSON *calls, int index)
 {
     cJSON *c;
     cJSON_ArrayForEach(c, calls)
-        if ((int)forge_json_num(c, "index", -1) == index)
+        if (forge_wire_index(forge_json_num(c, "index", -1)) == index)
             return c;
     cJSON *f;
     if (!(c = cJSON_CreateObject()) || !cJSON_AddItemToArray(calls, c) || !cJSON_AddNumberToObject(c, "index", index) ||
@@ -804,7 +804,7 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
         int k = 0;
         cJSON_ArrayForEach(tc, cJSON_GetObjectItemCaseSensitive(d, "tool_calls")) {
             /* a call's id and name come in its first delta; its arguments in pieces, by index */
-            int index = (int)forge_json_num(tc, "index", k);
+            int index = forge_wire_index(forge_json_num(tc, "index", k));
             cJSON *c = call_at(calls, index), *f = cJSON_GetObjectItemCaseSensitive(c, "function");
             NOMEM(c);
             const cJSON *df = cJSON_GetObjectItemCaseSensitive(tc, "function");

@@ -4,6 +4,7 @@
 #include "data/jscan.h"
 #include "data/json.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -182,6 +183,11 @@ int forge_wire_check(const cJSON *req, struct forge_err *err)
     if (params && !cJSON_IsObject(params))
         return forge_err_set(err, FORGE_EINVAL, "request: params: must be an object");
     return 0;
+}
+
+int forge_wire_index(double v)
+{
+    return v > (double)INT_MIN - 1 && v < (double)INT_MAX + 1 ? (int)v : -1;
 }
 
 cJSON *forge_wire_put(cJSON *obj, const char *key, cJSON *item)
