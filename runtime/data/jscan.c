@@ -89,11 +89,12 @@ static int string_at(struct forge_jscan *j, struct forge_jstr *v)
     v->esc = 0;
     for (;;) {
 #ifdef __SSE2__
-        const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), zero = _mm_setzero_si128();
+        /* signed bytes below 0x20: the control characters and every non-ASCII byte */
+        const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
         while (end - p >= 16) {
             __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
             __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bs)),
-                                       _mm_or_si128(_mm_cmpeq_epi8(x, zero), x));
+                                       _mm_cmplt_epi8(x, space));
             int m = _mm_movemask_epi8(hit);
             if (m) {
                 p += __builtin_ctz((unsigned)m);
@@ -120,7 +121,7 @@ static int string_at(struct forge_jscan *j, struct forge_jstr *v)
             if (!n)
                 return fail(j);
             p += n;
-        } else if (c == 0) {
+        } else if (c == 0 || (j->no_breaks && (c == '\n' || c == '\r'))) {
             return fail(j);
         } else {
             p++;
@@ -359,8 +360,15 @@ int forge_jstr_scan(const char *s, size_t n, struct forge_jstr *v)
 
 int forge_jstr_append(const struct forge_jstr *v, struct forge_buf *b)
 {
-    if (!v->esc)
+    if (!v->esc) {
+        if (b->len + v->n < b->cap && v->n <= b->limit - b->len) {
+            memcpy(b->data + b->len, v->s, v->n); /* the usual piece: room already there */
+            b->len += v->n;
+            b->data[b->len] = '\0';
+            return 0;
+        }
         return v->n ? forge_buf_add(b, v->s, v->n) : 0;
+    }
     const char *p = v->s, *end = v->s + v->n, *run = p;
     int rc = 0;
     while (p < end && !rc) {

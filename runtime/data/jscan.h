@@ -27,6 +27,7 @@ struct forge_jscan {
     int depth;
     int first;       /* the innermost container has no element yet */
     int failed;
+    int no_breaks;   /* set by the caller: raw CR and LF inside strings fail too (SSE lines) */
 };
 
 /* A string token: its raw text between the quotes (borrowed from the scanned text). */

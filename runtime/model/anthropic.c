@@ -769,22 +769,20 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
     int fast = forge_wire_fast();
     struct forge_wire_tmpl tm = {0};
     struct hot_delta th = {0};
-    for (int r; (r = forge_sse_next(&it)) != 0;) {
-        NOMEM(r == 1);
+    struct forge_jstr rv;
+    for (int r = 0, raw; (raw = fast && msg && forge_sse_tmpl_next(&it, &tm, &rv)) || (r = forge_sse_next(&it)) != 0;) {
+        NOMEM(raw || r == 1);
         int named = !strcmp(it.event, "content_block_delta");
-        if (fast && msg && it.data && it.data != it.buf.data && (named || !it.event[0])) {
+        if (raw || (fast && msg && it.data && it.data != it.buf.data && (named || !it.event[0]))) {
             struct hot_delta h;
             int is_hot = 0;
-            if (named && forge_wire_tmpl_match(&tm, it.data, it.len, &h.piece)) {
-                struct forge_jstr piece = h.piece;
+            if (raw) {
                 h = th;
-                h.piece = piece;
+                h.piece = rv;
                 is_hot = 1;
             } else if (!hot(it.data, it.len, named, &h)) {
-                if (named) {
-                    forge_wire_tmpl_set(&tm, it.data, it.len, &h.piece);
-                    th = h;
-                }
+                forge_sse_tmpl_set(&it, &tm, &h.piece);
+                th = h;
                 is_hot = 1;
             }
             cJSON *blk = is_hot && h.index <= INT_MAX ? cJSON_GetArrayItem(content, (int)h.index) : NULL;

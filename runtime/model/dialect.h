@@ -202,12 +202,20 @@ int forge_wire_fast(void);
 struct forge_wire_tmpl {
     const char *pre, *suf;
     size_t npre, nsuf;
+    size_t nfix; /* how much of suf comes before its first digit */
+    char event[64];    /* for forge_sse_tmpl_*: the event's name, */
+    size_t dpre, dsuf; /* where its data starts in pre, and how much of suf is data */
 };
 struct forge_jstr;
 /* Remembers <data> (<len> bytes, in the stream's text) as the template, <v> being its piece. */
 void forge_wire_tmpl_set(struct forge_wire_tmpl *t, const char *data, size_t len, const struct forge_jstr *v);
 /* 1 when <data> is the template's event around another valid string, then in <v>; else 0. */
 int forge_wire_tmpl_match(const struct forge_wire_tmpl *t, const char *data, size_t len, struct forge_jstr *v);
+/* The same, but the text after the string may also differ from the template's in its runs of
+ * digits (each replaced by "0" or 1 to 15 digits not starting with 0: valid wherever a digit run
+ * is, in a string, a number's integer part, fraction or exponent). For events none of whose
+ * values after the string are read, such as a sequence number. */
+int forge_wire_tmpl_match_digits(const struct forge_wire_tmpl *t, const char *data, size_t len, struct forge_jstr *v);
 
 /* Server-sent events of a streamed body, one at a time (the framing of the WHATWG spec: lines
  * end with \n, \r\n or \r; "event:" and "data:" fields, several data lines joined with \n;
@@ -229,6 +237,15 @@ void forge_sse_init(struct forge_sse *it, const char *text, size_t len);
 /* Moves to the next event: 1, or 0 at the end; FORGE_ENOMEM. */
 int forge_sse_next(struct forge_sse *it);
 void forge_sse_free(struct forge_sse *it);
+/* Remembers the current event (its data in place in the text, <v> a string in it) as the
+ * template <t>: its whole text, framing included, before and after <v>. */
+void forge_sse_tmpl_set(const struct forge_sse *it, struct forge_wire_tmpl *t, const struct forge_jstr *v);
+/* When the text at the current position is the template's event with another string (valid,
+ * without line breaks) in the place of its own, moves past that event as forge_sse_next would
+ * (data, len, event, offset set) and returns 1 with the string in <v>; else returns 0 and moves
+ * nothing. Such an event needs no other reading: its framing and its other values are the
+ * template's. */
+int forge_sse_tmpl_next(struct forge_sse *it, const struct forge_wire_tmpl *t, struct forge_jstr *v);
 /* Reads only the last complete event of <text> (for checking how a stream ended without reading
  * it all): 1 with the event in <it>, 0 when there is none, FORGE_ENOMEM. Free <it> after. */
 int forge_sse_last(struct forge_sse *it, const char *text, size_t len);

@@ -825,18 +825,18 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
     struct pending pd = {0};
     struct forge_buf scratch;
     forge_buf_init(&scratch, 0);
-    for (int r; (r = forge_sse_next(&it)) != 0;) {
-        NOMEM(r == 1);
-        if (fast && it.data && it.data != it.buf.data) {
+    struct forge_jstr rv;
+    for (int r = 0, raw; (raw = fast && forge_sse_tmpl_next(&it, &tm, &rv)) || (r = forge_sse_next(&it)) != 0;) {
+        NOMEM(raw || r == 1);
+        if (raw || (fast && it.data && it.data != it.buf.data)) {
             struct hot_chunk h;
             int is_hot = 0;
-            if (forge_wire_tmpl_match(&tm, it.data, it.len, &h.text)) {
-                struct forge_jstr t = h.text;
+            if (raw) {
                 h = th;
-                h.text = t;
+                h.text = rv;
                 is_hot = 1;
             } else if (!hot(it.data, it.len, &h)) {
-                forge_wire_tmpl_set(&tm, it.data, it.len, &h.text);
+                forge_sse_tmpl_set(&it, &tm, &h.text);
                 th = h;
                 is_hot = 1;
             }

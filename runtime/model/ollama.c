@@ -533,8 +533,10 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
     struct forge_wire_tmpl tm = {0};
     while (next_line(&p, text + len, &line, &n)) {
         struct forge_jstr hp;
-        if (fast && (forge_wire_tmpl_match(&tm, line, n, &hp) || !hot(line, n, &hp))) {
-            forge_wire_tmpl_set(&tm, line, n, &hp);
+        int matched = 0;
+        if (fast && ((matched = forge_wire_tmpl_match(&tm, line, n, &hp)) || !hot(line, n, &hp))) {
+            if (!matched)
+                forge_wire_tmpl_set(&tm, line, n, &hp);
             if (hp.n) {
                 NOMEM(!forge_jstr_append(&hp, &content));
                 if (marks->first_token == SIZE_MAX)

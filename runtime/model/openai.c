@@ -736,25 +736,23 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
     int fast = forge_wire_fast();
     struct forge_wire_tmpl tm = {0};
     struct hot_chunk th;
-    for (int r; (r = forge_sse_next(&it)) != 0;) {
-        NOMEM(r == 1);
+    struct forge_jstr rv;
+    for (int r = 0, raw; (raw = fast && forge_sse_tmpl_next(&it, &tm, &rv)) || (r = forge_sse_next(&it)) != 0;) {
+        NOMEM(raw || r == 1);
         if (forge_sse_data_is(&it, "[DONE]")) {
             done = 1;
             break;
         }
         struct hot_chunk h;
-        struct forge_jstr v;
         int is_hot = 0;
-        if (fast && it.data && it.data != it.buf.data) {
-            if (forge_wire_tmpl_match(&tm, it.data, it.len, &v)) {
-                h = th;
-                *(h.has_content ? &h.content : &h.args) = v;
-                is_hot = 1;
-            } else if (!hot(it.data, it.len, &h)) {
-                forge_wire_tmpl_set(&tm, it.data, it.len, h.has_content ? &h.content : &h.args);
-                th = h;
-                is_hot = 1;
-            }
+        if (raw) {
+            h = th;
+            *(h.has_content ? &h.content : &h.args) = rv;
+            is_hot = 1;
+        } else if (fast && it.data && it.data != it.buf.data && !hot(it.data, it.len, &h)) {
+            forge_sse_tmpl_set(&it, &tm, h.has_content ? &h.content : &h.args);
+            th = h;
+            is_hot = 1;
         }
         if (is_hot) {
             if (h.has_content) {

@@ -714,18 +714,22 @@ static int special(const char *type, size_t n)
 /* Reads an event in place when all assemble needs of it is that it is JSON and its type (every
  * event but the special ones): 0 with *text_delta set for response.output_text.delta, 1 when it
  * is anything else (the caller reads it with cJSON). <event> is its SSE event name ("" if none:
- * then its "type" names it). */
-static int hot(const char *event, const char *data, size_t len, int *text_delta)
+ * then its "type" names it). Its top-level "delta" string, if any, is in <delta> (s NULL when none). */
+static int hot(const char *event, const char *data, size_t len, int *text_delta, struct forge_jstr *delta)
 {
     struct forge_jscan j;
     struct forge_jstr k, type = {event, strlen(event), 0};
     int r, n_type = 0;
     forge_jscan_init(&j, data, len);
+    delta->s = NULL;
     if (forge_jscan_open(&j, '{'))
         return 1;
     while ((r = forge_jscan_key(&j, &k)) == 1) {
         if (!*event && forge_jstr_is(&k, "type")) {
             if (n_type++ || forge_jscan_string(&j, &type) || type.esc)
+                return 1;
+        } else if (j.depth == 1 && forge_jstr_is(&k, "delta") && forge_jscan_peek(&j) == '"') {
+            if (forge_jscan_string(&j, delta))
                 return 1;
         } else if (forge_jscan_skip(&j)) {
             return 1;
@@ -747,10 +751,27 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
     marks->first_token = marks->first_call = SIZE_MAX;
     cJSON *ev = NULL, *b = NULL;
     int fast = forge_wire_fast();
+    struct forge_wire_tmpl tm = {0};
+    char tm_event[sizeof it.event] = "";
+    int tm_delta = 0;
     for (int r; (r = forge_sse_next(&it)) != 0;) {
         NOMEM(r == 1);
         int text_delta;
-        if (fast && it.data && !hot(it.event, it.data, it.len, &text_delta)) {
+        struct forge_jstr v;
+        /* a named event like the last delta read, but for its piece and its numbers: the same
+         * kind of event, valid JSON */
+        if (fast && it.data && it.data != it.buf.data && it.event[0] && !strcmp(it.event, tm_event) &&
+            forge_wire_tmpl_match_digits(&tm, it.data, it.len, &v)) {
+            if (tm_delta && marks->first_token == SIZE_MAX)
+                marks->first_token = it.offset;
+            continue;
+        }
+        if (fast && it.data && !hot(it.event, it.data, it.len, &text_delta, &v)) {
+            if (it.event[0] && v.s && it.data != it.buf.data) {
+                forge_wire_tmpl_set(&tm, it.data, it.len, &v);
+                memcpy(tm_event, it.event, sizeof tm_event);
+                tm_delta = text_delta;
+            }
             if (text_delta && marks->first_token == SIZE_MAX)
                 marks->first_token = it.offset;
             continue;
@@ -783,7 +804,7 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
                 rc = forge_err_set(err, FORGE_ENET, "openai-responses: the %s event has no response", type);
                 goto out;
             }
-            NOMEM(b = cJSON_Duplicate(resp, 1));
+            b = cJSON_DetachItemViaPointer(ev, (cJSON *)resp); /* taken, not copied */
             break;
         }
     }

@@ -454,6 +454,39 @@ int forge_sse_next(struct forge_sse *it)
     return 0;
 }
 
+void forge_sse_tmpl_set(const struct forge_sse *it, struct forge_wire_tmpl *t, const struct forge_jstr *v)
+{
+    t->pre = it->base + it->offset;
+    t->npre = (size_t)(v->s - t->pre);
+    t->suf = v->s + v->n;
+    t->nsuf = (size_t)(it->p - t->suf);
+    t->nfix = 0;
+    t->dpre = (size_t)(it->data - t->pre);
+    t->dsuf = (size_t)(it->data + it->len - t->suf);
+    memcpy(t->event, it->event, sizeof t->event);
+}
+
+int forge_sse_tmpl_next(struct forge_sse *it, const struct forge_wire_tmpl *t, struct forge_jstr *v)
+{
+    const char *p = it->p;
+    size_t left = (size_t)(it->end - p);
+    if (!t->pre || left < t->npre + t->nsuf || memcmp(p, t->pre, t->npre))
+        return 0;
+    /* the string ends at the first unescaped quote; the scanner finds it, then the rest must be
+     * the template's */
+    struct forge_jscan j;
+    forge_jscan_init(&j, p + t->npre - 1, left - t->npre + 1);
+    j.no_breaks = 1; /* a line break would end the data line */
+    if (forge_jscan_string(&j, v) || (size_t)(it->end - j.p) < t->nsuf - 1 || memcmp(j.p - 1, t->suf, t->nsuf))
+        return 0;
+    it->offset = (size_t)(p - it->base);
+    it->data = p + t->dpre;
+    it->len = (size_t)(v->s + v->n - it->data) + t->dsuf;
+    it->p = j.p - 1 + t->nsuf;
+    memcpy(it->event, t->event, sizeof it->event);
+    return 1;
+}
+
 static struct forge_wire_acc_entry *acc_find(const struct forge_wire_acc *a, const cJSON *obj, const char *key)
 {
     for (size_t i = a->n; i-- > 0;)
@@ -468,6 +501,8 @@ void forge_wire_tmpl_set(struct forge_wire_tmpl *t, const char *data, size_t len
     t->npre = (size_t)(v->s - data);
     t->suf = v->s + v->n;
     t->nsuf = len - t->npre - v->n;
+    for (t->nfix = 0; t->nfix < t->nsuf && (t->suf[t->nfix] < '0' || t->suf[t->nfix] > '9'); t->nfix++)
+        ;
 }
 
 int forge_wire_tmpl_match(const struct forge_wire_tmpl *t, const char *data, size_t len, struct forge_jstr *v)
@@ -477,6 +512,42 @@ int forge_wire_tmpl_match(const struct forge_wire_tmpl *t, const char *data, siz
         return 0;
     /* the opening quote ends pre, the closing one starts suf */
     return !forge_jstr_scan(data + t->npre - 1, len - t->npre - t->nsuf + 2, v);
+}
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+int forge_wire_tmpl_match_digits(const struct forge_wire_tmpl *t, const char *data, size_t len, struct forge_jstr *v)
+{
+    if (!t->pre || len < t->npre + 2 || memcmp(data, t->pre, t->npre))
+        return 0;
+    /* the string ends at the first unescaped quote: the scanner finds it */
+    struct forge_jscan j;
+    forge_jscan_init(&j, data + t->npre - 1, len - t->npre + 1);
+    if (forge_jscan_string(&j, v))
+        return 0;
+    const char *p = v->s + v->n, *end = data + len, *q = t->suf, *qend = t->suf + t->nsuf;
+    if ((size_t)(end - p) < t->nfix || memcmp(p, q, t->nfix))
+        return 0;
+    p += t->nfix;
+    q += t->nfix;
+    while (p < end && q < qend) {
+        if (is_digit(*q) && is_digit(*p)) {
+            const char *p0 = p;
+            while (q < qend && is_digit(*q))
+                q++;
+            while (p < end && is_digit(*p))
+                p++;
+            if (p - p0 > 15 || (*p0 == '0' && p - p0 > 1))
+                return 0;
+            continue;
+        }
+        if (*p++ != *q++)
+            return 0;
+    }
+    return p == end && q == qend;
 }
 
 static int fast_events = 1;
