@@ -811,7 +811,11 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
             goto out;
         }
         if (!strcmp(type, "message_start")) {
-            cJSON_Delete(msg);
+            /* one message per stream: a second would orphan the pieces gathered for the first */
+            if (msg) {
+                rc = forge_err_set(err, FORGE_ENET, "anthropic: a second message_start at byte %zu", it.offset);
+                goto out;
+            }
             NOMEM(msg = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ev, "message"), 1));
             if (!cJSON_IsObject(msg)) {
                 rc = forge_err_set(err, FORGE_ENET, "anthropic: message_start has no message");
