@@ -216,7 +216,7 @@ static cJSON *match(const char *text, size_t len, int sse, long id)
     forge_sse_init(&it, text, len);
     cJSON *found = NULL;
     while (!found && forge_sse_next(&it) == 1) {
-        cJSON *v = it.data.data ? forge_json_parse(it.data.data, it.data.len, "event", &e) : NULL;
+        cJSON *v = it.data ? forge_json_parse(it.data, it.len, "event", &e) : NULL;
         const cJSON *vid = cJSON_GetObjectItemCaseSensitive(v, "id");
         if (cJSON_IsNumber(vid) && (long)vid->valuedouble == id && !cJSON_HasObjectItem(v, "method"))
             found = v;

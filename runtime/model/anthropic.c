@@ -3,9 +3,11 @@
  * provider_data and are sent back first in the assistant turn, as the API requires. */
 #include "model/dialect.h"
 #include "base/alloc.h"
+#include "data/jscan.h"
 #include "data/json.h"
 
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -690,6 +692,71 @@ static int stream_complete(const char *text, size_t len)
     return end;
 }
 
+/* A hot event: a content_block_delta with a piece of text (text_delta) or of a tool's input
+ * (input_json_delta). */
+struct hot_delta {
+    struct forge_jstr piece;
+    long index;
+    int json;     /* input_json_delta */
+    char key[24]; /* the index as a key of the open tool_use blocks, for input_json_delta */
+};
+
+/* Reads an event in place when it is a hot delta (<named>: its SSE event name is
+ * content_block_delta; else its "type" must say so): 0 with its fields, 1 when it is anything
+ * else (the caller reads it with cJSON). */
+static int hot(const char *data, size_t len, int named, struct hot_delta *h)
+{
+    struct forge_jscan j;
+    struct forge_jstr k, type = {0}, dt = {0}, text = {0}, pj = {0};
+    int r, n_type = 0, n_index = 0, n_delta = 0, n_dt = 0, n_text = 0, n_pj = 0;
+    forge_jscan_init(&j, data, len);
+    if (forge_jscan_open(&j, '{'))
+        return 1;
+    while ((r = forge_jscan_key(&j, &k)) == 1) {
+        if (!named && forge_jstr_is(&k, "type")) {
+            if (n_type++ || forge_jscan_string(&j, &type))
+                return 1;
+        } else if (forge_jstr_is(&k, "index")) {
+            if (n_index++ || forge_jscan_int(&j, &h->index))
+                return 1;
+        } else if (forge_jstr_is(&k, "delta")) {
+            if (n_delta++ || forge_jscan_open(&j, '{'))
+                return 1;
+            while ((r = forge_jscan_key(&j, &k)) == 1) {
+                if (forge_jstr_is(&k, "type")) {
+                    if (n_dt++ || forge_jscan_string(&j, &dt))
+                        return 1;
+                } else if (forge_jstr_is(&k, "text")) {
+                    if (n_text++ || forge_jscan_string(&j, &text))
+                        return 1;
+                } else if (forge_jstr_is(&k, "partial_json")) {
+                    if (n_pj++ || forge_jscan_string(&j, &pj))
+                        return 1;
+                } else if (forge_jscan_skip(&j)) {
+                    return 1;
+                }
+            }
+            if (r)
+                return 1;
+        } else if (forge_jscan_skip(&j)) {
+            return 1;
+        }
+    }
+    if (r || forge_jscan_end(&j) || !n_index || !n_dt || (!named && !(n_type && forge_jstr_is(&type, "content_block_delta"))))
+        return 1;
+    if (forge_jstr_is(&dt, "text_delta") && n_text) {
+        h->piece = text;
+        h->json = 0;
+    } else if (forge_jstr_is(&dt, "input_json_delta") && n_pj) {
+        h->piece = pj;
+        h->json = 1;
+        snprintf(h->key, sizeof h->key, "%ld", h->index);
+    } else {
+        return 1;
+    }
+    return 0;
+}
+
 static int assemble(const char *text, size_t len, cJSON **body, struct forge_stream_marks *marks, struct forge_err *err)
 {
     int rc = 0, stopped = 0;
@@ -699,12 +766,37 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
     cJSON *ev = NULL, *msg = NULL, *content = NULL, *json = cJSON_CreateObject(); /* tool_use blocks open */
     struct forge_wire_acc acc = {0};
     NOMEM(json);
-    for (int r; (r = forge_sse_next(&it)) != 0;) {
-        NOMEM(r == 1);
+    int fast = forge_wire_fast();
+    struct forge_wire_tmpl tm = {0};
+    struct hot_delta th = {0};
+    struct forge_jstr rv;
+    for (int r = 0, raw; (raw = fast && msg && forge_sse_tmpl_next(&it, &tm, &rv)) || (r = forge_sse_next(&it)) != 0;) {
+        NOMEM(raw || r == 1);
+        int named = !strcmp(it.event, "content_block_delta");
+        if (raw || (fast && msg && it.data && it.data != it.buf.data && (named || !it.event[0]))) {
+            struct hot_delta h;
+            int is_hot = 0;
+            if (raw) {
+                h = th;
+                h.piece = rv;
+                is_hot = 1;
+            } else if (!hot(it.data, it.len, named, &h)) {
+                forge_sse_tmpl_set(&it, &tm, &h.piece);
+                th = h;
+                is_hot = 1;
+            }
+            cJSON *blk = is_hot && h.index <= INT_MAX ? cJSON_GetArrayItem(content, (int)h.index) : NULL;
+            if (blk && (!h.json || cJSON_GetObjectItemCaseSensitive(json, h.key))) {
+                struct forge_buf *ab = forge_wire_acc_buf(&acc, h.json ? json : blk, h.json ? h.key : "text");
+                NOMEM(ab && !forge_jstr_append(&h.piece, ab));
+                if (!h.json && marks->first_token == SIZE_MAX)
+                    marks->first_token = it.offset;
+                continue;
+            }
+        }
         struct forge_err pe;
-        const char *data = it.data.data ? it.data.data : "";
         cJSON_Delete(ev);
-        if (!(ev = forge_json_parse(data, strlen(data), "event", &pe))) {
+        if (!(ev = forge_json_parse(it.data ? it.data : "", it.len, "event", &pe))) {
             rc = forge_err_set(err, FORGE_ENET, "anthropic: the stream event at byte %zu is not JSON (%s)", it.offset, pe.msg);
             goto out;
         }
@@ -719,7 +811,11 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
             goto out;
         }
         if (!strcmp(type, "message_start")) {
-            cJSON_Delete(msg);
+            /* one message per stream: a second would orphan the pieces gathered for the first */
+            if (msg) {
+                rc = forge_err_set(err, FORGE_ENET, "anthropic: a second message_start at byte %zu", it.offset);
+                goto out;
+            }
             NOMEM(msg = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ev, "message"), 1));
             if (!cJSON_IsObject(msg)) {
                 rc = forge_err_set(err, FORGE_ENET, "anthropic: message_start has no message");
@@ -733,7 +829,7 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
             rc = forge_err_set(err, FORGE_ENET, "anthropic: the stream's %s event came before message_start", type);
             goto out;
         }
-        int index = (int)forge_json_num(ev, "index", -1);
+        int index = forge_wire_index(forge_json_num(ev, "index", -1));
         char ikey[16];
         snprintf(ikey, sizeof ikey, "%d", index);
         cJSON *block = index >= 0 ? cJSON_GetArrayItem(content, index) : NULL;
@@ -790,8 +886,10 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
             }
         } else if (!strcmp(type, "message_delta")) {
             const cJSON *d = cJSON_GetObjectItemCaseSensitive(ev, "delta"), *u = cJSON_GetObjectItemCaseSensitive(ev, "usage"), *x;
+            /* the blocks streamed so far are the content: a "content" here must not replace them */
             cJSON_ArrayForEach(x, d)
-                NOMEM(forge_wire_put(msg, x->string, cJSON_Duplicate(x, 1)));
+                if (!x->string || strcmp(x->string, "content"))
+                    NOMEM(forge_wire_put(msg, x->string, cJSON_Duplicate(x, 1)));
             cJSON *mu = cJSON_GetObjectItemCaseSensitive(msg, "usage");
             if (!mu)
                 NOMEM(mu = cJSON_AddObjectToObject(msg, "usage"));

@@ -5,6 +5,7 @@
 #ifndef FORGE_MODEL_DIALECT_H
 #define FORGE_MODEL_DIALECT_H
 #include <stddef.h>
+#include <string.h>
 #include <cjson/cJSON.h>
 #include "base/buf.h"
 #include "base/err.h"
@@ -106,6 +107,10 @@ char *forge_wire_args_text(const cJSON *args);
  * so the agent loop can report the malformed call to the model. Returns 0 or FORGE_ENOMEM. */
 int forge_wire_set_args_text(cJSON *call, const char *text);
 
+/* The number <v> as an int when it is one's range (fractions cut), else -1: an index read
+ * from outside input. */
+int forge_wire_index(double v);
+
 /* Adds <item> to <obj> under <key> (replacing a member of that name), taking ownership even on
  * failure. Returns <item>, or NULL when <item> was NULL or memory ran out (then it is freed). */
 cJSON *forge_wire_put(cJSON *obj, const char *key, cJSON *item);
@@ -174,10 +179,43 @@ struct forge_wire_acc {
  * FORGE_ENOMEM. */
 int forge_wire_acc_add(struct forge_wire_acc *a, cJSON *obj, const char *key, const char *piece);
 /* The text gathered so far for <obj>.<key>, or NULL when nothing was added. */
+/* The buffer gathering <obj>.<key> (made on first use, starting with the string's current
+ * value), for appending to directly; NULL when out of memory. */
+struct forge_buf *forge_wire_acc_buf(struct forge_wire_acc *a, cJSON *obj, const char *key);
 const char *forge_wire_acc_get(const struct forge_wire_acc *a, const cJSON *obj, const char *key);
 /* Writes every gathered string into its object. 0 or FORGE_ENOMEM. */
 int forge_wire_acc_flush(struct forge_wire_acc *a);
 void forge_wire_acc_free(struct forge_wire_acc *a);
+
+/* Whether assemble reads the hot events of a stream (text and argument deltas) with the in-place
+ * scanner of data/jscan.h, falling back to cJSON for every other event (1, the default), or
+ * reads every event with cJSON (0). Both give the same answers and errors (fuzz_stream checks
+ * it); the switch exists for that test and the benchmark. Set it before threads start. */
+void forge_wire_set_fast(int on);
+int forge_wire_fast(void);
+
+/* The last hot event of a stream, as the text before its one string of interest (the opening
+ * quote included) and the text after it (the closing quote included), both borrowed from the
+ * stream's text. An event with the same text around another valid string is the same event with
+ * another piece: it needs no other reading (a string for a string leaves the JSON valid, and
+ * every other value as it was). */
+struct forge_wire_tmpl {
+    const char *pre, *suf;
+    size_t npre, nsuf;
+    size_t nfix; /* how much of suf comes before its first digit */
+    char event[64];    /* for forge_sse_tmpl_*: the event's name, */
+    size_t dpre, dsuf; /* where its data starts in pre, and how much of suf is data */
+};
+struct forge_jstr;
+/* Remembers <data> (<len> bytes, in the stream's text) as the template, <v> being its piece. */
+void forge_wire_tmpl_set(struct forge_wire_tmpl *t, const char *data, size_t len, const struct forge_jstr *v);
+/* 1 when <data> is the template's event around another valid string, then in <v>; else 0. */
+int forge_wire_tmpl_match(const struct forge_wire_tmpl *t, const char *data, size_t len, struct forge_jstr *v);
+/* The same, but the text after the string may also differ from the template's in its runs of
+ * digits (each replaced by "0" or 1 to 15 digits not starting with 0: valid wherever a digit run
+ * is, in a string, a number's integer part, fraction or exponent). For events none of whose
+ * values after the string are read, such as a sequence number. */
+int forge_wire_tmpl_match_digits(const struct forge_wire_tmpl *t, const char *data, size_t len, struct forge_jstr *v);
 
 /* Server-sent events of a streamed body, one at a time (the framing of the WHATWG spec: lines
  * end with \n, \r\n or \r; "event:" and "data:" fields, several data lines joined with \n;
@@ -185,15 +223,29 @@ void forge_wire_acc_free(struct forge_wire_acc *a);
  * text is not dispatched). */
 struct forge_sse {
     const char *base, *p, *end;
-    struct forge_buf data;  /* the current event's data (owned; free with forge_sse_free); its
-                               .data is NULL when the event has no data */
+    const char *data;       /* the current event's data, NULL when it has none: in the text itself
+                               when it is one line (not NUL-terminated), else joined in <buf> */
+    size_t len;             /* its length */
+    struct forge_buf buf;   /* owned; free with forge_sse_free */
     char event[64];         /* the current event's name, "" when it has none */
     size_t offset;          /* where the current event starts in the text */
 };
+/* Nonzero when the current event's data is exactly the string literal <s>. */
+#define forge_sse_data_is(it, s) \
+    ((it)->data && (it)->len == sizeof(s) - 1 && !memcmp((it)->data, s, sizeof(s) - 1))
 void forge_sse_init(struct forge_sse *it, const char *text, size_t len);
 /* Moves to the next event: 1, or 0 at the end; FORGE_ENOMEM. */
 int forge_sse_next(struct forge_sse *it);
 void forge_sse_free(struct forge_sse *it);
+/* Remembers the current event (its data in place in the text, <v> a string in it) as the
+ * template <t>: its whole text, framing included, before and after <v>. */
+void forge_sse_tmpl_set(const struct forge_sse *it, struct forge_wire_tmpl *t, const struct forge_jstr *v);
+/* When the text at the current position is the template's event with another string (valid,
+ * without line breaks) in the place of its own, moves past that event as forge_sse_next would
+ * (data, len, event, offset set) and returns 1 with the string in <v>; else returns 0 and moves
+ * nothing. Such an event needs no other reading: its framing and its other values are the
+ * template's. */
+int forge_sse_tmpl_next(struct forge_sse *it, const struct forge_wire_tmpl *t, struct forge_jstr *v);
 /* Reads only the last complete event of <text> (for checking how a stream ended without reading
  * it all): 1 with the event in <it>, 0 when there is none, FORGE_ENOMEM. Free <it> after. */
 int forge_sse_last(struct forge_sse *it, const char *text, size_t len);

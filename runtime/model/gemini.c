@@ -4,6 +4,7 @@
  * provider_data and are sent back verbatim. */
 #include "model/dialect.h"
 #include "base/alloc.h"
+#include "data/jscan.h"
 #include "data/json.h"
 
 #include <ctype.h>
@@ -679,7 +680,7 @@ static cJSON *last_event(const char *text, size_t len)
 {
     struct forge_sse it;
     struct forge_err e;
-    cJSON *v = forge_sse_last(&it, text, len) == 1 && it.data.data ? forge_json_parse(it.data.data, it.data.len, "event", &e)
+    cJSON *v = forge_sse_last(&it, text, len) == 1 && it.data ? forge_json_parse(it.data, it.len, "event", &e)
                                                                   : NULL;
     forge_sse_free(&it);
     return v;
@@ -702,6 +703,111 @@ static int plain_text(const cJSON *p)
     return forge_json_str(p, "text") && cJSON_GetArraySize((cJSON *)p) == 1;
 }
 
+/* The members of a chunk the assembled body keeps, from the last chunk that has each. */
+static const char *const keep[] = {"usageMetadata", "promptFeedback", "modelVersion", "responseId"};
+#define NKEEP (sizeof keep / sizeof keep[0])
+
+/* A hot chunk: one plain text part of candidates[0], no finish reason, no error. Its kept
+ * members are remembered as text (in the stream) and become values only when a chunk read by
+ * cJSON comes or the stream ends: they are the same values each time. */
+struct hot_chunk {
+    struct forge_jstr text;
+    const char *kv[NKEEP];
+    size_t kn[NKEEP];
+};
+
+/* Kept members not yet in the body: the text of each and the chunk it came from. */
+struct pending {
+    const char *s[NKEEP];
+    size_t n[NKEEP];
+    unsigned long at[NKEEP]; /* 0: none */
+    unsigned long count;
+};
+
+/* The one part of a hot chunk: {"text": "..."} and nothing else. 0 or 1. */
+static int hot_parts(struct forge_jscan *j, struct hot_chunk *h)
+{
+    struct forge_jstr k;
+    if (forge_jscan_open(j, '[') || forge_jscan_item(j) != 1 || forge_jscan_open(j, '{') ||
+        forge_jscan_key(j, &k) != 1 || !forge_jstr_is(&k, "text") || forge_jscan_string(j, &h->text) ||
+        forge_jscan_key(j, &k) != 0)
+        return 1;
+    return forge_jscan_item(j) != 0;
+}
+
+/* Reads a chunk in place when it is hot: 0 with its fields in <h>, 1 when it is anything else
+ * (the caller reads it with cJSON). */
+static int hot(const char *data, size_t len, struct hot_chunk *h)
+{
+    struct forge_jscan j;
+    struct forge_jstr k;
+    int r, n_cands = 0;
+    memset(h, 0, sizeof *h);
+    forge_jscan_init(&j, data, len);
+    if (forge_jscan_open(&j, '{'))
+        return 1;
+    while ((r = forge_jscan_key(&j, &k)) == 1) {
+        size_t i;
+        for (i = 0; i < NKEEP; i++)
+            if (k.n == strlen(keep[i]) && !memcmp(k.s, keep[i], k.n))
+                break;
+        if (i < NKEEP) {
+            if (h->kv[i] || !forge_jscan_peek(&j))
+                return 1;
+            h->kv[i] = j.p;
+            if (forge_jscan_skip(&j))
+                return 1;
+            h->kn[i] = (size_t)(j.p - h->kv[i]);
+        } else if (forge_jstr_is(&k, "candidates")) {
+            int n_content = 0;
+            if (n_cands++ || forge_jscan_open(&j, '[') || forge_jscan_item(&j) != 1 || forge_jscan_open(&j, '{'))
+                return 1;
+            while ((r = forge_jscan_key(&j, &k)) == 1) {
+                if (forge_jstr_is(&k, "content")) {
+                    int n_parts = 0;
+                    if (n_content++ || forge_jscan_open(&j, '{'))
+                        return 1;
+                    while ((r = forge_jscan_key(&j, &k)) == 1) {
+                        if (forge_jstr_is(&k, "parts")) {
+                            if (n_parts++ || hot_parts(&j, h))
+                                return 1;
+                        } else if (forge_jscan_skip(&j)) {
+                            return 1;
+                        }
+                    }
+                    if (r || !n_parts)
+                        return 1;
+                } else if (forge_jstr_is(&k, "finishReason") || forge_jscan_skip(&j)) {
+                    return 1;
+                }
+            }
+            if (r || !n_content || forge_jscan_leave(&j))
+                return 1;
+        } else if (forge_jstr_is(&k, "error") || forge_jscan_skip(&j)) {
+            return 1;
+        }
+    }
+    return r || forge_jscan_end(&j) || !n_cands;
+}
+
+/* Puts the pending kept members into <b> in the order cJSON's reading would have: by chunk,
+ * then in keep[] order. 0 or FORGE_ENOMEM. */
+static int flush_pending(cJSON *b, struct pending *pd)
+{
+    for (;;) {
+        size_t best = NKEEP;
+        for (size_t i = 0; i < NKEEP; i++)
+            if (pd->at[i] && (best == NKEEP || pd->at[i] < pd->at[best]))
+                best = i;
+        if (best == NKEEP)
+            return 0;
+        struct forge_err e;
+        pd->at[best] = 0;
+        if (!forge_wire_put(b, keep[best], forge_json_parse(pd->s[best], pd->n[best], "event", &e)))
+            return FORGE_ENOMEM;
+    }
+}
+
 static int assemble(const char *text, size_t len, cJSON **body, struct forge_stream_marks *marks, struct forge_err *err)
 {
     int rc = 0, ended = 0;
@@ -713,12 +819,54 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
     NOMEM(b && (cands = cJSON_AddArrayToObject(b, "candidates")) && (cand = part(cands)) &&
           (content = cJSON_AddObjectToObject(cand, "content")) && cJSON_AddStringToObject(content, "role", "model") &&
           (parts = cJSON_AddArrayToObject(content, "parts")));
-    for (int r; (r = forge_sse_next(&it)) != 0;) {
-        NOMEM(r == 1);
+    int fast = forge_wire_fast();
+    struct forge_wire_tmpl tm = {0};
+    struct hot_chunk th;
+    struct pending pd = {0};
+    struct forge_buf scratch;
+    forge_buf_init(&scratch, 0);
+    struct forge_jstr rv;
+    for (int r = 0, raw; (raw = fast && forge_sse_tmpl_next(&it, &tm, &rv)) || (r = forge_sse_next(&it)) != 0;) {
+        NOMEM(raw || r == 1);
+        if (raw || (fast && it.data && it.data != it.buf.data)) {
+            struct hot_chunk h;
+            int is_hot = 0;
+            if (raw) {
+                h = th;
+                h.text = rv;
+                is_hot = 1;
+            } else if (!hot(it.data, it.len, &h)) {
+                forge_sse_tmpl_set(&it, &tm, &h.text);
+                th = h;
+                is_hot = 1;
+            }
+            if (is_hot) {
+                pd.count++;
+                for (size_t i = 0; i < NKEEP; i++)
+                    if (h.kv[i]) {
+                        pd.s[i] = h.kv[i];
+                        pd.n[i] = h.kn[i];
+                        pd.at[i] = pd.count;
+                    }
+                if (h.text.n && marks->first_token == SIZE_MAX)
+                    marks->first_token = it.offset;
+                cJSON *last = cJSON_GetArrayItem(parts, cJSON_GetArraySize(parts) - 1);
+                if (last && plain_text(last)) {
+                    struct forge_buf *ab = forge_wire_acc_buf(&acc, last, "text");
+                    NOMEM(ab && !forge_jstr_append(&h.text, ab));
+                } else {
+                    cJSON *np = cJSON_CreateObject();
+                    forge_buf_reset(&scratch);
+                    NOMEM(np && cJSON_AddItemToArray(parts, np) && !forge_jstr_append(&h.text, &scratch) &&
+                          cJSON_AddStringToObject(np, "text", scratch.data ? scratch.data : ""));
+                }
+                continue;
+            }
+        }
+        NOMEM(!flush_pending(b, &pd));
         struct forge_err pe;
-        const char *data = it.data.data ? it.data.data : "";
         cJSON_Delete(ev);
-        if (!(ev = forge_json_parse(data, strlen(data), "event", &pe))) {
+        if (!(ev = forge_json_parse(it.data ? it.data : "", it.len, "event", &pe))) {
             rc = forge_err_set(err, FORGE_ENET, "gemini: the stream chunk at byte %zu is not JSON (%s)", it.offset, pe.msg);
             goto out;
         }
@@ -755,6 +903,7 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
         if (!c && cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ev, "promptFeedback"), "blockReason"))
             ended = 1;
     }
+    NOMEM(!flush_pending(b, &pd));
     if (!ended)
         rc = forge_err_set(err, FORGE_ENET, "gemini: the stream ended without a finishReason");
     else if (forge_wire_acc_flush(&acc))
@@ -764,6 +913,7 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
 out:
     forge_sse_free(&it);
     forge_wire_acc_free(&acc);
+    forge_buf_free(&scratch);
     cJSON_Delete(ev);
     if (rc) {
         cJSON_Delete(b);

@@ -3,6 +3,7 @@
  * tool sends only that tool, "required" cannot be expressed. */
 #include "model/dialect.h"
 #include "base/alloc.h"
+#include "data/jscan.h"
 #include "data/json.h"
 
 #include <stdint.h>
@@ -484,6 +485,40 @@ static int stream_complete(const char *text, size_t len)
     return end;
 }
 
+/* Reads a line in place when it is hot: a piece of the message's text, not done, no calls, no
+ * error. 0 with the piece in <v>, 1 when it is anything else (the caller reads it with cJSON). */
+static int hot(const char *line, size_t n, struct forge_jstr *v)
+{
+    struct forge_jscan j;
+    struct forge_jstr k;
+    int r, n_msg = 0, n_done = 0, n_content = 0;
+    forge_jscan_init(&j, line, n);
+    if (forge_jscan_open(&j, '{'))
+        return 1;
+    while ((r = forge_jscan_key(&j, &k)) == 1) {
+        if (forge_jstr_is(&k, "message")) {
+            if (n_msg++ || forge_jscan_open(&j, '{'))
+                return 1;
+            while ((r = forge_jscan_key(&j, &k)) == 1) {
+                if (forge_jstr_is(&k, "content")) {
+                    if (n_content++ || forge_jscan_string(&j, v))
+                        return 1;
+                } else if (forge_jstr_is(&k, "tool_calls") || forge_jscan_skip(&j)) {
+                    return 1;
+                }
+            }
+            if (r)
+                return 1;
+        } else if (forge_jstr_is(&k, "done")) {
+            if (n_done++ || forge_jscan_peek(&j) != 'f' || forge_jscan_skip(&j))
+                return 1;
+        } else if (forge_jstr_is(&k, "error") || forge_jscan_skip(&j)) {
+            return 1;
+        }
+    }
+    return r || forge_jscan_end(&j) || !n_content;
+}
+
 static int assemble(const char *text, size_t len, cJSON **body, struct forge_stream_marks *marks, struct forge_err *err)
 {
     int rc = 0, done = 0;
@@ -494,7 +529,21 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
     NOMEM(calls);
     const char *p = text, *line;
     size_t n;
+    int fast = forge_wire_fast();
+    struct forge_wire_tmpl tm = {0};
     while (next_line(&p, text + len, &line, &n)) {
+        struct forge_jstr hp;
+        int matched = 0;
+        if (fast && ((matched = forge_wire_tmpl_match(&tm, line, n, &hp)) || !hot(line, n, &hp))) {
+            if (!matched)
+                forge_wire_tmpl_set(&tm, line, n, &hp);
+            if (hp.n) {
+                NOMEM(!forge_jstr_append(&hp, &content));
+                if (marks->first_token == SIZE_MAX)
+                    marks->first_token = (size_t)(line - text);
+            }
+            continue;
+        }
         struct forge_err pe;
         cJSON_Delete(v);
         if (!(v = forge_json_parse(line, n, "line", &pe))) {

@@ -2,6 +2,7 @@
  * server, LM Studio, OpenRouter, Groq and other compatible servers. */
 #include "model/dialect.h"
 #include "base/alloc.h"
+#include "data/jscan.h"
 #include "data/json.h"
 
 #include <stdint.h>
@@ -602,8 +603,8 @@ cJSON *forge_wire_openai_error(int status, const char *message)
 static int stream_complete(const char *text, size_t len)
 {
     struct forge_sse it;
-    int end = forge_sse_last(&it, text, len) == 1 && it.data.data &&
-              (!strcmp(it.data.data, "[DONE]") || !strncmp(it.data.data, "{\"error\"", 8));
+    int end = forge_sse_last(&it, text, len) == 1 && it.data &&
+              (forge_sse_data_is(&it, "[DONE]") || (it.len >= 8 && !memcmp(it.data, "{\"error\"", 8)));
     forge_sse_free(&it);
     return end;
 }
@@ -613,7 +614,7 @@ static cJSON *call_at(cJSON *calls, int index)
 {
     cJSON *c;
     cJSON_ArrayForEach(c, calls)
-        if ((int)forge_json_num(c, "index", -1) == index)
+        if (forge_wire_index(forge_json_num(c, "index", -1)) == index)
             return c;
     cJSON *f;
     if (!(c = cJSON_CreateObject()) || !cJSON_AddItemToArray(calls, c) || !cJSON_AddNumberToObject(c, "index", index) ||
@@ -621,6 +622,101 @@ static cJSON *call_at(cJSON *calls, int index)
         !cJSON_AddStringToObject(f, "arguments", ""))
         return NULL;
     return c;
+}
+
+/* The hot chunk: a piece of text or of one call's arguments, and nothing else that assemble
+ * reads. Its fields, found by hot(). */
+struct hot_chunk {
+    struct forge_jstr content, args;
+    long index;
+    int has_content, has_args;
+};
+
+/* The one tool-call delta of a hot chunk: {"index": N, "function": {"arguments": "..."}}, no id
+ * or name (a call's first delta goes to cJSON). 0 or 1. */
+static int hot_call(struct forge_jscan *j, struct hot_chunk *h)
+{
+    struct forge_jstr k;
+    int r, n_index = 0, n_fn = 0;
+    if (forge_jscan_open(j, '[') || forge_jscan_item(j) != 1 || forge_jscan_open(j, '{'))
+        return 1;
+    while ((r = forge_jscan_key(j, &k)) == 1) {
+        if (forge_jstr_is(&k, "index")) {
+            if (n_index++ || forge_jscan_int(j, &h->index))
+                return 1;
+        } else if (forge_jstr_is(&k, "function")) {
+            if (n_fn++ || forge_jscan_open(j, '{'))
+                return 1;
+            while ((r = forge_jscan_key(j, &k)) == 1) {
+                if (forge_jstr_is(&k, "arguments")) {
+                    if (h->has_args++ || forge_jscan_string(j, &h->args))
+                        return 1;
+                } else if (forge_jstr_is(&k, "name") || forge_jscan_skip(j)) {
+                    return 1;
+                }
+            }
+            if (r)
+                return 1;
+        } else if (forge_jstr_is(&k, "id") || forge_jscan_skip(j)) {
+            return 1;
+        }
+    }
+    return r || !n_index || !h->has_args || forge_jscan_item(j) != 0;
+}
+
+/* Reads a chunk in place when it is hot: 0 with its fields in <h>, 1 when it is anything else
+ * (the caller reads it with cJSON). */
+static int hot(const char *data, size_t len, struct hot_chunk *h)
+{
+    struct forge_jscan j;
+    struct forge_jstr k;
+    int r, n_choices = 0, n_usage = 0;
+    memset(h, 0, sizeof *h);
+    forge_jscan_init(&j, data, len);
+    if (forge_jscan_open(&j, '{'))
+        return 1;
+    while ((r = forge_jscan_key(&j, &k)) == 1) {
+        if (forge_jstr_is(&k, "choices")) {
+            /* choices[0] only: {"delta": {...}, "finish_reason": null} */
+            int n_delta = 0, n_fin = 0, n_calls = 0;
+            if (n_choices++ || forge_jscan_open(&j, '[') || forge_jscan_item(&j) != 1 || forge_jscan_open(&j, '{'))
+                return 1;
+            while ((r = forge_jscan_key(&j, &k)) == 1) {
+                if (forge_jstr_is(&k, "delta")) {
+                    if (n_delta++ || forge_jscan_open(&j, '{'))
+                        return 1;
+                    while ((r = forge_jscan_key(&j, &k)) == 1) {
+                        if (forge_jstr_is(&k, "content")) {
+                            if (h->has_content++ || forge_jscan_string(&j, &h->content))
+                                return 1;
+                        } else if (forge_jstr_is(&k, "tool_calls")) {
+                            if (n_calls++ || hot_call(&j, h))
+                                return 1;
+                        } else if (forge_jstr_is(&k, "refusal") || forge_jscan_skip(&j)) {
+                            return 1;
+                        }
+                    }
+                    if (r)
+                        return 1;
+                } else if (forge_jstr_is(&k, "finish_reason")) {
+                    if (n_fin++ || forge_jscan_null(&j))
+                        return 1;
+                } else if (forge_jscan_skip(&j)) {
+                    return 1;
+                }
+            }
+            if (r || !n_delta || forge_jscan_leave(&j))
+                return 1;
+        } else if (forge_jstr_is(&k, "usage")) {
+            if (n_usage++ || forge_jscan_null(&j))
+                return 1;
+        } else if (forge_jstr_is(&k, "error") || forge_jscan_skip(&j)) {
+            return 1;
+        }
+    }
+    if (r || forge_jscan_end(&j) || !n_choices || h->has_content + h->has_args != 1)
+        return 1;
+    return 0;
 }
 
 static int assemble(const char *text, size_t len, cJSON **body, struct forge_stream_marks *marks, struct forge_err *err)
@@ -637,16 +733,45 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
     NOMEM(b && calls && (choices = cJSON_AddArrayToObject(b, "choices")) && (choice = cJSON_CreateObject()) &&
           cJSON_AddItemToArray(choices, choice) && (msg = cJSON_AddObjectToObject(choice, "message")) &&
           cJSON_AddStringToObject(msg, "role", "assistant"));
-    for (int r; (r = forge_sse_next(&it)) != 0;) {
-        NOMEM(r == 1);
-        const char *data = it.data.data ? it.data.data : "";
-        if (!strcmp(data, "[DONE]")) {
+    int fast = forge_wire_fast();
+    struct forge_wire_tmpl tm = {0};
+    struct hot_chunk th;
+    struct forge_jstr rv;
+    for (int r = 0, raw; (raw = fast && forge_sse_tmpl_next(&it, &tm, &rv)) || (r = forge_sse_next(&it)) != 0;) {
+        NOMEM(raw || r == 1);
+        if (forge_sse_data_is(&it, "[DONE]")) {
             done = 1;
             break;
         }
+        struct hot_chunk h;
+        int is_hot = 0;
+        if (raw) {
+            h = th;
+            *(h.has_content ? &h.content : &h.args) = rv;
+            is_hot = 1;
+        } else if (fast && it.data && it.data != it.buf.data && !hot(it.data, it.len, &h)) {
+            forge_sse_tmpl_set(&it, &tm, h.has_content ? &h.content : &h.args);
+            th = h;
+            is_hot = 1;
+        }
+        if (is_hot) {
+            if (h.has_content) {
+                NOMEM(!forge_jstr_append(&h.content, &content));
+                has_content = 1;
+                if (h.content.n && marks->first_token == SIZE_MAX)
+                    marks->first_token = it.offset;
+            } else {
+                cJSON *c = call_at(calls, (int)h.index), *f = cJSON_GetObjectItemCaseSensitive(c, "function");
+                struct forge_buf *ab;
+                NOMEM(c && (ab = forge_wire_acc_buf(&acc, f, "arguments")) && !forge_jstr_append(&h.args, ab));
+                if (marks->first_call == SIZE_MAX)
+                    marks->first_call = it.offset;
+            }
+            continue;
+        }
         struct forge_err pe;
         cJSON_Delete(chunk);
-        if (!(chunk = forge_json_parse(data, strlen(data), "event", &pe))) {
+        if (!(chunk = forge_json_parse(it.data ? it.data : "", it.len, "event", &pe))) {
             rc = forge_err_set(err, FORGE_ENET, "openai: a stream event at byte %zu is not JSON (%s)", it.offset, pe.msg);
             goto out;
         }
@@ -677,7 +802,7 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
         int k = 0;
         cJSON_ArrayForEach(tc, cJSON_GetObjectItemCaseSensitive(d, "tool_calls")) {
             /* a call's id and name come in its first delta; its arguments in pieces, by index */
-            int index = (int)forge_json_num(tc, "index", k);
+            int index = forge_wire_index(forge_json_num(tc, "index", k));
             cJSON *c = call_at(calls, index), *f = cJSON_GetObjectItemCaseSensitive(c, "function");
             NOMEM(c);
             const cJSON *df = cJSON_GetObjectItemCaseSensitive(tc, "function");

@@ -3,6 +3,7 @@
  * sent back before the calls they preceded. */
 #include "model/dialect.h"
 #include "base/alloc.h"
+#include "data/jscan.h"
 #include "data/json.h"
 
 #include <stdint.h>
@@ -701,6 +702,45 @@ static int stream_complete(const char *text, size_t len)
     return end;
 }
 
+/* Whether an event of <type> is one assemble reads more of than its type: the first call's
+ * item, an error, the end. */
+static int special(const char *type, size_t n)
+{
+    return (n == 26 && !memcmp(type, "response.output_item.added", 26)) || (n == 5 && !memcmp(type, "error", 5)) ||
+           (n == 18 && !memcmp(type, "response.completed", 18)) || (n == 19 && !memcmp(type, "response.incomplete", 19)) ||
+           (n == 15 && !memcmp(type, "response.failed", 15));
+}
+
+/* Reads an event in place when all assemble needs of it is that it is JSON and its type (every
+ * event but the special ones): 0 with *text_delta set for response.output_text.delta, 1 when it
+ * is anything else (the caller reads it with cJSON). <event> is its SSE event name ("" if none:
+ * then its "type" names it). Its top-level "delta" string, if any, is in <delta> (s NULL when none). */
+static int hot(const char *event, const char *data, size_t len, int *text_delta, struct forge_jstr *delta)
+{
+    struct forge_jscan j;
+    struct forge_jstr k, type = {event, strlen(event), 0};
+    int r, n_type = 0;
+    forge_jscan_init(&j, data, len);
+    delta->s = NULL;
+    if (forge_jscan_open(&j, '{'))
+        return 1;
+    while ((r = forge_jscan_key(&j, &k)) == 1) {
+        if (!*event && forge_jstr_is(&k, "type")) {
+            if (n_type++ || forge_jscan_string(&j, &type) || type.esc)
+                return 1;
+        } else if (j.depth == 1 && forge_jstr_is(&k, "delta") && forge_jscan_peek(&j) == '"') {
+            if (forge_jscan_string(&j, delta))
+                return 1;
+        } else if (forge_jscan_skip(&j)) {
+            return 1;
+        }
+    }
+    if (r || forge_jscan_end(&j) || !type.n || special(type.s, type.n))
+        return 1;
+    *text_delta = forge_jstr_is(&type, "response.output_text.delta");
+    return 0;
+}
+
 /* The final event carries the whole Response: that is the answer; the deltas only tell when
  * the first text and the first call arrived. */
 static int assemble(const char *text, size_t len, cJSON **body, struct forge_stream_marks *marks, struct forge_err *err)
@@ -710,12 +750,35 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
     forge_sse_init(&it, text, len);
     marks->first_token = marks->first_call = SIZE_MAX;
     cJSON *ev = NULL, *b = NULL;
+    int fast = forge_wire_fast();
+    struct forge_wire_tmpl tm = {0};
+    char tm_event[sizeof it.event] = "";
+    int tm_delta = 0;
     for (int r; (r = forge_sse_next(&it)) != 0;) {
         NOMEM(r == 1);
+        int text_delta;
+        struct forge_jstr v;
+        /* a named event like the last delta read, but for its piece and its numbers: the same
+         * kind of event, valid JSON */
+        if (fast && it.data && it.data != it.buf.data && it.event[0] && !strcmp(it.event, tm_event) &&
+            forge_wire_tmpl_match_digits(&tm, it.data, it.len, &v)) {
+            if (tm_delta && marks->first_token == SIZE_MAX)
+                marks->first_token = it.offset;
+            continue;
+        }
+        if (fast && it.data && !hot(it.event, it.data, it.len, &text_delta, &v)) {
+            if (it.event[0] && v.s && it.data != it.buf.data) {
+                forge_wire_tmpl_set(&tm, it.data, it.len, &v);
+                memcpy(tm_event, it.event, sizeof tm_event);
+                tm_delta = text_delta;
+            }
+            if (text_delta && marks->first_token == SIZE_MAX)
+                marks->first_token = it.offset;
+            continue;
+        }
         struct forge_err pe;
-        const char *data = it.data.data ? it.data.data : "";
         cJSON_Delete(ev);
-        if (!(ev = forge_json_parse(data, strlen(data), "event", &pe))) {
+        if (!(ev = forge_json_parse(it.data ? it.data : "", it.len, "event", &pe))) {
             rc = forge_err_set(err, FORGE_ENET, "openai-responses: the stream event at byte %zu is not JSON (%s)", it.offset,
                                pe.msg);
             goto out;
@@ -741,7 +804,7 @@ static int assemble(const char *text, size_t len, cJSON **body, struct forge_str
                 rc = forge_err_set(err, FORGE_ENET, "openai-responses: the %s event has no response", type);
                 goto out;
             }
-            NOMEM(b = cJSON_Duplicate(resp, 1));
+            b = cJSON_DetachItemViaPointer(ev, (cJSON *)resp); /* taken, not copied */
             break;
         }
     }

@@ -1,10 +1,15 @@
 /* Helpers shared by the provider dialects: request checking and the normalized shapes. */
 #include "model/dialect.h"
 #include "base/alloc.h"
+#include "data/jscan.h"
 #include "data/json.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 const struct forge_dialect *forge_dialect_find(const char *p)
 {
@@ -178,6 +183,11 @@ int forge_wire_check(const cJSON *req, struct forge_err *err)
     if (params && !cJSON_IsObject(params))
         return forge_err_set(err, FORGE_EINVAL, "request: params: must be an object");
     return 0;
+}
+
+int forge_wire_index(double v)
+{
+    return v > (double)INT_MIN - 1 && v < (double)INT_MAX + 1 ? (int)v : -1;
 }
 
 cJSON *forge_wire_put(cJSON *obj, const char *key, cJSON *item)
@@ -359,32 +369,50 @@ void forge_sse_init(struct forge_sse *it, const char *text, size_t len)
     memset(it, 0, sizeof *it);
     it->p = it->base = text;
     it->end = text + len;
-    forge_buf_init(&it->data, 0);
+    forge_buf_init(&it->buf, 0);
 }
 
 void forge_sse_free(struct forge_sse *it)
 {
-    forge_buf_free(&it->data);
+    forge_buf_free(&it->buf);
+}
+
+/* The end of the line at <p>: its \n or \r, or NULL when the text ends first. */
+static const char *line_end(const char *p, const char *end)
+{
+#ifdef __SSE2__
+    const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    for (; end - p >= 32; p += 32) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, nl), _mm_cmpeq_epi8(x, cr))) |
+                     (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(y, nl), _mm_cmpeq_epi8(y, cr))) << 16;
+        if (m)
+            return p + __builtin_ctz(m);
+    }
+#endif
+    for (; p < end; p++)
+        if (*p == '\n' || *p == '\r')
+            return p;
+    return NULL;
 }
 
 int forge_sse_next(struct forge_sse *it)
 {
-    forge_buf_reset(&it->data);
+    it->data = NULL;
+    it->len = 0;
     it->event[0] = '\0';
-    int has_data = 0;
     const char *start = it->p;
     while (it->p < it->end) {
-        const char *line = it->p, *e = line;
-        while (e < it->end && *e != '\n' && *e != '\r')
-            e++;
-        if (e == it->end)
+        const char *line = it->p, *e = *line == '\n' ? line : line_end(line, it->end);
+        if (!e)
             return 0; /* a line without its end: the stream was cut */
         it->p = e + 1;
         if (*e == '\r' && it->p < it->end && *it->p == '\n')
             it->p++;
         size_t n = (size_t)(e - line);
         if (n == 0) {
-            if (has_data || it->event[0]) {
+            if (it->data || it->event[0]) {
                 it->offset = (size_t)(start - it->base);
                 return 1;
             }
@@ -393,16 +421,30 @@ int forge_sse_next(struct forge_sse *it)
         }
         if (line[0] == ':')
             continue;
-        const char *colon = memchr(line, ':', n);
+        /* the two fields read come first on their lines: no search for them */
+        const char *colon = n >= 5 && !memcmp(line, "data:", 5) ? line + 4
+                          : n >= 6 && !memcmp(line, "event:", 6) ? line + 5 : memchr(line, ':', n);
         size_t flen = colon ? (size_t)(colon - line) : n;
         const char *v = colon ? colon + 1 : e;
         if (v < e && *v == ' ')
             v++;
         size_t vlen = (size_t)(e - v);
         if (flen == 4 && !memcmp(line, "data", 4)) {
-            if ((has_data && forge_buf_addc(&it->data, '\n')) || forge_buf_add(&it->data, v, vlen))
+            if (!it->data) {
+                /* the usual event has one data line: it is read where it lies */
+                it->data = v;
+                it->len = vlen;
+                continue;
+            }
+            if (it->data != it->buf.data) {
+                forge_buf_reset(&it->buf);
+                if (forge_buf_add(&it->buf, it->data, it->len))
+                    return FORGE_ENOMEM;
+            }
+            if (forge_buf_addc(&it->buf, '\n') || forge_buf_add(&it->buf, v, vlen))
                 return FORGE_ENOMEM;
-            has_data = 1;
+            it->data = it->buf.data;
+            it->len = it->buf.len;
         } else if (flen == 5 && !memcmp(line, "event", 5)) {
             size_t m = vlen < sizeof it->event - 1 ? vlen : sizeof it->event - 1;
             memcpy(it->event, v, m);
@@ -410,6 +452,39 @@ int forge_sse_next(struct forge_sse *it)
         }
     }
     return 0;
+}
+
+void forge_sse_tmpl_set(const struct forge_sse *it, struct forge_wire_tmpl *t, const struct forge_jstr *v)
+{
+    t->pre = it->base + it->offset;
+    t->npre = (size_t)(v->s - t->pre);
+    t->suf = v->s + v->n;
+    t->nsuf = (size_t)(it->p - t->suf);
+    t->nfix = 0;
+    t->dpre = (size_t)(it->data - t->pre);
+    t->dsuf = (size_t)(it->data + it->len - t->suf);
+    memcpy(t->event, it->event, sizeof t->event);
+}
+
+int forge_sse_tmpl_next(struct forge_sse *it, const struct forge_wire_tmpl *t, struct forge_jstr *v)
+{
+    const char *p = it->p;
+    size_t left = (size_t)(it->end - p);
+    if (!t->pre || left < t->npre + t->nsuf || memcmp(p, t->pre, t->npre))
+        return 0;
+    /* the string ends at the first unescaped quote; the scanner finds it, then the rest must be
+     * the template's */
+    struct forge_jscan j;
+    forge_jscan_init(&j, p + t->npre - 1, left - t->npre + 1);
+    j.no_breaks = 1; /* a line break would end the data line */
+    if (forge_jscan_string(&j, v) || (size_t)(it->end - j.p) < t->nsuf - 1 || memcmp(j.p - 1, t->suf, t->nsuf))
+        return 0;
+    it->offset = (size_t)(p - it->base);
+    it->data = p + t->dpre;
+    it->len = (size_t)(v->s + v->n - it->data) + t->dsuf;
+    it->p = j.p - 1 + t->nsuf;
+    memcpy(it->event, t->event, sizeof it->event);
+    return 1;
 }
 
 static struct forge_wire_acc_entry *acc_find(const struct forge_wire_acc *a, const cJSON *obj, const char *key)
@@ -420,7 +495,74 @@ static struct forge_wire_acc_entry *acc_find(const struct forge_wire_acc *a, con
     return NULL;
 }
 
-int forge_wire_acc_add(struct forge_wire_acc *a, cJSON *obj, const char *key, const char *piece)
+void forge_wire_tmpl_set(struct forge_wire_tmpl *t, const char *data, size_t len, const struct forge_jstr *v)
+{
+    t->pre = data;
+    t->npre = (size_t)(v->s - data);
+    t->suf = v->s + v->n;
+    t->nsuf = len - t->npre - v->n;
+    for (t->nfix = 0; t->nfix < t->nsuf && (t->suf[t->nfix] < '0' || t->suf[t->nfix] > '9'); t->nfix++)
+        ;
+}
+
+int forge_wire_tmpl_match(const struct forge_wire_tmpl *t, const char *data, size_t len, struct forge_jstr *v)
+{
+    if (!t->pre || len < t->npre + t->nsuf || memcmp(data, t->pre, t->npre) ||
+        memcmp(data + len - t->nsuf, t->suf, t->nsuf))
+        return 0;
+    /* the opening quote ends pre, the closing one starts suf */
+    return !forge_jstr_scan(data + t->npre - 1, len - t->npre - t->nsuf + 2, v);
+}
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+int forge_wire_tmpl_match_digits(const struct forge_wire_tmpl *t, const char *data, size_t len, struct forge_jstr *v)
+{
+    if (!t->pre || len < t->npre + 2 || memcmp(data, t->pre, t->npre))
+        return 0;
+    /* the string ends at the first unescaped quote: the scanner finds it */
+    struct forge_jscan j;
+    forge_jscan_init(&j, data + t->npre - 1, len - t->npre + 1);
+    if (forge_jscan_string(&j, v))
+        return 0;
+    const char *p = v->s + v->n, *end = data + len, *q = t->suf, *qend = t->suf + t->nsuf;
+    if ((size_t)(end - p) < t->nfix || memcmp(p, q, t->nfix))
+        return 0;
+    p += t->nfix;
+    q += t->nfix;
+    while (p < end && q < qend) {
+        if (is_digit(*q) && is_digit(*p)) {
+            const char *p0 = p;
+            while (q < qend && is_digit(*q))
+                q++;
+            while (p < end && is_digit(*p))
+                p++;
+            if (p - p0 > 15 || (*p0 == '0' && p - p0 > 1))
+                return 0;
+            continue;
+        }
+        if (*p++ != *q++)
+            return 0;
+    }
+    return p == end && q == qend;
+}
+
+static int fast_events = 1;
+
+void forge_wire_set_fast(int on)
+{
+    fast_events = on;
+}
+
+int forge_wire_fast(void)
+{
+    return fast_events;
+}
+
+struct forge_buf *forge_wire_acc_buf(struct forge_wire_acc *a, cJSON *obj, const char *key)
 {
     struct forge_wire_acc_entry *e = acc_find(a, obj, key);
     if (!e) {
@@ -428,7 +570,7 @@ int forge_wire_acc_add(struct forge_wire_acc *a, cJSON *obj, const char *key, co
             size_t cap = a->cap ? a->cap * 2 : 8;
             struct forge_wire_acc_entry *v = forge_realloc(a->v, cap * sizeof *v);
             if (!v)
-                return FORGE_ENOMEM;
+                return NULL;
             a->v = v;
             a->cap = cap;
         }
@@ -438,9 +580,17 @@ int forge_wire_acc_add(struct forge_wire_acc *a, cJSON *obj, const char *key, co
         forge_buf_init(&e->b, 0);
         const char *had = forge_json_str(obj, key);
         if (had && forge_buf_adds(&e->b, had))
-            return FORGE_ENOMEM;
+            return NULL;
     }
-    return piece && forge_buf_adds(&e->b, piece) ? FORGE_ENOMEM : 0;
+    return &e->b;
+}
+
+int forge_wire_acc_add(struct forge_wire_acc *a, cJSON *obj, const char *key, const char *piece)
+{
+    struct forge_buf *b = forge_wire_acc_buf(a, obj, key);
+    if (!b)
+        return FORGE_ENOMEM;
+    return piece && forge_buf_adds(b, piece) ? FORGE_ENOMEM : 0;
 }
 
 const char *forge_wire_acc_get(const struct forge_wire_acc *a, const cJSON *obj, const char *key)

@@ -1,7 +1,9 @@
 #!/bin/sh
 # What streaming costs, and how forge probe scales. Figures only; nothing is asserted.
 #  0. Parsing only (build/tests/bench_stream): a streamed answer (16-byte deltas) read by
-#     assemble + parse, against the whole answer read by a JSON parse + parse.
+#     assemble + parse, against the whole answer read by a JSON parse + parse; in microseconds,
+#     then (when valgrind is installed) in instructions counted by callgrind (callgrind.sh),
+#     beside BEFORE=<an older bench_stream> when given.
 #  1. CPU per answer read whole and streamed, per dialect, from forge serve (a 2.6 KB text answer
 #     and a two-call answer): forge model batch reports the client's CPU per call, network included.
 #  2. A 50-model x 10-probe sweep at -j 20 against the fake provider answering after 100 ms,
@@ -16,7 +18,15 @@ tmp=$(mktemp -d)
 trap 'kill $spid $fpid 2>/dev/null; rm -rf "$tmp"' EXIT
 export OPENAI_API_KEY=bench ANTHROPIC_API_KEY=bench GEMINI_API_KEY=bench
 bench="$(dirname "$forge")/tests/bench_stream"
-if [ -x "$bench" ]; then echo "0. $("$bench" "$n")"; else echo "0. $bench is not built (make build)"; fi
+if [ -x "$bench" ]; then
+  echo "0. $("$bench" "$n")"
+  if command -v valgrind >/dev/null; then
+    echo "0b. instructions per answer (callgrind)"
+    "$here/callgrind.sh" "$bench" 10
+  fi
+else
+  echo "0. $bench is not built (make build)"
+fi
 "$forge" serve --listen 127.0.0.1:0 --port-file "$tmp/sport" --model "scripted:$here/rules.lua" 2>/dev/null &
 spid=$!
 while [ ! -s "$tmp/sport" ]; do sleep 0.05; done
