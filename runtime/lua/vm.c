@@ -749,6 +749,10 @@ struct forge_vm *forge_vm_new(const struct forge_vm_opts *opts, struct forge_err
     if (!vm->L)
         goto nomem;
     *(struct forge_vm **)lua_getextraspace(vm->L) = vm;
+    /* Entries make short-lived tables (converted arguments, results, contexts) by the
+     * thousand: the generational collector frees them young instead of traversing the whole
+     * heap again and again. */
+    lua_gc(vm->L, LUA_GCGEN, 0, 0);
     lua_sethook(vm->L, hook, LUA_MASKCOUNT, HOOK_INTERVAL);
     lua_pushcfunction(vm->L, setup);
     if (lua_pcall(vm->L, 0, 0, 0) != LUA_OK)
