@@ -383,9 +383,11 @@ static int run_function(const struct forge_tool *t, const struct forge_tool_call
     cJSON *args = cJSON_CreateArray();
     cJSON_AddItemToArray(args, call->arguments ? cJSON_Duplicate(call->arguments, 1)
                                                : cJSON_CreateObject());
-    cJSON *scope = call_scope(t, call);
-    cJSON_DeleteItemFromObjectCaseSensitive(scope, "args");
-    cJSON_AddItemToArray(args, scope);
+    if (!t->fn.one_arg) { /* a function(args) never sees the call: skip converting the history */
+        cJSON *scope = call_scope(t, call);
+        cJSON_DeleteItemFromObjectCaseSensitive(scope, "args");
+        cJSON_AddItemToArray(args, scope);
+    }
     cJSON *out = NULL;
     struct forge_err ferr = {0};
     int rc = t->fn.call(t->fn.ctx, args, &out, &ferr);
