@@ -381,8 +381,11 @@ static int run_function(const struct forge_tool *t, const struct forge_tool_call
                         cJSON **result, char **error, struct forge_err *err)
 {
     cJSON *args = cJSON_CreateArray();
-    cJSON_AddItemToArray(args, call->arguments ? cJSON_Duplicate(call->arguments, 1)
-                                               : cJSON_CreateObject());
+    /* the function reads the arguments, never changes them: no copy for it */
+    cJSON_AddItemToArray(args, cJSON_IsObject(call->arguments)
+                                   ? cJSON_CreateObjectReference(call->arguments->child)
+                                   : call->arguments ? cJSON_Duplicate(call->arguments, 1)
+                                                     : cJSON_CreateObject());
     if (!t->fn.one_arg) { /* a function(args) never sees the call: skip converting the history */
         cJSON *scope = call_scope(t, call);
         cJSON_DeleteItemFromObjectCaseSensitive(scope, "args");
