@@ -501,8 +501,10 @@ cJSON *forge_tool_model_def(const struct forge_tool *t)
     cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "name", t->name);
     cJSON_AddStringToObject(d, "description", forge_json_str(t->def, "description"));
-    cJSON_AddItemToObject(d, "parameters",
-                          cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(t->def, "parameters"), 1));
+    /* requests are built every round and read only: the schema is shared, not copied */
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(t->def, "parameters");
+    if (params)
+        cJSON_AddItemReferenceToObject(d, "parameters", (cJSON *)params);
     return d;
 }
 
