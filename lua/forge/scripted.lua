@@ -134,10 +134,10 @@ local function matches(rule, ctx)
   end
   ctx.match = {}
   if rule.match then
-    local caps = { re.match(ctx.message, rule.match, "i") }
-    if caps[1] == nil then return false end
-    -- re.match gives the whole match when the pattern has no groups
-    if select("#", re.find(ctx.message, rule.match, "i")) > 2 then ctx.match = caps end
+    -- one search: re.find gives the position, then the groups (none when the pattern has none)
+    local found = table.pack(re.find(ctx.message, rule.match, "i"))
+    if found[1] == nil then return false end
+    if found.n > 2 then ctx.match = { table.unpack(found, 3, found.n) } end
   end
   if rule.when and not rule.when(ctx) then return false end
   return true

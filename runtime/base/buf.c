@@ -35,6 +35,13 @@ static int grow(struct forge_buf *b, size_t need)
 
 int forge_buf_add(struct forge_buf *b, const void *p, size_t n)
 {
+    /* the common case first: room for the bytes and the terminator, under the limit */
+    if (n < b->cap - b->len && n <= b->limit - b->len) {
+        memcpy(b->data + b->len, p, n);
+        b->len += n;
+        b->data[b->len] = '\0';
+        return 0;
+    }
     if (n > b->limit - b->len)
         return FORGE_ELIMIT;
     int rc = grow(b, b->len + n);
@@ -54,6 +61,11 @@ int forge_buf_adds(struct forge_buf *b, const char *s)
 
 int forge_buf_addc(struct forge_buf *b, char c)
 {
+    if (b->len + 1 < b->cap && b->len < b->limit) {
+        b->data[b->len++] = c;
+        b->data[b->len] = '\0';
+        return 0;
+    }
     return forge_buf_add(b, &c, 1);
 }
 

@@ -3,6 +3,7 @@
 #ifndef FORGE_DATA_CALLABLE_H
 #define FORGE_DATA_CALLABLE_H
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include "base/err.h"
 
 struct forge_callable {
@@ -12,5 +13,9 @@ struct forge_callable {
     int (*call)(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err);
     void *ctx;
     const char *name; /* for messages; borrowed */
+    /* The function reads its first argument only (a Lua function declared with at most one
+     * parameter and no "..."): a caller may leave out the arguments after the first, which
+     * it would otherwise build and convert for nothing. False when unknown. */
+    bool one_arg;
 };
 #endif

@@ -97,6 +97,13 @@ int forge_lua_callable_new(struct forge_vm *vm, int idx, long timeout_ms, const 
     }
     c->vm = vm;
     c->timeout_ms = timeout_ms;
+    idx = lua_absindex(L, idx);
+    out->one_arg = false;
+    if (lua_isfunction(L, idx)) {
+        lua_Debug ar;
+        lua_pushvalue(L, idx); /* lua_getinfo pops it; a C function counts as variadic */
+        out->one_arg = lua_getinfo(L, ">u", &ar) && !ar.isvararg && ar.nparams <= 1;
+    }
     lua_pushvalue(L, idx);
     c->ref = luaL_ref(L, LUA_REGISTRYINDEX);
     out->call = call;

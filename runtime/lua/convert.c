@@ -242,6 +242,10 @@ struct conv {
     size_t spent;   /* estimated C bytes of the tree and its printed form so far */
     size_t charged; /* part of <spent> already checked against the VM's memory cap */
     uint64_t deadline_ns; /* own deadline when converting outside an entry (a returned value) */
+    /* A refused value's place ("[2].args.city") is written only on failure, while the
+     * conversion unwinds: each level puts its step in front (what == NULL: no place to give). */
+    const char *what;
+    char whatbuf[64];
     char path[512];
 };
 
@@ -271,8 +275,33 @@ static int charge(struct conv *c, size_t bytes)
 
 static int fail(struct conv *c, const char *what)
 {
-    return forge_err_set(c->err, FORGE_EINVAL, "%s%s%s", c->path[0] ? c->path : "",
-                         c->path[0] ? ": " : "", what);
+    c->what = what;
+    c->path[0] = '\0';
+    return FORGE_EINVAL;
+}
+
+/* Puts one step of the failed value's place in front of the path, keeping its first 511
+ * characters. */
+static void step_back(struct conv *c, const char *key, lua_Integer index)
+{
+    if (!c->what)
+        return;
+    char seg[sizeof c->path];
+    int n = key ? snprintf(seg, sizeof seg, ".%s", key)
+                : snprintf(seg, sizeof seg, "[%lld]", (long long)index);
+    if (n < 0)
+        return;
+    size_t sn = strlen(seg), pn = strlen(c->path);
+    if (sn >= sizeof c->path - 1) {
+        memcpy(c->path, seg, sizeof c->path - 1);
+        c->path[sizeof c->path - 1] = '\0';
+        return;
+    }
+    if (sn + pn > sizeof c->path - 1)
+        pn = sizeof c->path - 1 - sn;
+    memmove(c->path + sn, c->path, pn);
+    memcpy(c->path, seg, sn);
+    c->path[sn + pn] = '\0';
 }
 
 static int is_mt(lua_State *L, int idx, const char *key)
@@ -285,9 +314,37 @@ static int is_mt(lua_State *L, int idx, const char *key)
     return same;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* The kind a table's metatable gives it: 0 none, 1 array, 2 object, 3 a read-only view,
+ * 4 anything else. */
+static int table_tag(lua_State *L, int idx)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    if (!lua_getmetatable(L, idx))
+        return 0;
+    static const char *const keys[] = {ARRAY_MT, OBJECT_MT, "forge.view"};
+    for (int i = 0; i < 3; i++) {
+        lua_getfield(L, LUA_REGISTRYINDEX, keys[i]);
+        int same = lua_rawequal(L, -1, -2);
+        lua_pop(L, 1);
+        if (same) {
+            lua_pop(L, 1);
+            return i + 1;
+        }
+    }
+    lua_pop(L, 1);
+    return 4;
+}
+
+struct key {
+    const char *s; /* a key string of the table being converted: the table keeps it alive */
+    size_t len;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+    const struct key *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->s, y->s, n);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
 static cJSON *conv_value(struct conv *c, int idx, int depth);
@@ -295,23 +352,25 @@ static cJSON *conv_value(struct conv *c, int idx, int depth);
 static cJSON *conv_table(struct conv *c, int idx, int depth)
 {
     lua_State *L = c->L;
-    const cJSON *view = forge_lua_view_node(L, idx);
-    if (view) { /* a read-only view: its tree, copied */
-        size_t cost = forge_lua_tree_cost(view);
-        if (charge(c, cost))
+    int tag = table_tag(L, idx);
+    if (tag >= 3) {
+        const cJSON *view = forge_lua_view_node(L, idx);
+        if (view) { /* a read-only view: its tree, copied */
+            size_t cost = forge_lua_tree_cost(view);
+            if (charge(c, cost))
+                return NULL;
+            cJSON *copy = cJSON_Duplicate(view, 1);
+            if (!copy)
+                forge_err_set(c->err, FORGE_ENOMEM, "out of memory converting a value to JSON");
+            return copy;
+        }
+        if (tag == 3) {
+            fail(c, "a read-only view used after the call it was given to");
             return NULL;
-        cJSON *copy = cJSON_Duplicate(view, 1);
-        if (!copy)
-            forge_err_set(c->err, FORGE_ENOMEM, "out of memory converting a value to JSON");
-        return copy;
+        }
     }
-    if (is_mt(L, idx, "forge.view")) {
-        fail(c, "a read-only view used after the call it was given to");
-        return NULL;
-    }
-    size_t plen = strlen(c->path);
-    int tagged_array = is_mt(L, idx, ARRAY_MT);
-    int tagged_object = !tagged_array && is_mt(L, idx, OBJECT_MT);
+    int tagged_array = tag == 1;
+    int tagged_object = tag == 2;
     lua_Integer count = 0, maxint = 0;
     int nonint = 0;
     lua_pushnil(L);
@@ -350,17 +409,16 @@ static cJSON *conv_table(struct conv *c, int idx, int depth)
         if (tagged_array && maxint > n)
             n = maxint;
         for (lua_Integer i = 1; i <= n; i++) {
-            snprintf(c->path + plen, sizeof c->path - plen, "[%lld]", (long long)(i - 1));
-            lua_rawgeti(L, idx, i);
-            cJSON *item = lua_isnil(L, -1) ? cJSON_CreateNull() : conv_value(c, lua_gettop(L), depth + 1);
+            cJSON *item = lua_rawgeti(L, idx, i) == LUA_TNIL
+                              ? cJSON_CreateNull() : conv_value(c, lua_gettop(L), depth + 1);
             lua_pop(L, 1);
             if (!item) {
+                step_back(c, NULL, i - 1);
                 cJSON_Delete(arr);
                 return NULL;
             }
             cJSON_AddItemToArray(arr, item);
         }
-        c->path[plen] = '\0';
         return arr;
     }
     if (count > 0 && !nonint && !tagged_object) {
@@ -371,70 +429,80 @@ static cJSON *conv_table(struct conv *c, int idx, int depth)
         fail(c, "a table that mixes integer and string keys");
         return NULL;
     }
-    /* Object: keys in decoded order first, then the others sorted. */
-    char **keys = forge_calloc((size_t)count + 1, sizeof *keys);
+    /* Object: keys in decoded order first, then the others sorted. The key strings are the
+     * table's own, alive while it holds them; nothing here runs a script or changes a table. */
+    struct key small[16];
+    struct key *keys = count <= 16 ? small : forge_malloc((size_t)count * sizeof *keys);
     cJSON *obj = cJSON_CreateObject();
     int nkeys = 0, nfirst = 0;
     if (!keys || !obj)
         goto nomem_obj;
-    push_order_table(L);
-    lua_pushvalue(L, idx);
-    lua_rawget(L, -2);
-    if (lua_istable(L, -1)) {
-        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-        for (lua_Integer i = 1; i <= n && nkeys < count; i++) {
-            lua_rawgeti(L, -1, i);
-            if (lua_type(L, -1) == LUA_TSTRING) {
-                lua_pushvalue(L, -1);
-                if (lua_rawget(L, idx) != LUA_TNIL)
-                    keys[nkeys++] = forge_strdup(lua_tostring(L, -2));
+    int ordered = 0;
+    if (count >= 2) { /* one key has one order */
+        push_order_table(L);
+        lua_pushvalue(L, idx);
+        lua_rawget(L, -2);
+        lua_remove(L, -2);
+        ordered = lua_istable(L, -1);
+        if (ordered) {
+            lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+            for (lua_Integer i = 1; i <= n && nkeys < count; i++) {
+                if (lua_rawgeti(L, -1, i) == LUA_TSTRING) {
+                    lua_pushvalue(L, -1);
+                    if (lua_rawget(L, idx) != LUA_TNIL) {
+                        /* the order table keeps this string alive */
+                        keys[nkeys].s = lua_tolstring(L, -2, &keys[nkeys].len);
+                        nkeys++;
+                    }
+                    lua_pop(L, 1);
+                }
                 lua_pop(L, 1);
             }
-            lua_pop(L, 1);
         }
+    } else {
+        lua_pushnil(L);
     }
     nfirst = nkeys;
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
-        const char *k = lua_tostring(L, -1);
         int seen = 0;
-        if (lua_istable(L, -2)) {
+        if (ordered) {
             lua_pushvalue(L, -1);
             seen = lua_rawget(L, -3) != LUA_TNIL;
             lua_pop(L, 1);
         }
-        if (!seen && nkeys < count)
-            keys[nkeys++] = forge_strdup(k);
+        if (!seen && nkeys < count) {
+            keys[nkeys].s = lua_tolstring(L, -1, &keys[nkeys].len);
+            nkeys++;
+        }
     }
-    lua_pop(L, 2);
-    for (int i = 0; i < nkeys; i++)
-        if (!keys[i])
-            goto nomem_obj;
-    qsort(keys + nfirst, (size_t)(nkeys - nfirst), sizeof *keys, cmp_str);
+    if (nkeys - nfirst > 1)
+        qsort(keys + nfirst, (size_t)(nkeys - nfirst), sizeof *keys, cmp_key);
     for (int i = 0; i < nkeys; i++) {
-        snprintf(c->path + plen, sizeof c->path - plen, ".%s", keys[i]);
-        if (charge(c, 2 * strlen(keys[i])))
+        if (charge(c, 2 * keys[i].len))
             goto fail_obj;
-        lua_pushstring(L, keys[i]);
+        lua_pushlstring(L, keys[i].s, keys[i].len);
         lua_rawget(L, idx); /* raw: converting never runs a script's metamethods */
         cJSON *item = conv_value(c, lua_gettop(L), depth + 1);
         lua_pop(L, 1);
-        if (!item)
+        if (!item) {
+            step_back(c, keys[i].s, 0);
             goto fail_obj;
-        cJSON_AddItemToObject(obj, keys[i], item);
+        }
+        cJSON_AddItemToObject(obj, keys[i].s, item);
     }
-    c->path[plen] = '\0';
-    for (int i = 0; i < nkeys; i++)
-        forge_free(keys[i]);
-    forge_free(keys);
+    lua_pop(L, 1); /* the order table */
+    if (keys != small)
+        forge_free(keys);
     return obj;
 nomem_obj:
     forge_err_set(c->err, FORGE_ENOMEM, "out of memory converting a table to JSON");
+    lua_pushnil(L); /* stands for the order table */
 fail_obj:
-    for (int i = 0; keys && i < nkeys; i++)
-        forge_free(keys[i]);
-    forge_free(keys);
+    lua_pop(L, 1);
+    if (keys != small)
+        forge_free(keys);
     cJSON_Delete(obj);
     return NULL;
 nomem:
@@ -491,9 +559,8 @@ static cJSON *conv_value(struct conv *c, int idx, int depth)
             return cJSON_CreateNull();
     } /* fall through */
     default: {
-        char what[64];
-        snprintf(what, sizeof what, "a %s value JSON cannot hold", luaL_typename(L, idx));
-        fail(c, what);
+        snprintf(c->whatbuf, sizeof c->whatbuf, "a %s value JSON cannot hold", luaL_typename(L, idx));
+        fail(c, c->whatbuf);
         return NULL;
     }
     }
@@ -503,7 +570,6 @@ cJSON *forge_lua_to_json(lua_State *L, int idx, struct forge_err *err)
 {
     ensure_types(L);
     struct conv c = {.L = L, .err = err};
-    c.path[0] = '\0';
     /* A value a tool or assertion returned is converted after its call has ended, out of reach
      * of the call's deadline: give the conversion one of the same length (it matters when
      * --lua-memory 0 lifts the memory cap that otherwise bounds it). */
@@ -512,6 +578,8 @@ cJSON *forge_lua_to_json(lua_State *L, int idx, struct forge_err *err)
     if (timeout_ms && forge_vm_remaining_ms(vm) < 0)
         c.deadline_ns = forge_clock_ns() + timeout_ms * 1000000u;
     cJSON *v = conv_value(&c, lua_absindex(L, idx), 0);
+    if (!v && c.what)
+        forge_err_set(err, FORGE_EINVAL, "%s%s%s", c.path, c.path[0] ? ": " : "", c.what);
     if (!v && err && !err->msg[0]) /* a cJSON allocation failed */
         forge_err_set(err, FORGE_ENOMEM, "out of memory converting a value to JSON");
     return v;

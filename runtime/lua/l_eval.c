@@ -163,7 +163,7 @@ static int l_assertion(lua_State *L)
     f->vm = forge_vm_of(L);
     lua_pushvalue(L, base + 1);
     f->ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    struct forge_callable fn = {call, f, NULL};
+    struct forge_callable fn = {call, f, NULL, false};
     struct forge_err err = {0};
     if (forge_assertions_add(r, name, &fn, free_lfn, &err)) {
         luaL_unref(L, LUA_REGISTRYINDEX, f->ref);

@@ -25,6 +25,13 @@
 
 enum kill_reason { KILL_NONE = 0, KILL_INSTRUCTIONS, KILL_TIME, KILL_MEMORY };
 
+/* The state's small blocks (tables, strings, closures: most of what an entry makes and drops)
+ * are kept on free lists by 16-byte class and reused, instead of a round trip through malloc
+ * for each; the lists hold at most POOL_MAX bytes, the rest goes back to malloc. */
+#define POOL_GRAIN 16
+#define POOL_CLASSES 16 /* blocks up to 256 bytes */
+#define POOL_MAX ((size_t)1 << 20)
+
 struct forge_vm {
     lua_State *L;
     struct forge_vm_limits limits;
@@ -47,6 +54,9 @@ struct forge_vm {
     _Atomic uint64_t watch_deadline_ns; /* read by the watchdog thread */
     pthread_mutex_t lock;      /* recursive; see forge_vm_lock */
     struct forge_vm *watch_next;
+    /* Freed small blocks of the state, by size class (see vm_alloc) */
+    void *pool[POOL_CLASSES];
+    size_t pooled;             /* bytes held in the pool */
 };
 
 /* ---- watchdog: stops forge when an entry outlives its deadline inside C code ---- */
@@ -121,13 +131,90 @@ static void kill_vm(struct forge_vm *vm, enum kill_reason why);
  * retry may still succeed; any other allocation after a refusal means the script went on past
  * it (Lua raised "not enough memory" and something caught it), so the limit is broken for the
  * rest of the entry and nothing - pcall, __close, an error handler - can clear it. */
+static size_t pool_class(size_t n)
+{
+    return (n + POOL_GRAIN - 1) / POOL_GRAIN - 1;
+}
+
+static void pool_put(struct forge_vm *vm, void *p, size_t size)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    /* AddressSanitizer sees every block, so a use after free stays visible */
+    (void)size;
+    free(p);
+    return;
+#endif
+    if (size == 0 || size > POOL_GRAIN * POOL_CLASSES || vm->pooled >= POOL_MAX) {
+        free(p);
+        return;
+    }
+    size_t c = pool_class(size);
+    *(void **)p = vm->pool[c];
+    vm->pool[c] = p;
+    vm->pooled += (c + 1) * POOL_GRAIN;
+}
+
+/* A block of at least <size> bytes: from the pool for small sizes, else malloc. */
+static void *pool_get(struct forge_vm *vm, size_t size)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return malloc(size); /* exact sizes: an overflow into the rounding is caught too */
+#endif
+    if (size > POOL_GRAIN * POOL_CLASSES)
+        return malloc(size);
+    size_t c = pool_class(size);
+    void *p = vm->pool[c];
+    if (p) {
+        vm->pool[c] = *(void **)p;
+        vm->pooled -= (c + 1) * POOL_GRAIN;
+        return p;
+    }
+    return malloc((c + 1) * POOL_GRAIN);
+}
+
+static void pool_free_all(struct forge_vm *vm)
+{
+    for (int c = 0; c < POOL_CLASSES; c++) {
+        while (vm->pool[c]) {
+            void *p = vm->pool[c];
+            vm->pool[c] = *(void **)p;
+            free(p);
+        }
+    }
+    vm->pooled = 0;
+}
+
+/* realloc over the pool: a block keeps its place while its size stays in its class. */
+static void *pool_realloc(struct forge_vm *vm, void *ptr, size_t osize, size_t nsize)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    (void)vm;
+    (void)osize;
+    return realloc(ptr, nsize); /* no pool: see pool_put */
+#endif
+    size_t small = POOL_GRAIN * POOL_CLASSES;
+    if (ptr && osize > small && nsize > small)
+        return realloc(ptr, nsize);
+    if (ptr && osize <= small && nsize <= small && pool_class(osize) == pool_class(nsize))
+        return ptr;
+    void *p = pool_get(vm, nsize);
+    if (!p)
+        return NULL;
+    if (ptr) {
+        memcpy(p, ptr, osize < nsize ? osize : nsize);
+        pool_put(vm, ptr, osize);
+    }
+    return p;
+}
+
 static void *vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     struct forge_vm *vm = ud;
     if (!ptr)
         osize = 0;
     if (nsize == 0) {
-        free(ptr);
+        if (ptr)
+            pool_put(vm, ptr, osize);
         vm->mem_used -= osize;
         return NULL;
     }
@@ -145,7 +232,7 @@ static void *vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         vm->refused_nsize = nsize;
         return NULL;
     }
-    void *p = realloc(ptr, nsize);
+    void *p = pool_realloc(vm, ptr, osize, nsize);
     if (!p)
         return nsize <= osize ? ptr : NULL; /* a shrink never fails */
     vm->mem_used = vm->mem_used - osize + nsize;
@@ -680,6 +767,7 @@ void forge_vm_free(struct forge_vm *vm)
                      forge_clock_ns() + vm->limits.timeout_ms * 1000000u);
     if (vm->L)
         lua_close(vm->L);
+    pool_free_all(vm);
     while (vm->nat_free > 0) {
         vm->nat_free--;
         vm->at_free[vm->nat_free].fn(vm->at_free[vm->nat_free].ctx);
@@ -749,6 +837,10 @@ struct forge_vm *forge_vm_new(const struct forge_vm_opts *opts, struct forge_err
     if (!vm->L)
         goto nomem;
     *(struct forge_vm **)lua_getextraspace(vm->L) = vm;
+    /* Entries make short-lived tables (converted arguments, results, contexts) by the
+     * thousand: the generational collector frees them young instead of traversing the whole
+     * heap again and again. */
+    lua_gc(vm->L, LUA_GCGEN, 0, 0);
     lua_sethook(vm->L, hook, LUA_MASKCOUNT, HOOK_INTERVAL);
     lua_pushcfunction(vm->L, setup);
     if (lua_pcall(vm->L, 0, 0, 0) != LUA_OK)

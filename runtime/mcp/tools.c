@@ -61,7 +61,7 @@ int forge_mcp_tool_bind(struct forge_tool *t, struct forge_mcp_client *c, const 
         return forge_err_set(err, FORGE_ENOMEM, "out of memory");
     }
     r->c = c;
-    forge_tool_set_function(t, (struct forge_callable){call_remote, r, t->name}, false, free_remote);
+    forge_tool_set_function(t, (struct forge_callable){call_remote, r, t->name, false}, false, free_remote);
     return 0;
 }
 

@@ -61,10 +61,10 @@ cJSON *forge_serve_trajectories(struct forge_serve *s)
 
 static void reply_json(struct forge_server_response *resp, int status, cJSON *body)
 {
-    char *text = body ? cJSON_PrintUnformatted(body) : NULL;
+    /* forge's writer: whole numbers digit by digit (cJSON prints each number with sprintf and
+     * reads it back with sscanf), and the text is ours to hand over, with no copy */
+    char *owned = body ? forge_json_print(body, 0) : NULL;
     cJSON_Delete(body);
-    char *owned = text ? forge_strdup(text) : NULL;
-    cJSON_free(text);
     if (!owned) {
         forge_server_reply(resp, 500, "application/json",
                            forge_strdup("{\"error\":{\"message\":\"the server is out of memory\"}}"));

@@ -439,12 +439,12 @@ void forge_sessions_end(struct forge_sessions *t, struct forge_session_ref *ref,
         if (!s->complete)
             t->completed++;
         s->complete = 1;
-        char *line = t->out ? cJSON_PrintUnformatted(traj) : NULL;
+        char *line = t->out ? forge_json_print(traj, 0) : NULL;
         if (line) {
             fputs(line, t->out);
             fputc('\n', t->out);
             fflush(t->out);
-            cJSON_free(line);
+            forge_free(line);
         }
     } else {
         s->complete = 0; /* a conversation that goes on after an answer is open again */

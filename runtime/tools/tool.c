@@ -384,11 +384,16 @@ static int run_function(const struct forge_tool *t, const struct forge_tool_call
                         cJSON **result, char **error, struct forge_err *err)
 {
     cJSON *args = cJSON_CreateArray();
-    cJSON_AddItemToArray(args, call->arguments ? cJSON_Duplicate(call->arguments, 1)
-                                               : cJSON_CreateObject());
-    cJSON *scope = call_scope(t, call);
-    cJSON_DeleteItemFromObjectCaseSensitive(scope, "args");
-    cJSON_AddItemToArray(args, scope);
+    /* the function reads the arguments, never changes them: no copy for it */
+    cJSON_AddItemToArray(args, cJSON_IsObject(call->arguments)
+                                   ? cJSON_CreateObjectReference(call->arguments->child)
+                                   : call->arguments ? cJSON_Duplicate(call->arguments, 1)
+                                                     : cJSON_CreateObject());
+    if (!t->fn.one_arg) { /* a function(args) never sees the call: skip converting the history */
+        cJSON *scope = call_scope(t, call);
+        cJSON_DeleteItemFromObjectCaseSensitive(scope, "args");
+        cJSON_AddItemToArray(args, scope);
+    }
     cJSON *out = NULL;
     struct forge_err ferr = {0};
     int rc = t->fn.call(t->fn.ctx, args, &out, &ferr);
@@ -499,8 +504,10 @@ cJSON *forge_tool_model_def(const struct forge_tool *t)
     cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "name", t->name);
     cJSON_AddStringToObject(d, "description", forge_json_str(t->def, "description"));
-    cJSON_AddItemToObject(d, "parameters",
-                          cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(t->def, "parameters"), 1));
+    /* requests are built every round and read only: the schema is shared, not copied */
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(t->def, "parameters");
+    if (params)
+        cJSON_AddItemReferenceToObject(d, "parameters", (cJSON *)params);
     return d;
 }
 

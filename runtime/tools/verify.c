@@ -224,7 +224,7 @@ static int run_one(const struct forge_verifier *v, const struct forge_tool *tool
         return outcome;
     }
     cJSON *args = cJSON_CreateArray();
-    cJSON_AddItemToArray(args, cJSON_Duplicate(call, 1));
+    cJSON_AddItemToArray(args, cJSON_CreateObjectReference(call->child)); /* read only */
     cJSON *out = NULL;
     struct forge_err ferr = {0};
     int rc = v->fn.call(v->fn.ctx, args, &out, &ferr);

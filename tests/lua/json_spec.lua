@@ -57,6 +57,14 @@ t.case("values JSON cannot hold are errors naming the path", function()
   t.raises(function() json.encode(0 / 0) end, "NaN or infinity")
   local cyc = {}; cyc.self = cyc
   t.raises(function() json.encode(cyc) end, "nested deeper than 1000 levels")
+  -- the place is exact, and a long one keeps its first 511 characters
+  local ok, err = pcall(json.encode, { a = { { b = { 1, print } } } })
+  t.eq(ok, false)
+  t.eq(err:match("%.a.*"), ".a[0].b[1]: a function value JSON cannot hold")
+  ok, err = pcall(json.encode, cyc)
+  t.eq(err:match("%.self.*"), string.rep(".self", 103):sub(1, 511) .. ": nested deeper than 1000 levels (a table that contains itself?)")
+  ok, err = pcall(json.encode, { k = { [string.rep("x", 600)] = print } })
+  t.eq(err:match("%.k.*"), (".k." .. string.rep("x", 600)):sub(1, 511) .. ": a function value JSON cannot hold")
 end)
 
 t.case("malformed JSON raises with line and column", function()

@@ -429,7 +429,7 @@ static struct forge_verifier *fnv(const char *def, const char *verdict)
     cJSON *d = J(def);
     struct forge_verifier *v = forge_verifier_from_json(d, "t", NULL);
     cJSON_Delete(d);
-    struct forge_callable fn = {verdict_fn, (void *)verdict, "v"};
+    struct forge_callable fn = {verdict_fn, (void *)verdict, "v", false};
     forge_verifier_set_function(v, fn, NULL);
     return v;
 }
@@ -556,7 +556,7 @@ TEST(a_failing_function_tool_is_an_error_result)
     fake_init(&f, answers, 2);
     struct forge_toolset tools = {0};
     struct forge_tool *t0 = tool("{\"name\":\"slow\"}");
-    struct forge_callable fn = {failing_tool, NULL, "slow"};
+    struct forge_callable fn = {failing_tool, NULL, "slow", false};
     forge_tool_set_function(t0, fn, false, NULL);
     forge_toolset_add(&tools, t0, NULL);
     cJSON *t = run_case(&f, &tools, NULL, NULL, "{\"id\":\"c\",\"input\":{\"message\":\"m\"}}");

@@ -442,7 +442,7 @@ static int double_call(void *ctx, const cJSON *args, cJSON **out, struct forge_e
 TEST(custom_assertions)
 {
     struct forge_assertions *reg = forge_assertions_new();
-    struct forge_callable fn = {double_call, NULL, "double"};
+    struct forge_callable fn = {double_call, NULL, "double", false};
     struct forge_err err = {0};
     CHECK_INT(forge_assertions_add(reg, "judge", &fn, NULL, &err), 0);
     CHECK_INT(forge_assertions_add(reg, "judge", &fn, NULL, &err), FORGE_EINVAL);

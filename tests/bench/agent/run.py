@@ -1,7 +1,15 @@
 #!/usr/bin/env python3
 """Agent-loop throughput: a generated suite on the scripted model with Lua tools, a verifier and
-a custom assertion, at several sizes, printing cases/s and peak memory (to show it stays flat).
-usage: tests/bench/agent/run.py [BUILD_DIR]"""
+a custom assertion, at several sizes, printing cases/s per CPU second and peak memory (to show it
+stays flat). Given several build folders (for example one built from an older commit), prints
+them side by side with the ratio of the last to the first.
+
+usage: tests/bench/agent/run.py [BUILD_DIR...] [--sizes 1000,10000,30000]
+
+On a shared machine wall time depends on the neighbours; CPU seconds much less so. For
+repeatable figures count instructions: valgrind --tool=callgrind BUILD/forge script suite.lua
+-q -j 1 --lua-timeout 600000 -- N, at two sizes; the difference over the difference in N is the
+cost of one case (docs/internals.md, "Profiling")."""
 import os
 import resource
 import subprocess
@@ -9,16 +17,35 @@ import sys
 import time
 
 here = os.path.dirname(os.path.abspath(__file__))
-build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "..", "build")
-forge = os.path.join(build, "forge")
-for n in (1000, 10000, 30000):
+args = sys.argv[1:]
+sizes = (1000, 10000, 30000)
+if "--sizes" in args:
+    i = args.index("--sizes")
+    sizes = tuple(int(x) for x in args[i + 1].split(","))
+    del args[i:i + 2]
+builds = args or [os.path.join(here, "..", "..", "..", "build")]
+
+
+def run(build, n):
+    forge = os.path.join(build, "forge")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    p = subprocess.run([forge, "script", os.path.join(here, "suite.lua"), "-q", "--lua-timeout", "60000",
-                        "--", str(n)], capture_output=True)
+    p = subprocess.run([forge, "script", os.path.join(here, "suite.lua"), "-q", "-j", "1",
+                        "--lua-timeout", "600000", "--", str(n)], capture_output=True)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    last = p.stdout.decode().strip().splitlines()[-2:] if p.stdout else []
-    print(f"{n:6d} cases: {n / wall:8.0f} cases/s wall, {n / cpu:8.0f} cases/s per CPU second, "
-          f"peak RSS {after.ru_maxrss / 1024:.1f} MiB (exit {p.returncode}) {last[:1]}")
+    ok = p.returncode == 0 and f"{n}/{n} passed" in p.stdout.decode()
+    return n / cpu, n / wall, after.ru_maxrss / 1024, ok
+
+
+print("agent loop on the scripted model (-j 1): cases/s per CPU second (wall in brackets), peak RSS")
+print(f"{'cases':>6} | " + " | ".join(f"{os.path.basename(os.path.abspath(os.path.join(b, '..'))) + '/' + os.path.basename(os.path.abspath(b)):>32}" for b in builds)
+      + (" | ratio" if len(builds) > 1 else ""))
+for n in sizes:
+    res = [run(b, n) for b in builds]
+    cells = [f"{c:8.0f} ({w:6.0f}) {rss:6.1f} MiB{'' if ok else ' FAILED'}" for c, w, rss, ok in res]
+    line = f"{n:6d} | " + " | ".join(f"{c:>32}" for c in cells)
+    if len(builds) > 1:
+        line += f" | {res[-1][0] / res[0][0]:.2f}x"
+    print(line)
