@@ -1,0 +1,357 @@
+/* The results file: case records on disk, read back in case order. */
+#include "report/results.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "data/json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The longest record read back: a shard's line is capped the same way when merged. */
+#define MAX_LINE ((size_t)256 << 20)
+#define MAX_SOURCES 65535
+
+struct source {
+    const char *path; /* borrowed (a source) or the set's own */
+    int fd;
+    char *buf;        /* read window: bytes [boff, boff + blen) of the file */
+    size_t cap, blen;
+    uint64_t boff;
+};
+
+struct forge_results {
+    struct source *src;
+    int nsrc;
+    char *path, *tmp;  /* the report's path and its temporary file (NULL: anonymous) */
+    int writing;       /* source 0 is the file this set writes */
+    uint64_t woff;     /* end of the written file */
+    uint64_t *loc;     /* per place: 0 empty, else ((src << 48) | offset) + 1 */
+    size_t nloc, cap;
+    struct forge_buf line;
+};
+
+static struct forge_results *alloc_set(void)
+{
+    struct forge_results *r = forge_calloc(1, sizeof *r);
+    if (r)
+        forge_buf_init(&r->line, 0);
+    return r;
+}
+
+static int add_source(struct forge_results *r, const char *path, int fd, struct forge_err *err)
+{
+    if (r->nsrc == MAX_SOURCES)
+        return forge_err_set(err, FORGE_ELIMIT, "%s: more than %d result files in one report", path, MAX_SOURCES);
+    struct source *s = forge_realloc(r->src, (size_t)(r->nsrc + 1) * sizeof *s);
+    if (!s)
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    r->src = s;
+    memset(&s[r->nsrc], 0, sizeof *s);
+    s[r->nsrc].path = path;
+    s[r->nsrc].fd = fd;
+    return r->nsrc++;
+}
+
+struct forge_results *forge_results_create(const char *path, struct forge_err *err)
+{
+    struct forge_results *r = alloc_set();
+    if (!r) {
+        forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        return NULL;
+    }
+    int fd = -1;
+    if (path) {
+        size_t n = strlen(path) + 40;
+        if (!(r->path = forge_strdup(path)) || !(r->tmp = forge_malloc(n)))
+            goto nomem;
+        snprintf(r->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+        fd = open(r->tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            forge_err_set(err, FORGE_EIO, "%s: cannot write the report: %s", path, strerror(errno));
+            goto fail;
+        }
+    } else {
+        const char *dir = getenv("TMPDIR");
+        if (!dir || !*dir)
+            dir = "/tmp";
+        char *t = forge_strdupf("%s/forge-results-XXXXXX", dir);
+        if (!t)
+            goto nomem;
+        fd = mkstemp(t);
+        if (fd < 0) {
+            forge_err_set(err, FORGE_EIO, "%s: cannot make the run's temporary results file: %s (set TMPDIR to a "
+                          "writable folder)", t, strerror(errno));
+            forge_free(t);
+            goto fail;
+        }
+        unlink(t); /* anonymous: gone with the process, however it ends */
+        forge_free(t);
+    }
+    if (add_source(r, path ? r->tmp : "<results>", fd, err) < 0) {
+        close(fd);
+        goto fail;
+    }
+    r->writing = 1;
+    return r;
+nomem:
+    forge_err_set(err, FORGE_ENOMEM, "out of memory");
+fail:
+    forge_free(r->path);
+    forge_free(r->tmp);
+    forge_buf_free(&r->line);
+    forge_free(r->src);
+    forge_free(r);
+    return NULL;
+}
+
+struct forge_results *forge_results_index(void) { return alloc_set(); }
+
+int forge_results_source(struct forge_results *r, const char *path, struct forge_err *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return forge_err_set(err, FORGE_EINVAL, "%s: cannot read: %s", path, strerror(errno));
+    int i = add_source(r, path, fd, err);
+    if (i < 0)
+        close(fd);
+    return i;
+}
+
+static const char *shown(const struct forge_results *r) { return r->path ? r->path : r->src[0].path; }
+
+static int append(struct forge_results *r, const cJSON *v, uint64_t *at, struct forge_err *err)
+{
+    forge_buf_reset(&r->line);
+    int rc = forge_json_write(&r->line, v, 0);
+    if (!rc)
+        rc = forge_buf_addc(&r->line, '\n');
+    if (rc)
+        return forge_err_set(err, rc, "results: out of memory");
+    const char *p = r->line.data;
+    size_t left = r->line.len;
+    uint64_t off = r->woff;
+    while (left) {
+        ssize_t w = pwrite(r->src[0].fd, p, left, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return forge_err_set(err, FORGE_EIO, "%s: write failed: %s", shown(r), w < 0 ? strerror(errno) : "no space");
+        p += w;
+        left -= (size_t)w;
+        off += (uint64_t)w;
+    }
+    *at = r->woff;
+    r->woff = off;
+    return 0;
+}
+
+int forge_results_write_line(struct forge_results *r, const cJSON *line, struct forge_err *err)
+{
+    uint64_t at;
+    return append(r, line, &at, err);
+}
+
+static int grow(struct forge_results *r, size_t pos, struct forge_err *err)
+{
+    if (pos < r->cap)
+        return 0;
+    size_t cap = r->cap ? r->cap : 1024;
+    while (cap <= pos)
+        cap *= 2;
+    uint64_t *l = forge_realloc(r->loc, cap * sizeof *l);
+    if (!l)
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    memset(l + r->cap, 0, (cap - r->cap) * sizeof *l);
+    r->loc = l;
+    r->cap = cap;
+    return 0;
+}
+
+int forge_results_put(struct forge_results *r, size_t pos, const cJSON *rec, struct forge_err *err)
+{
+    if (grow(r, pos, err))
+        return err ? err->code : FORGE_ENOMEM;
+    if (r->loc[pos])
+        return forge_err_set(err, FORGE_EINTERNAL, "results: place %zu written twice", pos);
+    uint64_t at;
+    int rc = append(r, rec, &at, err);
+    if (rc)
+        return rc;
+    r->loc[pos] = at + 1;
+    if (pos >= r->nloc)
+        r->nloc = pos + 1;
+    return 0;
+}
+
+int forge_results_place(struct forge_results *r, size_t pos, int src, uint64_t offset, struct forge_err *err)
+{
+    if (grow(r, pos, err))
+        return FORGE_ENOMEM;
+    if (r->loc[pos])
+        return 1;
+    r->loc[pos] = (((uint64_t)src << 48) | offset) + 1;
+    if (pos >= r->nloc)
+        r->nloc = pos + 1;
+    return 0;
+}
+
+size_t forge_results_size(const struct forge_results *r) { return r->nloc; }
+
+bool forge_results_has(const struct forge_results *r, size_t pos) { return pos < r->nloc && r->loc[pos]; }
+
+/* The line at <off> of source <s>: *p (valid until the next read of <s>) and *n, without '\n'. */
+static int line_at(struct source *s, uint64_t off, const char **p, size_t *n, struct forge_err *err)
+{
+    size_t scanned = 0;
+    if (off >= s->boff && off < s->boff + s->blen) {
+        size_t start = (size_t)(off - s->boff);
+        const char *nl = memchr(s->buf + start, '\n', s->blen - start);
+        if (nl) {
+            *p = s->buf + start;
+            *n = (size_t)(nl - (s->buf + start));
+            return 0;
+        }
+        /* keep what was read of the line: move it to the front */
+        memmove(s->buf, s->buf + start, s->blen - start);
+        s->blen -= start;
+        s->boff = off;
+        scanned = s->blen;
+    } else {
+        s->boff = off;
+        s->blen = 0;
+    }
+    for (;;) {
+        if (s->blen == s->cap) {
+            if (s->cap > MAX_LINE)
+                return forge_err_set(err, FORGE_ELIMIT, "%s: a record longer than %zu bytes at byte %llu", s->path,
+                                     MAX_LINE, (unsigned long long)off);
+            size_t cap = s->cap ? s->cap * 2 : (size_t)1 << 16;
+            char *b = forge_realloc(s->buf, cap);
+            if (!b)
+                return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+            s->buf = b;
+            s->cap = cap;
+        }
+        ssize_t got = pread(s->fd, s->buf + s->blen, s->cap - s->blen, (off_t)(s->boff + s->blen));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return forge_err_set(err, FORGE_EIO, "%s: read failed: %s", s->path, strerror(errno));
+        if (got == 0) {
+            if (!s->blen)
+                return forge_err_set(err, FORGE_EIO, "%s: the record at byte %llu is gone (was the file changed?)",
+                                     s->path, (unsigned long long)off);
+            *p = s->buf;
+            *n = s->blen; /* a last line without '\n' */
+            return 0;
+        }
+        s->blen += (size_t)got;
+        const char *nl = memchr(s->buf + scanned, '\n', s->blen - scanned);
+        if (nl) {
+            *p = s->buf;
+            *n = (size_t)(nl - s->buf);
+            return 0;
+        }
+        scanned = s->blen;
+    }
+}
+
+static int raw(struct forge_results *r, size_t pos, const char **p, size_t *n, struct source **src,
+               struct forge_err *err)
+{
+    uint64_t l = r->loc[pos] - 1;
+    int si = (int)(l >> 48);
+    *src = &r->src[si];
+    return line_at(*src, l & (((uint64_t)1 << 48) - 1), p, n, err);
+}
+
+int forge_results_read(struct forge_results *r, size_t pos, cJSON **rec, struct forge_err *err)
+{
+    *rec = NULL;
+    if (!forge_results_has(r, pos))
+        return 0;
+    const char *p;
+    size_t n;
+    struct source *s;
+    int rc = raw(r, pos, &p, &n, &s, err);
+    if (rc)
+        return rc;
+    /* the records were checked when they were written or placed */
+    *rec = cJSON_ParseWithLength(p, n);
+    if (!*rec)
+        return forge_err_set(err, FORGE_EINVAL, "%s: the record of case %zu is no JSON (was the file changed?)",
+                             s->path, pos + 1);
+    return 0;
+}
+
+int forge_results_copy(struct forge_results *r, size_t pos, struct forge_buf *out, struct forge_err *err)
+{
+    if (!forge_results_has(r, pos))
+        return 0;
+    const char *p;
+    size_t n;
+    struct source *s;
+    int rc = raw(r, pos, &p, &n, &s, err);
+    if (!rc && (rc = forge_buf_add(out, p, n)) != 0)
+        forge_err_set(err, rc, "out of memory");
+    return rc;
+}
+
+void forge_results_iter_init(struct forge_results_iter *it, struct forge_results *r)
+{
+    it->r = r;
+    it->pos = 0;
+    it->cur = NULL;
+}
+
+int forge_results_next(struct forge_results_iter *it, const cJSON **rec, struct forge_err *err)
+{
+    cJSON_Delete(it->cur);
+    it->cur = NULL;
+    *rec = NULL;
+    while (it->pos < it->r->nloc && !it->r->loc[it->pos])
+        it->pos++;
+    if (it->pos >= it->r->nloc)
+        return 0;
+    int rc = forge_results_read(it->r, it->pos++, &it->cur, err);
+    if (rc)
+        return rc;
+    *rec = it->cur;
+    return 1;
+}
+
+void forge_results_iter_done(struct forge_results_iter *it)
+{
+    cJSON_Delete(it->cur);
+    it->cur = NULL;
+}
+
+int forge_results_close(struct forge_results *r, bool commit, struct forge_err *err)
+{
+    if (!r)
+        return 0;
+    int rc = 0;
+    for (int i = 0; i < r->nsrc; i++) {
+        if (r->src[i].fd >= 0 && close(r->src[i].fd) != 0 && i == 0 && r->writing && commit && r->path)
+            rc = forge_err_set(err, FORGE_EIO, "%s: write failed: %s", r->path, strerror(errno));
+        forge_free(r->src[i].buf);
+    }
+    if (r->path) {
+        if (!rc && commit && rename(r->tmp, r->path) != 0)
+            rc = forge_err_set(err, FORGE_EIO, "%s: cannot write the report: %s", r->path, strerror(errno));
+        if (rc || !commit)
+            remove(r->tmp);
+    }
+    forge_free(r->src);
+    forge_free(r->loc);
+    forge_free(r->path);
+    forge_free(r->tmp);
+    forge_buf_free(&r->line);
+    forge_free(r);
+    return rc;
+}
