@@ -16,6 +16,9 @@
 #include "lua/l_eval.h"
 #include "lua/vm.h"
 #include "report/report.h"
+#include "report/results.h"
+
+#define FORGE_CJSON_DROP(p) do { cJSON_Delete(p); (p) = NULL; } while (0)
 
 #include <errno.h>
 #include <stdbool.h>
@@ -509,28 +512,6 @@ static int check_custom_names(const cJSON *const *cases, const char *const *case
     return 0;
 }
 
-/* Drops what only the JSON report shows (passing assertions, warnings, tool names) from a result
- * that is kept for the summary, so long runs hold little per case. */
-static void compact(cJSON *result)
-{
-    cJSON_DeleteItemFromObjectCaseSensitive(result, "toolsCalled");
-    cJSON_DeleteItemFromObjectCaseSensitive(result, "warnings");
-    cJSON *as = cJSON_GetObjectItemCaseSensitive(result, "assertions");
-    cJSON *a = as ? as->child : NULL;
-    while (a) {
-        cJSON *next = a->next;
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "passed"))) cJSON_Delete(cJSON_DetachItemViaPointer(as, a));
-        a = next;
-    }
-}
-
-static bool has_json(const struct opts *o)
-{
-    for (int i = 0; i < o->nreports; i++)
-        if (strcmp(o->rformat[i], "json") == 0) return true;
-    return false;
-}
-
 static void print_buf(struct forge_buf *b)
 {
     if (b->len) fwrite(b->data, 1, b->len, stdout);
@@ -552,7 +533,7 @@ int forge_cmd_run(int argc, char **argv)
     char *script_dir = NULL;
     struct forge_err err = {0};
     int exit_code = FORGE_EXIT_USAGE;
-    cJSON **files = NULL, *seed = NULL, *snapshot = NULL, *tools = NULL, *baseline = NULL, *report = NULL;
+    cJSON **files = NULL, *seed = NULL, *snapshot = NULL, *tools = NULL, *baseline = NULL;
     cJSON *shard_header = NULL, *all_ids = NULL;
     const char **all_sorted = NULL;
     size_t nall = 0;
@@ -560,8 +541,7 @@ int forge_cmd_run(int argc, char **argv)
     const cJSON **cases = NULL;
     const char **case_file = NULL;
     struct index ix = {0};
-    struct forge_suite *suite = NULL;
-    struct forge_jsonl *jl = NULL;
+    struct forge_results *res = NULL;
     const struct forge_assertions *registry = NULL;
     FILE *tf = NULL;
     struct forge_lines lines = {0};
@@ -623,7 +603,7 @@ int forge_cmd_run(int argc, char **argv)
     /* one flat, indexed list of cases; ids are unique across files */
     cases = forge_calloc(ncases + 1, sizeof *cases);
     case_file = forge_calloc(ncases + 1, sizeof *case_file);
-    results = forge_calloc(ncases + 1, sizeof *results);
+    results = forge_calloc(1, sizeof *results); /* the case being reported */
     ix.cap = 16;
     while (ix.cap < 2 * ncases) ix.cap *= 2;
     ix.ids = forge_calloc(ix.cap, sizeof *ix.ids);
@@ -689,17 +669,20 @@ int forge_cmd_run(int argc, char **argv)
                         "(a live run), or check the files with --dry-run");
         goto out;
     }
+    const char *jsonl = NULL;
     for (int i = 0; i < o.nreports; i++) {
         if (strcmp(o.rformat[i], "jsonl") != 0) continue;
-        if (jl) {
+        if (jsonl) {
             forge_cli_error("run: only one jsonl report per run");
             goto out;
         }
-        if (!(jl = forge_jsonl_open(o.rpath[i], &err)) || (shard_header && forge_jsonl_add(jl, shard_header, &err))) {
-            forge_cli_error("%s", err.msg);
-            exit_code = FORGE_EXIT_INFRA;
-            goto out;
-        }
+        jsonl = o.rpath[i];
+    }
+    /* the results file: the jsonl report, or a temporary file the reports are read from */
+    if (!(res = forge_results_create(jsonl, &err)) || (shard_header && forge_results_write_line(res, shard_header, &err))) {
+        forge_cli_error("%s", err.msg);
+        exit_code = FORGE_EXIT_INFRA;
+        goto out;
     }
 
     /* the JSON and JSONL reports show every assertion; the others only failures */
@@ -708,8 +691,6 @@ int forge_cmd_run(int argc, char **argv)
         full = full || strcmp(o.rformat[i], "json") == 0 || strcmp(o.rformat[i], "jsonl") == 0;
     struct forge_eval_opts eo = {.seed = seed, .snapshot = snapshot, .tools = tools, .custom = registry,
                                  .lean = !full};
-    /* made before the transcripts are read: its one large allocation is cheap on a fresh heap */
-    if (!(suite = forge_suite_new()) || forge_suite_reserve(suite, nc, &err)) goto nomem;
     bool from_stdin = strcmp(o.transcripts, "-") == 0;
     const char *tname = from_stdin ? "<stdin>" : o.transcripts;
     struct stat st;
@@ -766,13 +747,13 @@ int forge_cmd_run(int argc, char **argv)
             continue;
         }
         long ci = slot_case[slot];
-        if (results[ci]) {
+        if (forge_results_has(res, (size_t)ci)) {
             fprintf(stderr, "forge: warning: %s:%ld: a second transcript for case \"%s\" is ignored\n", tname,
                     lineno, tid);
             cJSON_Delete(traj);
             continue;
         }
-        int rc = forge_eval_case(cases[ci], traj, &eo, &results[ci], &err);
+        int rc = forge_eval_case(cases[ci], traj, &eo, &results[0], &err);
         cJSON_Delete(traj);
         if (rc) goto nomem;
         /* the suite a case belongs to: its eval file's name without folder and .json */
@@ -782,78 +763,61 @@ int forge_cmd_run(int argc, char **argv)
         if (fl > 5 && strcmp(f + fl - 5, ".json") == 0) fl -= 5;
         char sname[512];
         snprintf(sname, sizeof sname, "%.*s", (int)fl, f);
-        cJSON_AddStringToObject(results[ci], "suite", sname);
-        if (jl && forge_jsonl_add(jl, results[ci], &err)) {
+        cJSON_AddStringToObject(results[0], "suite", sname);
+        if (forge_results_put(res, (size_t)ci, results[0], &err)) {
             forge_cli_error("%s", err.msg);
             exit_code = FORGE_EXIT_INFRA;
             goto out;
         }
-        if (!o.quiet || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(results[ci], "passed"))) {
-            if (forge_report_console_case(&out, results[ci])) goto nomem;
+        if (!o.quiet || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(results[0], "passed"))) {
+            if (forge_report_console_case(&out, results[0])) goto nomem;
             print_buf(&out);
         }
+        FORGE_CJSON_DROP(results[0]);
         /* a scored case's assertions are not needed again */
         cJSON_Delete(cJSON_DetachItemFromObjectCaseSensitive((cJSON *)cases[ci], "expect"));
-        if (full && !has_json(&o)) compact(results[ci]);
     }
 
-    /* cases without a transcript are error cases; the suite takes results in case order */
+    /* cases without a transcript are error cases */
     for (size_t i = 0; i < nc; i++) {
-        if (!results[i]) {
-            if (forge_eval_case(cases[i], NULL, &eo, &results[i], &err)) goto nomem;
-            const char *f = strrchr(case_file[i], '/');
-            f = f ? f + 1 : case_file[i];
-            size_t fl = strlen(f);
-            if (fl > 5 && strcmp(f + fl - 5, ".json") == 0) fl -= 5;
-            char sname[512];
-            snprintf(sname, sizeof sname, "%.*s", (int)fl, f);
-            cJSON_AddStringToObject(results[i], "suite", sname);
-            if (jl && forge_jsonl_add(jl, results[i], &err)) {
-                forge_cli_error("%s", err.msg);
-                exit_code = FORGE_EXIT_INFRA;
-                goto out;
-            }
-            if (forge_report_console_case(&out, results[i])) goto nomem;
-            print_buf(&out);
+        if (forge_results_has(res, i)) continue;
+        if (forge_eval_case(cases[i], NULL, &eo, &results[0], &err)) goto nomem;
+        const char *f = strrchr(case_file[i], '/');
+        f = f ? f + 1 : case_file[i];
+        size_t fl = strlen(f);
+        if (fl > 5 && strcmp(f + fl - 5, ".json") == 0) fl -= 5;
+        char sname[512];
+        snprintf(sname, sizeof sname, "%.*s", (int)fl, f);
+        cJSON_AddStringToObject(results[0], "suite", sname);
+        if (forge_results_put(res, i, results[0], &err)) {
+            forge_cli_error("%s", err.msg);
+            exit_code = FORGE_EXIT_INFRA;
+            goto out;
         }
-        int rc = forge_suite_add(suite, results[i], &err);
-        results[i] = NULL;
-        if (rc) goto nomem;
+        if (forge_report_console_case(&out, results[0])) goto nomem;
+        print_buf(&out);
+        FORGE_CJSON_DROP(results[0]);
     }
-    if (forge_suite_report(suite, &o.gates, baseline, &report, &err)) goto nomem;
-    if (forge_report_console_summary(&out, report)) goto nomem;
-    print_buf(&out);
     fflush(stdout);
-    for (int i = 0; i < o.nreports; i++) {
-        if (strcmp(o.rformat[i], "jsonl") == 0) continue;
-        if (forge_report_write(o.rformat[i], o.rpath[i], report, &err)) {
-            forge_cli_error("%s", err.msg);
-            exit_code = FORGE_EXIT_INFRA;
-            goto out;
-        }
+    bool passed = false;
+    int rc = forge_live_report(res, jsonl != NULL, &o.gates, baseline, o.rformat, o.rpath, o.nreports, &passed);
+    res = NULL;
+    if (rc) {
+        exit_code = rc;
+        goto out;
     }
-    if (jl) {
-        int rc = forge_jsonl_close(jl, true, &err);
-        jl = NULL;
-        if (rc) {
-            forge_cli_error("%s", err.msg);
-            exit_code = FORGE_EXIT_INFRA;
-            goto out;
-        }
-    }
-    exit_code = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(report, "passed")) ? FORGE_EXIT_OK : FORGE_EXIT_FAIL;
+    exit_code = passed ? FORGE_EXIT_OK : FORGE_EXIT_FAIL;
+
     goto out;
 nomem:
     forge_cli_error("out of memory");
     exit_code = FORGE_EXIT_INFRA;
 out:
     forge_buf_free(&out); /* large blocks before the trees: one big free after many small ones is slow */
-    forge_suite_free(suite);
-    suite = NULL;
-    forge_jsonl_close(jl, false, NULL);
+    forge_results_close(res, false, NULL);
     if (tf && tf != stdin) fclose(tf);
     forge_lines_free(&lines);
-    for (size_t i = 0; results && i < ncases; i++) cJSON_Delete(results[i]);
+    if (results) cJSON_Delete(results[0]);
     forge_free(results);
     for (int i = 0; files && i < o.nfiles; i++) cJSON_Delete(files[i]);
     forge_free(files);
@@ -868,8 +832,6 @@ out:
     cJSON_Delete(all_ids);
     cJSON_Delete(tools);
     cJSON_Delete(baseline);
-    cJSON_Delete(report);
-    forge_suite_free(suite);
     forge_vm_free(vm);
     for (int i = 0; i < o.nmcp; i++)
         forge_mcp_close(o.mcp_clients[i]); /* after the tools that call them are gone */
