@@ -193,6 +193,13 @@ int forge_live_report(struct forge_results *res, bool res_is_jsonl, const struct
                       const cJSON *baseline, const char *const *rformat, const char *const *rpath, int nreports,
                       bool *passed)
 {
+    return forge_live_report_each(res, res_is_jsonl, gates, baseline, rformat, rpath, nreports, NULL, NULL, passed);
+}
+
+int forge_live_report_each(struct forge_results *res, bool res_is_jsonl, const struct forge_gates *gates,
+                           const cJSON *baseline, const char *const *rformat, const char *const *rpath,
+                           int nreports, void (*each)(void *ud, const cJSON *rec), void *ud, bool *passed)
+{
     struct forge_err err = {0};
     struct forge_suite *suite = forge_suite_new();
     cJSON *report = NULL;
@@ -208,12 +215,17 @@ int forge_live_report(struct forge_results *res, bool res_is_jsonl, const struct
     forge_results_iter_init(&it, res);
     const cJSON *r;
     int got;
-    while ((got = forge_results_next(&it, &r, &err)) > 0)
+    while ((got = forge_results_next(&it, &r, &err)) > 0) {
         if (forge_suite_count(suite, r, &err)) {
             got = -1;
             break;
         }
+        if (each)
+            each(ud, r);
+    }
     forge_results_iter_done(&it);
+    if (each)
+        each(ud, NULL);
     if (got < 0 || forge_suite_report(suite, gates, NULL, &report, &err)) {
         forge_cli_error("%s", err.msg[0] ? err.msg : "out of memory");
         goto out;

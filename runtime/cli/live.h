@@ -42,6 +42,11 @@ struct forge_results;
 int forge_live_report(struct forge_results *res, bool res_is_jsonl, const struct forge_gates *gates,
                       const cJSON *baseline, const char *const *rformat, const char *const *rpath, int nreports,
                       bool *passed);
+/* The same, calling <each> (may be NULL) with every record (borrowed) in case order, then with
+ * NULL, before the summary is printed: forge report merge prints the case lines there. */
+int forge_live_report_each(struct forge_results *res, bool res_is_jsonl, const struct forge_gates *gates,
+                           const cJSON *baseline, const char *const *rformat, const char *const *rpath,
+                           int nreports, void (*each)(void *ud, const cJSON *rec), void *ud, bool *passed);
 
 /* Runs <n> suites (borrowed) in <vm> and reports them as one run: a console line per case as it
  * finishes, the summary, the --report files, --save-transcripts. Returns the exit code. */
