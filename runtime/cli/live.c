@@ -198,7 +198,8 @@ int forge_live_report(struct forge_results *res, bool res_is_jsonl, const struct
 
 int forge_live_report_each(struct forge_results *res, bool res_is_jsonl, const struct forge_gates *gates,
                            const cJSON *baseline, const char *const *rformat, const char *const *rpath,
-                           int nreports, void (*each)(void *ud, const cJSON *rec), void *ud, bool *passed)
+                           int nreports, void (*each)(void *ud, const cJSON *rec, struct forge_results_iter *it),
+                           void *ud, bool *passed)
 {
     struct forge_err err = {0};
     struct forge_suite *suite = forge_suite_new();
@@ -212,7 +213,7 @@ int forge_live_report_each(struct forge_results *res, bool res_is_jsonl, const s
     }
     /* the statistics, in case order: sums and percentiles as an in-memory run makes them */
     struct forge_results_iter it;
-    forge_results_iter_init(&it, res);
+    forge_results_iter_init_light(&it, res);
     const cJSON *r;
     int got;
     while ((got = forge_results_next(&it, &r, &err)) > 0) {
@@ -221,11 +222,11 @@ int forge_live_report_each(struct forge_results *res, bool res_is_jsonl, const s
             break;
         }
         if (each)
-            each(ud, r);
+            each(ud, r, &it);
     }
     forge_results_iter_done(&it);
     if (each)
-        each(ud, NULL);
+        each(ud, NULL, NULL);
     if (got < 0 || forge_suite_report(suite, gates, NULL, &report, &err)) {
         forge_cli_error("%s", err.msg[0] ? err.msg : "out of memory");
         goto out;

@@ -4,6 +4,7 @@
 #include "base/buf.h"
 #include "base/lines.h"
 #include "data/json.h"
+#include "data/utf8.h"
 #include "eval/suite.h"
 #include "report/report.h"
 #include "report/results.h"
@@ -48,6 +49,57 @@ static int by_id(const void *a, const void *b)
     return strcmp(((const struct place *)a)->id, ((const struct place *)b)->id);
 }
 
+/* Places the record of case <id> at <at> of source <src>. */
+static int place(struct shard *s, const struct place *pl, struct forge_results *res, int src, uint64_t at,
+                 const char *id, const char *path, struct forge_err *err)
+{
+    struct place key = {id, 0};
+    s->results++;
+    const struct place *p = bsearch(&key, pl, (size_t)s->cases, sizeof *pl, by_id);
+    long pos = p ? p->at : -1;
+    if (p && pos >= 0 && pos < s->total) {
+        int taken = forge_results_place(res, (size_t)pos, src, at, err);
+        if (taken < 0)
+            return FORGE_ENOMEM;
+        if (!taken)
+            return 0;
+    }
+    return forge_err_set(err, FORGE_EINVAL, "report merge: %s: case \"%s\" %s", path, id,
+                         !p ? "is not among the shard's cases" : "overlaps another shard's");
+}
+
+/* The case id of a record line as forge writes it ({"id":"...", ... } with an id without
+ * escapes, brackets balanced to the end of the line, valid UTF-8): copied to <id>; false when the
+ * line is anything else (it is then parsed whole, which finds what is wrong). */
+static bool quick_id(const char *p, size_t n, char *id, size_t idn)
+{
+    static const char head[] = "{\"id\":\"";
+    if (n < sizeof head || memcmp(p, head, sizeof head - 1) != 0)
+        return false;
+    const char *s = p + sizeof head - 1, *e = p + n, *q = s;
+    while (q < e && *q != '"' && *q != '\\')
+        q++;
+    if (q >= e || *q != '"' || (size_t)(q - s) >= idn)
+        return false;
+    memcpy(id, s, (size_t)(q - s));
+    id[q - s] = 0;
+    int depth = 0;
+    for (const char *c = p; c < e; c++) {
+        if (*c == '"') {
+            for (c++; c < e && *c != '"'; c++)
+                if (*c == '\\')
+                    c++;
+            if (c >= e)
+                return false;
+        } else if (*c == '{' || *c == '[') {
+            depth++;
+        } else if ((*c == '}' || *c == ']') && --depth == 0 && c + 1 != e) {
+            return false;
+        }
+    }
+    return depth == 0 && forge_utf8_check(p, n, true) == n;
+}
+
 /* Reads a shard: checks its header and every line, and places each record (where it is in the
  * file, not a copy) at its place in the whole run. Holds one shard's header at a time. */
 static int load(const char *path, struct shard *all, int i, struct forge_results *res, struct forge_err *err)
@@ -79,6 +131,12 @@ static int load(const char *path, struct shard *all, int i, struct forge_results
         off += n + 1;
         if (n == 0)
             continue;
+        char qid[512];
+        if (header && quick_id(line, n, qid, sizeof qid)) {
+            if ((rc = place(s, pl, res, src, at, qid, path, err)) != 0)
+                break;
+            continue;
+        }
         cJSON *v = forge_json_parse(line, n, path, err);
         if (!v) {
             /* forge_json_parse names the place as path:1:col: the line is this file's */
@@ -145,15 +203,7 @@ static int load(const char *path, struct shard *all, int i, struct forge_results
             rc = forge_err_set(err, FORGE_EINVAL, "%s:%ld: not a case result (no id)", path, lr.lineno);
             break;
         }
-        s->results++;
-        struct place *p = bsearch(&key, pl, (size_t)s->cases, sizeof *pl, by_id);
-        long pos = p ? p->at : -1;
-        int taken = p && pos >= 0 && pos < s->total ? forge_results_place(res, (size_t)pos, src, at, err) : -1;
-        if (taken < 0 && p && pos >= 0 && pos < s->total)
-            rc = FORGE_ENOMEM;
-        else if (taken)
-            rc = forge_err_set(err, FORGE_EINVAL, "report merge: %s: case \"%s\" %s", path, key.id,
-                               !p ? "is not among the shard's cases" : "overlaps another shard's");
+        rc = place(s, pl, res, src, at, key.id, path, err);
         cJSON_Delete(v);
     }
     forge_free(pl);
@@ -169,12 +219,12 @@ static int load(const char *path, struct shard *all, int i, struct forge_results
 }
 
 struct lines {
-    int quiet;
+    int quiet, failed;
     struct forge_buf out;
 };
 
 /* Each case's console line, in the run's order. */
-static void case_line(void *ud, const cJSON *r)
+static void case_line(void *ud, const cJSON *r, struct forge_results_iter *it)
 {
     struct lines *l = ud;
     if (!r) { /* the end: before the summary */
@@ -184,6 +234,12 @@ static void case_line(void *ud, const cJSON *r)
     }
     if (l->quiet && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed")))
         return;
+    /* the line shows failed assertions and warnings: the whole record */
+    struct forge_err err = {0};
+    if (forge_results_iter_full(it, &r, &err)) {
+        l->failed = 1;
+        return;
+    }
     forge_report_console_case(&l->out, r);
     if (l->out.len > ((size_t)64 << 10)) {
         fwrite(l->out.data, 1, l->out.len, stdout);
@@ -305,6 +361,10 @@ static int merge(int argc, char **argv)
     int rc = forge_live_report_each(res, false, &gates, baseline, rformat, rpath, nreports, case_line, &cl, &passed);
     res = NULL;
     code = rc ? rc : passed ? FORGE_EXIT_OK : FORGE_EXIT_FAIL;
+    if (!rc && cl.failed) {
+        forge_cli_error("report merge: a shard's record could not be read again (was a shard file changed?)");
+        code = FORGE_EXIT_INFRA;
+    }
     goto out;
 oom:
     forge_cli_error("%s", err.msg[0] ? err.msg : "out of memory");

@@ -59,11 +59,12 @@ struct cases {
     struct forge_results_iter it;
 };
 
-static void cases_init(struct cases *c, const struct forge_report_src *src)
+static void cases_init(struct cases *c, const struct forge_report_src *src, bool light)
 {
     c->src = src;
     c->next = NULL;
-    if (src->results) forge_results_iter_init(&c->it, src->results);
+    if (src->results && light) forge_results_iter_init_light(&c->it, src->results);
+    else if (src->results) forge_results_iter_init(&c->it, src->results);
     else {
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(src->report, "cases");
         c->next = a ? a->child : NULL;
@@ -78,6 +79,12 @@ static int cases_next(struct cases *c, const cJSON **r, struct forge_err *err)
     *r = c->next;
     c->next = c->next->next;
     return 1;
+}
+
+/* The whole record of the one cases_next returned last (a light one holds only its summary). */
+static int cases_full(struct cases *c, const cJSON **r, struct forge_err *err)
+{
+    return c->src->results ? forge_results_iter_full(&c->it, r, err) : 0;
 }
 
 static void cases_done(struct cases *c)
@@ -135,7 +142,7 @@ int forge_report_stream_summary(struct forge_report_sink *sink, const struct for
     bool header = false;
     const cJSON *r;
     struct cases cs;
-    cases_init(&cs, src);
+    cases_init(&cs, src, true);
     int got;
     /* nothing failed: no record needs reading */
     while (!rc && (!src->results || failed > 0 || errors > 0) && (got = cases_next(&cs, &r, err)) != 0) {
@@ -227,7 +234,7 @@ static int stream_json(struct forge_report_sink *sink, const struct forge_report
             continue;
         }
         struct cases cs;
-        cases_init(&cs, src);
+        cases_init(&cs, src, false);
         const cJSON *r;
         long n = 0;
         int got;
@@ -360,7 +367,7 @@ static int stream_junit(struct forge_report_sink *sink, const struct forge_repor
     int got;
     if (!rc && !groups) {
         if (!(tmp = forge_suite_new())) rc = FORGE_ENOMEM;
-        cases_init(&cs, src);
+        cases_init(&cs, src, true);
         while (!rc && (got = cases_next(&cs, &r, err)) != 0)
             rc = got < 0 ? got : forge_suite_count(tmp, r, err);
         cases_done(&cs);
@@ -370,7 +377,7 @@ static int stream_junit(struct forge_report_sink *sink, const struct forge_repor
     bool runs = true;
     for (int i = 0; i < ng; i++) runs = runs && groups[i].last - groups[i].first + 1 == groups[i].tests;
     for (int i = 0; !rc && i < (runs ? (ng > 0) : ng); i++) {
-        cases_init(&cs, src);
+        cases_init(&cs, src, true);
         int g = runs ? -1 : i;
         long k = 0;
         if (!runs) rc = suite_open(out, &groups[g]);
@@ -389,6 +396,8 @@ static int stream_junit(struct forge_report_sink *sink, const struct forge_repor
             } else if (strcmp(str(r, "suite", "forge"), groups[g].name) != 0) {
                 continue;
             }
+            /* a failure lists its assertions: the whole record */
+            if (!rc && strcmp(status(r), "failed") == 0) rc = cases_full(&cs, &r, err);
             if (!rc) rc = testcase(out, r, groups[g].name);
             if (!rc) rc = spill(sink, err);
         }
@@ -445,7 +454,7 @@ static int stream_md(struct forge_report_sink *sink, const struct forge_report_s
     bool header = false;
     bool any = !src->results || forge_json_num(s, "failed", 0) > 0 || forge_json_num(s, "errors", 0) > 0;
     struct cases cs;
-    cases_init(&cs, src);
+    cases_init(&cs, src, true);
     int got;
     while (!rc && any && (got = cases_next(&cs, &it, err)) != 0) {
         if (got < 0) {

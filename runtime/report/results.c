@@ -307,6 +307,110 @@ void forge_results_iter_init(struct forge_results_iter *it, struct forge_results
     it->r = r;
     it->pos = 0;
     it->cur = NULL;
+    it->light = false;
+    it->cur_full = false;
+}
+
+void forge_results_iter_init_light(struct forge_results_iter *it, struct forge_results *r)
+{
+    forge_results_iter_init(it, r);
+    it->light = true;
+}
+
+/* The members a light record keeps (constant keys: cJSON does not copy or free them). */
+static const char *const summary_keys[] = {"id", "passed", "skipped", "error", "reason", "score", "weight",
+                                           "durationMs", "latencyMs", "costUsd", "skippedAssertions", "suite", NULL};
+
+static const char *ws(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+    return p;
+}
+
+/* The end of the string that starts at <p> (its closing quote + 1), or NULL. Sets *esc when it
+ * holds an escape. */
+static const char *str_end(const char *p, const char *e, bool *esc)
+{
+    for (p++; p < e; p++) {
+        if (*p == '\\') {
+            *esc = true;
+            p++;
+        } else if (*p == '"') {
+            return p + 1;
+        }
+    }
+    return NULL;
+}
+
+/* The end of the array or object that starts at <p>, or NULL. */
+static const char *nest_end(const char *p, const char *e)
+{
+    int depth = 0;
+    bool esc;
+    for (; p < e; p++) {
+        if (*p == '"') {
+            p = str_end(p, e, &esc);
+            if (!p) return NULL;
+            p--;
+        } else if (*p == '{' || *p == '[') {
+            depth++;
+        } else if ((*p == '}' || *p == ']') && --depth == 0) {
+            return p + 1;
+        }
+    }
+    return NULL;
+}
+
+/* A light record: the summary members of the object <p>..<e>, each value parsed by cJSON as it
+ * would be in the whole record; NULL when the text is not the plain shape forge writes (the
+ * caller parses it whole). */
+static cJSON *parse_light(const char *p, const char *e)
+{
+    p = ws(p, e);
+    if (p >= e || *p != '{') return NULL;
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    p = ws(p + 1, e);
+    if (p < e && *p == '}') return o;
+    while (p < e) {
+        if (*p != '"') goto whole;
+        bool esc = false;
+        const char *k = p + 1, *ke = str_end(p, e, &esc);
+        if (!ke || esc) goto whole;
+        const char *key = NULL;
+        size_t kl = (size_t)(ke - 1 - k);
+        for (const char *const *s = summary_keys; *s && !key; s++)
+            if (strlen(*s) == kl && memcmp(*s, k, kl) == 0) key = *s;
+        p = ws(ke, e);
+        if (p >= e || *p != ':') goto whole;
+        p = ws(p + 1, e);
+        if (p >= e) goto whole;
+        const char *v = p, *ve;
+        if (*p == '{' || *p == '[') {
+            if (key || !(ve = nest_end(p, e))) goto whole; /* a summary member is a scalar */
+        } else if (*p == '"') {
+            if (!(ve = str_end(p, e, &esc))) goto whole;
+        } else {
+            ve = p;
+            while (ve < e && *ve != ',' && *ve != '}' && *ve != ' ' && *ve != '\n' && *ve != '\t' && *ve != '\r') ve++;
+        }
+        if (key) {
+            if (cJSON_GetObjectItemCaseSensitive(o, key)) goto whole; /* a repeated key: cJSON's rules */
+            cJSON *item = cJSON_ParseWithLength(v, (size_t)(ve - v));
+            if (!item) goto whole;
+            cJSON_AddItemToObjectCS(o, key, item);
+        }
+        p = ws(ve, e);
+        if (p < e && *p == ',') {
+            p = ws(p + 1, e);
+            continue;
+        }
+        if (p < e && *p == '}' && ws(p + 1, e) == e) return o;
+        goto whole;
+    }
+whole:
+    cJSON_Delete(o);
+    return NULL;
 }
 
 int forge_results_next(struct forge_results_iter *it, const cJSON **rec, struct forge_err *err)
@@ -318,11 +422,41 @@ int forge_results_next(struct forge_results_iter *it, const cJSON **rec, struct 
         it->pos++;
     if (it->pos >= it->r->nloc)
         return 0;
+    if (it->light) {
+        const char *p;
+        size_t n;
+        struct source *s;
+        int rc = raw(it->r, it->pos, &p, &n, &s, err);
+        if (rc)
+            return rc;
+        if ((it->cur = parse_light(p, p + n)) != NULL) {
+            it->pos++;
+            it->cur_full = false;
+            *rec = it->cur;
+            return 1;
+        }
+    }
     int rc = forge_results_read(it->r, it->pos++, &it->cur, err);
     if (rc)
         return rc;
+    it->cur_full = true;
     *rec = it->cur;
     return 1;
+}
+
+int forge_results_iter_full(struct forge_results_iter *it, const cJSON **rec, struct forge_err *err)
+{
+    if (!it->cur_full) {
+        cJSON *full = NULL;
+        int rc = forge_results_read(it->r, it->pos - 1, &full, err);
+        if (rc)
+            return rc;
+        cJSON_Delete(it->cur);
+        it->cur = full;
+        it->cur_full = true;
+    }
+    *rec = it->cur;
+    return 0;
 }
 
 void forge_results_iter_done(struct forge_results_iter *it)

@@ -64,8 +64,18 @@ struct forge_results_iter {
     struct forge_results *r; /* borrowed */
     size_t pos;              /* next place to read */
     cJSON *cur;              /* the record last returned (owned by the iterator) */
+    bool light;              /* records hold only their summary members (below) */
+    bool cur_full;           /* cur is the whole record */
 };
 void forge_results_iter_init(struct forge_results_iter *it, struct forge_results *r);
+/* The same, for records read "light": only the members a summary reads (id, passed, skipped,
+ * error, reason, score, weight, durationMs, latencyMs, costUsd, skippedAssertions, suite),
+ * without building the rest (assertions, tool calls); forge_results_iter_full gives the whole
+ * record when a reader needs it (a failing case's assertions). */
+void forge_results_iter_init_light(struct forge_results_iter *it, struct forge_results *r);
+/* The whole record of the place forge_results_next returned last (borrowed until the next
+ * call). Returns 0 or an error. */
+int forge_results_iter_full(struct forge_results_iter *it, const cJSON **rec, struct forge_err *err);
 /* Returns 1 with the next record in *rec (borrowed: valid until the next call or
  * forge_results_iter_done), 0 at the end, or a negative error. */
 int forge_results_next(struct forge_results_iter *it, const cJSON **rec, struct forge_err *err);
