@@ -74,7 +74,7 @@ void forge_results_iter_init(struct forge_results_iter *it, struct forge_results
  * record when a reader needs it (a failing case's assertions). */
 void forge_results_iter_init_light(struct forge_results_iter *it, struct forge_results *r);
 /* The whole record of the place forge_results_next returned last (borrowed until the next
- * call). Returns 0 or an error. */
+ * call; the light record it returned is freed). Returns 0 or an error. */
 int forge_results_iter_full(struct forge_results_iter *it, const cJSON **rec, struct forge_err *err);
 /* Returns 1 with the next record in *rec (borrowed: valid until the next call or
  * forge_results_iter_done), 0 at the end, or a negative error. */
