@@ -92,7 +92,8 @@ static bool quick_id(const char *p, size_t n, char *id, size_t idn)
             if (c >= e)
                 return false;
         } else if (*c == '{' || *c == '[') {
-            depth++;
+            if (++depth > 512) /* deep nesting: the full parse says what is wrong */
+                return false;
         } else if ((*c == '}' || *c == ']') && --depth == 0 && c + 1 != e) {
             return false;
         }

@@ -630,6 +630,7 @@ static int index_cases(struct evalsrc *src, int nfiles, struct runcases *rcs, st
                 tk = tk->next;
             }
             const char *id = forge_json_str(kase, "id");
+            if (!id) id = ""; /* checked: a case has one */
             if (runcases_grow(rcs)) {
                 cJSON_Delete(owned);
                 return -2;

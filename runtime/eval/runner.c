@@ -38,7 +38,7 @@ static const cJSON *take(struct shared *sh, int *index, cJSON **owned)
         k = sh->next;
         if (k)
             sh->next = k->next;
-    } else {
+    } else if (spec->next_case) {
         struct forge_err err = {0};
         int rc = spec->next_case(spec->case_ctx, owned, &err);
         if (rc < 0)
