@@ -573,11 +573,11 @@ static const struct evalsrc *file_of(const struct evalsrc *src, int nfiles, size
 }
 
 /* Reads the case of <place> again (a new tree). */
-static int case_at(const struct evalsrc *src, int nfiles, const struct runcases *rcs, size_t place, cJSON **kase,
-                   struct forge_err *err)
+static int case_at(const struct evalsrc *src, int nfiles, const struct runcases *rcs, size_t place, const char *id,
+                   cJSON **kase, struct forge_err *err)
 {
     const struct evalsrc *e = file_of(src, nfiles, place);
-    if (e->rd) return forge_cases_read_at(e->rd, rcs->where[place], (int)(place - e->first), kase, err);
+    if (e->rd) return forge_cases_read_at(e->rd, rcs->where[place], (int)(place - e->first), id, kase, err);
     *kase = cJSON_Duplicate(e->elems[rcs->where[place]], 1);
     return *kase ? 0 : forge_err_set(err, FORGE_ENOMEM, "out of memory");
 }
@@ -893,7 +893,7 @@ int forge_cmd_run(int argc, char **argv)
             continue;
         }
         cJSON *kase = NULL;
-        int rc = case_at(src, o.nfiles, &rcs, (size_t)place, &kase, &err);
+        int rc = case_at(src, o.nfiles, &rcs, (size_t)place, tid, &kase, &err);
         if (!rc) rc = forge_eval_case(kase, traj, &eo, &result, &err);
         cJSON_Delete(kase);
         cJSON_Delete(traj);
@@ -922,7 +922,7 @@ int forge_cmd_run(int argc, char **argv)
         size_t ci = rcs.local[place];
         if (ci == NOT_KEPT || forge_results_has(res, ci)) continue;
         cJSON *kase = NULL;
-        int rc = case_at(src, o.nfiles, &rcs, place, &kase, &err);
+        int rc = case_at(src, o.nfiles, &rcs, place, NULL, &kase, &err);
         if (!rc) rc = forge_eval_case(kase, NULL, &eo, &result, &err);
         cJSON_Delete(kase);
         if (rc) {

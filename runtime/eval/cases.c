@@ -273,7 +273,8 @@ int forge_cases_fail(struct forge_cases *c, const char *key, const char *what, s
                                      c->last_col, key, err, what);
 }
 
-int forge_cases_read_at(struct forge_cases *c, uint64_t offset, int index, cJSON **kase, struct forge_err *err)
+int forge_cases_read_at(struct forge_cases *c, uint64_t offset, int index, const char *want_id, cJSON **kase,
+                        struct forge_err *err)
 {
     *kase = NULL;
     struct win *w = &c->at;
@@ -292,10 +293,18 @@ int forge_cases_read_at(struct forge_cases *c, uint64_t offset, int index, cJSON
     int rc = frame(w, &len);
     if (rc) return forge_err_set(err, rc == FORGE_ENOMEM ? rc : FORGE_EIO, "%s: case [%d] cannot be read again "
                                  "(was the file changed?)", c->path, index);
-    /* line:col are unknown here; the case was checked when first read */
-    rc = forge_evalfile_parse_case(w->buf + w->lo, len, c->path, index, 1, 1, kase, err);
+    /* the case was checked when first read: parsed only (its id must match, should the file
+     * have changed since) */
+    *kase = forge_json_parse(w->buf + w->lo, len, c->path, err);
     w->lo += len;
-    return rc;
+    if (!*kase) return err ? err->code : FORGE_EINVAL;
+    const char *got = forge_json_str(*kase, "id");
+    if (!cJSON_IsObject(*kase) || !got || (want_id && strcmp(got, want_id) != 0)) {
+        cJSON_Delete(*kase);
+        *kase = NULL;
+        return forge_err_set(err, FORGE_EIO, "%s: case [%d] changed while the run read it", c->path, index);
+    }
+    return 0;
 }
 
 int forge_cases_rewind(struct forge_cases *c, struct forge_err *err)

@@ -39,9 +39,12 @@ int forge_cases_next(struct forge_cases *c, cJSON **kase, int *index, uint64_t *
  * "<file>:<line>:<col>: [<index>].<key>: <what>". Returns FORGE_EINVAL. */
 int forge_cases_fail(struct forge_cases *c, const char *key, const char *what, struct forge_err *err);
 
-/* Reads again the case whose text starts at <offset> (element <index>). Sets *kase to a new
- * tree. Returns 0 or an error. Does not disturb forge_cases_next. */
-int forge_cases_read_at(struct forge_cases *c, uint64_t offset, int index, cJSON **kase, struct forge_err *err);
+/* Reads again the case whose text starts at <offset> (element <index>, whose id is <want_id>;
+ * NULL: any): parsed, not validated again (forge_cases_next did). Sets *kase to a new tree.
+ * Returns 0, or FORGE_EIO when the file changed (not that case any more), or a parse error. Does
+ * not disturb forge_cases_next. */
+int forge_cases_read_at(struct forge_cases *c, uint64_t offset, int index, const char *want_id, cJSON **kase,
+                        struct forge_err *err);
 
 /* Starts over at the first case. Returns 0 or FORGE_EIO. */
 int forge_cases_rewind(struct forge_cases *c, struct forge_err *err);

@@ -29,7 +29,8 @@ struct forge_results {
     int nsrc;
     char *path, *tmp;  /* the report's path and its temporary file (NULL: anonymous) */
     int writing;       /* source 0 is the file this set writes */
-    uint64_t woff;     /* end of the written file */
+    uint64_t woff;     /* end of the written file (buffered bytes included) */
+    struct forge_buf wbuf; /* a temporary file's unwritten tail (a report's lines are written at once) */
     uint64_t *loc;     /* per place: 0 empty, else ((src << 48) | offset) + 1 */
     size_t nloc, cap;
     struct forge_buf line;
@@ -38,8 +39,10 @@ struct forge_results {
 static struct forge_results *alloc_set(void)
 {
     struct forge_results *r = forge_calloc(1, sizeof *r);
-    if (r)
+    if (r) {
         forge_buf_init(&r->line, 0);
+        forge_buf_init(&r->wbuf, 0);
+    }
     return r;
 }
 
@@ -104,6 +107,7 @@ fail:
     forge_free(r->path);
     forge_free(r->tmp);
     forge_buf_free(&r->line);
+    forge_buf_free(&r->wbuf);
     forge_free(r->src);
     forge_free(r);
     return NULL;
@@ -124,17 +128,8 @@ int forge_results_source(struct forge_results *r, const char *path, struct forge
 
 static const char *shown(const struct forge_results *r) { return r->path ? r->path : r->src[0].path; }
 
-static int append(struct forge_results *r, const cJSON *v, uint64_t *at, struct forge_err *err)
+static int write_out(struct forge_results *r, const char *p, size_t left, uint64_t off, struct forge_err *err)
 {
-    forge_buf_reset(&r->line);
-    int rc = forge_json_write(&r->line, v, 0);
-    if (!rc)
-        rc = forge_buf_addc(&r->line, '\n');
-    if (rc)
-        return forge_err_set(err, rc, "results: out of memory");
-    const char *p = r->line.data;
-    size_t left = r->line.len;
-    uint64_t off = r->woff;
     while (left) {
         ssize_t w = pwrite(r->src[0].fd, p, left, (off_t)off);
         if (w < 0 && errno == EINTR)
@@ -145,9 +140,40 @@ static int append(struct forge_results *r, const cJSON *v, uint64_t *at, struct 
         left -= (size_t)w;
         off += (uint64_t)w;
     }
-    *at = r->woff;
-    r->woff = off;
     return 0;
+}
+
+/* Writes out a temporary file's buffered tail (before it is read, and at the end). */
+static int drain(struct forge_results *r, struct forge_err *err)
+{
+    if (!r->wbuf.len)
+        return 0;
+    int rc = write_out(r, r->wbuf.data, r->wbuf.len, r->woff - r->wbuf.len, err);
+    forge_buf_reset(&r->wbuf);
+    return rc;
+}
+
+static int append(struct forge_results *r, const cJSON *v, uint64_t *at, struct forge_err *err)
+{
+    forge_buf_reset(&r->line);
+    int rc = forge_json_write(&r->line, v, 0);
+    if (!rc)
+        rc = forge_buf_addc(&r->line, '\n');
+    if (rc)
+        return forge_err_set(err, rc, "results: out of memory");
+    *at = r->woff;
+    if (r->path) {
+        /* a report: each line reaches the file as its case finishes */
+        rc = write_out(r, r->line.data, r->line.len, r->woff, err);
+        if (!rc)
+            r->woff += r->line.len;
+        return rc;
+    }
+    rc = forge_buf_add(&r->wbuf, r->line.data, r->line.len);
+    if (rc)
+        return forge_err_set(err, rc, "results: out of memory");
+    r->woff += r->line.len;
+    return r->wbuf.len >= ((size_t)64 << 10) ? drain(r, err) : 0;
 }
 
 int forge_results_write_line(struct forge_results *r, const cJSON *line, struct forge_err *err)
@@ -264,6 +290,8 @@ static int line_at(struct source *s, uint64_t off, const char **p, size_t *n, st
 static int raw(struct forge_results *r, size_t pos, const char **p, size_t *n, struct source **src,
                struct forge_err *err)
 {
+    if (r->wbuf.len && drain(r, err))
+        return err ? err->code : FORGE_EIO;
     uint64_t l = r->loc[pos] - 1;
     int si = (int)(l >> 48);
     *src = &r->src[si];
@@ -486,6 +514,7 @@ int forge_results_close(struct forge_results *r, bool commit, struct forge_err *
     forge_free(r->path);
     forge_free(r->tmp);
     forge_buf_free(&r->line);
+    forge_buf_free(&r->wbuf);
     forge_free(r);
     return rc;
 }

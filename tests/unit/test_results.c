@@ -164,6 +164,36 @@ TEST(streamed_reports_equal_the_in_memory_ones)
     cJSON_Delete(base);
 }
 
+TEST(many_records_through_the_write_buffer)
+{
+    /* more than the 64 KiB a temporary file buffers, written backwards */
+    struct forge_err err = {0};
+    struct forge_results *res = forge_results_create(NULL, &err);
+    CHECK(res != NULL);
+    char id[32];
+    for (int i = 2999; i >= 0; i--) {
+        cJSON *r = cJSON_CreateObject();
+        snprintf(id, sizeof id, "r%04d", i);
+        cJSON_AddStringToObject(r, "id", id);
+        cJSON_AddStringToObject(r, "pad", "....................................................");
+        CHECK_INT(forge_results_put(res, (size_t)i, r, &err), 0);
+        cJSON_Delete(r);
+    }
+    CHECK_INT(forge_results_size(res), 3000);
+    struct forge_results_iter it;
+    forge_results_iter_init(&it, res);
+    const cJSON *r;
+    int n = 0, got;
+    while ((got = forge_results_next(&it, &r, &err)) > 0) {
+        snprintf(id, sizeof id, "r%04d", n++);
+        CHECK_STR(forge_json_str(r, "id"), id);
+    }
+    forge_results_iter_done(&it);
+    CHECK_INT(got, 0);
+    CHECK_INT(n, 3000);
+    forge_results_close(res, false, NULL);
+}
+
 static char *write_tmp(const char *text)
 {
     char *path = forge_strdup("/tmp/forge-test-cases-XXXXXX");
@@ -217,9 +247,11 @@ TEST(cases_a_case_at_a_time)
     CHECK_STR(forge_json_str(k, "id"), "b");
     cJSON_Delete(k);
     CHECK_INT(forge_cases_next(c, &k, &index, &off[1], &err), 0);
-    CHECK_INT(forge_cases_read_at(c, off[0], 0, &k, &err), 0);
+    CHECK_INT(forge_cases_read_at(c, off[0], 0, "a", &k, &err), 0);
     CHECK_STR(forge_json_str(k, "id"), "a");
     cJSON_Delete(k);
+    CHECK_INT(forge_cases_read_at(c, off[0], 0, "b", &k, &err), FORGE_EIO); /* not that case any more */
+    CHECK(k == NULL);
     CHECK_INT(forge_cases_rewind(c, &err), 0);
     CHECK_INT(forge_cases_next(c, &k, &index, &off[0], &err), 1);
     CHECK_STR(forge_json_str(k, "id"), "a");
@@ -257,6 +289,7 @@ TEST(cases_a_case_at_a_time)
 int main(void)
 {
     RUN(streamed_reports_equal_the_in_memory_ones);
+    RUN(many_records_through_the_write_buffer);
     RUN(cases_a_case_at_a_time);
     return TEST_DONE();
 }
