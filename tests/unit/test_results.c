@@ -77,7 +77,9 @@ TEST(streamed_reports_equal_the_in_memory_ones)
         CHECK_INT(forge_results_put(res, (size_t)i, r, &err), 0);
         cJSON_Delete(r);
     }
-    CHECK_INT(forge_results_put(res, 3, cJSON_CreateObject(), &err), FORGE_EINTERNAL); /* a place once */
+    cJSON *again = cJSON_CreateObject();
+    CHECK_INT(forge_results_put(res, 3, again, &err), FORGE_EINTERNAL); /* a place once */
+    cJSON_Delete(again);
     struct forge_suite *disk = forge_suite_new();
     CHECK_INT(forge_suite_set_baseline(disk, base, &err), 0);
     struct forge_results_iter it;
