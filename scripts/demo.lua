@@ -4,6 +4,8 @@
 -- readings (weather/tools.lua), a custom assertion that catches answers contradicting the tools
 -- (weather/assertions.lua), scripted answers (weather/rules.lua), golden and labeled cases.
 -- One case fails on purpose (gs-weather-004): the scripted "model" invents a temperature.
+-- Its offline HTML report (docs/reports.md), to open in a browser:
+--   forge script scripts/demo.lua --report html=report.html
 -- The same suite from the command line:
 --   forge run evals/demo/*.json --tools scripts/weather/tools.lua \
 --     --assertions scripts/weather/assertions.lua --model scripted:scripts/weather/rules.lua

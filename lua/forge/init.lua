@@ -76,20 +76,29 @@ forge.assertion = require("forge.eval").assertion
 -- forge.scripted{rules...}: the offline model (see docs/scripted-model.md).
 function forge.scripted(rules) return require("forge.scripted").new(rules) end
 
--- forge.evals(path, ...): the cases of eval files (paths relative to the script), in order.
+-- forge.evals(path, ...): the cases of eval files (JSON, or YAML when a path ends in .yaml or
+-- .yml; paths relative to the script), in order, validated as `forge run` validates them.
 function forge.evals(...)
   local cases = {}
   for i = 1, select("#", ...) do
     local path = select(i, ...)
     local text, err = forge.read_file(path)
     if not text then error("forge.evals: " .. err, 2) end
-    local list = forge.json.decode(text, path)
-    if forge.json.type(list) ~= "array" then error("forge.evals: " .. path .. ": an eval file is a JSON array of cases", 2) end
+    local ok, list = pcall(require("forge.eval").cases, text, path)
+    if not ok then error("forge.evals: " .. tostring(list), 2) end
     for _, c in ipairs(list) do
       cases[#cases + 1] = c
     end
   end
   return cases
+end
+
+-- forge.agent{id, description, model, system, tools, verifiers, policy, params, on_request,
+-- on_tool_call, on_done}: an agent `forge serve --agent FILE` serves (docs/service.md).
+function forge.agent(def)
+  if type(def) ~= "table" then error("forge.agent: expected a table", 2) end
+  if type(def.id) ~= "string" or def.id == "" then error("forge.agent: needs a non-empty string id", 2) end
+  return tagged("agent", def)
 end
 
 -- forge.suite{name, model, tools, verifiers, cases, policy, approve, system, params, gates}

@@ -91,9 +91,14 @@ local function context(req)
                 tool_choice = req.tool_choice, tool_names = req.tool_names or {} }
   local by_id = {}
   local last_user
+  ctx.turn = 0
   for _, m in ipairs(msgs) do
     if m.role == "user" then
+      -- a conversation's later message starts its turn over: round 1, no results yet
       last_user = m.content
+      ctx.turn = ctx.turn + 1
+      ctx.round = 1
+      ctx.results = {}
     elseif m.role == "assistant" then
       ctx.round = ctx.round + 1
       ctx.results = {}
@@ -149,7 +154,7 @@ local function response(step, ctx)
     for i, c in ipairs(step.calls) do
       if type(c.name) ~= "string" then error("a scripted call needs a tool name", 0) end
       calls[i] = {
-        id = ("call_%d_%d"):format(ctx.round, i),
+        id = ctx.turn > 1 and ("call_%d_%d_%d"):format(ctx.turn, ctx.round, i) or ("call_%d_%d"):format(ctx.round, i),
         name = c.name,
         arguments = json.object(render_value(c.arguments or {}, ctx)),
       }

@@ -82,7 +82,33 @@ struct run {
     struct seen seen;
     int total_calls;
     int identical_stop;
+    /* a service turn (forge_agent_chat_run) */
+    forge_agent_event_fn on_event;
+    void *event_ctx;
+    int pause_mode;         /* a call that needs approval pauses the turn */
+    const char *decide_id;  /* resuming: the call the user decided on */
+    int approved;           /* ... and the decision */
+    int paused;
+    int warnings, approvals;
+    void (*gate)(void *ctx, const cJSON *call, char **deny);
+    void *gate_ctx;
 };
+
+static void emit(struct run *r, const char *type, cJSON *data)
+{
+    if (r->on_event && data)
+        r->on_event(r->event_ctx, type, data);
+    cJSON_Delete(data);
+}
+
+/* {"id", "tool", k1: v1, ...}: an event about call <id> of <name>. */
+static cJSON *call_event(const char *id, const char *name)
+{
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "id", id);
+    cJSON_AddStringToObject(e, "tool", name);
+    return e;
+}
 
 /* Checks, executes and verifies one call; appends its record to r->calls and its tool message
  * to r->messages. */
@@ -100,6 +126,11 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
     if (!name)
         name = "";
     cJSON *args = cJSON_IsObject(margs) ? cJSON_Duplicate(margs, 1) : cJSON_CreateObject();
+    if (r->on_event) {
+        cJSON *e = call_event(id, name);
+        cJSON_AddItemToObject(e, "args", cJSON_Duplicate(args, 1));
+        emit(r, "tool_call", e);
+    }
     r->total_calls++;
     cJSON *rec = cJSON_CreateObject();
     cJSON_AddStringToObject(rec, "id", id);
@@ -164,7 +195,25 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
     if (policy_hit)
         cJSON_AddStringToObject(rec, "policy", policy_hit);
 
-    if (!error && tool && forge_policy_needs_approval(p, tool)) {
+    if (!error && tool && forge_policy_needs_approval(p, tool) && r->pause_mode) {
+        if (!r->decide_id || strcmp(r->decide_id, id) != 0) {
+            /* the turn waits for a person: the call is not made, nor recorded yet */
+            r->paused = 1;
+            r->total_calls--;
+            cJSON_Delete(cJSON_DetachItemFromArray(r->calls, cJSON_GetArraySize(r->calls) - 1));
+            return 0;
+        }
+        r->decide_id = NULL;
+        cJSON *approval = cJSON_CreateObject();
+        cJSON_AddStringToObject(approval, "level", forge_approval_level_name(p->level));
+        cJSON_AddStringToObject(approval, "decision", r->approved ? "approved" : "denied");
+        cJSON_AddStringToObject(approval, "by", "user");
+        if (r->approved)
+            r->approvals++;
+        else
+            error = forge_strdupf("the user declined the call to %s", name);
+        cJSON_AddItemToObject(rec, "approval", approval);
+    } else if (!error && tool && forge_policy_needs_approval(p, tool)) {
         cJSON *ask = cJSON_CreateObject();
         cJSON_AddStringToObject(ask, "id", id);
         cJSON_AddStringToObject(ask, "name", name);
@@ -211,6 +260,19 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
         cJSON_Delete(verrs);
     }
 
+    if (!error && r->gate) {
+        cJSON *g = cJSON_CreateObject();
+        cJSON_AddStringToObject(g, "id", id);
+        cJSON_AddStringToObject(g, "name", name);
+        cJSON_AddItemToObject(g, "arguments", cJSON_Duplicate(args, 1));
+        char *deny = NULL;
+        r->gate(r->gate_ctx, g, &deny);
+        cJSON_Delete(g);
+        if (deny) {
+            error = deny;
+            cJSON_AddStringToObject(rec, "policy", "hook");
+        }
+    }
     double t0 = forge_clock_ms();
     if (!error) {
         if (stub) {
@@ -240,6 +302,23 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
                 cJSON_ReplaceItemInObjectCaseSensitive(rec, "error", cJSON_CreateString(error));
             }
             cJSON_AddItemToObject(rec, "verifier", verdict);
+        }
+    }
+    if (r->on_event) {
+        cJSON *e = call_event(id, name);
+        cJSON_AddItemToObject(e, "result", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(rec, "result"), 1));
+        cJSON_AddItemToObject(e, "error", error ? cJSON_CreateString(error) : cJSON_CreateNull());
+        emit(r, "tool_result", e);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, "verifier");
+        const char *o = forge_json_str(v, "outcome");
+        if (o && !strcmp(o, "warn")) {
+            r->warnings++;
+            cJSON *w = call_event(id, name);
+            const char *vm = forge_json_str(v, "message");
+            const char *vn = forge_json_str(v, "verifier");
+            cJSON_AddItemToObject(w, "message", vm ? cJSON_CreateString(vm) : cJSON_CreateNull());
+            cJSON_AddItemToObject(w, "verifier", vn ? cJSON_CreateString(vn) : cJSON_CreateNull());
+            emit(r, "tool_warning", w);
         }
     }
 
@@ -422,4 +501,213 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
     forge_policy_free(&policy);
     forge_policy_free(&defaults);
     return rc;
+}
+
+/* Answers the calls of the history's assistant messages that have no tool message (a turn that
+ * paused and was never resumed, or was stopped): every provider wants each call answered. */
+static void close_dangling(cJSON *messages)
+{
+    cJSON *m = messages->child;
+    while (m) {
+        const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(m, "tool_calls");
+        cJSON *next = m->next;
+        if (cJSON_IsArray(tcs)) {
+            cJSON *after = m;
+            for (const cJSON *c = tcs->child; c; c = c->next) {
+                const char *id = forge_json_str(c, "id");
+                int answered = 0;
+                for (cJSON *t = m->next; t && !answered; t = t->next) {
+                    const char *tid = forge_json_str(t, "tool_call_id");
+                    answered = tid && id && !strcmp(tid, id);
+                }
+                if (answered || !id)
+                    continue;
+                cJSON *tm = cJSON_CreateObject();
+                cJSON_AddStringToObject(tm, "role", "tool");
+                cJSON_AddStringToObject(tm, "tool_call_id", id);
+                cJSON_AddStringToObject(tm, "name", forge_json_str(c, "name") ? forge_json_str(c, "name") : "");
+                cJSON_AddStringToObject(tm, "content", "call not executed: the user did not approve it");
+                cJSON_AddBoolToObject(tm, "is_error", 1);
+                /* after the tool messages already there */
+                while (after->next && forge_json_str(after->next, "tool_call_id"))
+                    after = after->next;
+                tm->prev = after;
+                tm->next = after->next;
+                if (after->next)
+                    after->next->prev = tm;
+                else
+                    messages->child->prev = tm;
+                after->next = tm;
+                after = tm;
+            }
+        }
+        m = next;
+    }
+}
+
+/* The remaining calls of a response from <c> on, as a paused state. */
+static cJSON *paused_state(const cJSON *c, int round, int total, int nth)
+{
+    cJSON *st = cJSON_CreateObject();
+    cJSON *calls = cJSON_AddArrayToObject(st, "calls");
+    for (; c; c = c->next)
+        cJSON_AddItemToArray(calls, cJSON_Duplicate(c, 1));
+    cJSON_AddNumberToObject(st, "round", round);
+    cJSON_AddNumberToObject(st, "total", total);
+    cJSON_AddNumberToObject(st, "nth", nth);
+    return st;
+}
+
+static cJSON *pending_of(const cJSON *c)
+{
+    cJSON *p = cJSON_CreateObject();
+    const char *id = forge_json_str(c, "id"), *name = forge_json_str(c, "name");
+    cJSON_AddStringToObject(p, "id", id ? id : "");
+    cJSON_AddStringToObject(p, "name", name ? name : "");
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(c, "arguments");
+    cJSON_AddItemToObject(p, "arguments", cJSON_IsObject(args) ? cJSON_Duplicate(args, 1) : cJSON_CreateObject());
+    return p;
+}
+
+/* Runs the calls from <c> on (the <nth> of their response first); stops at a pause. */
+static int run_calls(struct run *r, struct forge_agent_chat *ch, const cJSON *c, int round, int nth,
+                     struct forge_err *err)
+{
+    int rc = 0;
+    for (; c && !rc; c = c->next, nth++) {
+        if (ch->stop && ch->stop(ch->stop_ctx)) {
+            ch->status = "stopped";
+            return 0;
+        }
+        int total = r->total_calls;
+        rc = handle_call(r, c, round, nth, err);
+        if (!rc && r->paused) {
+            ch->status = "paused";
+            ch->paused = paused_state(c, round, total, nth);
+            ch->pending_call = pending_of(c);
+            return 0;
+        }
+    }
+    return rc;
+}
+
+int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c, struct forge_err *err)
+{
+    c->status = "final";
+    c->paused = c->pending_call = c->calls = NULL;
+    c->text = NULL;
+    c->input_tokens = c->output_tokens = 0;
+    c->rounds = c->warnings = c->approvals = 0;
+    struct forge_policy policy, defaults;
+    forge_policy_init(&defaults);
+    if (forge_policy_copy(&policy, a->policy ? a->policy : &defaults)) {
+        forge_policy_free(&defaults);
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    }
+    struct run r = {.a = a, .policy = &policy, .on_event = c->on_event, .event_ctx = c->event_ctx,
+                    .pause_mode = 1, .gate = c->gate, .gate_ctx = c->gate_ctx};
+    r.messages = cJSON_IsArray(c->messages) ? c->messages : cJSON_CreateArray();
+    if (r.messages != c->messages)
+        cJSON_Delete(c->messages);
+    c->messages = NULL;
+    r.calls = cJSON_CreateArray();
+    int rc = 0, round = 1;
+    char *final = forge_strdup("");
+    const cJSON *pending = NULL;
+    int nth = 1;
+    if (c->resume) {
+        round = (int)forge_json_num(c->resume, "round", 1);
+        r.total_calls = (int)forge_json_num(c->resume, "total", 0);
+        nth = (int)forge_json_num(c->resume, "nth", 1);
+        const cJSON *calls = cJSON_GetObjectItemCaseSensitive(c->resume, "calls");
+        pending = cJSON_IsArray(calls) ? calls->child : NULL;
+        r.decide_id = pending ? forge_json_str(pending, "id") : NULL;
+        r.approved = c->approved;
+        if (round < 1)
+            round = 1;
+    } else {
+        close_dangling(r.messages);
+        cJSON *um = cJSON_CreateObject();
+        cJSON_AddStringToObject(um, "role", "user");
+        cJSON_AddStringToObject(um, "content", c->message ? c->message : "");
+        cJSON_AddItemToArray(r.messages, um);
+    }
+    if (pending) {
+        rc = run_calls(&r, c, pending, round, nth, err);
+        if (rc || r.paused || strcmp(c->status, "final"))
+            goto out;
+        round++;
+    }
+    c->status = "max_rounds";
+    for (; !rc && round <= policy.max_rounds; round++) {
+        if (c->stop && c->stop(c->stop_ctx)) {
+            c->status = "stopped";
+            break;
+        }
+        cJSON *req = make_request(&r, round);
+        if (c->case_id)
+            cJSON_AddStringToObject(req, "case_id", c->case_id);
+        cJSON *resp = NULL;
+        rc = forge_model_complete(a->model, req, &resp, err);
+        cJSON_Delete(req);
+        if (rc)
+            break;
+        c->rounds++;
+        const cJSON *usage = cJSON_GetObjectItemCaseSensitive(resp, "usage");
+        c->input_tokens += forge_json_num(usage, "input_tokens", 0);
+        c->output_tokens += forge_json_num(usage, "output_tokens", 0);
+        cJSON *msg = cJSON_DetachItemFromObjectCaseSensitive(resp, "message");
+        cJSON_Delete(resp);
+        if (!cJSON_IsObject(msg)) {
+            cJSON_Delete(msg);
+            rc = forge_err_set(err, FORGE_ENET, "the model's response has no message");
+            break;
+        }
+        cJSON_ReplaceItemInObjectCaseSensitive(msg, "role", cJSON_CreateString("assistant"));
+        const char *text = forge_json_str(msg, "content");
+        forge_free(final);
+        final = forge_strdup(text ? text : "");
+        if (text && *text && r.on_event) {
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "content", text);
+            r.on_event(r.event_ctx, "text_delta", e);
+            r.on_event(r.event_ctx, "text", e);
+            cJSON_Delete(e);
+        }
+        const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(msg, "tool_calls");
+        cJSON_AddItemToArray(r.messages, msg);
+        if (!cJSON_IsArray(tcs) || !tcs->child) {
+            c->status = "final";
+            break;
+        }
+        rc = run_calls(&r, c, tcs->child, round, 1, err);
+        if (rc || r.paused || !strcmp(c->status, "stopped"))
+            break;
+        c->status = "max_rounds";
+        if (r.identical_stop) {
+            c->status = "identical_calls";
+            break;
+        }
+    }
+out:
+    c->messages = r.messages;
+    c->calls = r.calls;
+    c->text = final ? final : forge_strdup("");
+    c->warnings = r.warnings;
+    c->approvals = r.approvals;
+    seen_free(&r.seen);
+    forge_policy_free(&policy);
+    forge_policy_free(&defaults);
+    return rc;
+}
+
+void forge_agent_chat_free(struct forge_agent_chat *c)
+{
+    cJSON_Delete(c->messages);
+    cJSON_Delete(c->paused);
+    cJSON_Delete(c->pending_call);
+    cJSON_Delete(c->calls);
+    forge_free(c->text);
+    c->messages = c->paused = c->pending_call = c->calls = NULL;
+    c->text = NULL;
 }

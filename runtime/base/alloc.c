@@ -8,11 +8,28 @@
 
 static long fail_at;
 static long count;
+static _Thread_local unsigned long failures;
 
 static int injected(void)
 {
     count++;
-    return fail_at > 0 && count == fail_at;
+    if (fail_at > 0 && count == fail_at) {
+        failures++;
+        return 1;
+    }
+    return 0;
+}
+
+unsigned long forge_alloc_failures(void)
+{
+    return failures;
+}
+
+static void *counted(void *p)
+{
+    if (!p)
+        failures++;
+    return p;
 }
 
 long forge_alloc_fail_at(long n)
@@ -27,21 +44,21 @@ void *forge_malloc(size_t n)
 {
     if (injected())
         return NULL;
-    return malloc(n ? n : 1);
+    return counted(malloc(n ? n : 1));
 }
 
 void *forge_calloc(size_t n, size_t size)
 {
     if (injected())
         return NULL;
-    return calloc(n ? n : 1, size ? size : 1);
+    return counted(calloc(n ? n : 1, size ? size : 1));
 }
 
 void *forge_realloc(void *p, size_t n)
 {
     if (injected())
         return NULL;
-    return realloc(p, n ? n : 1);
+    return counted(realloc(p, n ? n : 1));
 }
 
 char *forge_strndup(const char *s, size_t n)

@@ -18,5 +18,10 @@ char *forge_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * Returns how many allocations were attempted since the last call. */
 long forge_alloc_fail_at(long n);
 
+/* How many allocations have failed on this thread so far (injected or real). Code that builds
+ * a large tree with cJSON's NULL-tolerant calls compares it before and after to tell a complete
+ * result from one that lost parts. */
+unsigned long forge_alloc_failures(void);
+
 #define FORGE_FREE(p) do { forge_free(p); (p) = NULL; } while (0)
 #endif

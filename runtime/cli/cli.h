@@ -61,5 +61,12 @@ int forge_cmd_probe(int argc, char **argv);
 extern const char forge_usage_probe[];
 /* forge serve: model endpoints in every provider's wire format (docs/serve.md). */
 int forge_cmd_serve(int argc, char **argv);
+/* forge serve --agent (serve_agent.c). */
+int forge_cmd_serve_agent(int argc, char **argv);
 extern const char forge_usage_serve[];
+/* forge coverage and forge gen evals|verifiers (docs/coverage.md). */
+int forge_cmd_coverage(int argc, char **argv);
+extern const char forge_usage_coverage[];
+int forge_cmd_gen(int argc, char **argv);
+extern const char forge_usage_gen[];
 #endif

@@ -19,7 +19,7 @@
 const char forge_live_usage[] =
     "run options:\n"
     "  -j, --jobs N            cases in flight at once (default 1)\n"
-    "  --report FORMAT=PATH    write a report: json, jsonl, junit or md (repeatable)\n"
+    "  --report FORMAT=PATH    write a report: json, jsonl, junit, md or html (repeatable)\n"
     "  --save-transcripts FILE write every trajectory, one JSON object per line\n"
     "  --min-pass-rate X       gate: pass rate (0..1) must be >= X\n"
     "  --max-cost USD          gate: total cost must be <= USD\n"
@@ -97,13 +97,13 @@ int forge_live_parse(int argc, char **argv, int *i, struct forge_live_opts *o)
         const char *e = strchr(val, '=');
         size_t fl = e ? (size_t)(e - val) : 0;
         const char *fmt = NULL;
-        static const char *const formats[] = {"json", "jsonl", "junit", "md", NULL};
+        static const char *const formats[] = {"json", "jsonl", "junit", "md", "html", NULL};
         for (const char *const *f = formats; e && *f; f++)
             if (strlen(*f) == fl && !strncmp(*f, val, fl))
                 fmt = *f;
         if (!fmt || !e[1]) {
-            forge_cli_error("--report '%s': expected FORMAT=PATH with FORMAT json, jsonl, junit "
-                            "or md", val);
+            forge_cli_error("--report '%s': expected FORMAT=PATH with FORMAT json, jsonl, junit, "
+                            "md or html", val);
             return -1;
         }
         if (o->nreports == FORGE_LIVE_MAX_REPORTS) {
@@ -334,7 +334,15 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
             goto out;
         }
     }
+    bool html = false;
     for (int i = 0; i < o->nreports; i++) {
+        if (!strcmp(o->rformat[i], "html")) {
+            if (html) {
+                forge_cli_error("only one html report per run");
+                goto out;
+            }
+            html = true;
+        }
         if (strcmp(o->rformat[i], "jsonl"))
             continue;
         if (jsonl) {
@@ -354,10 +362,11 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
         goto out;
     }
     struct forge_assertions *custom = forge_lua_assertions(vm);
-    /* the JSON and JSONL reports show every assertion; the others only failures */
+    /* the JSON, JSONL and HTML reports show every assertion; the others only failures */
     bool lean = true;
     for (int i = 0; i < o->nreports; i++)
-        lean = lean && strcmp(o->rformat[i], "json") != 0 && strcmp(o->rformat[i], "jsonl") != 0;
+        lean = lean && strcmp(o->rformat[i], "json") != 0 && strcmp(o->rformat[i], "jsonl") != 0 &&
+               strcmp(o->rformat[i], "html") != 0;
     sink.progress = isatty(2);
     sink.started_ms = forge_clock_ms();
     for (int i = 0; i < n; i++)
@@ -390,6 +399,7 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
             .next_case = s->next_case,
             .case_ctx = s->case_ctx,
             .results = res,
+            .results_traj = jsonl || html,
             .base = base,
             .on_case = on_case,
             .ud = &sink,

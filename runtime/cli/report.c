@@ -1,4 +1,5 @@
-/* forge report merge SHARD.jsonl...: one set of reports from the shards of a run. */
+/* forge report merge SHARD.jsonl...: one set of reports from the shards of a run.
+ * forge report html RESULTS.jsonl -o PATH: the offline HTML report of a run's JSONL results. */
 #include "cli/cli.h"
 #include "base/alloc.h"
 #include "base/buf.h"
@@ -6,6 +7,7 @@
 #include "data/json.h"
 #include "data/utf8.h"
 #include "eval/suite.h"
+#include "report/html.h"
 #include "report/report.h"
 #include "report/results.h"
 #include "cli/live.h"
@@ -16,18 +18,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char forge_usage_report[] =
     "usage: forge report merge SHARD.jsonl... [--report FORMAT=PATH]... [--min-pass-rate X] [--max-cost USD]\n"
     "                          [--max-p95-ms MS] [--baseline FILE] [-q]\n"
+    "       forge report html RESULTS.jsonl -o PATH [--min-pass-rate X] [--max-cost USD] [--max-p95-ms MS]\n"
+    "                         [--baseline FILE]\n"
     "\n"
     "merge: the JSONL results of the shards of one run (forge run --shard I/N --report jsonl=FILE),\n"
     "checked to be every shard of one suite exactly once, whole and without overlap, put back in\n"
-    "the suite's order and reported as one run: the console summary, --report json, junit, md or\n"
-    "jsonl, gates and the exit code computed over the whole (docs/ci.md).\n"
-    "\n"
+    "the suite's order and reported as one run: the console summary, --report json, junit, md,\n"
+    "jsonl or html, gates and the exit code computed over the whole (docs/ci.md).\n"
     "Exit codes: 0 every case passed and the gates hold, 1 a case or gate failed, 2 bad usage or\n"
-    "shards that do not make one run (the message names the file and what is wrong).\n";
+    "shards that do not make one run (the message names the file and what is wrong).\n"
+    "\n"
+    "html: the offline HTML report of the results a run wrote with --report jsonl=FILE (a case per\n"
+    "line, with its trajectory): one self-contained file that opens from disk and fetches nothing,\n"
+    "with the summary, gates, baseline diff and latency chart, and a table of the cases (filter,\n"
+    "search, pages) with each case's timeline (docs/reports.md). The file is read once and the\n"
+    "page written as it goes. Exit codes: 0 the report was written (whatever the run's verdict),\n"
+    "2 bad usage or a line that is no case result (named by file:line), 3 the file cannot be\n"
+    "written.\n";
 
 #define MAX_REPORTS 8
 
@@ -276,13 +288,13 @@ static int merge(int argc, char **argv)
         char *end;
         if (!strcmp(a, "--report")) {
             const char *eq = strchr(v, '=');
-            static const char *const formats[] = {"json", "jsonl", "junit", "md", NULL};
+            static const char *const formats[] = {"json", "jsonl", "junit", "md", "html", NULL};
             int ok = eq && nreports < MAX_REPORTS;
             for (const char *const *f = formats; ok && *f; f++)
                 if (strlen(*f) == (size_t)(eq - v) && !strncmp(*f, v, (size_t)(eq - v)))
                     ok = 2;
             if (ok != 2 || !eq[1]) {
-                forge_cli_error("report merge: --report '%s': expected FORMAT=PATH with FORMAT json, jsonl, junit or md", v);
+                forge_cli_error("report merge: --report '%s': expected FORMAT=PATH with FORMAT json, jsonl, junit, md or html", v);
                 return FORGE_EXIT_USAGE;
             }
             static char fmts[MAX_REPORTS][8];
@@ -378,10 +390,171 @@ out:
     return code;
 }
 
+static int html(int argc, char **argv)
+{
+    const char *in = NULL, *outp = NULL, *baseline_path = NULL;
+    struct forge_gates gates;
+    memset(&gates, 0, sizeof gates);
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || !strcmp(a, "-")) {
+            if (in) {
+                forge_cli_error("report html: one results file (for the shards of a run: forge report merge SHARD... "
+                                "--report html=PATH)");
+                return FORGE_EXIT_USAGE;
+            }
+            in = a;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            forge_cli_error("report html: %s needs a value", a);
+            return FORGE_EXIT_USAGE;
+        }
+        const char *v = argv[++i];
+        char *end;
+        if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            outp = v;
+        } else if (!strcmp(a, "--baseline")) {
+            baseline_path = v;
+        } else if (!strcmp(a, "--min-pass-rate") || !strcmp(a, "--max-cost") || !strcmp(a, "--max-p95-ms")) {
+            double d = strtod(v, &end);
+            if (!*v || *end || d < 0 || (!strcmp(a, "--min-pass-rate") && d > 1)) {
+                forge_cli_error("report html: %s: '%s' is not a valid value", a, v);
+                return FORGE_EXIT_USAGE;
+            }
+            if (!strcmp(a, "--min-pass-rate")) {
+                gates.has_min_pass_rate = true;
+                gates.min_pass_rate = d;
+            } else if (!strcmp(a, "--max-cost")) {
+                gates.has_max_cost = true;
+                gates.max_cost = d;
+            } else {
+                gates.has_max_p95_ms = true;
+                gates.max_p95_ms = d;
+            }
+        } else {
+            forge_cli_error("report html: unknown option '%s' (see forge help report)", a);
+            return FORGE_EXIT_USAGE;
+        }
+    }
+    if (!in || !outp) {
+        forge_cli_error("report html: give the results file and -o PATH (forge report html RESULTS.jsonl -o report.html)");
+        return FORGE_EXIT_USAGE;
+    }
+    int code = FORGE_EXIT_USAGE;
+    struct forge_err err = {0};
+    cJSON *baseline = NULL, *report = NULL;
+    struct forge_suite *suite = NULL;
+    struct forge_html *hl = NULL;
+    struct forge_lines lr = {0};
+    bool from_stdin = !strcmp(in, "-");
+    const char *name = from_stdin ? "<stdin>" : in;
+    struct stat st;
+    if (!from_stdin && stat(in, &st) == 0 && S_ISDIR(st.st_mode)) {
+        forge_cli_error("%s: is a directory (give the JSONL results file a run wrote with --report jsonl=FILE)", in);
+        return FORGE_EXIT_USAGE;
+    }
+    FILE *f = from_stdin ? stdin : fopen(in, "r");
+    if (!f) {
+        forge_cli_error("%s: cannot read: %s", in, strerror(errno));
+        return FORGE_EXIT_USAGE;
+    }
+    if (baseline_path && (!(baseline = forge_json_load(baseline_path, &err)) ||
+                          !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(baseline, "cases")))) {
+        forge_cli_error("%s", baseline ? "--baseline: not a forge JSON report (no \"cases\")" : err.msg);
+        goto out;
+    }
+    /* the summary is counted as the cases pass (8 bytes a case): no result is kept */
+    if (!(suite = forge_suite_new()) || forge_suite_set_baseline(suite, baseline, &err))
+        goto oom;
+    if (!(hl = forge_html_open(outp, &err))) {
+        forge_cli_error("%s", err.msg);
+        code = FORGE_EXIT_INFRA;
+        goto out;
+    }
+    forge_lines_init(&lr, f, (size_t)256 << 20);
+    const char *line;
+    size_t n;
+    int got;
+    long cases = 0;
+    while ((got = forge_lines_next(&lr, &line, &n)) != 0) {
+        if (got < 0) {
+            forge_cli_error("%s:%ld: %s", name, lr.lineno, got == FORGE_ELIMIT ? "a line longer than 256 MiB" : "cannot read");
+            goto out;
+        }
+        size_t lead = 0;
+        while (lead < n && (line[lead] == ' ' || line[lead] == '\t' || line[lead] == '\r')) lead++;
+        if (lead == n)
+            continue;
+        cJSON *r = forge_json_parse(line, n, name, &err);
+        if (!r) {
+            const char *col = strchr(err.msg + strlen(name) + 1, ':');
+            forge_cli_error("%s:%ld%s", name, lr.lineno, col ? col : ": invalid JSON");
+            goto out;
+        }
+        if (cJSON_GetObjectItemCaseSensitive(r, "forge_shard")) { /* a shard's header */
+            cJSON_Delete(r);
+            continue;
+        }
+        if (!cJSON_IsObject(r) || !forge_json_str(r, "id")) {
+            cJSON_Delete(r);
+            forge_cli_error("%s:%ld: not a case result (an object with \"id\": the lines forge run --report jsonl=FILE "
+                            "writes)", name, lr.lineno);
+            goto out;
+        }
+        cJSON *traj = cJSON_DetachItemFromObjectCaseSensitive(r, "trajectory");
+        int rc = forge_html_case(hl, r, traj, &err);
+        cJSON_Delete(traj);
+        if (rc) {
+            cJSON_Delete(r);
+            forge_cli_error("%s", err.msg);
+            code = FORGE_EXIT_INFRA;
+            goto out;
+        }
+        rc = forge_suite_count(suite, r, &err);
+        cJSON_Delete(r);
+        if (rc)
+            goto oom;
+        cases++;
+    }
+    if (!cases) {
+        forge_cli_error("%s: no case results", name);
+        goto out;
+    }
+    if (forge_suite_report(suite, &gates, NULL, &report, &err))
+        goto oom;
+    {
+        struct forge_html *h = hl;
+        hl = NULL;
+        if (forge_html_close(h, report, true, &err)) {
+            forge_cli_error("%s", err.msg);
+            code = FORGE_EXIT_INFRA;
+            goto out;
+        }
+    }
+    printf("%s: %ld case%s\n", outp, cases, cases == 1 ? "" : "s");
+    code = FORGE_EXIT_OK;
+    goto out;
+oom:
+    forge_cli_error("%s", err.msg[0] ? err.msg : "out of memory");
+    code = FORGE_EXIT_INFRA;
+out:
+    forge_html_close(hl, NULL, false, NULL);
+    forge_lines_free(&lr);
+    if (f != stdin)
+        fclose(f);
+    cJSON_Delete(baseline);
+    cJSON_Delete(report);
+    forge_suite_free(suite);
+    return code;
+}
+
 int forge_cmd_report(int argc, char **argv)
 {
     if (argc >= 1 && !strcmp(argv[0], "merge"))
         return merge(argc - 1, argv + 1);
-    forge_cli_error("report: give a subcommand: merge (see forge help report)");
+    if (argc >= 1 && !strcmp(argv[0], "html"))
+        return html(argc - 1, argv + 1);
+    forge_cli_error("report: give a subcommand: merge or html (see forge help report)");
     return FORGE_EXIT_USAGE;
 }

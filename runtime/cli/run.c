@@ -11,11 +11,14 @@
 #include "base/lines.h"
 #include "data/json.h"
 #include "eval/cases.h"
+#include "data/yaml.h"
 #include "eval/evalfile.h"
 #include "eval/registry.h"
 #include "eval/suite.h"
 #include "lua/l_eval.h"
 #include "lua/vm.h"
+#include "tools/promptkit.h"
+#include "tools/tool.h"
 #include "report/report.h"
 #include "report/results.h"
 
@@ -32,10 +35,10 @@
 const char forge_usage_run[] =
     "usage: forge run EVAL.json... [OPTIONS]\n"
     "\n"
-    "Validates eval files (agent-tool-forge's format plus forge's assertions) and scores the\n"
-    "trajectory each case produced: recorded ones (--transcripts), or live ones (--model): every\n"
-    "case then goes through the agent loop with the tools of --tools, and each eval file is a\n"
-    "suite of the run.\n"
+    "Validates eval files (agent-tool-forge's format plus forge's assertions; JSON, or YAML when\n"
+    "named .yaml or .yml) and scores the trajectory each case produced: recorded ones\n"
+    "(--transcripts), or live ones (--model): every case then goes through the agent loop with\n"
+    "the tools of --tools, and each eval file is a suite of the run.\n"
     "\n"
     "options:\n"
     "  --dry-run               check the eval files (and the other input files) only\n"
@@ -43,9 +46,10 @@ const char forge_usage_run[] =
     "                          matched to cases by trajectory_id = case id ('-': stdin)\n"
     "  --seed FILE             JSON for {{seed:path}} templates\n"
     "  --snapshot FILE         JSON for {{snapshot:path}} templates\n"
-    "  --tools FILE            tool definitions: JSON ([{name, schema|parameters|input_schema}],\n"
-    "                          OpenAI tools, MCP tools/list, or {name: schema}), or a Lua file\n"
-    "                          returning forge.tool{...} values (live runs); their schemas serve\n"
+    "  --tools FILE            tool definitions in JSON or YAML ([{name, schema|parameters|\n"
+    "                          input_schema}], OpenAI tools, MCP tools/list, {name: schema},\n"
+    "                          PromptKit tool descriptors: docs/tools.md), or a Lua file returning\n"
+    "                          forge.tool{...} values (live runs); their schemas serve\n"
     "                          argsMatchSchema\n"
     "  --shard I/N             run only shard I of N: the cases whose id hashes to I (stable when\n"
     "                          cases are added); the jsonl report starts with a header that\n"
@@ -60,7 +64,8 @@ const char forge_usage_run[] =
     "  --model SPEC            run the cases live: scripted:RULES.lua or provider:model\n"
     "  -j, --jobs N            live runs: cases in flight at once (default 1)\n"
     "  --save-transcripts FILE live runs: write every trajectory, one JSON object per line\n"
-    "  --report FORMAT=PATH    also write a report: json, jsonl, junit or md (repeatable)\n"
+    "  --report FORMAT=PATH    also write a report: json, jsonl, junit, md or html (repeatable;\n"
+    "                          one jsonl, one html: docs/reports.md)\n"
     "  --min-pass-rate X       gate: pass rate (0..1) must be >= X\n"
     "  --max-cost USD          gate: total cost must be <= USD\n"
     "  --max-p95-ms MS         gate: p95 latency must be <= MS\n"
@@ -257,16 +262,16 @@ static int parse_args(int argc, char **argv, struct opts *o)
         else if (strcmp(flag, "--report") == 0) {
             const char *e2 = strchr(val, '=');
             if (!e2 || e2 == val || !e2[1]) {
-                forge_cli_error("run: --report '%s': expected FORMAT=PATH (json, jsonl, junit, md)", val);
+                forge_cli_error("run: --report '%s': expected FORMAT=PATH (json, jsonl, junit, md, html)", val);
                 return -1;
             }
             size_t fl = (size_t)(e2 - val);
-            static const char *const formats[] = {"json", "jsonl", "junit", "md", NULL};
+            static const char *const formats[] = {"json", "jsonl", "junit", "md", "html", NULL};
             const char *fmt = NULL;
             for (const char *const *f = formats; *f; f++)
                 if (strlen(*f) == fl && strncmp(*f, val, fl) == 0) fmt = *f;
             if (!fmt) {
-                forge_cli_error("run: --report '%s': unknown format '%.*s' (json, jsonl, junit, md)", val, (int)fl, val);
+                forge_cli_error("run: --report '%s': unknown format '%.*s' (json, jsonl, junit, md, html)", val, (int)fl, val);
                 return -1;
             }
             if (o->nreports == MAX_REPORTS) {
@@ -298,11 +303,53 @@ static int parse_args(int argc, char **argv, struct opts *o)
 }
 
 /* Tool schemas from --tools: {name: schema} as it is, or [{name, schema|parameters|input_schema|
- * inputSchema}] turned into that object. */
+ * inputSchema}] turned into that object; PromptKit descriptors (and YAML files of several
+ * documents) are loaded as tools and give their input_schema. */
 static cJSON *load_tools(const char *path, struct forge_err *err)
 {
-    cJSON *doc = forge_json_load(path, err);
-    if (!doc) return NULL;
+    cJSON *doc = NULL;
+    bool tools = false;
+    if (forge_yaml_is_path(path)) {
+        char *text = NULL;
+        size_t len = 0;
+        if (forge_file_read_input(path, &text, &len, err)) return NULL;
+        cJSON *docs = forge_yaml_parse_all(text, len, path, NULL, err);
+        forge_free(text);
+        if (!docs) return NULL;
+        tools = cJSON_GetArraySize(docs) != 1;
+        for (const cJSON *d = docs->child; d && !tools; d = d->next)
+            tools = forge_promptkit_is_manifest(d) || (cJSON_IsArray(d) && forge_promptkit_is_manifest(d->child));
+        if (!tools) doc = cJSON_DetachItemFromArray(docs, 0);
+        cJSON_Delete(docs);
+    }
+    if (tools) {
+        /* YAML tool files with PromptKit descriptors or several documents: loaded and checked,
+         * with positions, as tools */
+        struct forge_toolset ts = {0};
+        if (forge_toolset_load_file(&ts, path, err)) {
+            forge_toolset_free(&ts);
+            return NULL;
+        }
+        cJSON *out = cJSON_CreateObject();
+        for (int i = 0; out && i < ts.n; i++)
+            cJSON_AddItemToObject(out, ts.v[i]->name,
+                                  cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ts.v[i]->def, "parameters"), 1));
+        forge_toolset_free(&ts);
+        if (!out) forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        return out;
+    }
+    if (!doc && !(doc = forge_json_load(path, err))) return NULL;
+    if (forge_promptkit_is_manifest(doc)) {
+        /* a PromptKit descriptor in JSON: its input_schema, checked as a tool */
+        struct forge_toolset ts = {0};
+        cJSON *out = NULL;
+        if (!forge_toolset_load_file(&ts, path, err) && (out = cJSON_CreateObject()))
+            cJSON_AddItemToObject(out, ts.v[0]->name,
+                                  cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ts.v[0]->def, "parameters"), 1));
+        forge_toolset_free(&ts);
+        cJSON_Delete(doc);
+        return out;
+    }
     if (cJSON_IsObject(doc)) return doc;
     cJSON *out = cJSON_CreateObject();
     if (!cJSON_IsArray(doc) || !out) {
@@ -340,7 +387,7 @@ static bool is_lua(const char *path)
     return n > 4 && strcmp(path + n - 4, ".lua") == 0;
 }
 
-/* The suite name of an eval file: its name without folder and .json. */
+/* The suite name of an eval file: its name without folder and .json (.yaml, .yml). */
 static void suite_name(const char *file, char *out, size_t n)
 {
     const char *f = strrchr(file, '/');
@@ -348,6 +395,10 @@ static void suite_name(const char *file, char *out, size_t n)
     size_t fl = strlen(f);
     if (fl > 5 && strcmp(f + fl - 5, ".json") == 0)
         fl -= 5;
+    else if (fl > 5 && strcmp(f + fl - 5, ".yaml") == 0)
+        fl -= 5;
+    else if (fl > 4 && strcmp(f + fl - 4, ".yml") == 0)
+        fl -= 4;
     snprintf(out, n, "%.*s", (int)fl, f);
 }
 
@@ -582,16 +633,6 @@ static int case_at(const struct evalsrc *src, int nfiles, const struct runcases 
     return *kase ? 0 : forge_err_set(err, FORGE_ENOMEM, "out of memory");
 }
 
-/* The suite a case belongs to: its eval file's name without folder and .json. */
-static void suite_of(const char *file, char *sname, size_t n)
-{
-    const char *f = strrchr(file, '/');
-    f = f ? f + 1 : file;
-    size_t fl = strlen(f);
-    if (fl > 5 && strcmp(f + fl - 5, ".json") == 0) fl -= 5;
-    snprintf(sname, n, "%.*s", (int)fl, f);
-}
-
 /* Reads every eval file once: checks each case (and its custom assertion names), gives each id
  * its place, builds the shard's header. Prints the error and returns -1 on bad input, -2 when
  * out of memory. */
@@ -810,7 +851,15 @@ int forge_cmd_run(int argc, char **argv)
         goto out;
     }
     const char *jsonl = NULL;
+    bool html = false;
     for (int i = 0; i < o.nreports; i++) {
+        if (strcmp(o.rformat[i], "html") == 0) {
+            if (html) {
+                forge_cli_error("run: only one html report per run");
+                goto out;
+            }
+            html = true;
+        }
         if (strcmp(o.rformat[i], "jsonl") != 0) continue;
         if (jsonl) {
             forge_cli_error("run: only one jsonl report per run");
@@ -825,10 +874,11 @@ int forge_cmd_run(int argc, char **argv)
         goto out;
     }
 
-    /* the JSON and JSONL reports show every assertion; the others only failures */
+    /* the JSON, JSONL and HTML reports show every assertion; the others only failures */
     bool full = false;
     for (int i = 0; i < o.nreports; i++)
-        full = full || strcmp(o.rformat[i], "json") == 0 || strcmp(o.rformat[i], "jsonl") == 0;
+        full = full || strcmp(o.rformat[i], "json") == 0 || strcmp(o.rformat[i], "jsonl") == 0 ||
+               strcmp(o.rformat[i], "html") == 0;
     struct forge_eval_opts eo = {.seed = seed, .snapshot = snapshot, .tools = tools, .custom = registry,
                                  .lean = !full};
     bool from_stdin = strcmp(o.transcripts, "-") == 0;
@@ -896,16 +946,20 @@ int forge_cmd_run(int argc, char **argv)
         int rc = case_at(src, o.nfiles, &rcs, (size_t)place, tid, &kase, &err);
         if (!rc) rc = forge_eval_case(kase, traj, &eo, &result, &err);
         cJSON_Delete(kase);
-        cJSON_Delete(traj);
         if (rc) {
+            cJSON_Delete(traj);
             forge_cli_error("%s", err.msg[0] ? err.msg : "out of memory");
             exit_code = FORGE_EXIT_INFRA;
             goto out;
         }
+        /* the suite a case belongs to: its eval file's name without folder and extension */
         char sname[512];
-        suite_of(file_of(src, o.nfiles, (size_t)place)->path, sname, sizeof sname);
+        suite_name(file_of(src, o.nfiles, (size_t)place)->path, sname, sizeof sname);
         cJSON_AddStringToObject(result, "suite", sname);
-        if (forge_results_put(res, ci, result, &err)) {
+        /* the record carries the trajectory for the jsonl and html reports */
+        rc = forge_results_put_case(res, ci, result, jsonl || html ? traj : NULL, &err);
+        cJSON_Delete(traj);
+        if (rc) {
             forge_cli_error("%s", err.msg);
             exit_code = FORGE_EXIT_INFRA;
             goto out;
@@ -931,7 +985,7 @@ int forge_cmd_run(int argc, char **argv)
             goto out;
         }
         char sname[512];
-        suite_of(file_of(src, o.nfiles, place)->path, sname, sizeof sname);
+        suite_name(file_of(src, o.nfiles, place)->path, sname, sizeof sname);
         cJSON_AddStringToObject(result, "suite", sname);
         if (forge_results_put(res, ci, result, &err)) {
             forge_cli_error("%s", err.msg);

@@ -21,6 +21,8 @@
 const char forge_usage_serve[] =
     "usage: forge serve [--listen HOST:PORT] --model [NAME=]SPEC... [OPTIONS]\n"
     "       forge serve --replay CASSETTE [OPTIONS]\n"
+    "       forge serve --agent AGENT.lua... (--jwt-secret-env VAR | --jwt-public-key FILE |\n"
+    "                   --auth trust|none) [--store LOCATION] [OPTIONS]\n"
     "\n"
     "Serves model endpoints in each provider's own wire format, so an agent written with any SDK\n"
     "can be pointed at forge (its base URL) and tested black-box: OpenAI POST /v1/chat/completions\n"
@@ -62,6 +64,28 @@ const char forge_usage_serve[] =
     "\n"
     "Exit codes: 0 served (and, with --evals, every case passed), 1 a case or gate failed, 2 bad\n"
     "usage or input, 3 the address cannot be served.\n"
+    "\n"
+    "agent service (docs/service.md):\n"
+    "  --agent FILE.lua          serve the agents FILE returns (forge.agent{...}, repeatable) over\n"
+    "                            agent-tool-forge's sidecar API: POST /agent-api/chat (SSE),\n"
+    "                            /agent-api/chat-sync, /agent-api/chat/resume; GET /agent-api/tools,\n"
+    "                            conversations, preferences, /health; /forge-admin/audit and agents\n"
+    "  --store LOCATION          SQLite file (default forge-service.db), sqlite:PATH, or\n"
+    "                            postgres://... shared by replicas\n"
+    "  --auth jwt|trust|none     how users are known (required unless a JWT key is given): verified\n"
+    "                            JWT, JWT decoded without verifying (a gateway verified it), or none\n"
+    "  --jwt-secret-env VAR      HS256 secret (32 bytes or more) in $VAR\n"
+    "  --jwt-public-key FILE     RS256 public key (PEM)\n"
+    "  --user-claim PATH         the claim holding the user id (default sub; dotted path)\n"
+    "  --jwt-leeway S            clock leeway for exp and nbf (default 30)\n"
+    "  --admin-token-env VAR     the admin API's bearer token (16 bytes or more); without it the\n"
+    "                            admin API answers 503\n"
+    "  --rate-limit N[/S]        chat and API requests per user per S seconds (default window 60)\n"
+    "  --history-limit N         messages a conversation keeps (default 200)\n"
+    "  --request-timeout-ms MS   deadline of one chat request (default 120000)\n"
+    "  --hitl-ttl S              resume tokens expire after S seconds (default 300)\n"
+    "  --max-message-kb KB       longest user message (default 32); with --agent, --max-body-mb\n"
+    "                            defaults to 1\n"
     "\n" FORGE_PROVIDER_OPTS_USAGE;
 
 #define MAX_EVALS 64
@@ -331,6 +355,12 @@ static int score(const struct opts *o, struct forge_serve *srv)
 
 int forge_cmd_serve(int argc, char **argv)
 {
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            break;
+        if (!strcmp(argv[i], "--agent") || !strncmp(argv[i], "--agent=", 8))
+            return forge_cmd_serve_agent(argc, argv);
+    }
     struct opts o;
     memset(&o, 0, sizeof o);
     forge_server_opts_init(&o.server);

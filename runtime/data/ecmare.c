@@ -657,7 +657,8 @@ int forge_ecmare_test(const void *p, const char *s, size_t n)
 {
     const struct ecmare *re = p;
     if (re->simple) {
-        if (!utf8_valid((const unsigned char *)s, n))
+        /* an anchored pattern reads every byte, and char_mask rejects invalid UTF-8 */
+        if (!(re->simple->bol && re->simple->eol) && !utf8_valid((const unsigned char *)s, n))
             return 0; /* as pcre2_test: an invalid subject matches nothing */
         return simple_test(re->simple, (const unsigned char *)s, n);
     }

@@ -1,5 +1,6 @@
 /* JSON helpers over cJSON. */
 #include "data/json.h"
+#include "data/yaml.h"
 #include "base/alloc.h"
 #include "base/file.h"
 #include "data/utf8.h"
@@ -179,9 +180,7 @@ cJSON *forge_json_load(const char *path, struct forge_err *err)
     size_t len;
     if (forge_file_read_input(path, &text, &len, err))
         return NULL;
-    size_t n = strlen(path);
-    int yaml = (n > 5 && !strcmp(path + n - 5, ".yaml")) || (n > 4 && !strcmp(path + n - 4, ".yml"));
-    cJSON *v = yaml ? forge_yaml_parse(text, len, path, err) : forge_json_parse(text, len, path, err);
+    cJSON *v = forge_yaml_is_path(path) ? forge_yaml_parse(text, len, path, err) : forge_json_parse(text, len, path, err);
     forge_free(text);
     return v;
 }

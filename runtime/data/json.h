@@ -27,12 +27,6 @@ size_t forge_json_nul_escape(const char *text, size_t len);
  * --max-json-nodes)". <name> is the file name or a label such as "<argument>". */
 cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct forge_err *err);
 
-/* Parses YAML (one document) into the same JSON tree (runtime/data/yaml.c, on libyaml): plain
- * scalars resolved by YAML 1.2's core schema (null, true/false, integers and floats; the rest,
- * and every quoted scalar, strings), aliases expanded under the same value limit. Errors name
- * <name>:line:col. */
-cJSON *forge_yaml_parse(const char *text, size_t len, const char *name, struct forge_err *err);
-
 /* Counts the values of <text> as forge_json_parse counts them for its limit (the root and every
  * element of every array and object; strings skipped). Returns the count, or <limit> + 1 with
  * *past = the offset where value number <limit> + 1 starts (*past = <len> when within). */

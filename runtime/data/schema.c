@@ -19,6 +19,7 @@
 #include <string.h>
 
 #define MAX_DEPTH 512 /* nested schema evaluations per validation */
+#define ROOT_URI "forge:/root.json" /* the URI of a schema without one; never reported */
 
 /* cJSON's type tests are library calls; validation makes millions of them, so inline them. */
 static inline bool type_is(const cJSON *v, int t)
@@ -46,7 +47,25 @@ struct ntab {
     uint64_t *heads, *tails;
     const char **names;
     int n;
+    /* A perfect hash, when one was found: a name of length l maps to pslots[(mix(name, l) *
+     * pseed) >> pshift], the only candidate, compared with one memcmp. */
+    int32_t *pslots;
+    uint32_t pseed;
+    int pshift;
+    unsigned char first[8]; /* the first bytes of the first names, for the scan */
 };
+
+/* The bytes of a name that the perfect hash reads: its length, its first two, middle and last
+ * two bytes. */
+static inline uint32_t pmix(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (!len)
+        return 0x9E3779B9u;
+    return (uint32_t)len ^ (uint32_t)u[0] << 8 ^ (uint32_t)u[len - 1] << 16 ^
+           (uint32_t)(len > 1 ? u[1] : 0) << 24 ^ (uint32_t)(len > 2 ? u[len - 2] : 0) * 0x2F1u ^
+           (uint32_t)u[len >> 1] * 0x01000193u;
+}
 
 struct nkey {
     uint64_t head, tail;
@@ -94,30 +113,52 @@ static inline int ntab_hfind(const struct ntab *t, const char *key)
 }
 
 #define NTAB_SCAN 6 /* tables of at most this many names are searched without hashing */
+_Static_assert(NTAB_SCAN <= (int)sizeof ((struct ntab *)0)->first, "ntab.first holds the scanned names");
 
 /* Index of <key> among the table's names, or -1. */
 static inline int ntab_find(const struct ntab *t, const char *key)
 {
+    if (t->pslots && t->n > NTAB_SCAN) {
+        size_t len = strlen(key);
+        int32_t x = t->pslots[(pmix(key, len) * t->pseed) >> t->pshift];
+        if (x < 0 || t->lens[x] != len)
+            return -1;
+        /* both strings have len + 1 readable bytes: compare them in words */
+        const char *nm = t->names[x];
+        if (len >= 8) {
+            uint64_t a, b, p, q;
+            memcpy(&a, key, 8);
+            memcpy(&p, nm, 8);
+            memcpy(&b, key + len - 8, 8);
+            memcpy(&q, nm + len - 8, 8);
+            return a == p && b == q && (len <= 16 || !memcmp(key + 8, nm + 8, len - 16)) ? x : -1;
+        }
+        if (len >= 4) {
+            uint32_t a, b, p, q;
+            memcpy(&a, key, 4);
+            memcpy(&p, nm, 4);
+            memcpy(&b, key + len - 4, 4);
+            memcpy(&q, nm + len - 4, 4);
+            return a == p && b == q ? x : -1;
+        }
+        for (size_t i = 0; i < len; i++)
+            if (key[i] != nm[i])
+                return -1;
+        return x;
+    }
     if (t->n > NTAB_SCAN)
         return ntab_hfind(t, key);
     /* a few names: compared in turn (the first of duplicates wins, as in the table) */
-    for (int j = 0; j < t->n; j++) {
-        const unsigned char *p = (const unsigned char *)key;
-        const unsigned char *q = (const unsigned char *)t->names[j];
-        if (*p != *q)
-            continue;
-        while (*p && *p == *q) {
-            p++;
-            q++;
-        }
-        if (*p == *q)
+    unsigned char k0 = (unsigned char)key[0];
+    for (int j = 0; j < t->n; j++)
+        if (t->first[j] == k0 && (!k0 || !strcmp(key + 1, t->names[j] + 1)))
             return j;
-    }
     return -1;
 }
 
 static void ntab_free(struct ntab *t)
 {
+    forge_free(t->pslots);
     forge_free(t->slots);
     forge_free(t->hashes);
     forge_free(t->lens);
@@ -134,6 +175,8 @@ static int ntab_build(struct ntab *t, const char **names, int n)
     t->mask = size - 1;
     t->names = names;
     t->n = n;
+    for (int j = 0; j < n && j < (int)sizeof t->first; j++)
+        t->first[j] = (unsigned char)names[j][0];
     t->slots = forge_malloc(size * sizeof *t->slots);
     t->hashes = forge_malloc(((size_t)n + 1) * sizeof *t->hashes);
     t->lens = forge_malloc(((size_t)n + 1) * sizeof *t->lens);
@@ -157,6 +200,51 @@ static int ntab_build(struct ntab *t, const char **names, int n)
             i = (i + 1) & t->mask;
         t->slots[i] = j;
     }
+    /* A perfect hash over the distinct names (the first of duplicates wins): multipliers are
+     * tried for tables of 2 to 16 slots per name; names too alike for it keep the table above. */
+    if (n == 0 || n > 4096)
+        return 0;
+    int bits = 1;
+    while ((1 << bits) < 2 * n)
+        bits++;
+    uint32_t *mixes = forge_malloc((size_t)n * sizeof *mixes);
+    if (!mixes)
+        return FORGE_ENOMEM;
+    for (int j = 0; j < n; j++)
+        mixes[j] = pmix(names[j], t->lens[j]);
+    uint64_t rng = 0x853C49E6748FEA9Bull;
+    for (int b = bits; b <= bits + 3 && !t->pslots; b++) {
+        int32_t *ps = forge_malloc(((size_t)1 << b) * sizeof *ps);
+        if (!ps) {
+            forge_free(mixes);
+            return FORGE_ENOMEM;
+        }
+        for (int attempt = 0; attempt < 200; attempt++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t seed = (uint32_t)(rng >> 32) | 1;
+            for (size_t i = 0; i < ((size_t)1 << b); i++)
+                ps[i] = -1;
+            bool ok = true;
+            for (int j = 0; j < n && ok; j++) {
+                if (ntab_hfind(t, names[j]) != j)
+                    continue; /* a duplicate */
+                uint32_t h = (mixes[j] * seed) >> (32 - b);
+                if (ps[h] >= 0)
+                    ok = false;
+                else
+                    ps[h] = j;
+            }
+            if (ok) {
+                t->pslots = ps;
+                t->pseed = seed;
+                t->pshift = 32 - b;
+                break;
+            }
+        }
+        if (!t->pslots)
+            forge_free(ps);
+    }
+    forge_free(mixes);
     return 0;
 }
 
@@ -171,6 +259,22 @@ enum op {
 /* Type bits. */
 enum { T_NULL = 1, T_BOOL = 2, T_OBJECT = 4, T_ARRAY = 8, T_NUMBER = 16, T_STRING = 32,
        T_INTEGER = 64 };
+
+/* Kinds of instance, for type dispatch. */
+enum { K_NULL, K_BOOL, K_NUMBER, K_STRING, K_ARRAY, K_OBJECT };
+
+static inline int kind_of(const cJSON *v)
+{
+    switch (v->type & 0xFF) {
+    case cJSON_NULL: return K_NULL;
+    case cJSON_True:
+    case cJSON_False: return K_BOOL;
+    case cJSON_Number: return K_NUMBER;
+    case cJSON_String: return K_STRING;
+    case cJSON_Array: return K_ARRAY;
+    default: return K_OBJECT;
+    }
+}
 
 /* Vocabulary bits (2019-09 and later); older drafts have all. */
 enum { V_CORE = 1, V_APPLICATOR = 2, V_VALIDATION = 4, V_UNEVALUATED = 8, V_FORMAT = 16,
@@ -204,6 +308,11 @@ struct kw {
     bool all_strings;          /* enum: every value is a string */
     const char *text;          /* enum, const: the value(s) as short JSON, for messages */
     const char *ref;           /* the reference text, for messages */
+    /* anyOf, oneOf: a discriminator. Branch i (through $ref-only nodes) has properties/<disc>
+     * with "const": discv[i] (a string; NULL: no such const), so an object whose member <disc>
+     * is not that string certainly fails branch i, which is then not evaluated. */
+    const char *disc;
+    const char **discv;
 };
 
 struct dynanchor {
@@ -220,13 +329,21 @@ struct node {
     unsigned types;        /* 0: no type keyword */
     bool has_uneval;       /* has unevaluatedProperties/Items: collects annotations */
     bool leaf;             /* only keywords about the value itself (no subschemas, no refs) */
+    bool lexact;           /* a leaf whose leaf_pass is exact: false means invalid (no limit,
+                            * no keyword it leaves to the full evaluation) */
     bool recursive_anchor; /* $recursiveAnchor: true */
     const char *dyn_anchor;
     struct dynanchor *dynanchors; /* on resource roots: every $dynamicAnchor in the resource */
     struct node *resource; /* the root of the schema resource this node belongs to */
     char *abs;             /* absolute location: base URI '#' JSON pointer, or NULL */
+    bool abs_shown;        /* abs is reported (not the internal URI of a schema without one) */
     struct kw *kws;
     int nkws;
+    /* Type dispatch: per kind of instance (K_*), the keywords that can apply to it, in
+     * evaluation order; fused keywords and a "type" the kind always satisfies are left out.
+     * One allocation (kinds[0]). */
+    const struct kw **kinds[6];
+    int nkinds[6];
     /* A leaf's keywords folded into one check (leaf_fast), when lspec: the type bits (0: no
      * type), numeric bounds (infinite when absent), multipleOf (0: none), length bounds in
      * characters, the pattern, and the few other keywords, which go through quick_pass. */
@@ -1164,6 +1281,7 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
         if (rc)
             return rc;
         w->op = OP_PATTERN;
+        w->text = c->valuestring;
     } else if (!strcmp(k, "format") && (v & V_FORMAT)) {
         if (!cJSON_IsString(c))
             return bad(err, cx, k, "must be a string");
@@ -1171,6 +1289,7 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
         if (w->fmt < 0 || !(s->opts.formats || (v & V_FORMAT_ASSERT)))
             return 0;
         w->op = OP_FORMAT;
+        w->text = c->valuestring;
     } else if (!strcmp(k, "uniqueItems") && val) {
         if (!cJSON_IsBool(c))
             return bad(err, cx, k, "must be a boolean");
@@ -1484,6 +1603,7 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
             rc = FORGE_ENOMEM;
             goto out;
         }
+        n->abs_shown = strncmp(n->abs, ROOT_URI, sizeof ROOT_URI - 1) != 0;
         if (n->draft >= FORGE_DRAFT_2019_09) {
             if (n->draft == FORGE_DRAFT_2019_09 && cJSON_IsTrue(get(json, "$recursiveAnchor")))
                 n->recursive_anchor = true;
@@ -1535,6 +1655,14 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
         }
         if (n->leaf)
             leaf_spec(n);
+        n->lexact = n->leaf;
+        for (int i = 0; i < n->nkws && n->lexact; i++) {
+            const struct kw *w = &n->kws[i];
+            if (w->op == OP_FORMAT || w->op == OP_MAXPROPS || w->op == OP_MINPROPS ||
+                (w->op == OP_REQUIRED && w->n > 64) ||
+                (w->op == OP_PATTERN && !forge_ecmare_is_simple(w->re)))
+                n->lexact = false; /* quick tests that say "maybe", or a match limit */
+        }
     }
 out:
     /* compile_kw copied c2.base where it needed it (add_pending resolves against n->abs) */
@@ -1721,6 +1849,126 @@ static int resolve_all(struct forge_schema *s, struct forge_err *err)
     return 0;
 }
 
+/* The kinds of instance keyword <w> can apply to, as a bit set of 1 << K_*. */
+static unsigned kw_kinds(const struct kw *w)
+{
+    const unsigned all = 63;
+    switch (w->op) {
+    case OP_TYPE: {
+        /* left out for the kinds it always accepts */
+        unsigned t = (unsigned)w->num, ok = 0;
+        if (t & T_NULL) ok |= 1u << K_NULL;
+        if (t & T_BOOL) ok |= 1u << K_BOOL;
+        if (t & T_NUMBER) ok |= 1u << K_NUMBER;
+        if (t & T_STRING) ok |= 1u << K_STRING;
+        if (t & T_ARRAY) ok |= 1u << K_ARRAY;
+        if (t & T_OBJECT) ok |= 1u << K_OBJECT;
+        return all & ~ok;
+    }
+    case OP_MULTOF: case OP_MAX: case OP_XMAX: case OP_MIN: case OP_XMIN:
+        return 1u << K_NUMBER;
+    case OP_MAXLEN: case OP_MINLEN: case OP_PATTERN: case OP_FORMAT:
+        return 1u << K_STRING;
+    case OP_MAXITEMS: case OP_MINITEMS: case OP_UNIQUE: case OP_PREFIX: case OP_ITEMS:
+    case OP_ADDITEMS: case OP_CONTAINS: case OP_UNEVALITEMS:
+        return 1u << K_ARRAY;
+    case OP_MAXPROPS: case OP_MINPROPS: case OP_REQUIRED: case OP_PROPS: case OP_PATPROPS:
+    case OP_ADDPROPS: case OP_PROPNAMES: case OP_DEPREQ: case OP_DEPSCHEMAS: case OP_DEPS:
+    case OP_UNEVALPROPS:
+        return 1u << K_OBJECT;
+    default:
+        return all;
+    }
+}
+
+/* <n> through nodes that hold nothing but a $ref (at most 8 of them). */
+static const struct node *deref(const struct node *n)
+{
+    for (int hops = 0; n && !n->is_bool && n->nkws == 1 && n->kws[0].op == OP_REF && hops < 8; hops++)
+        n = n->kws[0].sub;
+    return n;
+}
+
+/* The string const of <n>'s own keywords (through $ref-only nodes), or NULL. */
+static const char *const_string(const struct node *n)
+{
+    n = deref(n);
+    if (!n || n->is_bool)
+        return NULL;
+    for (int i = 0; i < n->nkws; i++)
+        if (n->kws[i].op == OP_CONST && cJSON_IsString(n->kws[i].json))
+            return n->kws[i].json->valuestring;
+    return NULL;
+}
+
+/* Finds the discriminator of anyOf/oneOf <w> (the first property with a string const in a
+ * branch; kept when at least two branches have one). Returns 0 or FORGE_ENOMEM. */
+static int find_disc(struct kw *w)
+{
+    const char *name = NULL;
+    int found = 0;
+    const char **v = forge_calloc((size_t)w->n, sizeof *v);
+    if (!v)
+        return FORGE_ENOMEM;
+    for (int i = 0; i < w->n; i++) {
+        const struct node *b = deref(w->subs[i]);
+        if (!b || b->is_bool)
+            continue;
+        for (int k = 0; k < b->nkws && !v[i]; k++) {
+            const struct kw *p = &b->kws[k];
+            if (p->op != OP_PROPS)
+                continue;
+            for (int j = 0; j < p->n && !v[i]; j++) {
+                if ((name && strcmp(name, p->names[j])) || ntab_find(&p->tab, p->names[j]) != j)
+                    continue; /* another name, or a duplicate name (the first one applies) */
+                const char *cv = const_string(p->subs[j]);
+                if (!cv)
+                    continue;
+                name = p->names[j];
+                v[i] = cv;
+                found++;
+            }
+        }
+    }
+    if (found < 2) {
+        forge_free(v);
+        return 0;
+    }
+    w->disc = name;
+    w->discv = v;
+    return 0;
+}
+
+/* Fills every node's per-kind keyword lists and the discriminators of anyOf and oneOf.
+ * Returns 0 or FORGE_ENOMEM. */
+static int build_kinds(struct forge_schema *s)
+{
+    for (int i = 0; i < s->nnodes; i++) {
+        struct node *n = s->nodes[i];
+        if (!n->nkws)
+            continue;
+        const struct kw **all = forge_malloc((size_t)n->nkws * 6 * sizeof *all);
+        if (!all)
+            return FORGE_ENOMEM;
+        for (int k = 0; k < 6; k++) {
+            n->kinds[k] = all + (size_t)k * (size_t)n->nkws;
+            n->nkinds[k] = 0;
+        }
+        for (int j = 0; j < n->nkws; j++) {
+            struct kw *w = &n->kws[j];
+            if ((w->op == OP_ANYOF || w->op == OP_ONEOF) && find_disc(w))
+                return FORGE_ENOMEM;
+            if (w->fused)
+                continue;
+            unsigned m = kw_kinds(w);
+            for (int k = 0; k < 6; k++)
+                if (m >> k & 1)
+                    n->kinds[k][n->nkinds[k]++] = w;
+        }
+    }
+    return 0;
+}
+
 void forge_schema_free(struct forge_schema *s)
 {
     if (!s)
@@ -1735,6 +1983,7 @@ void forge_schema_free(struct forge_schema *s)
             forge_ecmare_free(w->re);
             ntab_free(&w->tab);
             forge_free(w->reqbits);
+            forge_free(w->discv);
             forge_free(w->subs);
             forge_free(w->names);
             forge_free(w->arrs);
@@ -1749,6 +1998,7 @@ void forge_schema_free(struct forge_schema *s)
             forge_ecmare_free(w->re);
             ntab_free(&w->tab);
             forge_free(w->reqbits);
+            forge_free(w->discv);
             forge_free(w->subs);
             forge_free(w->names);
             forge_free(w->arrs);
@@ -1760,6 +2010,7 @@ void forge_schema_free(struct forge_schema *s)
             forge_free(d);
         }
         forge_free(n->kws);
+        forge_free(n->kinds[0]);
         forge_free(n);
     }
     for (int i = 0; i < s->npend; i++) {
@@ -1794,7 +2045,6 @@ void forge_schema_free(struct forge_schema *s)
 
 /* The internal base URI of a schema without $id: relative references resolve against it
  * and it never appears in output. */
-#define ROOT_URI "forge:/root.json"
 
 struct forge_schema *forge_schema_compile(const cJSON *schema, const struct forge_schema_opts *opts,
                                           struct forge_err *err)
@@ -1864,7 +2114,9 @@ struct forge_schema *forge_schema_compile_uri(const cJSON *schema, const struct 
     struct cctx cx = {root, "", e->draft, e->vocab, NULL};
     if ((rc = compile(s, doc, &cx, &s->root, err)))
         goto out;
-    rc = resolve_all(s, err);
+    if ((rc = resolve_all(s, err)))
+        goto out;
+    rc = build_kinds(s);
 out:
     if (rc) {
         if (rc == FORGE_ENOMEM)
@@ -2004,8 +2256,7 @@ struct vctx {
     struct memo memo;
     bool all;
     int quiet;       /* > 0: inside a probe (anyOf branch, not, if, contains): no error output */
-    bool want;       /* errors are wanted */
-    cJSON *errors;   /* created on the first error */
+    struct forge_schema_errors *out; /* NULL: errors are not wanted */
     int rc;          /* a failure other than "invalid" */
     int depth;
     const struct node *scope[MAX_DEPTH + 1];
@@ -2028,8 +2279,9 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
     __attribute__((format(printf, 7, 8)));
 
 /* A small vsnprintf for error messages: %s %d %lld %zu and %%, which is all they use (the
- * format attribute on fail() checks the arguments). Several times cheaper than the stdio one. */
-static void msg_format(char *out, size_t cap, const char *fmt, va_list ap)
+ * format attribute on fail() checks the arguments). Several times cheaper than the stdio one.
+ * Returns the length written (at most cap - 1). */
+static size_t msg_format(char *out, size_t cap, const char *fmt, va_list ap)
 {
     size_t o = 0;
     char num[24];
@@ -2077,15 +2329,14 @@ static void msg_format(char *out, size_t cap, const char *fmt, va_list ap)
                 num[--k] = '-';
             str = num + k;
         }
-        if (str) {
-            size_t l = strlen(str);
-            if (l > cap - 1 - o)
-                l = cap - 1 - o;
-            memcpy(out + o, str, l);
-            o += l;
-        }
+        size_t l = strlen(str);
+        if (l > cap - 1 - o)
+            l = cap - 1 - o;
+        memcpy(out + o, str, l);
+        o += l;
     }
     out[o] = 0;
+    return o;
 }
 
 
@@ -2227,27 +2478,57 @@ static inline void member_add(cJSON *o, cJSON **last, cJSON *item, const char *k
 }
 
 #define ERR_TEXT_MAX ((size_t)16 << 20) /* one error's strings: 16 MiB at most */
+#define MSG_MAX 1024                     /* one error's message, with its NUL */
 
+/* Room in <e> for one more error of <bytes> bytes of text. Returns 0 or FORGE_ENOMEM. */
+static int err_reserve(struct forge_schema_errors *e, size_t bytes)
+{
+    if (e->n == e->cap) {
+        int nc = e->cap ? e->cap * 2 : 8;
+        struct forge_schema_error *l = forge_realloc(e->list, (size_t)nc * sizeof *l);
+        if (!l)
+            return FORGE_ENOMEM;
+        e->list = l;
+        size_t *o = forge_realloc(e->offs, (size_t)nc * 4 * sizeof *o);
+        if (!o)
+            return FORGE_ENOMEM;
+        e->offs = o;
+        e->cap = nc;
+    }
+    if (e->size - e->len < bytes) {
+        size_t ns = e->size ? e->size * 2 : 1024;
+        while (ns - e->len < bytes)
+            ns *= 2;
+        char *t = forge_realloc(e->text, ns);
+        if (!t)
+            return FORGE_ENOMEM;
+        e->text = t;
+        e->size = ns;
+    }
+    return 0;
+}
+
+void forge_schema_errors_free(struct forge_schema_errors *e)
+{
+    if (!e)
+        return;
+    forge_free(e->list);
+    forge_free(e->offs);
+    forge_free(e->text);
+    memset(e, 0, sizeof *e);
+}
+
+/* Records an error in the validation's error arena: its four strings are written one after
+ * the other (NUL-separated) into the arena's text. Lengths are measured first, then each
+ * pointer is written from its leaf up, so nothing is copied twice. Returns 0 (the keyword
+ * failed), or FORGE_ENOMEM. */
 static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
                 const char *kw, const char *sub, const char *fmt, ...)
 {
-    if (c->quiet || !c->want)
+    if (c->quiet || !c->out)
         return 0;
-    if (!c->errors && !(c->errors = cJSON_CreateArray())) {
-        c->rc = FORGE_ENOMEM;
-        return FORGE_ENOMEM;
-    }
-    /* The four strings of an error are written one after the other (NUL-separated) into one
-     * block that the "error" member owns; the other members reference it (cJSON frees only
-     * the owner, and cJSON_Duplicate copies referenced strings). Lengths are measured first,
-     * then each pointer is written from its leaf up, so nothing is copied twice. */
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    msg_format(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    size_t lmsg = strlen(msg);
-    bool has_abs = n->abs && strncmp(n->abs, ROOT_URI, sizeof ROOT_URI - 1) != 0;
+    struct forge_schema_errors *out = c->out;
+    bool has_abs = n->abs_shown;
     /* keyword locations are made of names from the schema documents (and keywords) */
     bool plain = !c->s->escaped_names;
     struct tok tkw = kw ? (plain ? tok_plain(kw) : tok_measure(kw)) : (struct tok){0, 0};
@@ -2256,53 +2537,95 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
     struct tok itoks[TOKS_MAX], ktoks[TOKS_MAX];
     size_t lil = iloc_len(il, itoks, false), lkl = kloc_len(kl, ktoks, plain) + tail;
     size_t lbase = has_abs ? strlen(n->abs) : 0, labs = lbase + tail;
-    size_t total = lmsg + 1 + lil + 1 + lkl + 1 + (has_abs ? labs + 1 : 0);
-    char *block = total <= ERR_TEXT_MAX ? cJSON_malloc(total) : NULL;
-    cJSON *e = NULL, *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
-    if (block && (e = cJSON_malloc(sizeof *e)) != NULL) {
-        memset(e, 0, sizeof *e);
-        e->type = cJSON_Object;
-        char *pm = block, *pi = pm + lmsg + 1, *pk = pi + lil + 1, *pa = pk + lkl + 1;
-        memcpy(pm, msg, lmsg + 1);
-        iloc_back(pi + lil, il, itoks);
-        pi[lil] = 0;
-        char *end = pk + lkl;
-        *end = 0;
-        if (sub)
-            end = tok_back(end, sub, tsub);
-        if (kw)
-            end = tok_back(end, kw, tkw);
-        kloc_back(end, kl, ktoks);
-        if (has_abs) {
-            memcpy(pa, n->abs, lbase);
-            memcpy(pa + lbase, end, tail + 1); /* the same keyword tail, and the NUL */
-        }
-        vi = str_ref(pi);
-        vk = str_ref(pk);
-        va = has_abs ? str_ref(pa) : NULL;
-        vm = str_ref(pm);
-    }
-    if (!e || !vm || !vi || !vk || (has_abs && !va)) {
-        void *parts[] = {vm, vi, vk, va, e, block};
-        for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
-            if (parts[i])
-                cJSON_free(parts[i]);
+    /* the locations first, then the message, formatted in place (at most MSG_MAX bytes) */
+    size_t locs = lil + 1 + lkl + 1 + (has_abs ? labs + 1 : 0);
+    if (locs + MSG_MAX > ERR_TEXT_MAX || err_reserve(out, locs + MSG_MAX)) {
         c->rc = FORGE_ENOMEM;
         return FORGE_ENOMEM;
     }
-    vm->type &= ~cJSON_IsReference; /* the owner of the block */
-    cJSON *last = NULL;
-    member_add(e, &last, vi, "instanceLocation");
-    member_add(e, &last, vk, "keywordLocation");
-    if (va)
-        member_add(e, &last, va, "absoluteKeywordLocation");
-    member_add(e, &last, vm, "error");
-    cJSON_AddItemToArray(c->errors, e);
+    char *pi = out->text + out->len, *pk = pi + lil + 1, *pa = pk + lkl + 1;
+    char *pm = pi + locs;
+    iloc_back(pi + lil, il, itoks);
+    pi[lil] = 0;
+    char *end = pk + lkl;
+    *end = 0;
+    if (sub)
+        end = tok_back(end, sub, tsub);
+    if (kw)
+        end = tok_back(end, kw, tkw);
+    kloc_back(end, kl, ktoks);
+    if (has_abs) {
+        memcpy(pa, n->abs, lbase);
+        memcpy(pa + lbase, end, tail + 1); /* the same keyword tail, and the NUL */
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    size_t lmsg = msg_format(pm, MSG_MAX, fmt, ap);
+    va_end(ap);
+    size_t total = locs + lmsg + 1, base = (size_t)(pm - out->text);
+    size_t *o = out->offs + (size_t)out->n * 4;
+    o[0] = (size_t)(pi - out->text);
+    o[1] = (size_t)(pk - out->text);
+    o[2] = has_abs ? (size_t)(pa - out->text) : SIZE_MAX;
+    o[3] = base;
+    out->len += total;
+    out->n++;
     return 0;
+}
+
+cJSON *forge_schema_errors_json(const struct forge_schema_errors *e)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (!arr)
+        return NULL;
+    for (int i = 0; i < e->n; i++) {
+        /* one block holds the four strings; the "error" member owns it, the others reference
+         * it (cJSON frees only the owner, and cJSON_Duplicate copies referenced strings) */
+        const struct forge_schema_error *x = &e->list[i];
+        size_t lm = strlen(x->message), li = strlen(x->instance_location),
+               lk = strlen(x->keyword_location),
+               la = x->absolute_keyword_location ? strlen(x->absolute_keyword_location) : 0;
+        size_t total = lm + 1 + li + 1 + lk + 1 + (x->absolute_keyword_location ? la + 1 : 0);
+        char *block = cJSON_malloc(total);
+        cJSON *o = NULL, *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
+        if (block && (o = cJSON_malloc(sizeof *o)) != NULL) {
+            memset(o, 0, sizeof *o);
+            o->type = cJSON_Object;
+            char *pm = block, *pi = pm + lm + 1, *pk = pi + li + 1, *pa = pk + lk + 1;
+            memcpy(pm, x->message, lm + 1);
+            memcpy(pi, x->instance_location, li + 1);
+            memcpy(pk, x->keyword_location, lk + 1);
+            if (x->absolute_keyword_location)
+                memcpy(pa, x->absolute_keyword_location, la + 1);
+            vi = str_ref(pi);
+            vk = str_ref(pk);
+            va = x->absolute_keyword_location ? str_ref(pa) : NULL;
+            vm = str_ref(pm);
+        }
+        if (!o || !vm || !vi || !vk || (x->absolute_keyword_location && !va)) {
+            void *parts[] = {vm, vi, vk, va, o, block};
+            for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
+                if (parts[k])
+                    cJSON_free(parts[k]);
+            cJSON_Delete(arr);
+            return NULL;
+        }
+        vm->type &= ~cJSON_IsReference; /* the owner of the block */
+        cJSON *last = NULL;
+        member_add(o, &last, vi, "instanceLocation");
+        member_add(o, &last, vk, "keywordLocation");
+        if (va)
+            member_add(o, &last, va, "absoluteKeywordLocation");
+        member_add(o, &last, vm, "error");
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
 }
 
 static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
                  const struct kloc *kl, struct ann *ann);
+static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst,
+                      const struct iloc *il, const struct kloc *kl, struct ann *ann);
 
 static size_t memo_slot(const struct memo *m, const void *node, const void *inst)
 {
@@ -2488,6 +2811,33 @@ static int member_count(const cJSON *o)
     return n;
 }
 
+/* True when the object <inst> has every name of "required" <w> (false: evaluate it fully,
+ * which also reports the missing names). */
+static inline bool required_ok(const struct kw *w, const cJSON *inst)
+{
+    if (w->n == 1) { /* one name (anyOf branches, then/else): compared member by member */
+        const char *want = w->names[0];
+        for (const cJSON *x = inst->child; x; x = x->next)
+            if (x->string[0] == want[0] && !strcmp(x->string, want))
+                return true;
+        return false;
+    }
+    if (w->n > 64)
+        return false;
+    /* one hashed pass over the members */
+    uint64_t seen = 0, want = w->n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << w->n) - 1);
+    for (const cJSON *x = inst->child; x && seen != want; x = x->next) {
+        int j = ntab_find(&w->tab, x->string);
+        if (j >= 0)
+            seen |= (uint64_t)1 << j;
+    }
+    /* duplicate names in "required" map to their first index */
+    for (int j = 0; j < w->n && seen != want; j++)
+        if (!(seen >> j & 1) && ntab_find(&w->tab, w->names[j]) != j)
+            seen |= (uint64_t)1 << j;
+    return (seen & want) == want;
+}
+
 /* True when keyword <w> certainly passes on <inst> by a cheap test; false means "evaluate it
  * fully" (vkw), which also produces the error. <slen> caches the string length (-1: unknown). */
 static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
@@ -2529,6 +2879,7 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
         }
         return w->op == OP_MAXLEN ? (double)*slen <= w->num : (double)*slen >= w->num;
     case OP_REQUIRED:
+        return w->fused || t != cJSON_Object || required_ok(w, inst);
     case OP_ADDPROPS:
         return w->fused || t != cJSON_Object;
     case OP_PATTERN:
@@ -2562,16 +2913,16 @@ static inline bool leaf_fast(const struct node *n, const cJSON *inst)
         return false;
     if (t == cJSON_String) {
         const char *v = inst->valuestring;
+        size_t bytes = n->lstr || n->lre ? strlen(v) : 0;
         if (n->lstr) {
             /* a string of b bytes has between b/4 and b characters: count only when needed */
-            size_t bytes = strlen(v);
             if (!((double)bytes <= n->shi && (double)(bytes / 4) >= n->slo)) {
                 double len = (double)cp_len(v);
                 if (!(len <= n->shi && len >= n->slo))
                     return false;
             }
         }
-        if (n->lre && forge_ecmare_test(n->lre, v, strlen(v)) != 1)
+        if (n->lre && forge_ecmare_test(n->lre, v, bytes) != 1)
             return false;
     } else if (t == cJSON_Number && n->lnum) {
         double x = inst->valuedouble;
@@ -2593,8 +2944,10 @@ static inline bool leaf_pass(const struct node *n, const cJSON *inst)
     if (n->lspec)
         return leaf_fast(n, inst);
     long slen = -1;
-    for (int i = 0; i < n->nkws; i++) {
-        const struct kw *w = &n->kws[i];
+    int kind = kind_of(inst);
+    const struct kw *const *ks = n->kinds[kind];
+    for (int i = 0, nk = n->nkinds[kind]; i < nk; i++) {
+        const struct kw *w = ks[i];
         if (quick_pass(w, inst, &slen))
             continue;
         if (w->op == OP_PATTERN) {
@@ -2744,12 +3097,10 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                 return r;
             }
             if (r) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "string does not match the pattern %s",
-                        cJSON_GetStringValue(get(n->json, "pattern")));
+            return fail(c, n, il, kl, w->name, NULL, "string does not match the pattern %s", w->text);
         case OP_FORMAT:
             if (forge_format_check(w->fmt, sv, strlen(sv))) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "string is not a valid %s",
-                        cJSON_GetStringValue(get(n->json, "format")));
+            return fail(c, n, il, kl, w->name, NULL, "string is not a valid %s", w->text);
         default:
             break;
         }
@@ -2846,22 +3197,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         case OP_REQUIRED: {
             int ok = 1;
             if (w->fused)
-                return 1;
-            if (w->n <= 64) {
-                /* one hashed pass over the members */
-                uint64_t seen = 0, want = w->n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << w->n) - 1);
-                for (const cJSON *x = inst->child; x && seen != want; x = x->next) {
-                    int j = ntab_find(&w->tab, x->string);
-                    if (j >= 0)
-                        seen |= (uint64_t)1 << j;
-                }
-                /* duplicate names in "required" map to their first index */
-                for (int j = 0; j < w->n; j++)
-                    if (!(seen >> j & 1) && ntab_find(&w->tab, w->names[j]) != j)
-                        seen |= (uint64_t)1 << j;
-                if ((seen & want) == want)
-                    return 1;
-            }
+                return 1; /* (required_ok was tried by quick_pass) */
             for (const cJSON *x = w->json->child; x; x = x->next)
                 if (!get(inst, x->valuestring)) {
                     ok = 0;
@@ -3038,7 +3374,13 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
     case OP_ANYOF:
     case OP_ONEOF: {
         int matched = 0, first = -1, second = -1;
+        const cJSON *dm = NULL;
+        if (w->disc && cJSON_IsObject(inst))
+            for (dm = inst->child; dm && strcmp(dm->string, w->disc); dm = dm->next)
+                ;
         for (int i = 0; i < w->n; i++) {
+            if (dm && w->discv[i] && !(cJSON_IsString(dm) && !strcmp(dm->valuestring, w->discv[i])))
+                continue; /* the branch's discriminator const fails */
             struct kloc k2 = {&k1, NULL, i};
             struct ann tmp;
             if (ann && (r = ann_init(&tmp, inst)) < 0)
@@ -3131,8 +3473,20 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
 static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
                  const struct kloc *kl, struct ann *ann)
 {
-    if (n->leaf && leaf_pass(n, inst))
-        return 1; /* the full evaluation below also explains a failure */
+    if (n->leaf) {
+        if (leaf_pass(n, inst))
+            return 1;
+        if (n->lexact && (c->quiet || !c->out))
+            return 0; /* certainly invalid, and no error to explain */
+        /* the full evaluation explains the failure */
+    }
+    return vnode_body(c, n, inst, il, kl, ann);
+}
+
+/* vnode past the leaf test. */
+static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
+                      const struct kloc *kl, struct ann *ann)
+{
     if (n->is_bool) {
         if (n->bval)
             return 1;
@@ -3150,7 +3504,8 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
     }
     c->depth++;
     bool pushed = false;
-    if (!c->nscope || c->scope[c->nscope - 1] != n->resource) {
+    /* the dynamic scope matters only to $dynamicRef and $recursiveRef */
+    if (c->s->dynamic && (!c->nscope || c->scope[c->nscope - 1] != n->resource)) {
         c->scope[c->nscope++] = n->resource;
         pushed = true;
     }
@@ -3164,10 +3519,12 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
         a = &local;
     }
     long slen = -1;
-    for (int i = 0; i < n->nkws; i++) {
-        const struct kw *w = &n->kws[i];
-        if (w->fused || quick_pass(w, inst, &slen))
-            continue; /* fused: done by the sibling properties (vprops) */
+    int kind = kind_of(inst);
+    const struct kw *const *ks = n->kinds[kind];
+    for (int i = 0, nk = n->nkinds[kind]; i < nk; i++) {
+        const struct kw *w = ks[i];
+        if (quick_pass(w, inst, &slen))
+            continue;
         /* the two most frequent structural keywords skip the general dispatcher */
         if (w->op == OP_REF) {
             struct kloc k1 = {kl, w->name, 0};
@@ -3197,34 +3554,57 @@ out:
     return r < 0 ? r : ok;
 }
 
-int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, cJSON **errors)
+int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
+                       struct forge_schema_errors *errors)
 {
     struct vctx c;
     c.s = s;
     c.all = s->opts.all_errors;
     c.quiet = 0;
-    c.want = errors != NULL;
-    c.errors = NULL;
+    c.out = errors;
     c.rc = 0;
     c.depth = 0;
     c.nscope = 0;
     c.steps = 0;
     c.memo = (struct memo){0};
     last_limit = LIM_NONE;
-    if (errors)
-        *errors = NULL;
+    if (errors) {
+        errors->n = 0;
+        errors->len = 0;
+    }
     int r = vnode(&c, s->root, instance, NULL, NULL, NULL);
-    forge_free(c.memo.e);
+    if (c.memo.e)
+        forge_free(c.memo.e);
     if (r < 0 || c.rc < 0) {
-        cJSON_Delete(c.errors);
+        if (errors)
+            errors->n = 0;
         return c.rc < 0 ? c.rc : r;
     }
-    if (r == 0 && errors) {
-        if (!c.errors && !(c.errors = cJSON_CreateArray()))
-            return FORGE_ENOMEM;
-        *errors = c.errors;
-        return 0;
+    if (errors) {
+        if (r)
+            errors->n = 0;
+        for (int i = 0; i < errors->n; i++) {
+            const size_t *o = errors->offs + (size_t)i * 4;
+            struct forge_schema_error *x = &errors->list[i];
+            x->instance_location = errors->text + o[0];
+            x->keyword_location = errors->text + o[1];
+            x->absolute_keyword_location = o[2] == SIZE_MAX ? NULL : errors->text + o[2];
+            x->message = errors->text + o[3];
+        }
     }
-    cJSON_Delete(c.errors);
+    return r;
+}
+
+int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, cJSON **errors)
+{
+    if (errors)
+        *errors = NULL;
+    if (!errors)
+        return forge_schema_check(s, instance, NULL);
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    int r = forge_schema_check(s, instance, &e);
+    if (r == 0 && !(*errors = forge_schema_errors_json(&e)))
+        r = FORGE_ENOMEM;
+    forge_schema_errors_free(&e);
     return r;
 }

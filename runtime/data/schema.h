@@ -49,6 +49,43 @@ struct forge_schema *forge_schema_compile(const cJSON *schema, const struct forg
  * allocates nothing (unevaluated* over an object or array of more than 256 members excepted). */
 int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, cJSON **errors);
 
+/* One error of a validation, in the standard output format. The strings live in the
+ * forge_schema_errors that holds the error (absolute_keyword_location is NULL when the schema
+ * has no absolute URI). */
+struct forge_schema_error {
+    const char *instance_location;
+    const char *keyword_location;
+    const char *absolute_keyword_location;
+    const char *message;
+};
+
+/* The errors of one validation, written into memory that the caller reuses from validation to
+ * validation: after the first few validations, reporting an error allocates nothing. Zero it
+ * (or use FORGE_SCHEMA_ERRORS_INIT) before the first use; forge_schema_errors_free releases
+ * the memory. Not thread-safe: one per thread. */
+struct forge_schema_errors {
+    struct forge_schema_error *list; /* n errors, valid until the next validation with it */
+    int n;
+    /* internal */
+    int cap;
+    size_t *offs; /* per error, the offsets of its four strings in text (SIZE_MAX: none) */
+    char *text;
+    size_t len, size;
+};
+#define FORGE_SCHEMA_ERRORS_INIT {0}
+void forge_schema_errors_free(struct forge_schema_errors *e);
+
+/* Validates <instance> (borrowed) like forge_schema_validate, with the errors written into
+ * <errors> (emptied first; NULL: no errors wanted, the fastest). In first-error mode
+ * validation stops at the first failing keyword. Returns 1, 0 or negative FORGE_E*. */
+int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
+                       struct forge_schema_errors *errors);
+
+/* The errors as a new cJSON array of {"instanceLocation", "keywordLocation",
+ * "absoluteKeywordLocation", "error"} objects (the shape forge_schema_validate returns), or
+ * NULL when out of memory. */
+cJSON *forge_schema_errors_json(const struct forge_schema_errors *e);
+
 /* Like forge_schema_compile, with <base_uri> as the schema's own URI (its retrieval URI, such
  * as file:///path/tool.json): a schema without an absolute $id resolves relative references
  * against it, and it appears in absoluteKeywordLocation. forge_schema_compile uses an internal

@@ -5,6 +5,7 @@
 #include "base/file.h"
 #include "data/json.h"
 #include "data/re.h"
+#include "data/yaml.h"
 #include "score/template.h"
 
 #include <ctype.h>
@@ -173,6 +174,8 @@ struct val {
     size_t len;
     size_t skip;             /* text is one case: the length of its "[i]" at the path's start */
     int line0, col0;         /* and where the case starts in its file */
+    const cJSON *root;                     /* YAML: the tree the marks belong to */
+    const struct forge_yaml_marks *marks;  /* YAML: positions by node (text is then NULL) */
     struct forge_err *err;
     char path[1024];
     int failed;
@@ -189,6 +192,39 @@ static const char *type_name(const cJSON *v)
     return "object";
 }
 
+/* The position of the node at <path> in a YAML file: the node's key (with <at_key>) or value, or
+ * the deepest node along the path that has a position (a node copied from an alias has its
+ * alias's position, its children none). */
+static void yaml_locate(const struct val *v, const char *path, bool at_key, int *line, int *col)
+{
+    const cJSON *cur = v->root;
+    *line = *col = 1;
+    forge_yaml_mark(v->marks, cur, false, line, col);
+    const char *q = path;
+    char key[512];
+    while (*q && cur) {
+        size_t klen = 0;
+        long idx = -1;
+        if (q[0] == '[' && q[1] == '"') {
+            q += 2;
+            while (*q && !(q[0] == '"' && q[1] == ']') && klen < sizeof key - 1) key[klen++] = *q++;
+            if (*q) q += 2;
+        } else if (*q == '[') {
+            idx = strtol(q + 1, (char **)&q, 10);
+            if (*q == ']') q++;
+        } else {
+            if (*q == '.') q++;
+            while (*q && *q != '.' && *q != '[' && klen < sizeof key - 1) key[klen++] = *q++;
+        }
+        key[klen] = 0;
+        cur = idx >= 0 ? (cJSON_IsArray(cur) ? cJSON_GetArrayItem(cur, (int)idx) : NULL)
+                       : (cJSON_IsObject(cur) ? cJSON_GetObjectItemCaseSensitive(cur, key) : NULL);
+        if (!cur) break;
+        if (!(at_key && !*q && idx < 0 && forge_yaml_mark(v->marks, cur, true, line, col)))
+            forge_yaml_mark(v->marks, cur, false, line, col);
+    }
+}
+
 static int failv(struct val *v, bool at_key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int failv(struct val *v, bool at_key, const char *fmt, ...)
 {
@@ -200,12 +236,16 @@ static int failv(struct val *v, bool at_key, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     const char *path = v->path[0] == '.' ? v->path + 1 : v->path;
-    if (v->text) {
+    if (v->text || v->marks) {
         int line, col;
-        forge_json_position(v->text, locate(v->text, v->len, v->path + v->skip, at_key), &line, &col);
-        if (v->line0) {
-            col = line == 1 ? v->col0 + col - 1 : col;
-            line = v->line0 + line - 1;
+        if (v->marks) {
+            yaml_locate(v, v->path, at_key, &line, &col);
+        } else {
+            forge_json_position(v->text, locate(v->text, v->len, v->path + v->skip, at_key), &line, &col);
+            if (v->line0) {
+                col = line == 1 ? v->col0 + col - 1 : col;
+                line = v->line0 + line - 1;
+            }
         }
         if (!*path) return forge_err_set(v->err, FORGE_EINVAL, "%s:%d:%d: %s", v->name, line, col, what);
         return forge_err_set(v->err, FORGE_EINVAL, "%s:%d:%d: %s: %s", v->name, line, col, path, what);
@@ -756,13 +796,18 @@ static unsigned long hash(const char *s)
 int forge_evalfile_parse(const char *text, size_t len, const char *name, cJSON **cases, struct forge_err *err)
 {
     *cases = NULL;
-    cJSON *doc = forge_json_parse(text, len, name, err);
+    struct forge_yaml_marks *marks = NULL;
+    bool yaml = forge_yaml_is_path(name);
+    cJSON *doc = yaml ? forge_yaml_parse_marked(text, len, name, &marks, err) : forge_json_parse(text, len, name, err);
     if (!doc) return err ? err->code : FORGE_EINVAL;
-    struct val v = {.name = name, .text = text, .len = len, .err = err};
+    struct val v = {.name = name, .text = yaml ? NULL : text, .len = len, .err = err, .root = doc, .marks = marks};
     int rc = 0;
     const char **ids = NULL;
     if (!cJSON_IsArray(doc)) {
-        rc = failv(&v, false, "an eval file is a JSON array of cases (agent-tool-forge's format), got %s", type_name(doc));
+        rc = yaml ? failv(&v, false, "an eval file is a list of cases (in YAML, a sequence: \"- id: ...\"), got %s",
+                          type_name(doc))
+                  : failv(&v, false, "an eval file is a JSON array of cases (agent-tool-forge's format), got %s",
+                          type_name(doc));
         goto out;
     }
     size_t n = (size_t)cJSON_GetArraySize(doc), cap = 16;
@@ -797,6 +842,7 @@ int forge_evalfile_parse(const char *text, size_t len, const char *name, cJSON *
 out:
     forge_free(ids);
     cJSON_Delete(doc);
+    forge_yaml_marks_free(marks);
     return rc;
 }
 

@@ -8,13 +8,15 @@
 #include <cjson/cJSON.h>
 #include "base/err.h"
 
-/* Reads, parses and validates the eval file at <path> (capped at the input limit of
+/* Reads, parses and validates the eval file at <path> (JSON, or YAML when it ends in .yaml or .yml) (capped at the input limit of
  * forge_file_read_input). On success sets *cases to a new cJSON array of the cases (free with
  * cJSON_Delete) and returns 0; on failure returns FORGE_EINVAL (or the file error) with the
  * message described above. */
 int forge_evalfile_load(const char *path, cJSON **cases, struct forge_err *err);
 
-/* The same over <len> bytes of <text>; <name> labels messages. */
+/* The same over <len> bytes of <text>; <name> labels messages. A <name> ending in .yaml or .yml
+ * reads the text as YAML (runtime/data/yaml.h): the same cases, the same checks, messages at the
+ * line and column of the offending YAML node. */
 int forge_evalfile_parse(const char *text, size_t len, const char *name, cJSON **cases,
                          struct forge_err *err);
 

@@ -79,7 +79,8 @@ static void run_case(struct shared *sh, const cJSON *kase, int i)
         if (spec->on_case)
             spec->on_case(spec->ud, result, traj);
         struct forge_err werr = {0};
-        int wrc = spec->results ? forge_results_put(spec->results, spec->base + (size_t)i, result, &werr) : 0;
+        int wrc = spec->results ? forge_results_put_case(spec->results, spec->base + (size_t)i, result,
+                                                              spec->results_traj ? traj : NULL, &werr) : 0;
         if (wrc)
             fail(sh, wrc, &werr);
     }

@@ -21,6 +21,8 @@ struct forge_run_spec {
     int (*next_case)(void *ctx, cJSON **kase, struct forge_err *err);
     void *case_ctx;
     struct forge_results *results;   /* where the results go (borrowed) */
+    bool results_traj;               /* each record carries its case's trajectory (the jsonl and
+                                      * html reports show it) */
     size_t base;                     /* the place of this suite's first case in the run */
     struct forge_eval_opts eval;     /* seed, snapshot, argument schemas, custom assertions */
     int jobs;                        /* cases in flight (worker threads); < 1 means 1 */

@@ -34,6 +34,10 @@ cJSON *forge_lua_to_json(lua_State *L, int idx, struct forge_err *err);
  * memory cap (see forge_vm_charge). Returns 0, or FORGE_ELIMIT with the limit broken: the caller
  * raises forge_vm_limit_message. */
 int forge_lua_charge_json(lua_State *L, const char *s, size_t len);
+/* The same for YAML text: the values it expands to (aliases included, counted without building
+ * them) are charged before any tree is made. A text that does not parse charges its length
+ * only (the parse then fails). */
+int forge_lua_charge_yaml(lua_State *L, const char *s, size_t len);
 
 /* Charges the C tree <v> (about to be handed to a script, then freed) against the VM's memory cap
  * (see forge_vm_charge). Returns 0, or FORGE_ELIMIT with the limit broken. */

@@ -5,6 +5,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "data/json.h"
+#include "data/yaml.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -634,6 +635,16 @@ static size_t tree_cost(const cJSON *v, int depth)
     return n;
 }
 
+int forge_lua_charge_yaml(lua_State *L, const char *s, size_t len)
+{
+    size_t nodes = 0;
+    struct forge_err err = {0};
+    if (forge_yaml_count(s, len, "<input>", &nodes, &err))
+        nodes = 0;
+    size_t cost = nodes > (SIZE_MAX - len) / NODE_COST ? SIZE_MAX : nodes * NODE_COST + len;
+    return forge_vm_charge(forge_vm_of(L), cost);
+}
+
 size_t forge_lua_tree_cost(const cJSON *v)
 {
     return v ? tree_cost(v, 0) : 0;
@@ -784,6 +795,52 @@ static int l_type(lua_State *L)
     default:
         lua_pushnil(L);
     }
+    return 1;
+}
+
+/* forge.yaml.decode(text [, name]) and forge.yaml.decode_all(text [, name]): YAML read as
+ * forge.json.decode reads JSON (runtime/data/yaml.h); decode_all returns an array of the
+ * documents. The values the text expands to are charged against the memory cap before the
+ * tree is built. */
+static int yaml_decode(lua_State *L, bool all)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    const char *name = luaL_optstring(L, 2, "<input>");
+    const char *fn = all ? "forge.yaml.decode_all" : "forge.yaml.decode";
+    struct forge_err err = {0};
+    /* charged before parsing, as forge.json.decode does: aliases can make the tree far larger
+     * than its text */
+    if (forge_lua_charge_yaml(L, s, len))
+        return luaL_error(L, "%s: %s", fn, forge_vm_limit_message(forge_vm_of(L)));
+    cJSON *v = all ? forge_yaml_parse_all(s, len, name, NULL, &err) : forge_yaml_parse(s, len, name, &err);
+    if (!v)
+        return luaL_error(L, "%s: %s", fn, err.msg);
+    if (!lua_checkstack(L, 8)) {
+        cJSON_Delete(v);
+        return luaL_error(L, "%s: stack overflow", fn);
+    }
+    forge_lua_box(L, v, free_cjson);
+    forge_lua_push_json(L, v);
+    forge_lua_unbox(L, -2);
+    return 1;
+}
+
+static int l_yaml_decode(lua_State *L)
+{
+    return yaml_decode(L, false);
+}
+
+static int l_yaml_decode_all(lua_State *L)
+{
+    return yaml_decode(L, true);
+}
+
+int forge_luaopen_yaml(lua_State *L)
+{
+    static const luaL_Reg fns[] = {{"decode", l_yaml_decode}, {"decode_all", l_yaml_decode_all}, {NULL, NULL}};
+    ensure_types(L);
+    luaL_newlib(L, fns);
     return 1;
 }
 

@@ -4,15 +4,23 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/file.h"
+#include "tools/tool.h"
+
+#include <math.h>
 
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
-/* Builds "a b c" from the arguments (tostring'd) and writes "[level] text" to stderr. */
-static int emit(lua_State *L, const char *level, int start)
+/* Builds "a b c" from the arguments (tostring'd) and writes "[level] text" to stderr when
+ * <to_stderr>; inside a tool call that `forge mcp serve` serves, it also goes to the client as
+ * a log message (the client's logging level decides, not -v). */
+static int emit(lua_State *L, const char *level, int start, int to_stderr)
 {
+    const struct forge_tool_notifier *nt = forge_tool_notifier();
+    if (!to_stderr && !(nt && nt->log))
+        return 0;
     int n = lua_gettop(L);
     luaL_Buffer b;
     luaL_buffinit(L, &b);
@@ -23,33 +31,57 @@ static int emit(lua_State *L, const char *level, int start)
         luaL_addvalue(&b);
     }
     luaL_pushresult(&b);
+    size_t len;
+    const char *text = lua_tolstring(L, -1, &len);
+    if (nt && nt->log)
+        nt->log(nt->ctx, !strcmp(level, "warn") ? "warning" : level, text, len);
+    if (!to_stderr)
+        return 0;
     lua_Debug ar;
     char where[256] = "";
     if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0)
         snprintf(where, sizeof where, "%s:%d: ", ar.short_src, ar.currentline);
-    size_t len;
-    const char *text = lua_tolstring(L, -1, &len);
     fprintf(stderr, "[%s] %s", level, where);
     fwrite(text, 1, len, stderr); /* whole, NUL bytes included */
     fputc('\n', stderr);
     return 0;
 }
 
-static int l_log_info(lua_State *L) { return emit(L, "info", 1); }
-static int l_log_warn(lua_State *L) { return emit(L, "warn", 1); }
-static int l_log_error(lua_State *L) { return emit(L, "error", 1); }
+static int l_log_info(lua_State *L) { return emit(L, "info", 1, 1); }
+static int l_log_warn(lua_State *L) { return emit(L, "warn", 1, 1); }
+static int l_log_error(lua_State *L) { return emit(L, "error", 1, 1); }
 
 static int l_log_debug(lua_State *L)
 {
     lua_getfield(L, LUA_REGISTRYINDEX, "forge.verbose");
     int v = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
-    return v > 0 ? emit(L, "debug", 1) : 0;
+    return emit(L, "debug", 1, v > 0);
 }
 
 static int l_log_call(lua_State *L)
 {
-    return emit(L, "info", 2); /* argument 1 is the log table itself */
+    return emit(L, "info", 2, 1); /* argument 1 is the log table itself */
+}
+
+/* forge.progress(progress [, total [, message]]): inside a tool call that `forge mcp serve`
+ * serves for a client that asked for progress, a progress notification; elsewhere nothing. */
+static int l_progress(lua_State *L)
+{
+    lua_Number p = luaL_checknumber(L, 1);
+    lua_Number total = luaL_opt(L, luaL_checknumber, 2, NAN);
+    size_t mlen = 0;
+    const char *msg = luaL_optlstring(L, 3, NULL, &mlen);
+    if (!isfinite(p) || p < 0)
+        return luaL_argerror(L, 1, "a finite number >= 0");
+    if (!lua_isnoneornil(L, 2) && (!isfinite(total) || total <= 0))
+        return luaL_argerror(L, 2, "a finite number > 0");
+    if (msg && strlen(msg) != mlen)
+        return luaL_argerror(L, 3, "the message contains a NUL byte");
+    const struct forge_tool_notifier *nt = forge_tool_notifier();
+    if (nt && nt->progress)
+        nt->progress(nt->ctx, (double)p, (double)total, msg);
+    return 0;
 }
 
 /* forge.read_file(path): the file's bytes, or nil, message when it cannot be read. Raises when
@@ -142,6 +174,7 @@ int forge_luaopen_core(lua_State *L)
         {"clock", l_clock},
         {"script_dir", l_script_dir},
         {"executable", l_executable},
+        {"progress", l_progress},
         {NULL, NULL},
     };
     static const luaL_Reg logfns[] = {

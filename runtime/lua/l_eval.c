@@ -11,6 +11,10 @@
 #include "lua/l_eval.h"
 #include "lua/bind.h"
 #include "base/alloc.h"
+#include "data/json.h"
+#include "data/yaml.h"
+#include "eval/evalfile.h"
+#include "lua/vm.h"
 
 #include <string.h>
 
@@ -185,9 +189,49 @@ static int l_names(lua_State *L)
     return 1;
 }
 
+static void free_tree(void *p)
+{
+    cJSON_Delete(p);
+}
+
+/* forge.eval.cases(text, name): the cases of an eval file's text, validated as `forge run`
+ * validates them (errors at <name>:line:col); YAML when <name> ends in .yaml or .yml. */
+static int l_cases(lua_State *L)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    const char *name = forge_lua_checkcstr(L, 2);
+    bool yaml = forge_yaml_is_path(name);
+    struct forge_vm *vm = forge_vm_of(L);
+    if (yaml ? forge_lua_charge_yaml(L, s, len) : forge_lua_charge_json(L, s, len))
+        return luaL_error(L, "%s", forge_vm_limit_message(vm));
+    if (!yaml) {
+        size_t nul = forge_json_nul_escape(s, len);
+        if (nul < len) {
+            int line, col;
+            forge_json_position(s, nul, &line, &col);
+            return luaL_error(L, "%s:%d:%d: a string holds \\u0000 (a NUL character), which forge refuses "
+                              "rather than cut the string there", name, line, col);
+        }
+    }
+    struct forge_err err = {0};
+    cJSON *cases = NULL;
+    if (forge_evalfile_parse(s, len, name, &cases, &err))
+        return luaL_error(L, "%s", err.msg);
+    if (!lua_checkstack(L, 8)) {
+        cJSON_Delete(cases);
+        return luaL_error(L, "stack overflow");
+    }
+    forge_lua_box(L, cases, free_tree);
+    forge_lua_push_json(L, cases);
+    forge_lua_unbox(L, -2);
+    return 1;
+}
+
 int forge_luaopen_eval(lua_State *L)
 {
-    static const luaL_Reg fns[] = {{"assertion", l_assertion}, {"assertions", l_names}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"assertion", l_assertion}, {"assertions", l_names}, {"cases", l_cases},
+                                   {NULL, NULL}};
     luaL_newlib(L, fns);
     return 1;
 }

@@ -346,36 +346,50 @@ int forge_lua_registered_verifiers(struct forge_vm *vm, const char *where,
     return rc;
 }
 
-static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *unused,
+static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *mode,
                      struct forge_err *err)
 {
-    (void)unused;
+    /* mode "agent": an agent of the service (forge.agent{...}): an id and no cases */
+    int agent = mode && !strcmp(mode, "agent");
     struct forge_lua_suite *out = ud;
     lua_State *L = forge_vm_state(vm);
     idx = lua_absindex(L, idx);
     memset(out, 0, sizeof *out);
     forge_policy_init(&out->policy);
     out->cases = cJSON_CreateArray();
-    rawfield(L, idx, "name");
-    out->name = forge_strdup(lua_isstring(L, -1) ? lua_tostring(L, -1) : "suite");
+    rawfield(L, idx, agent ? "id" : "name");
+    out->name = forge_strdup(lua_isstring(L, -1) ? lua_tostring(L, -1) : agent ? "" : "suite");
     lua_pop(L, 1);
     char where[300];
-    snprintf(where, sizeof where, "suite '%s'", out->name);
+    snprintf(where, sizeof where, "%s '%s'", agent ? "agent" : "suite", out->name);
     static const char *const keys[] = {"name", "model", "tools", "verifiers", "cases", "policy",
                                        "approve", "system", "params", "gates", "stream", NULL};
+    static const char *const agent_keys[] = {"id", "description", "model", "tools", "verifiers",
+                                             "policy", "system", "params", "on_request",
+                                             "on_tool_call", "on_done", NULL};
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
         const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
         int ok = 0;
-        for (const char *const *p = keys; *p && !ok; p++)
+        for (const char *const *p = agent ? agent_keys : keys; *p && !ok; p++)
             ok = strcmp(*p, k) == 0;
         if (!ok) {
             lua_pop(L, 1);
-            forge_err_set(err, FORGE_EINVAL, "%s: unknown key '%s' (name, model, tools, verifiers, "
-                          "cases, policy, approve, system, params, gates, stream)", where, k);
+            if (agent)
+                forge_err_set(err, FORGE_EINVAL, "%s: unknown key '%s' (id, description, model, tools, "
+                              "verifiers, policy, system, params, on_request, on_tool_call, on_done)", where, k);
+            else
+                forge_err_set(err, FORGE_EINVAL, "%s: unknown key '%s' (name, model, tools, verifiers, "
+                              "cases, policy, approve, system, params, gates, stream)", where, k);
             goto fail;
         }
+    }
+    if (agent && (!out->name || !out->name[0] || strlen(out->name) > 64 ||
+                  strspn(out->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+                      strlen(out->name))) {
+        forge_err_set(err, FORGE_EINVAL, "agent: id must be 1 to 64 letters, digits, '_', '.' or '-'");
+        goto fail;
     }
     int rc = each_of(vm, idx, "tools", where, add_tool, &out->tools, err);
     if (!rc) {
@@ -388,7 +402,7 @@ static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *unused,
             rc = forge_lua_registered_verifiers(vm, where, &out->verifiers, err);
         }
     }
-    if (!rc)
+    if (!rc && !agent)
         rc = each_of(vm, idx, "cases", where, add_case, &(struct cases){out->cases, 0}, err);
     if (rc)
         goto fail;
@@ -396,7 +410,7 @@ static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *unused,
     lua_pushliteral(L, "cases");
     lua_pushnil(L);
     lua_rawset(L, idx); /* raw: no __newindex of the script's runs here */
-    if (!out->cases->child) {
+    if (!agent && !out->cases->child) {
         forge_err_set(err, FORGE_EINVAL, "%s: has no cases (cases = forge.evals(\"...\") or a "
                       "list of case tables)", where);
         goto fail;
@@ -714,4 +728,122 @@ int forge_lua_probes_load(struct forge_vm *vm, const char *path, struct forge_pr
     *out = ps.v;
     *n = ps.n;
     return 0;
+}
+
+/* ---- agents (forge serve --agent) ---- */
+
+struct agents {
+    struct forge_lua_agent **v;
+    int n;
+};
+
+static int agent_job(struct forge_vm *vm, int idx, void *ud, const char *where, struct forge_err *err)
+{
+    struct agents *as = ud;
+    lua_State *L = forge_vm_state(vm);
+    idx = lua_absindex(L, idx);
+    if (!forge_lua_is_kind(L, idx, "agent"))
+        return forge_err_set(err, FORGE_EINVAL, "%s: expected forge.agent{...}", where);
+    struct forge_lua_agent *a = forge_calloc(1, sizeof *a);
+    if (!a)
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    int rc = suite_job(vm, idx, &a->s, "agent", err);
+    if (rc) {
+        forge_free(a);
+        return rc;
+    }
+    rawfield(L, idx, "description");
+    if (lua_isstring(L, -1))
+        a->description = forge_strdup(lua_tostring(L, -1));
+    lua_pop(L, 1);
+    static const char *const hooks[] = {"on_request", "on_tool_call", "on_done"};
+    for (int i = 0; i < 3 && !rc; i++) {
+        rawfield(L, idx, hooks[i]);
+        int t = lua_type(L, -1);
+        lua_pop(L, 1);
+        if (t == LUA_TNIL)
+            continue;
+        if (t != LUA_TFUNCTION) {
+            rc = forge_err_set(err, FORGE_EINVAL, "agent '%s': %s must be a function", a->s.name, hooks[i]);
+            break;
+        }
+        int r = field_fn(vm, idx, hooks[i], 0, hooks[i], &a->hook[i]);
+        if (r < 0)
+            rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        a->has_hook[i] = r == 1;
+    }
+    for (int i = 0; i < as->n && !rc; i++)
+        if (!strcmp(as->v[i]->s.name, a->s.name))
+            rc = forge_err_set(err, FORGE_EINVAL, "%s: two agents have the id '%s'", where, a->s.name);
+    if (!rc && as->n >= 256)
+        rc = forge_err_set(err, FORGE_EINVAL, "%s: more than 256 agents", where);
+    struct forge_lua_agent **v = rc ? NULL : forge_realloc(as->v, sizeof *v * (size_t)(as->n + 1));
+    if (!rc && !v)
+        rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    if (rc) {
+        forge_lua_agent_free(a);
+        return rc;
+    }
+    as->v = v;
+    as->v[as->n++] = a;
+    return 0;
+}
+
+static int agents_job(struct forge_vm *vm, int t, void *ud, const char *path, struct forge_err *err)
+{
+    lua_State *L = forge_vm_state(vm);
+    if (lua_type(L, t) != LUA_TTABLE)
+        return forge_err_set(err, FORGE_EINVAL, "%s: an agent file returns forge.agent{...} or a list of them",
+                             path);
+    if (forge_lua_is_kind(L, t, "agent"))
+        return agent_job(vm, t, ud, path, err);
+    int n = (int)lua_rawlen(L, t);
+    if (n == 0)
+        return forge_err_set(err, FORGE_EINVAL, "%s: an agent file returns forge.agent{...} or a list of them",
+                             path);
+    for (int i = 1; i <= n; i++) {
+        lua_rawgeti(L, t, i);
+        char where[300];
+        snprintf(where, sizeof where, "%s: agents[%d]", path, i);
+        int rc = agent_job(vm, lua_gettop(L), ud, where, err);
+        lua_pop(L, 1);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int forge_lua_agents_load(struct forge_vm *vm, const char *path, struct forge_lua_agent ***out, int *n,
+                          struct forge_err *err)
+{
+    lua_State *L = forge_vm_state(vm);
+    struct agents as = {0};
+    *out = NULL;
+    *n = 0;
+    int rc = run_file(vm, path, err);
+    if (rc)
+        return rc;
+    rc = protect(vm, -1, agents_job, &as, path, err);
+    lua_pop(L, 1);
+    if (rc) {
+        for (int i = 0; i < as.n; i++)
+            forge_lua_agent_free(as.v[i]);
+        forge_free(as.v);
+        return rc;
+    }
+    *out = as.v;
+    *n = as.n;
+    return 0;
+}
+
+void forge_lua_agent_free(struct forge_lua_agent *a)
+{
+    if (!a)
+        return;
+    forge_lua_suite_free(&a->s);
+    forge_free(a->description);
+    for (int i = 0; i < 3; i++)
+        if (a->has_hook[i])
+            forge_lua_callable_free(a->hook[i].ctx);
+    forge_free(a);
 }

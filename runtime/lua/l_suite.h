@@ -56,6 +56,22 @@ int forge_lua_registered_verifiers(struct forge_vm *vm, const char *where,
 
 void forge_lua_suite_free(struct forge_lua_suite *s);
 
+/* An agent of the service (forge.agent{...}): s.name is its id; no cases. The hooks are
+ * on_request, on_tool_call, on_done (callables when has_hook[i]). */
+struct forge_lua_agent {
+    struct forge_lua_suite s;
+    char *description;
+    struct forge_callable hook[3];
+    int has_hook[3];
+};
+
+/* Runs the agent file <path>, which returns forge.agent{...} or a list of them, and builds
+ * them: *out is a new array of <n> agents (free each with forge_lua_agent_free, then the array
+ * with forge_free). FORGE_EINVAL names the agent and the key. */
+int forge_lua_agents_load(struct forge_vm *vm, const char *path, struct forge_lua_agent ***out, int *n,
+                          struct forge_err *err);
+void forge_lua_agent_free(struct forge_lua_agent *a);
+
 struct forge_mcp_client;
 /* The MCP server forge.mcp{name = <name>} opened in <vm>, or NULL. */
 struct forge_mcp_client *forge_lua_mcp_client(struct forge_vm *vm, const char *name);

@@ -5,6 +5,7 @@
 
 int forge_luaopen_core(lua_State *L);
 int forge_luaopen_json(lua_State *L);
+int forge_luaopen_yaml(lua_State *L);
 int forge_luaopen_re(lua_State *L);
 int forge_luaopen_http(lua_State *L);
 int forge_luaopen_eval(lua_State *L);
@@ -15,6 +16,7 @@ int forge_luaopen_mcp(lua_State *L);
 static const struct forge_module modules[] = {
     {"forge.core", forge_luaopen_core},
     {"forge.json", forge_luaopen_json},
+    {"forge.yaml", forge_luaopen_yaml},
     {"forge.re", forge_luaopen_re},
     {"forge.http", forge_luaopen_http},
     {"forge.eval", forge_luaopen_eval},

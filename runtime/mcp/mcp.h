@@ -37,15 +37,29 @@ struct forge_mcp_server {
 struct forge_mcp_session {
     int initialized;       /* initialize answered */
     char version[16];      /* the protocol version agreed */
+    int log_level;         /* logging/setLevel: index in debug..emergency (0, everything, by default) */
 };
+
+/* Where the notifications a request causes go: a tool's progress (notifications/progress, when
+ * the request's _meta carries a progressToken) and log messages (notifications/message at or
+ * above the session's level), sent before the reply. At most FORGE_MCP_NOTES_MAX of them per
+ * call; each message is cut to FORGE_MCP_NOTE_BYTES bytes. */
+struct forge_mcp_sink {
+    void (*send)(void *ctx, cJSON *note); /* takes <note> */
+    void *ctx;
+};
+#define FORGE_MCP_NOTES_MAX 1000
+#define FORGE_MCP_NOTE_BYTES 8192
 
 /* Handles one message (a parsed JSON value, borrowed) of <sess>. Returns the reply, a new tree,
  * or NULL for a notification (and for a response the client sent, which forge never asks
  * for). Malformed messages get the JSON-RPC error the spec names: -32600 for a batch, a
  * missing "jsonrpc": "2.0", a bad id or method, or a request before initialize; -32601 for an
  * unknown method; -32602 for bad params or an unknown tool. A tool that fails, is blocked by a
- * verifier or gets arguments its schema refuses answers with isError. */
-cJSON *forge_mcp_handle(const struct forge_mcp_server *s, struct forge_mcp_session *sess, const cJSON *msg);
+ * verifier or gets arguments its schema refuses answers with isError. Notifications go to <sink>
+ * (NULL: nowhere). */
+cJSON *forge_mcp_handle(const struct forge_mcp_server *s, struct forge_mcp_session *sess, const cJSON *msg,
+                        const struct forge_mcp_sink *sink);
 
 /* The tools/list entry for <t>: name, description, inputSchema, outputSchema when declared,
  * and annotations mapped from agent-tool-forge's category and consequenceLevel. */

@@ -217,7 +217,82 @@ static char *check_args(const struct forge_tool *t, cJSON *args, struct forge_er
     return msg;
 }
 
-static cJSON *call_tool(const struct forge_mcp_server *s, const cJSON *id, const cJSON *params)
+static const char *const levels[] = {"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+                                     NULL};
+
+/* What a tool call's notifier needs: the sink, the client's progress token and logging level. */
+struct notes {
+    const struct forge_mcp_sink *sink;
+    const cJSON *token; /* _meta.progressToken, borrowed; NULL: no progress asked for */
+    const char *logger;
+    int level, sent;
+};
+
+static int note_room(struct notes *n)
+{
+    return n->sink && n->sink->send && n->sent < FORGE_MCP_NOTES_MAX;
+}
+
+static void note_send(struct notes *n, const char *method, cJSON *params)
+{
+    cJSON *note = cJSON_CreateObject();
+    if (!note || !cJSON_AddStringToObject(note, "jsonrpc", "2.0") || !cJSON_AddStringToObject(note, "method", method) ||
+        !cJSON_AddItemToObject(note, "params", params)) {
+        cJSON_Delete(note);
+        cJSON_Delete(params);
+        return;
+    }
+    n->sent++;
+    n->sink->send(n->sink->ctx, note);
+}
+
+static cJSON *note_text(const char *text, size_t len)
+{
+    char buf[FORGE_MCP_NOTE_BYTES + 1];
+    size_t n = strnlen(text, len < FORGE_MCP_NOTE_BYTES ? len : FORGE_MCP_NOTE_BYTES);
+    /* a cut never splits a UTF-8 sequence */
+    if (n < len)
+        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
+            n--;
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+    return cJSON_CreateString(buf);
+}
+
+static void on_progress(void *ctx, double progress, double total, const char *message)
+{
+    struct notes *n = ctx;
+    if (!n->token || !note_room(n))
+        return;
+    cJSON *p = cJSON_CreateObject();
+    if (!p || !cJSON_AddItemToObject(p, "progressToken", cJSON_Duplicate(n->token, 0)) ||
+        !cJSON_AddNumberToObject(p, "progress", progress) || (!isnan(total) && !cJSON_AddNumberToObject(p, "total", total)) ||
+        (message && !cJSON_AddItemToObject(p, "message", note_text(message, strlen(message))))) {
+        cJSON_Delete(p);
+        return;
+    }
+    note_send(n, "notifications/progress", p);
+}
+
+static void on_log(void *ctx, const char *level, const char *text, size_t len)
+{
+    struct notes *n = ctx;
+    int l = 0;
+    while (levels[l] && strcmp(levels[l], level))
+        l++;
+    if (!levels[l] || l < n->level || !note_room(n))
+        return;
+    cJSON *p = cJSON_CreateObject();
+    if (!p || !cJSON_AddStringToObject(p, "level", level) || !cJSON_AddStringToObject(p, "logger", n->logger) ||
+        !cJSON_AddItemToObject(p, "data", note_text(text, len))) {
+        cJSON_Delete(p);
+        return;
+    }
+    note_send(n, "notifications/message", p);
+}
+
+static cJSON *call_tool(const struct forge_mcp_server *s, const struct forge_mcp_session *sess, const cJSON *id,
+                        const cJSON *params, const struct forge_mcp_sink *sink)
 {
     const char *name = forge_json_str(params, "name");
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(params, "arguments");
@@ -244,7 +319,14 @@ static cJSON *call_tool(const struct forge_mcp_server *s, const cJSON *id, const
         else if (cJSON_IsNumber(id))
             snprintf(idtext, sizeof idtext, "%.0f", id->valuedouble);
         struct forge_tool_call call = {.id = idtext, .index = 1, .round = 1, .arguments = args, .messages = NULL};
-        if (forge_tool_execute(t, &call, &value, &error, &err))
+        const cJSON *tok = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(params, "_meta"),
+                                                            "progressToken");
+        struct notes notes = {sink, cJSON_IsString(tok) || cJSON_IsNumber(tok) ? tok : NULL, t->name, sess->log_level, 0};
+        struct forge_tool_notifier nt = {on_progress, on_log, &notes};
+        forge_tool_notifier_set(&nt);
+        int rc = forge_tool_execute(t, &call, &value, &error, &err);
+        forge_tool_notifier_set(NULL);
+        if (rc)
             goto oom;
     }
     if (!error && s->verifiers) {
@@ -306,7 +388,8 @@ static int valid_id(const cJSON *id)
                                   id->valuedouble == floor(id->valuedouble));
 }
 
-cJSON *forge_mcp_handle(const struct forge_mcp_server *s, struct forge_mcp_session *sess, const cJSON *msg)
+cJSON *forge_mcp_handle(const struct forge_mcp_server *s, struct forge_mcp_session *sess, const cJSON *msg,
+                        const struct forge_mcp_sink *sink)
 {
     if (cJSON_IsArray(msg))
         return forge_rpc_error(NULL, FORGE_RPC_INVALID_REQUEST,
@@ -345,15 +428,15 @@ cJSON *forge_mcp_handle(const struct forge_mcp_server *s, struct forge_mcp_sessi
     if (!strcmp(method, "tools/list"))
         return list_tools(s, id, params);
     if (!strcmp(method, "tools/call"))
-        return call_tool(s, id, params);
+        return call_tool(s, sess, id, params, sink);
     if (!strcmp(method, "logging/setLevel")) {
-        /* forge's tools send no log messages: any valid level is accepted, and nothing follows */
-        static const char *const levels[] = {"debug", "info", "notice", "warning", "error", "critical", "alert",
-                                             "emergency", NULL};
+        /* the tools' forge.log messages at this level and above go to the client */
         const char *lv = forge_json_str(params, "level");
-        for (const char *const *l = levels; lv && *l; l++)
-            if (!strcmp(*l, lv))
+        for (int l = 0; lv && levels[l]; l++)
+            if (!strcmp(levels[l], lv)) {
+                sess->log_level = l;
                 return result(id, cJSON_CreateObject());
+            }
         return forge_rpc_error(id, FORGE_RPC_INVALID_PARAMS, "Invalid params: level must be one of debug, info, notice, "
                                                             "warning, error, critical, alert, emergency");
     }

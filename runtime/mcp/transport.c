@@ -1,6 +1,7 @@
 /* MCP transports of the server: stdio lines, and Streamable HTTP on server/server.h. */
 #include "mcp/mcp.h"
 #include "base/alloc.h"
+#include "base/buf.h"
 #include "data/json.h"
 #include "server/server.h"
 
@@ -17,6 +18,13 @@ static int write_line(FILE *out, const cJSON *v)
     int rc = t && fputs(t, out) >= 0 && fputc('\n', out) != EOF && fflush(out) == 0 ? 0 : FORGE_EIO;
     cJSON_free(t);
     return rc;
+}
+
+/* stdio: a notification is written at once, before the reply it precedes */
+static void send_line(void *ctx, cJSON *note)
+{
+    write_line(ctx, note);
+    cJSON_Delete(note);
 }
 
 int forge_mcp_serve_stdio(const struct forge_mcp_server *s, FILE *in, FILE *out, size_t max_line)
@@ -44,7 +52,8 @@ int forge_mcp_serve_stdio(const struct forge_mcp_server *s, FILE *in, FILE *out,
                 snprintf(m, sizeof m, "Parse error: %s", err.msg);
                 reply = forge_rpc_error(NULL, FORGE_RPC_PARSE_ERROR, m);
             } else {
-                reply = forge_mcp_handle(s, &sess, msg);
+                struct forge_mcp_sink sink = {send_line, out};
+                reply = forge_mcp_handle(s, &sess, msg, &sink);
                 cJSON_Delete(msg);
             }
         }
@@ -133,6 +142,44 @@ static struct session *find(struct forge_mcp_http *h, const char *id)
         if (!strcmp(s->id, id))
             return s;
     return NULL;
+}
+
+/* HTTP: the notifications of a request are gathered and sent before its reply, as one stream */
+static void gather(void *ctx, cJSON *note)
+{
+    if (!cJSON_AddItemToArray(ctx, note))
+        cJSON_Delete(note);
+}
+
+static int accepts_sse(const char *accept)
+{
+    return accept && strstr(accept, "text/event-stream");
+}
+
+/* The reply and the notifications before it as server-sent events. */
+static void reply_sse(struct forge_server_response *resp, cJSON *notes, cJSON *r)
+{
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    cJSON *n;
+    int ok = 1;
+    cJSON_ArrayForEach(n, notes) {
+        char *t = cJSON_PrintUnformatted(n);
+        ok = ok && t && !forge_buf_adds(&b, "event: message\ndata: ") && !forge_buf_adds(&b, t) &&
+             !forge_buf_adds(&b, "\n\n");
+        cJSON_free(t);
+    }
+    char *t = cJSON_PrintUnformatted(r);
+    ok = ok && t && !forge_buf_adds(&b, "event: message\ndata: ") && !forge_buf_adds(&b, t) && !forge_buf_adds(&b, "\n\n");
+    cJSON_free(t);
+    cJSON_Delete(r);
+    if (!ok) {
+        forge_buf_free(&b);
+        fail(resp, 500, FORGE_RPC_INTERNAL_ERROR, "out of memory");
+        return;
+    }
+    forge_server_add_header(resp, "Cache-Control", "no-cache");
+    forge_server_reply(resp, 200, "text/event-stream", forge_buf_take(&b));
 }
 
 static int accepts_json(const char *accept)
@@ -243,7 +290,9 @@ void forge_mcp_http_handle(void *ctx, const struct forge_server_request *req, st
     char id[33];
     snprintf(id, sizeof id, "%s", s->id);
     pthread_mutex_unlock(&h->mu);
-    cJSON *r = forge_mcp_handle(h->srv, &local.s, msg);
+    cJSON *notes = cJSON_CreateArray();
+    struct forge_mcp_sink sink = {gather, notes};
+    cJSON *r = forge_mcp_handle(h->srv, &local.s, msg, notes && accepts_sse(forge_server_header(req, "Accept")) ? &sink : NULL);
     cJSON_Delete(msg);
     pthread_mutex_lock(&h->mu);
     if ((s = find(h, id)))
@@ -252,8 +301,13 @@ void forge_mcp_http_handle(void *ctx, const struct forge_server_request *req, st
     if (is_init)
         forge_server_add_header(resp, "Mcp-Session-Id", id);
     if (!r) {
+        cJSON_Delete(notes);
         forge_server_reply(resp, 202, "application/json", forge_strdup(""));
         return;
     }
-    reply(resp, 200, r);
+    if (notes && notes->child)
+        reply_sse(resp, notes, r);
+    else
+        reply(resp, 200, r);
+    cJSON_Delete(notes);
 }

@@ -2,6 +2,7 @@
 #include "report/report.h"
 #include "base/alloc.h"
 #include "base/file.h"
+#include "report/html.h"
 #include "report/results.h"
 #include "data/json.h"
 #include "data/utf8.h"
@@ -499,7 +500,7 @@ int forge_report_stream(const char *format, struct forge_report_sink *sink, cons
     if (strcmp(format, "json") == 0) rc = stream_json(sink, src, err);
     else if (strcmp(format, "junit") == 0) rc = stream_junit(sink, src, err);
     else if (strcmp(format, "md") == 0) rc = stream_md(sink, src, err);
-    else return forge_err_set(err, FORGE_EINVAL, "unknown report format '%s' (json, jsonl, junit, md)", format);
+    else return forge_err_set(err, FORGE_EINVAL, "unknown report format '%s' (json, jsonl, junit, md, html)", format);
     if (!rc) rc = forge_report_sink_flush(sink, err);
     return oom(rc, err);
 }
@@ -529,11 +530,37 @@ static int close_tmp(FILE *f, char *tmp, const char *path, int rc, struct forge_
     return rc;
 }
 
+/* The HTML report: its writer fed each record (the trajectory apart) in case order, then closed
+ * with the report. */
+static int write_html(const char *path, const struct forge_report_src *src, struct forge_err *err)
+{
+    struct forge_html *h = forge_html_open(path, err);
+    if (!h) return err ? err->code : FORGE_EIO;
+    struct cases cs;
+    cases_init(&cs, src, false);
+    const cJSON *r;
+    int rc = 0, got;
+    while (!rc && (got = cases_next(&cs, &r, err)) != 0) {
+        if (got < 0) {
+            rc = got;
+            break;
+        }
+        rc = forge_html_case(h, r, src->results ? cs.it.traj : NULL, err);
+    }
+    cases_done(&cs);
+    if (rc) {
+        forge_html_close(h, NULL, false, NULL);
+        return rc;
+    }
+    return forge_html_close(h, src->report, true, err);
+}
+
 int forge_report_write_src(const char *format, const char *path, const struct forge_report_src *src,
                            struct forge_err *err)
 {
+    if (strcmp(format, "html") == 0) return write_html(path, src, err);
     if (strcmp(format, "json") && strcmp(format, "junit") && strcmp(format, "md"))
-        return forge_err_set(err, FORGE_EINVAL, "unknown report format '%s' (json, jsonl, junit, md)", format);
+        return forge_err_set(err, FORGE_EINVAL, "unknown report format '%s' (json, jsonl, junit, md, html)", format);
     char *tmp;
     FILE *f = open_tmp(path, &tmp, err);
     if (!f) return err ? err->code : FORGE_EIO;
@@ -602,6 +629,30 @@ int forge_jsonl_add(struct forge_jsonl *j, const cJSON *result, struct forge_err
     struct forge_buf b;
     forge_buf_init(&b, 0);
     int rc = forge_json_write(&b, result, 0);
+    if (!rc) rc = forge_buf_addc(&b, '\n');
+    if (rc) {
+        forge_buf_free(&b);
+        return forge_err_set(err, rc, "jsonl report: out of memory");
+    }
+    if (fwrite(b.data, 1, b.len, j->f) != b.len || fflush(j->f) != 0)
+        rc = forge_err_set(err, FORGE_EIO, "%s: write failed: %s", j->path, strerror(errno));
+    forge_buf_free(&b);
+    return rc;
+}
+
+int forge_jsonl_add_case(struct forge_jsonl *j, const cJSON *result, const cJSON *traj, struct forge_err *err)
+{
+    if (!traj) return forge_jsonl_add(j, result, err);
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    int rc = forge_json_write(&b, result, 0);
+    /* the result is an object: its closing brace gives way to the trajectory member */
+    if (!rc && b.len && b.data[b.len - 1] == '}') {
+        b.len--;
+        rc = forge_buf_adds(&b, b.len > 1 ? ",\"trajectory\":" : "\"trajectory\":");
+        if (!rc) rc = forge_json_write(&b, traj, 0);
+        if (!rc) rc = forge_buf_addc(&b, '}');
+    }
     if (!rc) rc = forge_buf_addc(&b, '\n');
     if (rc) {
         forge_buf_free(&b);

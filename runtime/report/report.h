@@ -34,7 +34,7 @@ int forge_report_md(struct forge_buf *out, const cJSON *report);
 /* Appends <s> as XML text (markup escaped; what XML 1.0 cannot carry becomes U+FFFD). */
 int forge_xml_text(struct forge_buf *out, const char *s);
 
-/* Writes the report in <format> ("json", "junit" or "md") to <path> atomically. */
+/* Writes the report in <format> ("json", "junit", "md" or "html") to <path> atomically. */
 int forge_report_write(const char *format, const char *path, const cJSON *report, struct forge_err *err);
 
 /* Streaming reports: the report tree of a run whose records live in a results file holds an
@@ -66,8 +66,9 @@ int forge_report_stream_summary(struct forge_report_sink *sink, const struct for
 int forge_report_stream(const char *format, struct forge_report_sink *sink, const struct forge_report_src *src,
                         struct forge_err *err);
 
-/* Writes the report in <format> ("json", "junit" or "md") from <src> to <path> atomically
- * (a temporary file beside it, renamed). */
+/* Writes the report in <format> ("json", "junit", "md" or "html") from <src> to <path>
+ * atomically (a temporary file beside it, renamed). The HTML report takes each record's
+ * trajectory from the results file (forge_results_put_case); from a tree it has none. */
 int forge_report_write_src(const char *format, const char *path, const struct forge_report_src *src,
                            struct forge_err *err);
 
@@ -82,6 +83,9 @@ struct forge_jsonl;
 struct forge_jsonl *forge_jsonl_open(const char *path, struct forge_err *err);
 /* Appends <result> as one line and flushes it. */
 int forge_jsonl_add(struct forge_jsonl *j, const cJSON *result, struct forge_err *err);
+/* Appends the case <result> as one line carrying its trajectory <traj> (borrowed; NULL: none) as
+ * a last member "trajectory", and flushes it. */
+int forge_jsonl_add_case(struct forge_jsonl *j, const cJSON *result, const cJSON *traj, struct forge_err *err);
 /* Finishes (rename when <commit>, else remove) and frees <j>; NULL is a no-op. */
 int forge_jsonl_close(struct forge_jsonl *j, bool commit, struct forge_err *err);
 #endif

@@ -153,10 +153,20 @@ static int drain(struct forge_results *r, struct forge_err *err)
     return rc;
 }
 
-static int append(struct forge_results *r, const cJSON *v, uint64_t *at, struct forge_err *err)
+/* Appends <v> as one line; an object <v> with a <traj> carries it as a last member "trajectory". */
+static int append(struct forge_results *r, const cJSON *v, const cJSON *traj, uint64_t *at, struct forge_err *err)
 {
     forge_buf_reset(&r->line);
     int rc = forge_json_write(&r->line, v, 0);
+    if (!rc && traj && r->line.len && r->line.data[r->line.len - 1] == '}') {
+        /* the closing brace gives way to the trajectory member */
+        r->line.len--;
+        rc = forge_buf_adds(&r->line, r->line.len > 1 ? ",\"trajectory\":" : "\"trajectory\":");
+        if (!rc)
+            rc = forge_json_write(&r->line, traj, 0);
+        if (!rc)
+            rc = forge_buf_addc(&r->line, '}');
+    }
     if (!rc)
         rc = forge_buf_addc(&r->line, '\n');
     if (rc)
@@ -179,7 +189,7 @@ static int append(struct forge_results *r, const cJSON *v, uint64_t *at, struct 
 int forge_results_write_line(struct forge_results *r, const cJSON *line, struct forge_err *err)
 {
     uint64_t at;
-    return append(r, line, &at, err);
+    return append(r, line, NULL, &at, err);
 }
 
 static int grow(struct forge_results *r, size_t pos, struct forge_err *err)
@@ -200,12 +210,18 @@ static int grow(struct forge_results *r, size_t pos, struct forge_err *err)
 
 int forge_results_put(struct forge_results *r, size_t pos, const cJSON *rec, struct forge_err *err)
 {
+    return forge_results_put_case(r, pos, rec, NULL, err);
+}
+
+int forge_results_put_case(struct forge_results *r, size_t pos, const cJSON *rec, const cJSON *traj,
+                           struct forge_err *err)
+{
     if (grow(r, pos, err))
         return err ? err->code : FORGE_ENOMEM;
     if (r->loc[pos])
         return forge_err_set(err, FORGE_EINTERNAL, "results: place %zu written twice", pos);
     uint64_t at;
-    int rc = append(r, rec, &at, err);
+    int rc = append(r, rec, traj, &at, err);
     if (rc)
         return rc;
     r->loc[pos] = at + 1;
@@ -335,6 +351,7 @@ void forge_results_iter_init(struct forge_results_iter *it, struct forge_results
     it->r = r;
     it->pos = 0;
     it->cur = NULL;
+    it->traj = NULL;
     it->light = false;
     it->cur_full = false;
 }
@@ -441,10 +458,19 @@ whole:
     return NULL;
 }
 
+/* Takes the trajectory out of the whole record <it>->cur (the record alone is the case result). */
+static void take_traj(struct forge_results_iter *it)
+{
+    cJSON_Delete(it->traj);
+    it->traj = cJSON_IsObject(it->cur) ? cJSON_DetachItemFromObjectCaseSensitive(it->cur, "trajectory") : NULL;
+}
+
 int forge_results_next(struct forge_results_iter *it, const cJSON **rec, struct forge_err *err)
 {
     cJSON_Delete(it->cur);
     it->cur = NULL;
+    cJSON_Delete(it->traj);
+    it->traj = NULL;
     *rec = NULL;
     while (it->pos < it->r->nloc && !it->r->loc[it->pos])
         it->pos++;
@@ -467,6 +493,7 @@ int forge_results_next(struct forge_results_iter *it, const cJSON **rec, struct 
     int rc = forge_results_read(it->r, it->pos++, &it->cur, err);
     if (rc)
         return rc;
+    take_traj(it);
     it->cur_full = true;
     *rec = it->cur;
     return 1;
@@ -481,6 +508,7 @@ int forge_results_iter_full(struct forge_results_iter *it, const cJSON **rec, st
             return rc;
         cJSON_Delete(it->cur);
         it->cur = full;
+        take_traj(it);
         it->cur_full = true;
     }
     *rec = it->cur;
@@ -491,6 +519,8 @@ void forge_results_iter_done(struct forge_results_iter *it)
 {
     cJSON_Delete(it->cur);
     it->cur = NULL;
+    cJSON_Delete(it->traj);
+    it->traj = NULL;
 }
 
 int forge_results_close(struct forge_results *r, bool commit, struct forge_err *err)

@@ -33,6 +33,12 @@ int forge_results_write_line(struct forge_results *r, const cJSON *line, struct 
  * file sees every finished case. A place is written once: a second record for it is
  * FORGE_EINTERNAL. Returns 0 or an error naming the file. */
 int forge_results_put(struct forge_results *r, size_t pos, const cJSON *rec, struct forge_err *err);
+/* The same, the record carrying the case's trajectory <traj> (borrowed; NULL: none) as its last
+ * member "trajectory" (the JSONL report's line: the result's members, then the trajectory).
+ * Readers take it apart again: an iterator hands the trajectory out separately
+ * (forge_results_iter's traj), so a record read back is the case result alone. */
+int forge_results_put_case(struct forge_results *r, size_t pos, const cJSON *rec, const cJSON *traj,
+                           struct forge_err *err);
 
 /* Opens <path> (borrowed; must outlive the set) read-only as a source of records; returns its
  * number (>= 0) or a negative error naming the path. */
@@ -66,6 +72,8 @@ struct forge_results_iter {
     cJSON *cur;              /* the record last returned (owned by the iterator) */
     bool light;              /* records hold only their summary members (below) */
     bool cur_full;           /* cur is the whole record */
+    cJSON *traj;             /* the whole record's "trajectory", taken out of cur (owned; NULL:
+                              * none, or cur is light) */
 };
 void forge_results_iter_init(struct forge_results_iter *it, struct forge_results *r);
 /* The same, for records read "light": only the members a summary reads (id, passed, skipped,

@@ -1,6 +1,9 @@
 /* Tool definitions in every supported format -> name -> ToolSchema (see tooldefs.h). */
 #include "score/tooldefs.h"
 #include "data/json.h"
+#include "data/yaml.h"
+#include "base/alloc.h"
+#include "base/file.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -28,6 +31,10 @@ static int add_one(cJSON *out, const cJSON *d, const char *fallback_name, const 
     if (cJSON_IsObject(fn)) /* OpenAI chat completions */
         src = fn;
     const char *name = gets(src, "name");
+    if (get(d, "apiVersion") && cJSON_IsObject(get(d, "spec"))) { /* a PromptKit tool descriptor */
+        src = get(d, "spec");
+        name = gets(get(d, "metadata"), "name");
+    }
     if (!name)
         name = fallback_name;
     if (!name || !*name)
@@ -86,7 +93,8 @@ oom:
 
 static bool looks_like_def(const cJSON *d)
 {
-    return cJSON_IsObject(d) && (cJSON_IsString(get(d, "name")) || cJSON_IsObject(get(d, "function")));
+    return cJSON_IsObject(d) && (cJSON_IsString(get(d, "name")) || cJSON_IsObject(get(d, "function")) ||
+                                 (get(d, "apiVersion") && cJSON_IsObject(get(d, "spec"))));
 }
 
 cJSON *forge_tooldefs_import(const cJSON *doc, struct forge_err *err)
@@ -128,7 +136,23 @@ cJSON *forge_tooldefs_import(const cJSON *doc, struct forge_err *err)
 
 cJSON *forge_tooldefs_load(const char *path, struct forge_err *err)
 {
-    cJSON *doc = forge_json_load(path, err);
+    cJSON *doc = NULL;
+    if (forge_yaml_is_path(path)) {
+        /* YAML: several documents (---) are read as a list of definitions */
+        char *text = NULL;
+        size_t len = 0;
+        if (forge_file_read_input(path, &text, &len, err))
+            return NULL;
+        doc = forge_yaml_parse_all(text, len, path, NULL, err);
+        forge_free(text);
+        if (doc && cJSON_GetArraySize(doc) == 1) {
+            cJSON *one = cJSON_DetachItemFromArray(doc, 0);
+            cJSON_Delete(doc);
+            doc = one;
+        }
+    } else {
+        doc = forge_json_load(path, err);
+    }
     if (!doc)
         return NULL;
     cJSON *r = forge_tooldefs_import(doc, err);

@@ -10,7 +10,9 @@
  *   MCP tools/list result     {"tools": [{"name", "inputSchema"}]} or the JSON-RPC response
  *                             {"result": {"tools": [...]}}
  *   agent-eval-harness        ToolSchema [{"name", "parameters", "deprecated", "replacedBy"}] or
- *                             its Record<string, ToolSchema> {"name": {...}} */
+ *                             its Record<string, ToolSchema> {"name": {...}}
+ *   PromptKit descriptors     {"apiVersion", "kind": "Tool", "metadata": {"name"}, "spec":
+ *                             {"description", "input_schema", ...}} */
 #ifndef FORGE_SCORE_TOOLDEFS_H
 #define FORGE_SCORE_TOOLDEFS_H
 #include <cjson/cJSON.h>
@@ -21,6 +23,7 @@
  * defined twice") or FORGE_ENOMEM. */
 cJSON *forge_tooldefs_import(const cJSON *doc, struct forge_err *err);
 
-/* Reads and converts the JSON file at <path>; errors carry the path. */
+/* Reads and converts the JSON file at <path> (YAML when it ends in .yaml or .yml, whose
+ * documents, when several, are a list of definitions); errors carry the path. */
 cJSON *forge_tooldefs_load(const char *path, struct forge_err *err);
 #endif

@@ -4,6 +4,9 @@
 #include "base/buf.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -32,6 +35,136 @@ struct stream {
     size_t len;
     char sep; /* '\n' for NDJSON; for SSE an event ends at a blank line */
 };
+
+/* A live stream, shared by the producer thread and the connection (two references). */
+struct forge_server_stream {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    char *buf;
+    size_t len, off, cap;
+    int done, closed, refs;
+    forge_server_producer fn;
+    void *ctx;
+    void (*ctx_free)(void *);
+};
+
+#define LIVE_MAX_QUEUED (8u << 20)
+
+static void live_unref(struct forge_server_stream *s)
+{
+    pthread_mutex_lock(&s->mu);
+    int last = --s->refs == 0;
+    pthread_mutex_unlock(&s->mu);
+    if (!last)
+        return;
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
+    forge_free(s->buf);
+    forge_free(s);
+}
+
+int forge_server_stream_write(struct forge_server_stream *s, const char *data, size_t len)
+{
+    pthread_mutex_lock(&s->mu);
+    int rc = -1;
+    if (!s->closed && s->len - s->off + len > LIVE_MAX_QUEUED)
+        s->closed = 1; /* a client that does not read is treated as gone: the producer stops */
+    if (!s->closed) {
+        if (s->off && s->off == s->len)
+            s->off = s->len = 0;
+        if (s->len + len > s->cap) {
+            size_t cap = s->cap ? s->cap : 4096;
+            while (cap < s->len + len)
+                cap *= 2;
+            char *b = forge_realloc(s->buf, cap);
+            if (b) {
+                s->buf = b;
+                s->cap = cap;
+            }
+        }
+        if (s->len + len <= s->cap) {
+            memcpy(s->buf + s->len, data, len);
+            s->len += len;
+            rc = 0;
+            pthread_cond_signal(&s->cv);
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+int forge_server_stream_closed(struct forge_server_stream *s)
+{
+    pthread_mutex_lock(&s->mu);
+    int c = s->closed;
+    pthread_mutex_unlock(&s->mu);
+    return c;
+}
+
+static void *live_main(void *arg)
+{
+    struct forge_server_stream *s = arg;
+    s->fn(s->ctx, s);
+    if (s->ctx_free)
+        s->ctx_free(s->ctx);
+    pthread_mutex_lock(&s->mu);
+    s->done = 1;
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    live_unref(s);
+    return NULL;
+}
+
+static ssize_t live_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    struct forge_server_stream *s = cls;
+    pthread_mutex_lock(&s->mu);
+    if (s->off == s->len && !s->done) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 1;
+        while (s->off == s->len && !s->done)
+            if (pthread_cond_timedwait(&s->cv, &s->mu, &until) == ETIMEDOUT)
+                break;
+    }
+    ssize_t n;
+    if (s->off < s->len) {
+        size_t k = s->len - s->off < max ? s->len - s->off : max;
+        memcpy(buf, s->buf + s->off, k);
+        s->off += k;
+        n = (ssize_t)k;
+    } else if (s->done) {
+        n = MHD_CONTENT_READER_END_OF_STREAM;
+    } else {
+        /* nothing to say for a second: a comment keeps proxies from closing the stream and
+         * finds out whether the client is still there */
+        static const char ka[] = ": keepalive\n\n";
+        n = (ssize_t)(sizeof ka - 1 < max ? sizeof ka - 1 : max);
+        memcpy(buf, ka, (size_t)n);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return n;
+}
+
+static void live_closed(void *cls)
+{
+    struct forge_server_stream *s = cls;
+    pthread_mutex_lock(&s->mu);
+    s->closed = 1;
+    pthread_mutex_unlock(&s->mu);
+    live_unref(s);
+}
+
+void forge_server_live(struct forge_server_response *resp, const char *content_type, forge_server_producer fn,
+                       void *ctx, void (*ctx_free)(void *ctx))
+{
+    resp->status = 200;
+    resp->content_type = content_type;
+    resp->live = fn;
+    resp->live_ctx = ctx;
+    resp->live_free = ctx_free;
+}
 
 void forge_server_opts_init(struct forge_server_opts *o)
 {
@@ -123,9 +256,57 @@ static void free_stream(void *cls)
     forge_free(s);
 }
 
+static struct MHD_Response *make_live(struct forge_server_response *r)
+{
+    struct forge_server_stream *s = forge_calloc(1, sizeof *s);
+    if (!s)
+        goto fail;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    s->refs = 2;
+    s->fn = r->live;
+    s->ctx = r->live_ctx;
+    s->ctx_free = r->live_free;
+    struct MHD_Response *mr = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, live_read, s, live_closed);
+    if (!mr) {
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->cv);
+        forge_free(s);
+        goto fail;
+    }
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &attr, live_main, s)) {
+        pthread_attr_destroy(&attr);
+        /* nothing will be produced: the stream ends at once */
+        if (s->ctx_free)
+            s->ctx_free(s->ctx);
+        s->done = 1;
+        s->refs = 1;
+    } else {
+        pthread_attr_destroy(&attr);
+    }
+    r->live = NULL;
+    MHD_add_response_header(mr, "Cache-Control", "no-cache");
+    MHD_add_response_header(mr, "X-Accel-Buffering", "no");
+    MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type ? r->content_type : "text/event-stream");
+    for (int i = 0; i < r->nheaders; i++)
+        MHD_add_response_header(mr, r->header_name[i], r->header_value[i]);
+    return mr;
+fail:
+    if (r->live_free)
+        r->live_free(r->live_ctx);
+    r->live = NULL;
+    return NULL;
+}
+
 static struct MHD_Response *make_response(struct forge_server_response *r)
 {
     struct MHD_Response *mr = NULL;
+    if (r->live)
+        return make_live(r);
     if (!r->body)
         r->body = forge_strdup("");
     if (!r->body)
@@ -279,12 +460,20 @@ int forge_server_start(const struct forge_server_opts *o, forge_server_handler h
     s->handler = h;
     s->ctx = ctx;
     s->max_body = o->max_body;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+    flags |= o->thread_per_connection ? MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL : MHD_USE_EPOLL;
     if (v6)
         flags |= MHD_USE_IPv6;
+    /* a pool only without a thread per connection (the library warns of a pool size of 0) */
+    struct MHD_OptionItem pool[] = {
+        {o->thread_per_connection ? MHD_OPTION_END : MHD_OPTION_THREAD_POOL_SIZE,
+         (intptr_t)(o->threads ? o->threads : 1), NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
     s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+                            MHD_OPTION_EXTERNAL_LOGGER, quiet_log, s,
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                            MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(o->threads ? o->threads : 1),
+                            MHD_OPTION_ARRAY, pool,
                             MHD_OPTION_CONNECTION_LIMIT, o->max_connections,
                             MHD_OPTION_CONNECTION_TIMEOUT, o->idle_timeout_s,
                             /* headers and the read buffer; bodies are passed on as they come.
@@ -292,7 +481,6 @@ int forge_server_start(const struct forge_server_opts *o, forge_server_handler h
                              * 32 KiB default, halves that cost */
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-                            MHD_OPTION_EXTERNAL_LOGGER, quiet_log, s,
                             MHD_OPTION_END);
     if (!s->d) {
         forge_free(s);

@@ -20,6 +20,12 @@ struct forge_server_request {
 
 #define FORGE_SERVER_MAX_HEADERS 6
 
+/* A live stream: a producer thread writes events while the client reads them. */
+struct forge_server_stream;
+/* Runs on its own thread once the response headers are queued; writes with
+ * forge_server_stream_write and returns when it has nothing more to say. */
+typedef void (*forge_server_producer)(void *ctx, struct forge_server_stream *s);
+
 struct forge_server_response {
     int status;                /* default 200 */
     const char *content_type;  /* default "application/json" */
@@ -30,6 +36,9 @@ struct forge_server_response {
     const char *header_name[FORGE_SERVER_MAX_HEADERS]; /* extra headers (copied when sent) */
     char header_value[FORGE_SERVER_MAX_HEADERS][128];
     int nheaders;
+    forge_server_producer live;   /* set by forge_server_live */
+    void *live_ctx;
+    void (*live_free)(void *ctx);
 };
 
 /* Called on a pool thread once a request is read whole; fills <resp>. Runs concurrently with
@@ -43,6 +52,8 @@ struct forge_server_opts {
     unsigned threads;           /* worker threads (default 8) */
     unsigned max_connections;   /* open connections at once (default 4096) */
     unsigned idle_timeout_s;    /* an idle connection is closed after this (default 60) */
+    int thread_per_connection;  /* one thread per connection instead of a pool: handlers may
+                                   block (the agent service) and live streams are allowed */
 };
 
 void forge_server_opts_init(struct forge_server_opts *o);
@@ -72,4 +83,17 @@ void forge_server_reply(struct forge_server_response *resp, int status, const ch
                         char *owned);
 /* Adds a response header (value truncated to 127 bytes); ignored past the maximum. */
 void forge_server_add_header(struct forge_server_response *resp, const char *name, const char *value);
+
+/* Makes <resp> a live stream of <content_type>: after the handler returns, <fn>(ctx, stream)
+ * runs on a new thread and what it writes goes to the client as it comes (idle streams get a
+ * ": keepalive" comment every second, which is also how a gone client is noticed). <ctx_free>
+ * (may be NULL) frees ctx after fn returns; it is also called when the thread cannot start.
+ * Needs thread_per_connection. */
+void forge_server_live(struct forge_server_response *resp, const char *content_type,
+                       forge_server_producer fn, void *ctx, void (*ctx_free)(void *ctx));
+/* Queues <len> bytes for the client. Returns 0, or -1 when the client has gone (or the queue
+ * passed 8 MiB unread): the producer should stop. */
+int forge_server_stream_write(struct forge_server_stream *s, const char *data, size_t len);
+/* True once the client has gone. */
+int forge_server_stream_closed(struct forge_server_stream *s);
 #endif

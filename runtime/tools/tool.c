@@ -5,6 +5,9 @@
 #include "base/buf.h"
 #include "data/json.h"
 #include "data/schema.h"
+#include "data/yaml.h"
+#include "base/file.h"
+#include "tools/promptkit.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -541,27 +544,96 @@ void forge_toolset_free(struct forge_toolset *s)
     s->n = s->cap = 0;
 }
 
-int forge_toolset_load_file(struct forge_toolset *s, const char *path, struct forge_err *err)
+/* Adds the tool defined by <def> (borrowed): forge's tool JSON, or a PromptKit manifest. */
+static int add_def(struct forge_toolset *s, const cJSON *def, const char *path, const char *where,
+                   const struct forge_yaml_marks *marks, struct forge_err *err)
 {
-    cJSON *doc = forge_json_load(path, err);
-    if (!doc)
-        return err ? err->code : FORGE_EINVAL;
+    cJSON *pk = NULL;
+    char at[1200];
+    if (forge_promptkit_is_manifest(def)) {
+        if (!(pk = forge_promptkit_tool(def, path, marks, err)))
+            return err ? err->code : FORGE_EINVAL;
+        int line, col;
+        const cJSON *spec = cJSON_GetObjectItemCaseSensitive(def, "spec");
+        if (forge_yaml_mark(marks, spec, true, &line, &col))
+            snprintf(at, sizeof at, "%s:%d:%d: spec", path, line, col);
+        else
+            snprintf(at, sizeof at, "%s: spec", where);
+        where = at;
+        def = pk;
+    } else if (marks) {
+        int line, col;
+        if (forge_yaml_mark(marks, def, false, &line, &col)) {
+            snprintf(at, sizeof at, "%s:%d:%d", path, line, col);
+            where = at;
+        }
+    }
+    struct forge_tool *t = forge_tool_from_json(def, where, err);
+    cJSON_Delete(pk);
+    if (!t)
+        return FORGE_EINVAL;
+    int rc = forge_toolset_add(s, t, err);
+    if (rc == FORGE_EINVAL)
+        forge_err_prefix(err, "%s", where);
+    return rc;
+}
+
+/* Adds the tools of one document: a definition, an array of them, or {"tools": [...]}. */
+static int load_doc(struct forge_toolset *s, const cJSON *doc, const char *path,
+                    const struct forge_yaml_marks *marks, struct forge_err *err)
+{
     const cJSON *list = doc;
     if (cJSON_IsObject(doc) && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "tools")))
         list = cJSON_GetObjectItemCaseSensitive(doc, "tools"); /* MCP tools/list result */
-    int rc = 0;
-    if (cJSON_IsArray(list)) {
-        int i = 0;
-        for (const cJSON *c = list->child; c && !rc; c = c->next, i++) {
-            char where[1024];
-            snprintf(where, sizeof where, "%s: tools[%d]", path, i);
-            struct forge_tool *t = forge_tool_from_json(c, where, err);
-            rc = t ? forge_toolset_add(s, t, err) : FORGE_EINVAL;
-        }
-    } else {
-        struct forge_tool *t = forge_tool_from_json(doc, path, err);
-        rc = t ? forge_toolset_add(s, t, err) : FORGE_EINVAL;
+    if (!cJSON_IsArray(list))
+        return add_def(s, doc, path, path, marks, err);
+    int rc = 0, i = 0;
+    for (const cJSON *c = list->child; c && !rc; c = c->next, i++) {
+        char where[1024];
+        snprintf(where, sizeof where, "%s: tools[%d]", path, i);
+        rc = add_def(s, c, path, where, marks, err);
     }
-    cJSON_Delete(doc);
     return rc;
+}
+
+int forge_toolset_load_file(struct forge_toolset *s, const char *path, struct forge_err *err)
+{
+    if (!forge_yaml_is_path(path)) {
+        cJSON *doc = forge_json_load(path, err);
+        if (!doc)
+            return err ? err->code : FORGE_EINVAL;
+        int rc = load_doc(s, doc, path, NULL, err);
+        cJSON_Delete(doc);
+        return rc;
+    }
+    /* YAML: each document (separated by ---) is one definition or a list of them */
+    struct forge_yaml_marks *marks = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    if (forge_file_read_input(path, &text, &len, err))
+        return err ? err->code : FORGE_EIO;
+    cJSON *docs = forge_yaml_parse_all(text, len, path, &marks, err);
+    forge_free(text);
+    if (!docs)
+        return err ? err->code : FORGE_EINVAL;
+    int rc = 0;
+    if (!docs->child)
+        rc = forge_err_set(err, FORGE_EINVAL, "%s:1:1: no tool definition (the file is empty)", path);
+    for (const cJSON *d = docs->child; d && !rc; d = d->next)
+        rc = load_doc(s, d, path, marks, err);
+    cJSON_Delete(docs);
+    forge_yaml_marks_free(marks);
+    return rc;
+}
+
+static _Thread_local const struct forge_tool_notifier *notifier;
+
+void forge_tool_notifier_set(const struct forge_tool_notifier *n)
+{
+    notifier = n;
+}
+
+const struct forge_tool_notifier *forge_tool_notifier(void)
+{
+    return notifier;
 }

@@ -86,6 +86,21 @@ void forge_tool_free(struct forge_tool *t);
 int forge_tool_execute(const struct forge_tool *t, const struct forge_tool_call *call,
                        cJSON **result, char **error, struct forge_err *err);
 
+/* Where a running tool's progress and log messages go. `forge mcp serve` sets one on its thread
+ * around each call it serves; elsewhere there is none, and they go nowhere. The callbacks copy
+ * what they keep: the strings are borrowed for the call. */
+struct forge_tool_notifier {
+    /* <total> is NAN when not known; <message> may be NULL */
+    void (*progress)(void *ctx, double progress, double total, const char *message);
+    /* <level>: debug, info, warning or error; <text> of <len> bytes (no NUL inside) */
+    void (*log)(void *ctx, const char *level, const char *text, size_t len);
+    void *ctx;
+};
+/* Sets the calling thread's notifier (borrowed until it is cleared with NULL). */
+void forge_tool_notifier_set(const struct forge_tool_notifier *n);
+/* The calling thread's notifier, or NULL. */
+const struct forge_tool_notifier *forge_tool_notifier(void);
+
 /* Renders a template string against <scope> ({"args": ..., "tool": ..., "index": ..., ...}):
  * {{path}} inserts the value at <path> (strings JSON-escaped without quotes, other values as
  * JSON); a missing path inserts nothing. Returns a new string. */
@@ -106,7 +121,9 @@ int forge_toolset_add(struct forge_toolset *s, struct forge_tool *t, struct forg
 const struct forge_tool *forge_toolset_find(const struct forge_toolset *s, const char *name);
 void forge_toolset_free(struct forge_toolset *s);
 
-/* Loads tools from a JSON file: one definition, an array of them (forge's or OpenAI `tools`),
- * or an MCP tools/list result ({"tools": [...]}). */
+/* Loads tools from a JSON file (YAML when the name ends in .yaml or .yml): one definition, an
+ * array of them (forge's or OpenAI `tools`), or an MCP tools/list result ({"tools": [...]}); a
+ * definition may also be a PromptKit tool descriptor (tools/promptkit.h). A YAML file may hold
+ * several documents (---), each one of these. Errors in YAML files name file:line:col. */
 int forge_toolset_load_file(struct forge_toolset *s, const char *path, struct forge_err *err);
 #endif

@@ -1,8 +1,8 @@
 /* JSON Schema compile + validate (runtime/data/schema.h). Input: one option byte (draft,
  * format assertion, all errors), the schema, NUL, the instance. Properties: compile fails with
  * FORGE_EINVAL/ELIMIT and a message or returns a validator; validation answers 0 or 1 (or a
- * limit), the same with and without the error list, and an invalid verdict comes with errors
- * of the documented shape. */
+ * limit), the same with and without the error list and with a reused error arena, and an
+ * invalid verdict comes with errors of the documented shape (the same in the arena). */
 #include <cjson/cJSON.h>
 #include "data/json.h"
 #include "data/schema.h"
@@ -52,6 +52,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         } else {
             FUZZ_CHECK(!errors, "errors set on a valid instance");
         }
+        /* the error arena, used twice (the second time over the first's memory), gives the
+         * same verdict and the same errors */
+        struct forge_schema_errors arena = FORGE_SCHEMA_ERRORS_INIT;
+        for (int round = 0; round < 2; round++) {
+            int v3 = forge_schema_check(s, inst, &arena);
+            FUZZ_CHECK(v3 == v1, "verdict %d with the arena, %d without", v3, v1);
+            FUZZ_CHECK(v3 == 0 ? arena.n >= 1 : arena.n == 0, "%d errors with verdict %d", arena.n, v3);
+            if (v3 == 0 && errors) {
+                cJSON *again = forge_schema_errors_json(&arena);
+                if (again) { /* NULL: out of memory */
+                    FUZZ_CHECK(cJSON_Compare(again, errors, 1), "the arena's errors differ");
+                    cJSON_Delete(again);
+                }
+            }
+        }
+        forge_schema_errors_free(&arena);
         cJSON_Delete(errors);
         /* The schema validates itself as an instance too (a second, different document). */
         (void)forge_schema_validate(s, schema, NULL);

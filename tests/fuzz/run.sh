@@ -6,7 +6,7 @@
 #   tests/fuzz/run.sh [-t SECONDS] [-j JOBS] [TARGET...]
 #
 # SECONDS defaults to 60 per target, JOBS (targets run at once) to 1; TARGET defaults to all
-# of json lua_json evalfile trajectory dialect schema bfcl ecmare lua_api serve. Crashes, leaks and timeouts
+# of json lua_json evalfile trajectory dialect schema bfcl ecmare lua_api serve yaml jwt. Crashes, leaks and timeouts
 # are written as build-fuzz/findings/<target>/crash-* (or leak-*, timeout-*); minimize one with
 #   build-fuzz/tests/fuzz_<target> -minimize_crash=1 -runs=20000 FILE
 # and add it to tests/fuzz/corpus/<target>/ so the replay ctest keeps it fixed.
@@ -23,7 +23,7 @@ done
 shift $((OPTIND - 1))
 src=$(cd "$(dirname "$0")/../.." && pwd)
 out=$src/build-fuzz
-targets=${*:-json lua_json evalfile trajectory dialect schema bfcl ecmare lua_api serve}
+targets=${*:-json lua_json evalfile trajectory dialect schema bfcl ecmare lua_api serve yaml jwt}
 
 CC=${CC:-clang} cmake -S "$src" -B "$out" -DCMAKE_BUILD_TYPE=Debug -DFORGE_SANITIZE=ON \
     -DFORGE_FUZZ=ON -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link -O1" >/dev/null

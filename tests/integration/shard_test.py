@@ -167,15 +167,22 @@ check("--shards without an index: exit 2 naming the variables", code == 2 and "J
 code, out, err = run("run", *FILES, "--transcripts", trans, "--shard", "4/3")
 check("--shard 4/3: exit 2", code == 2 and "1 <= I <= N" in err, err)
 
-# the CI examples of docs/ci.md parse as YAML and have the shape the docs rely on
+# the CI examples of docs/ci.md parse as YAML and have what sharding needs (an Indexed Job running
+# forge --shards, a shard matrix and a merge job); their full schemas: ci_schema_test.py
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 for doc, schema in (("k8s-job.yaml", "k8s-indexed-job.schema.json"), ("github-actions.yml", "gha-workflow.schema.json")):
     code, out, err = run("schema", "validate", os.path.join(HERE, "ci", schema), os.path.join(ROOT, "docs", "ci", doc))
-    check(f"docs/ci/{doc} parses and has the shape", code == 0 and out.strip().endswith(": valid"), out + err)
+    check(f"docs/ci/{doc} parses and has what sharding needs", code == 0 and out.strip().endswith(": valid"), out + err)
 job = os.path.join(ROOT, "docs", "ci", "k8s-job.yaml")
 text = open(job).read()
 comp = re.search(r"completions: (\d+)", text).group(1)
 check("the Job's completions equal its --shards", f"--shards {comp}" in text, comp)
+check("the Job's parallelism equals its completions", re.search(r"parallelism: (\d+)", text).group(1) == comp, text)
+wf = open(os.path.join(ROOT, "docs", "ci", "github-actions.yml")).read()
+matrix = re.search(r"shard: \[([0-9, ]+)\]", wf).group(1).split(",")
+n = len(matrix)
+check("the workflow's matrix is 1..N and each shard runs --shard I/N",
+      [int(x) for x in matrix] == list(range(1, n + 1)) and f"--shard ${{{{ matrix.shard }}}}/{n}" in wf, wf)
 
 print(f"{PASSED} passed, {FAILED} failed")
 sys.exit(1 if FAILED else 0)

@@ -45,6 +45,23 @@ static char *run(const struct forge_schema *s, const char *inst)
     return out;
 }
 
+/* Parses <text> into *<keep> (for the caller to delete) and returns it. */
+static cJSON *J_tmp(cJSON **keep, const char *text)
+{
+    return *keep = J(text);
+}
+
+/* "[" + <names> + "]", through the buffer <b> (whose text it returns). */
+static const char *bracket(struct forge_buf *b, const char *names)
+{
+    b->len = 0;
+    forge_buf_adds(b, "[");
+    forge_buf_adds(b, names);
+    forge_buf_adds(b, "]");
+    forge_buf_addc(b, 0);
+    return b->data;
+}
+
 #define EXPECT(s, inst, want) do { char *got_ = run(s, inst); CHECK_STR(got_, want); forge_free(got_); } while (0)
 
 TEST(locations_through_refs)
@@ -355,6 +372,174 @@ TEST(out_of_memory_is_clean)
     CHECK_INT(wrong_code, 0);
 }
 
+TEST(errors_arena)
+{
+    struct forge_err err;
+    struct forge_schema_opts o = {0};
+    o.all_errors = true;
+    struct forge_schema *s = compile(
+        "{\"$id\": \"https://example.com/w.json\", \"type\": \"object\", \"additionalProperties\": false,"
+        " \"required\": [\"city\"], \"properties\": {\"city\": {\"type\": \"string\", \"minLength\": 1},"
+        " \"days\": {\"type\": \"integer\", \"maximum\": 14}}}", &o, &err);
+    CHECK(s != NULL);
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    cJSON *i = J("{\"days\": 30, \"wind\": true}");
+    CHECK_INT(forge_schema_check(s, i, &e), 0);
+    CHECK_INT(e.n, 3);
+    CHECK_STR(e.list[0].instance_location, "/days");
+    CHECK_STR(e.list[0].keyword_location, "/properties/days/maximum");
+    CHECK_STR(e.list[0].absolute_keyword_location, "https://example.com/w.json#/properties/days/maximum");
+    CHECK_STR(e.list[0].message, "30 is greater than the maximum 14");
+    CHECK_STR(e.list[1].keyword_location, "/additionalProperties");
+    CHECK_STR(e.list[1].message, "property 'wind' is not allowed");
+    CHECK_STR(e.list[2].instance_location, "");
+    CHECK_STR(e.list[2].message, "missing required property 'city'");
+    /* the JSON form is the one forge_schema_validate returns */
+    cJSON *a = forge_schema_errors_json(&e), *b = NULL;
+    CHECK_INT(forge_schema_validate(s, i, &b), 0);
+    char *ta = forge_json_print(a, 0), *tb = forge_json_print(b, 0);
+    CHECK_STR(ta, tb);
+    forge_free(ta);
+    forge_free(tb);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    /* the arena is reused: once it has grown, reporting errors allocates nothing */
+    cJSON *j = J("{\"city\": \"\", \"days\": \"x\"}");
+    CHECK_INT(forge_schema_check(s, j, &e), 0); /* also warms the per-thread match data */
+    forge_alloc_fail_at(1);
+    CHECK_INT(forge_schema_check(s, j, &e), 0);
+    CHECK_INT(forge_schema_check(s, i, &e), 0);
+    CHECK_INT(forge_alloc_fail_at(0), 0);
+    CHECK_INT(e.n, 3);
+    CHECK_STR(e.list[0].instance_location, "/days");
+    CHECK_INT(forge_schema_check(s, j, &e), 0);
+    CHECK_INT(e.n, 2);
+    CHECK_STR(e.list[0].message, "string has 0 characters, fewer than the minimum 1");
+    CHECK_STR(e.list[1].message, "expected integer, got string");
+    /* a valid instance empties the list; no list wanted is the fastest form */
+    cJSON *v = J("{\"city\": \"Paris\"}");
+    CHECK_INT(forge_schema_check(s, v, &e), 1);
+    CHECK_INT(e.n, 0);
+    CHECK_INT(forge_schema_check(s, i, NULL), 0);
+    forge_schema_errors_free(&e);
+    forge_schema_errors_free(&e); /* freeing twice is harmless */
+    /* out of memory in a fresh arena: an error code, no errors, nothing leaked */
+    forge_alloc_fail_at(1);
+    CHECK_INT(forge_schema_check(s, i, &e), FORGE_ENOMEM);
+    forge_alloc_fail_at(0);
+    CHECK_INT(e.n, 0);
+    forge_schema_errors_free(&e);
+    forge_schema_free(s);
+    /* first-error mode stops at the first failing keyword */
+    s = compile("{\"properties\": {\"a\": {\"type\": \"string\"}, \"b\": {\"type\": \"string\"}}}", NULL, &err);
+    CHECK_INT(forge_schema_check(s, J_tmp(&a, "{\"a\": 1, \"b\": 2}"), &e), 0);
+    CHECK_INT(e.n, 1);
+    CHECK_STR(e.list[0].instance_location, "/a");
+    cJSON_Delete(a);
+    forge_schema_errors_free(&e);
+    forge_schema_free(s);
+    cJSON_Delete(i);
+    cJSON_Delete(j);
+    cJSON_Delete(v);
+}
+
+/* Property tables of more than six names use a perfect hash when one exists, else a hashed
+ * table: lookups must find every name, only those names, and the first of duplicates. */
+TEST(property_tables)
+{
+    struct forge_err err;
+    struct forge_schema_opts o = {0};
+    o.all_errors = true;
+    /* names alike in length, first two, middle and last two bytes defeat the perfect hash */
+    const char *sets[] = {
+        "\"\", \"a\", \"ab\", \"abc\", \"abcd\", \"label_001\", \"label_002\", \"a_very_long_property_name_1\", \"a_very_long_property_name_2\", \"caf\xc3\xa9\"",
+        "\"ab_X_c_yz\", \"ab_Y_c_yz\", \"ab_Z_c_yz\", \"ab_W_c_yz\", \"ab_V_c_yz\", \"ab_U_c_yz\", \"ab_T_c_yz\"",
+    };
+    for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
+        struct forge_buf b;
+        forge_buf_init(&b, 0);
+        cJSON *names = J(bracket(&b, sets[k]));
+        forge_buf_free(&b);
+        CHECK(names != NULL);
+        /* schema: every name an integer property; a required list of all of them */
+        cJSON *schema = cJSON_CreateObject(), *props = cJSON_AddObjectToObject(schema, "properties");
+        cJSON_AddFalseToObject(schema, "additionalProperties");
+        cJSON *inst = cJSON_CreateObject(), *bad = cJSON_CreateObject();
+        const cJSON *x;
+        cJSON_ArrayForEach(x, names) {
+            cJSON *p = cJSON_AddObjectToObject(props, x->valuestring);
+            cJSON_AddStringToObject(p, "type", "integer");
+            cJSON_AddNumberToObject(inst, x->valuestring, 1);
+            cJSON_AddStringToObject(bad, x->valuestring, "s");
+        }
+        cJSON_AddNumberToObject(bad, "ab_X_c_yy", 1); /* not a property: near names */
+        cJSON_AddNumberToObject(bad, "label_003", 1);
+        struct forge_schema *s = forge_schema_compile(schema, &o, &err);
+        CHECK(s != NULL);
+        struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+        CHECK_INT(forge_schema_check(s, inst, &e), 1);
+        CHECK_INT(forge_schema_check(s, bad, &e), 0);
+        CHECK_INT(e.n, cJSON_GetArraySize(names) + 2);
+        int i = 0;
+        cJSON_ArrayForEach(x, names) {
+            CHECK_STR(e.list[i].message, "expected integer, got string");
+            i++;
+        }
+        CHECK_STR(e.list[i].message, "property 'ab_X_c_yy' is not allowed");
+        CHECK_STR(e.list[i + 1].message, "property 'label_003' is not allowed");
+        forge_schema_errors_free(&e);
+        forge_schema_free(s);
+        cJSON_Delete(schema);
+        cJSON_Delete(inst);
+        cJSON_Delete(bad);
+        cJSON_Delete(names);
+    }
+    /* duplicate names in a table of more than six: the first wins */
+    struct forge_schema *s = compile(
+        "{\"properties\": {\"a\": {\"type\": \"string\"}, \"b\": {}, \"c\": {}, \"d\": {}, \"e\": {},"
+        " \"f\": {}, \"g\": {}, \"a\": {\"type\": \"integer\"}}}", NULL, &err);
+    CHECK(s != NULL);
+    EXPECT(s, "{\"a\": \"x\"}", "valid");
+    forge_schema_free(s);
+}
+
+/* anyOf/oneOf branches told apart by a const property: branches whose const the instance's
+ * member contradicts are skipped, with the verdicts and errors of a full evaluation. */
+TEST(discriminators)
+{
+    struct forge_err err;
+    struct forge_schema *s = compile(
+        "{\"oneOf\": [{\"$ref\": \"#/$defs/card\"}, {\"$ref\": \"#/$defs/bank\"},"
+        "  {\"type\": \"object\", \"properties\": {\"type\": {\"$ref\": \"#/$defs/w\"}}, \"required\": [\"token\"]},"
+        "  {\"type\": \"string\"}],"
+        " \"$defs\": {\"w\": {\"const\": \"wallet\"},"
+        "  \"card\": {\"type\": \"object\", \"properties\": {\"type\": {\"const\": \"card\"}, \"number\": {\"type\": \"string\"}}, \"required\": [\"number\"]},"
+        "  \"bank\": {\"type\": \"object\", \"properties\": {\"type\": {\"const\": \"bank\"}}, \"required\": [\"iban\"]}}}", NULL, &err);
+    CHECK(s != NULL);
+    EXPECT(s, "{\"type\": \"card\", \"number\": \"4242\"}", "valid");
+    EXPECT(s, "{\"type\": \"bank\", \"iban\": \"GB33\"}", "valid");
+    EXPECT(s, "{\"type\": \"wallet\", \"token\": \"t\"}", "valid");
+    EXPECT(s, "\"a string\"", "valid");
+    EXPECT(s, "{\"type\": \"card\", \"number\": 4242}",
+           "[{\"instanceLocation\":\"\",\"keywordLocation\":\"/oneOf\",\"error\":\"value matches none of the 4 oneOf schemas\"}]");
+    EXPECT(s, "{\"type\": \"crypto\", \"number\": \"1\", \"iban\": \"x\", \"token\": \"t\"}",
+           "[{\"instanceLocation\":\"\",\"keywordLocation\":\"/oneOf\",\"error\":\"value matches none of the 4 oneOf schemas\"}]");
+    EXPECT(s, "{\"type\": 7, \"number\": \"1\"}",
+           "[{\"instanceLocation\":\"\",\"keywordLocation\":\"/oneOf\",\"error\":\"value matches none of the 4 oneOf schemas\"}]");
+    /* without the discriminator every branch is evaluated: card and bank both match */
+    EXPECT(s, "{\"number\": \"1\", \"iban\": \"x\"}",
+           "[{\"instanceLocation\":\"\",\"keywordLocation\":\"/oneOf\",\"error\":\"value matches oneOf schemas 0 and 1; exactly one must match\"}]");
+    forge_schema_free(s);
+    /* a duplicate property name: the first one applies, so its const is the discriminator */
+    s = compile("{\"anyOf\": [{\"properties\": {\"k\": {}, \"k\": {\"const\": \"a\"}}, \"required\": [\"x\"]},"
+                " {\"properties\": {\"k\": {\"const\": \"b\"}}}]}", NULL, &err);
+    CHECK(s != NULL);
+    EXPECT(s, "{\"k\": \"z\", \"x\": 1}", "valid");
+    EXPECT(s, "{\"k\": \"z\"}",
+           "[{\"instanceLocation\":\"\",\"keywordLocation\":\"/anyOf\",\"error\":\"value matches none of the 2 anyOf schemas\"}]");
+    forge_schema_free(s);
+}
+
 int main(void)
 {
     RUN(locations_through_refs);
@@ -368,5 +553,8 @@ int main(void)
     RUN(step_budget);
     RUN(valid_path_does_not_allocate);
     RUN(out_of_memory_is_clean);
+    RUN(errors_arena);
+    RUN(property_tables);
+    RUN(discriminators);
     return TEST_DONE();
 }

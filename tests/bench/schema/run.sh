@@ -1,13 +1,20 @@
 #!/bin/sh
-# JSON Schema validation throughput: forge beside ajv 8 on the same tool schemas and instances
-# (tests/bench/schema/cases), in first-error and all-errors modes. Installs ajv@8 from the npm
-# registry into tests/bench/.scratch on first use, builds an optimized forge in build-bench,
-# prints validations per second (best of 3 interleaved rounds) and the ratio forge/ajv.
-# Asserts nothing.
-# usage: tests/bench/schema/run.sh [SECONDS_PER_MEASURE]
+# JSON Schema validation throughput: forge beside ajv 8 on the same schemas and instances
+# (tests/bench/schema/cases, plus the JSON Schema Test Suite's draft 2020-12 tests as a mixed
+# set when ../shared/testdata is present), in first-error and all-errors modes. Installs ajv@8
+# from the npm registry into tests/bench/.scratch on first use, builds an optimized forge in
+# build-bench, prints validations per second (best of 3 interleaved rounds) and the ratio
+# forge/ajv. With --before REV it also builds forge at git revision REV (build-bench-before,
+# from `git archive`) and prints its ratio to ajv beside the current one. Asserts nothing.
+# usage: tests/bench/schema/run.sh [--before REV] [SECONDS_PER_MEASURE]
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
+before=
+if [ "$1" = "--before" ]; then
+  before=$2
+  shift 2
+fi
 secs=${1:-0.5}
 scratch=$root/tests/bench/.scratch
 if [ ! -d "$scratch/node_modules/ajv" ]; then
@@ -16,30 +23,62 @@ if [ ! -d "$scratch/node_modules/ajv" ]; then
 fi
 cmake -S "$root" -B "$root/build-bench" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$root/build-bench" -j2 --target bench_schema >/dev/null
+if [ -n "$before" ]; then
+  rm -rf "$scratch/before-src"
+  mkdir -p "$scratch/before-src"
+  (cd "$root" && git archive "$before") | tar -x -C "$scratch/before-src"
+  cmake -S "$scratch/before-src" -B "$root/build-bench-before" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$root/build-bench-before" -j2 --target bench_schema >/dev/null
+fi
+cases=$(ls "$here"/cases/*.json)
+suite=$root/../shared/testdata/json-schema-test-suite
+if [ -d "$suite/tests/draft2020-12" ]; then
+  # the suite's required draft 2020-12 tests, less the groups ajv cannot compile or answers
+  # differently from the suite (both tools then run the same groups)
+  python3 "$here/suite_cases.py" "$suite" "$scratch/suite_all.json" 2>/dev/null
+  node "$here/ajv_bench.js" "$scratch/node_modules" filter "$scratch/suite_all.json" \
+    "$scratch/test_suite.json" 2>/dev/null
+  cases="$cases $scratch/test_suite.json"
+else
+  echo "(no ../shared/testdata: the JSON Schema Test Suite set is skipped)"
+fi
 ajv_version=$(node -e "console.log(require('$scratch/node_modules/ajv/package.json').version)")
 echo "forge vs ajv $ajv_version (node $(node --version)), validations per second, ${secs}s per figure"
 rounds=3
 for mode in first all; do
   : > "$scratch/forge.$mode.jsonl"
   : > "$scratch/ajv.$mode.jsonl"
+  : > "$scratch/before.$mode.jsonl"
   # interleaved rounds; each figure is the best of its rounds (the machine may be shared)
   for r in $(seq $rounds); do
-    "$root/build-bench/tests/bench_schema" "$mode" "$secs" "$here"/cases/*.json >> "$scratch/forge.$mode.jsonl"
-    node "$here/ajv_bench.js" "$scratch/node_modules" "$mode" "$secs" "$here"/cases/*.json >> "$scratch/ajv.$mode.jsonl"
+    for c in $cases; do
+      "$root/build-bench/tests/bench_schema" "$mode" "$secs" "$c" >> "$scratch/forge.$mode.jsonl"
+      node "$here/ajv_bench.js" "$scratch/node_modules" "$mode" "$secs" "$c" >> "$scratch/ajv.$mode.jsonl"
+      if [ -n "$before" ]; then
+        # the old driver reads single-schema cases only
+        "$root/build-bench-before/tests/bench_schema" "$mode" "$secs" "$c" \
+          >> "$scratch/before.$mode.jsonl" 2>/dev/null || true
+      fi
+    done
   done
-  python3 - "$mode" "$scratch/forge.$mode.jsonl" "$scratch/ajv.$mode.jsonl" <<'PY'
+  python3 - "$mode" "$scratch/forge.$mode.jsonl" "$scratch/ajv.$mode.jsonl" "$scratch/before.$mode.jsonl" <<'PY'
 import json, sys
-mode, ff, af = sys.argv[1:]
+mode, ff, af, bf = sys.argv[1:]
 def best(path):
     out = {}
-    for r in map(json.loads, open(path)):
+    for line in open(path):
+        r = json.loads(line)
         k = (r["case"], r["set"])
         out[k] = max(out.get(k, 0), r["per_sec"])
     return out
-f, a = best(ff), best(af)
-print(f"\n{'errors: ' + mode:<34} {'forge/s':>12} {'ajv/s':>12} {'forge/ajv':>10}")
+f, a, b = best(ff), best(af), best(bf)
+head = f"\n{'errors: ' + mode:<34} {'forge/s':>12} {'ajv/s':>12} {'forge/ajv':>10}"
+print(head + (f" {'before/ajv':>11}" if b else ""))
 for k in f:
     name = f"{k[0][:-5]} ({k[1]})"
-    print(f"{name:<34} {f[k]:>12,.0f} {a[k]:>12,.0f} {f[k] / a[k]:>9.2f}x")
+    line = f"{name:<34} {f[k]:>12,.0f} {a[k]:>12,.0f} {f[k] / a[k]:>9.2f}x"
+    if b:
+        line += f" {b[k] / a[k]:>10.2f}x" if k in b else f" {'-':>11}"
+    print(line)
 PY
 done

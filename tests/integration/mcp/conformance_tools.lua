@@ -27,6 +27,18 @@ return {
         { type = "resource", resource = { uri = "test://mixed-content-resource", mimeType = "application/json",
                                           text = '{"test":"data","value":123}' } } } }
     end },
+  forge.tool { name = "test_tool_with_logging", description = "Sends log messages while it runs.",
+    run = function()
+      forge.log.info("Tool execution started")
+      forge.log.info("Tool processing data")
+      forge.log.info("Tool execution completed")
+      return "Logging test completed."
+    end },
+  forge.tool { name = "test_tool_with_progress", description = "Reports its progress.",
+    run = function()
+      for _, p in ipairs { 0, 50, 100 } do forge.progress(p, 100) end
+      return "Progress test completed."
+    end },
   forge.tool { name = "json_schema_2020_12_tool", description = "Tool with JSON Schema 2020-12 features",
     schema = {
       ["$schema"] = "https://json-schema.org/draft/2020-12/schema",

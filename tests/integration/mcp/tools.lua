@@ -27,5 +27,23 @@ return {
   forge.tool { name = "typed", description = "Promises an integer n.",
     output_schema = { type = "object", properties = { n = { type = "integer" } }, required = { "n" } },
     run = function(args) if args.bad then return { n = "seven" } end return { n = 7 } end },
+  forge.tool { name = "chatty", description = "Logs at each level and reports progress.",
+    schema = { type = "object", properties = { bad = { type = "string" } } },
+    run = function(args)
+      if args.bad == "nan" then forge.progress(0 / 0) end
+      if args.bad == "negative" then forge.progress(-1) end
+      if args.bad == "total" then forge.progress(1, 0) end
+      if args.bad == "nul" then forge.progress(1, 2, "a\0b") end
+      if args.bad == "type" then forge.progress("half") end
+      if args.bad == "flood" then for i = 1, 5000 do forge.log.info(i) end end
+      if args.bad == "long" then forge.log.info(string.rep("é", 10000)) end
+      forge.log.debug("d")
+      forge.log.info("i")
+      forge.log.warn("w")
+      forge.log.error("e")
+      forge.progress(1, 2, "half way")
+      forge.progress(2, 2)
+      return "done"
+    end },
   forge.tool { name = "spin", description = "Never returns (stopped by the sandbox).", run = function() while true do end end },
 }
