@@ -290,6 +290,17 @@ def structure():
     check("the run's page lists the cases in case order", row_ids(run_rows) == [c["id"] for c in json.load(open(evals))],
           str(row_ids(run_rows)))
     again_bytes = open(again, "rb").read()
+    # transcripts in reverse (the cases finish backwards) and no JSONL report (the records go to
+    # a temporary file): the page is the run's, its rows still in case order, trajectories kept
+    rev_t = os.path.join(WORK, "rev.jsonl")
+    with open(rev_t, "w") as f:
+        f.writelines(reversed([l for l in open(trans) if l.strip()]))
+    rh, rj = os.path.join(WORK, "rev.html"), os.path.join(WORK, "rev.json")
+    code, so, se = run("run", evals, "--transcripts", rev_t, "--baseline", baseline, "--min-pass-rate", "0.5",
+                       "--report", "html=" + rh, "--report", "json=" + rj)
+    check("cases finished backwards, no jsonl report: the same page byte for byte, rows in case order",
+          code == 1 and open(rh, "rb").read() == open(out["html"], "rb").read(), se)
+    check("... and the same JSON report, without trajectories", open(rj, "rb").read() == open(out["json"], "rb").read())
     jl = [json.loads(l) for l in open(out["jsonl"])]
     check("JSONL case records carry their trajectory", all(("trajectory" in r) == (r["id"] != "error-6") for r in jl) and
           jl[0]["trajectory"]["trajectory_id"] == jl[0]["id"])

@@ -3,6 +3,7 @@
  * what the in-memory report gives; and eval/cases (eval files a case at a time). */
 #include "test.h"
 #include "base/alloc.h"
+#include "base/buf.h"
 #include "data/json.h"
 #include "eval/cases.h"
 #include "eval/evalfile.h"
@@ -196,6 +197,69 @@ TEST(many_records_through_the_write_buffer)
     forge_results_close(res, false, NULL);
 }
 
+TEST(records_carry_trajectories_that_readers_take_apart)
+{
+    struct forge_err err = {0};
+    char path[] = "/tmp/forge-test-traj-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    struct forge_results *res = forge_results_create(path, &err);
+    CHECK(res != NULL);
+    cJSON *traj = cJSON_Parse("{\"trajectory_id\":\"a\",\"turns\":[{\"role\":\"user\",\"content\":\"}{\"}]}");
+    cJSON *ra = cJSON_Parse("{\"id\":\"a\",\"passed\":true,\"durationMs\":1}");
+    cJSON *rb = cJSON_Parse("{\"id\":\"b\",\"passed\":false,\"error\":\"no transcript\"}");
+    cJSON *empty = cJSON_CreateObject();
+    /* finished out of order: b (an error case, no trajectory), then a, then an empty record */
+    CHECK_INT(forge_results_put_case(res, 1, rb, NULL, &err), 0);
+    CHECK_INT(forge_results_put_case(res, 0, ra, traj, &err), 0);
+    CHECK_INT(forge_results_put_case(res, 2, empty, traj, &err), 0);
+    CHECK_INT(forge_results_put_case(res, 0, ra, traj, &err), FORGE_EINTERNAL);
+    /* the line as the JSONL report has it: the result's members, then "trajectory" */
+    struct forge_buf line;
+    forge_buf_init(&line, 0);
+    CHECK_INT(forge_results_copy(res, 0, &line, &err), 0);
+    CHECK_INT(forge_buf_addc(&line, '\0'), 0);
+    CHECK_STR(line.data, "{\"id\":\"a\",\"passed\":true,\"durationMs\":1,\"trajectory\":{\"trajectory_id\":\"a\","
+                         "\"turns\":[{\"role\":\"user\",\"content\":\"}{\"}]}}");
+    forge_buf_reset(&line);
+    CHECK_INT(forge_results_copy(res, 2, &line, &err), 0);
+    CHECK_INT(forge_buf_addc(&line, '\0'), 0);
+    CHECK_STR(line.data, "{\"trajectory\":{\"trajectory_id\":\"a\",\"turns\":[{\"role\":\"user\",\"content\":\"}{\"}]}}");
+    forge_buf_free(&line);
+    /* whole records come back without it, the trajectory apart; in case order */
+    struct forge_results_iter it;
+    forge_results_iter_init(&it, res);
+    const cJSON *r;
+    CHECK_INT(forge_results_next(&it, &r, &err), 1);
+    CHECK(forge_json_equal(r, ra));
+    CHECK(forge_json_equal(it.traj, traj));
+    CHECK_INT(forge_results_next(&it, &r, &err), 1);
+    CHECK(forge_json_equal(r, rb));
+    CHECK(it.traj == NULL);
+    CHECK_INT(forge_results_next(&it, &r, &err), 1);
+    CHECK(forge_json_equal(r, empty));
+    CHECK(forge_json_equal(it.traj, traj));
+    CHECK_INT(forge_results_next(&it, &r, &err), 0);
+    CHECK(it.traj == NULL);
+    forge_results_iter_done(&it);
+    /* light records skip it; the whole record on demand is taken apart too */
+    forge_results_iter_init_light(&it, res);
+    CHECK_INT(forge_results_next(&it, &r, &err), 1);
+    CHECK(cJSON_GetObjectItem(r, "trajectory") == NULL && it.traj == NULL);
+    CHECK_STR(forge_json_str(r, "id"), "a");
+    CHECK_INT(forge_results_iter_full(&it, &r, &err), 0);
+    CHECK(forge_json_equal(r, ra));
+    CHECK(forge_json_equal(it.traj, traj));
+    forge_results_iter_done(&it);
+    CHECK_INT(forge_results_close(res, true, &err), 0);
+    unlink(path);
+    cJSON_Delete(traj);
+    cJSON_Delete(ra);
+    cJSON_Delete(rb);
+    cJSON_Delete(empty);
+}
+
 static char *write_tmp(const char *text)
 {
     char *path = forge_strdup("/tmp/forge-test-cases-XXXXXX");
@@ -292,6 +356,7 @@ int main(void)
 {
     RUN(streamed_reports_equal_the_in_memory_ones);
     RUN(many_records_through_the_write_buffer);
+    RUN(records_carry_trajectories_that_readers_take_apart);
     RUN(cases_a_case_at_a_time);
     return TEST_DONE();
 }
