@@ -8,7 +8,6 @@
 #include "eval/runner.h"
 #include "lua/l_eval.h"
 #include "model/model.h"
-#include "report/html.h"
 #include "report/report.h"
 
 #include <errno.h>
@@ -138,8 +137,7 @@ struct sink {
     int progress;              /* stderr is a terminal: keep a progress line there */
     int total, done, passed, failed, errors;
     double started_ms, drawn_ms;
-    struct forge_jsonl *jl, *tj;
-    struct forge_html *hl;
+    struct forge_jsonl *tj;
     struct forge_buf out;
     int io_failed;
     struct forge_err err;
@@ -178,10 +176,6 @@ static void on_case(void *ud, const cJSON *result, const cJSON *traj)
     int line = !s->o->quiet || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "passed"));
     if (line)
         clear_progress(s);
-    if (s->jl && !s->io_failed && forge_jsonl_add_case(s->jl, result, traj, &s->err))
-        s->io_failed = 1;
-    if (s->hl && !s->io_failed && forge_html_case(s->hl, result, traj, &s->err))
-        s->io_failed = 1;
     if (s->tj && traj && !s->io_failed && forge_jsonl_add(s->tj, traj, &s->err))
         s->io_failed = 1;
     if (line) {
@@ -193,6 +187,81 @@ static void on_case(void *ud, const cJSON *result, const cJSON *traj)
     /* redrawn after a case line, else at most ten times a second */
     if (s->progress && (line || forge_clock_ms() - s->drawn_ms >= 100 || s->done == s->total))
         draw_progress(s);
+}
+
+int forge_live_report(struct forge_results *res, bool res_is_jsonl, const struct forge_gates *gates,
+                      const cJSON *baseline, const char *const *rformat, const char *const *rpath, int nreports,
+                      bool *passed)
+{
+    return forge_live_report_each(res, res_is_jsonl, gates, baseline, rformat, rpath, nreports, NULL, NULL, passed);
+}
+
+int forge_live_report_each(struct forge_results *res, bool res_is_jsonl, const struct forge_gates *gates,
+                           const cJSON *baseline, const char *const *rformat, const char *const *rpath,
+                           int nreports, void (*each)(void *ud, const cJSON *rec, struct forge_results_iter *it),
+                           void *ud, bool *passed)
+{
+    struct forge_err err = {0};
+    struct forge_suite *suite = forge_suite_new();
+    cJSON *report = NULL;
+    int code = FORGE_EXIT_INFRA;
+    *passed = false;
+    if (!suite || forge_suite_set_baseline(suite, baseline, &err) ||
+        forge_suite_reserve(suite, forge_results_size(res), &err)) {
+        forge_cli_error("out of memory");
+        goto out;
+    }
+    /* the statistics, in case order: sums and percentiles as an in-memory run makes them */
+    struct forge_results_iter it;
+    forge_results_iter_init_light(&it, res);
+    const cJSON *r;
+    int got;
+    while ((got = forge_results_next(&it, &r, &err)) > 0) {
+        if (forge_suite_count(suite, r, &err)) {
+            got = -1;
+            break;
+        }
+        if (each)
+            each(ud, r, &it);
+    }
+    forge_results_iter_done(&it);
+    if (each)
+        each(ud, NULL, NULL);
+    if (got < 0 || forge_suite_report(suite, gates, NULL, &report, &err)) {
+        forge_cli_error("%s", err.msg[0] ? err.msg : "out of memory");
+        goto out;
+    }
+    struct forge_report_src src = {.report = report, .results = res};
+    src.groups = forge_suite_groups(suite, &src.ngroups);
+    struct forge_report_sink sink = {.f = stdout, .name = "<stdout>"};
+    forge_buf_init(&sink.buf, 0);
+    int rc = forge_report_stream_summary(&sink, &src, &err);
+    forge_buf_free(&sink.buf);
+    fflush(stdout);
+    if (rc) {
+        forge_cli_error("%s", err.msg);
+        goto out;
+    }
+    for (int i = 0; i < nreports; i++) {
+        if (!strcmp(rformat[i], "jsonl") ? !res_is_jsonl && forge_report_write_jsonl(rpath[i], res, &err)
+                                         : forge_report_write_src(rformat[i], rpath[i], &src, &err) != 0) {
+            forge_cli_error("%s", err.msg);
+            goto out;
+        }
+    }
+    rc = forge_results_close(res, true, &err);
+    res = NULL;
+    if (rc) {
+        forge_cli_error("%s", err.msg);
+        goto out;
+    }
+    *passed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(report, "passed"));
+    code = 0;
+out:
+    forge_results_close(res, false, NULL);
+    cJSON_Delete(report);
+    forge_suite_free(suite);
+    return code;
 }
 
 /* The strictest of two gate sets. */
@@ -250,15 +319,13 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
     struct sink sink = {.o = o};
     forge_buf_init(&sink.out, 0);
     int code = FORGE_EXIT_USAGE;
-    cJSON *baseline = NULL, *report = NULL;
-    struct forge_suite *acc = forge_suite_new();
+    cJSON *baseline = NULL;
+    struct forge_results *res = NULL;
+    const char *jsonl = NULL;
+    size_t base = 0;
     struct forge_gates gates = o->gates;
     int any_flag_gate = gates.has_min_pass_rate || gates.has_max_cost || gates.has_max_p95_ms;
     int infra = 0;
-    if (!acc) {
-        forge_cli_error("out of memory");
-        goto out;
-    }
     if (o->baseline) {
         baseline = forge_json_load(o->baseline, &err);
         if (!baseline || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(baseline, "cases"))) {
@@ -267,31 +334,28 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
             goto out;
         }
     }
+    bool html = false;
     for (int i = 0; i < o->nreports; i++) {
+        if (!strcmp(o->rformat[i], "html")) {
+            if (html) {
+                forge_cli_error("only one html report per run");
+                goto out;
+            }
+            html = true;
+        }
         if (strcmp(o->rformat[i], "jsonl"))
             continue;
-        if (sink.jl) {
+        if (jsonl) {
             forge_cli_error("only one jsonl report per run");
             goto out;
         }
-        if (!(sink.jl = forge_jsonl_open(o->rpath[i], &err)) ||
-            (o->shard_header && forge_jsonl_add(sink.jl, o->shard_header, &err))) {
-            forge_cli_error("%s", err.msg);
-            goto out;
-        }
+        jsonl = o->rpath[i];
     }
-    for (int i = 0; i < o->nreports; i++) {
-        if (strcmp(o->rformat[i], "html"))
-            continue;
-        if (sink.hl) {
-            forge_cli_error("only one html report per run");
-            goto out;
-        }
-        if (!(sink.hl = forge_html_open(o->rpath[i], &err))) {
-            forge_cli_error("%s", err.msg);
-            code = FORGE_EXIT_INFRA;
-            goto out;
-        }
+    /* the results file: the jsonl report, or a temporary file the reports are read from */
+    if (!(res = forge_results_create(jsonl, &err)) ||
+        (o->shard_header && forge_results_write_line(res, o->shard_header, &err))) {
+        forge_cli_error("%s", err.msg);
+        goto out;
     }
     if (o->save_transcripts && !(sink.tj = forge_jsonl_open(o->save_transcripts, &err))) {
         forge_cli_error("%s", err.msg);
@@ -306,7 +370,7 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
     sink.progress = isatty(2);
     sink.started_ms = forge_clock_ms();
     for (int i = 0; i < n; i++)
-        sink.total += cJSON_GetArraySize(suites[i].cases);
+        sink.total += suites[i].cases ? cJSON_GetArraySize(suites[i].cases) : (int)suites[i].ncases;
     for (int i = 0; i < n; i++) {
         struct forge_lua_suite *s = &suites[i];
         int owned = 0;
@@ -332,17 +396,23 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
             .eval = {.custom = custom, .tools = schemas, .seed = o->seed,
                      .snapshot = o->snapshot, .lean = lean},
             .jobs = o->jobs,
+            .next_case = s->next_case,
+            .case_ctx = s->case_ctx,
+            .results = res,
+            .results_traj = jsonl || html,
+            .base = base,
             .on_case = on_case,
             .ud = &sink,
         };
         struct forge_run_stats stats = {0};
-        int rc = forge_run_suite(&spec, acc, &stats, &err);
+        int rc = forge_run_suite(&spec, &stats, &err);
+        base += (size_t)stats.cases;
         cJSON_Delete(schemas);
         if (owned)
             forge_model_free(model);
         if (rc) {
             forge_cli_error("%s", err.msg);
-            code = FORGE_EXIT_INFRA;
+            code = rc == FORGE_EINVAL ? FORGE_EXIT_USAGE : FORGE_EXIT_INFRA;
             goto out;
         }
         infra += stats.infra_errors;
@@ -353,49 +423,23 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
         }
     }
     clear_progress(&sink);
-    if (forge_suite_report(acc, &gates, baseline, &report, &err)) {
-        forge_cli_error("%s", err.msg);
+    bool passed = false;
+    code = forge_live_report(res, jsonl != NULL, &gates, baseline, o->rformat, o->rpath, o->nreports, &passed);
+    res = NULL;
+    if (code)
         goto out;
-    }
-    forge_report_console_summary(&sink.out, report);
-    fwrite(sink.out.data ? sink.out.data : "", 1, sink.out.len, stdout);
-    fflush(stdout);
-    for (int i = 0; i < o->nreports; i++) {
-        if (!strcmp(o->rformat[i], "jsonl") || !strcmp(o->rformat[i], "html"))
-            continue;
-        if (forge_report_write(o->rformat[i], o->rpath[i], report, &err)) {
-            forge_cli_error("%s", err.msg);
-            code = FORGE_EXIT_INFRA;
-            goto out;
-        }
-    }
-    {
-        struct forge_html *hl = sink.hl;
-        sink.hl = NULL;
-        if (hl && forge_html_close(hl, report, true, &err)) {
-            forge_cli_error("%s", err.msg);
-            code = FORGE_EXIT_INFRA;
-            goto out;
-        }
-    }
-    if ((sink.jl && forge_jsonl_close(sink.jl, true, &err)) ||
-        (sink.tj && forge_jsonl_close(sink.tj, true, &err))) {
-        sink.jl = sink.tj = NULL;
+    if (sink.tj && forge_jsonl_close(sink.tj, true, &err)) {
+        sink.tj = NULL;
         forge_cli_error("%s", err.msg);
         code = FORGE_EXIT_INFRA;
         goto out;
     }
-    sink.jl = sink.tj = NULL;
-    code = infra ? FORGE_EXIT_INFRA
-           : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(report, "passed")) ? FORGE_EXIT_OK
-                                                                                : FORGE_EXIT_FAIL;
+    sink.tj = NULL;
+    code = infra ? FORGE_EXIT_INFRA : passed ? FORGE_EXIT_OK : FORGE_EXIT_FAIL;
 out:
-    forge_jsonl_close(sink.jl, false, NULL);
+    forge_results_close(res, false, NULL);
     forge_jsonl_close(sink.tj, false, NULL);
-    forge_html_close(sink.hl, NULL, false, NULL);
     forge_buf_free(&sink.out);
     cJSON_Delete(baseline);
-    cJSON_Delete(report);
-    forge_suite_free(acc);
     return code;
 }

@@ -33,6 +33,24 @@ void forge_live_opts_init(struct forge_live_opts *o);
  * run option, -1 after printing an error. */
 int forge_live_parse(int argc, char **argv, int *i, struct forge_live_opts *o);
 
+struct forge_results;
+struct forge_results_iter;
+/* Reports a run whose case records are in <res> (report/results.h): counts them in case order
+ * (a pass over the file), prints the console summary, writes the --report files <rformat>/<rpath>
+ * from the file (a jsonl report is copied from it, unless <res> writes that very file, which is
+ * then committed), and closes <res> (always). <baseline> is borrowed. Sets *passed when the run
+ * passed. Returns 0, or an exit code after printing the error. */
+int forge_live_report(struct forge_results *res, bool res_is_jsonl, const struct forge_gates *gates,
+                      const cJSON *baseline, const char *const *rformat, const char *const *rpath, int nreports,
+                      bool *passed);
+/* The same, calling <each> (may be NULL) with every record (borrowed; a light record, see
+ * forge_results_iter_init_light: forge_results_iter_full(<it>) gives the whole) in case order,
+ * then with NULL, before the summary is printed: forge report merge prints the case lines there. */
+int forge_live_report_each(struct forge_results *res, bool res_is_jsonl, const struct forge_gates *gates,
+                           const cJSON *baseline, const char *const *rformat, const char *const *rpath,
+                           int nreports, void (*each)(void *ud, const cJSON *rec, struct forge_results_iter *it),
+                           void *ud, bool *passed);
+
 /* Runs <n> suites (borrowed) in <vm> and reports them as one run: a console line per case as it
  * finishes, the summary, the --report files, --save-transcripts. Returns the exit code. */
 int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,

@@ -5,9 +5,14 @@
 #include "base/buf.h"
 #include "base/lines.h"
 #include "data/json.h"
+#include "data/utf8.h"
 #include "eval/suite.h"
 #include "report/html.h"
 #include "report/report.h"
+#include "report/results.h"
+#include "cli/live.h"
+
+#include <stdint.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -43,7 +48,7 @@ struct shard {
     int index, of;
     char suite[32];
     long total;
-    cJSON *positions, *ids, *results; /* owned */
+    long cases, results; /* the header's cases, the records read */
 };
 
 struct place {
@@ -56,18 +61,78 @@ static int by_id(const void *a, const void *b)
     return strcmp(((const struct place *)a)->id, ((const struct place *)b)->id);
 }
 
-static int load(const char *path, struct shard *s, struct forge_err *err)
+/* Places the record of case <id> at <at> of source <src>. */
+static int place(struct shard *s, const struct place *pl, struct forge_results *res, int src, uint64_t at,
+                 const char *id, const char *path, struct forge_err *err)
 {
+    struct place key = {id, 0};
+    s->results++;
+    const struct place *p = bsearch(&key, pl, (size_t)s->cases, sizeof *pl, by_id);
+    long pos = p ? p->at : -1;
+    if (p && pos >= 0 && pos < s->total) {
+        int taken = forge_results_place(res, (size_t)pos, src, at, err);
+        if (taken < 0)
+            return FORGE_ENOMEM;
+        if (!taken)
+            return 0;
+    }
+    return forge_err_set(err, FORGE_EINVAL, "report merge: %s: case \"%s\" %s", path, id,
+                         !p ? "is not among the shard's cases" : "overlaps another shard's");
+}
+
+/* The case id of a record line as forge writes it ({"id":"...", ... } with an id without
+ * escapes, brackets balanced to the end of the line, valid UTF-8): copied to <id>; false when the
+ * line is anything else (it is then parsed whole, which finds what is wrong). */
+static bool quick_id(const char *p, size_t n, char *id, size_t idn)
+{
+    static const char head[] = "{\"id\":\"";
+    if (n < sizeof head || memcmp(p, head, sizeof head - 1) != 0)
+        return false;
+    const char *s = p + sizeof head - 1, *e = p + n, *q = s;
+    while (q < e && *q != '"' && *q != '\\')
+        q++;
+    if (q >= e || *q != '"' || (size_t)(q - s) >= idn)
+        return false;
+    memcpy(id, s, (size_t)(q - s));
+    id[q - s] = 0;
+    int depth = 0;
+    for (const char *c = p; c < e; c++) {
+        if (*c == '"') {
+            for (c++; c < e && *c != '"'; c++)
+                if (*c == '\\')
+                    c++;
+            if (c >= e)
+                return false;
+        } else if (*c == '{' || *c == '[') {
+            if (++depth > 512) /* deep nesting: the full parse says what is wrong */
+                return false;
+        } else if ((*c == '}' || *c == ']') && --depth == 0 && c + 1 != e) {
+            return false;
+        }
+    }
+    return depth == 0 && forge_utf8_check(p, n, true) == n;
+}
+
+/* Reads a shard: checks its header and every line, and places each record (where it is in the
+ * file, not a copy) at its place in the whole run. Holds one shard's header at a time. */
+static int load(const char *path, struct shard *all, int i, struct forge_results *res, struct forge_err *err)
+{
+    struct shard *s = &all[i];
+    s->path = path;
+    int src = forge_results_source(res, path, err);
+    if (src < 0)
+        return src;
     FILE *f = fopen(path, "r");
     if (!f)
         return forge_err_set(err, FORGE_EINVAL, "%s: cannot read: %s", path, strerror(errno));
     struct forge_lines lr;
     forge_lines_init(&lr, f, (size_t)256 << 20);
-    s->path = path;
-    s->results = cJSON_CreateArray();
-    int rc = s->results ? 0 : forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    cJSON *hdr = NULL;
+    struct place *pl = NULL;
+    int rc = 0;
     const char *line;
     size_t n;
+    uint64_t off = 0, at;
     int got, header = 0;
     while (!rc && (got = forge_lines_next(&lr, &line, &n)) != 0) {
         if (got < 0) {
@@ -75,8 +140,16 @@ static int load(const char *path, struct shard *s, struct forge_err *err)
                                got == FORGE_ELIMIT ? "a line longer than 256 MiB" : "cannot read");
             break;
         }
+        at = off;
+        off += n + 1;
         if (n == 0)
             continue;
+        char qid[512];
+        if (header && quick_id(line, n, qid, sizeof qid)) {
+            if ((rc = place(s, pl, res, src, at, qid, path, err)) != 0)
+                break;
+            continue;
+        }
         cJSON *v = forge_json_parse(line, n, path, err);
         if (!v) {
             /* forge_json_parse names the place as path:1:col: the line is this file's */
@@ -90,7 +163,9 @@ static int load(const char *path, struct shard *s, struct forge_err *err)
         if (!header) {
             cJSON *h = cJSON_GetObjectItemCaseSensitive(v, "forge_shard");
             const char *suite = forge_json_str(h, "suite");
-            if (!h || !suite || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(h, "positions"))) {
+            const cJSON *ids = cJSON_GetObjectItemCaseSensitive(h, "ids");
+            const cJSON *pos = cJSON_GetObjectItemCaseSensitive(h, "positions");
+            if (!h || !suite || !cJSON_IsArray(pos)) {
                 cJSON_Delete(v);
                 rc = forge_err_set(err, FORGE_EINVAL, "%s:%ld: not the results of a shard (the first line is no "
                                    "forge_shard header: run forge run --shard I/N --report jsonl=FILE)", path, lr.lineno);
@@ -100,33 +175,89 @@ static int load(const char *path, struct shard *s, struct forge_err *err)
             s->of = (int)forge_json_num(h, "of", 0);
             s->total = (long)forge_json_num(h, "total", 0);
             snprintf(s->suite, sizeof s->suite, "%s", suite);
-            s->positions = cJSON_DetachItemFromObjectCaseSensitive(h, "positions");
-            s->ids = cJSON_DetachItemFromObjectCaseSensitive(h, "ids");
-            cJSON_Delete(v);
-            if (cJSON_GetArraySize(s->ids) != cJSON_GetArraySize(s->positions)) {
+            if (cJSON_GetArraySize(ids) != cJSON_GetArraySize(pos)) {
+                cJSON_Delete(v);
                 rc = forge_err_set(err, FORGE_EINVAL, "%s:%ld: the forge_shard header's ids and positions differ", path,
                                    lr.lineno);
                 break;
             }
+            hdr = v;
             header = 1;
+            /* one suite, every shard once */
+            if (s->of != all[0].of || strcmp(s->suite, all[0].suite) || s->total != all[0].total) {
+                rc = forge_err_set(err, FORGE_EINVAL, "report merge: %s is shard %d/%d of another run than %s (shard "
+                                   "%d/%d): the suites differ (case ids hash to %s and %s)", s->path, s->index, s->of,
+                                   all[0].path, all[0].index, all[0].of, s->suite, all[0].suite);
+                break;
+            }
+            for (int j = 0; j < i && !rc; j++)
+                if (all[j].index == s->index)
+                    rc = forge_err_set(err, FORGE_EINVAL, "report merge: %s and %s are both shard %d/%d", all[j].path,
+                                       s->path, s->index, s->of);
+            if (rc)
+                break;
+            /* a record finds its place by its case id (a shard writes error cases last) */
+            s->cases = cJSON_GetArraySize(pos);
+            if (!(pl = forge_calloc((size_t)s->cases + 1, sizeof *pl))) {
+                rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
+                break;
+            }
+            long k = 0;
+            for (cJSON *id = ids->child, *p = pos->child; id && p; id = id->next, p = p->next, k++) {
+                pl[k].id = cJSON_IsString(id) ? id->valuestring : "";
+                pl[k].at = cJSON_IsNumber(p) ? (long)p->valuedouble : -1;
+            }
+            qsort(pl, (size_t)s->cases, sizeof *pl, by_id);
             continue;
         }
-        if (!forge_json_str(v, "id")) {
+        struct place key = {forge_json_str(v, "id"), 0};
+        if (!key.id) {
             cJSON_Delete(v);
             rc = forge_err_set(err, FORGE_EINVAL, "%s:%ld: not a case result (no id)", path, lr.lineno);
             break;
         }
-        cJSON_AddItemToArray(s->results, v);
+        rc = place(s, pl, res, src, at, key.id, path, err);
+        cJSON_Delete(v);
     }
+    forge_free(pl);
+    cJSON_Delete(hdr);
     forge_lines_free(&lr);
     fclose(f);
     if (!rc && !header)
         rc = forge_err_set(err, FORGE_EINVAL, "%s: empty: no forge_shard header and no results", path);
-    if (!rc && cJSON_GetArraySize(s->results) != cJSON_GetArraySize(s->positions))
-        rc = forge_err_set(err, FORGE_EINVAL, "%s: %d results for the shard's %d cases: the file is cut short (or its "
-                           "run stopped before the end)", path, cJSON_GetArraySize(s->results),
-                           cJSON_GetArraySize(s->positions));
+    if (!rc && s->results != s->cases)
+        rc = forge_err_set(err, FORGE_EINVAL, "%s: %ld results for the shard's %ld cases: the file is cut short (or its "
+                           "run stopped before the end)", path, s->results, s->cases);
     return rc;
+}
+
+struct lines {
+    int quiet, failed;
+    struct forge_buf out;
+};
+
+/* Each case's console line, in the run's order. */
+static void case_line(void *ud, const cJSON *r, struct forge_results_iter *it)
+{
+    struct lines *l = ud;
+    if (!r) { /* the end: before the summary */
+        fwrite(l->out.data ? l->out.data : "", 1, l->out.len, stdout);
+        forge_buf_reset(&l->out);
+        return;
+    }
+    if (l->quiet && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed")))
+        return;
+    /* the line shows failed assertions and warnings: the whole record */
+    struct forge_err err = {0};
+    if (forge_results_iter_full(it, &r, &err)) {
+        l->failed = 1;
+        return;
+    }
+    forge_report_console_case(&l->out, r);
+    if (l->out.len > ((size_t)64 << 10)) {
+        fwrite(l->out.data, 1, l->out.len, stdout);
+        forge_buf_reset(&l->out);
+    }
 }
 
 static int merge(int argc, char **argv)
@@ -200,34 +331,18 @@ static int merge(int argc, char **argv)
     int code = FORGE_EXIT_USAGE;
     struct forge_err err = {0};
     struct shard *sh = forge_calloc((size_t)nfiles, sizeof *sh);
-    cJSON **slot = NULL, **trajs = NULL, *baseline = NULL, *report = NULL;
-    struct forge_html *hl = NULL;
-    long added = 0, total = 0;
-    int moved = 0;
-    struct forge_suite *suite = NULL;
-    struct forge_buf out;
-    forge_buf_init(&out, 0);
-    if (!sh)
+    struct forge_results *res = forge_results_index();
+    cJSON *baseline = NULL;
+    struct lines cl = {.quiet = quiet};
+    forge_buf_init(&cl.out, 0);
+    if (!sh || !res)
         goto oom;
-    for (int i = 0; i < nfiles; i++)
-        if (load(files[i], &sh[i], &err)) {
+    /* one suite, every shard once: checked on the headers as the shards are read */
+    for (int i = 0; i < nfiles; i++) {
+        if (load(files[i], sh, i, res, &err)) {
             forge_cli_error("%s", err.msg);
             goto out;
         }
-    /* one suite, every shard once */
-    for (int i = 0; i < nfiles; i++) {
-        if (sh[i].of != sh[0].of || strcmp(sh[i].suite, sh[0].suite) || sh[i].total != sh[0].total) {
-            forge_cli_error("report merge: %s is shard %d/%d of another run than %s (shard %d/%d): the suites differ "
-                            "(case ids hash to %s and %s)", sh[i].path, sh[i].index, sh[i].of, sh[0].path, sh[0].index,
-                            sh[0].of, sh[i].suite, sh[0].suite);
-            goto out;
-        }
-        for (int j = 0; j < i; j++)
-            if (sh[j].index == sh[i].index) {
-                forge_cli_error("report merge: %s and %s are both shard %d/%d", sh[j].path, sh[i].path, sh[i].index,
-                                sh[i].of);
-                goto out;
-            }
     }
     if (nfiles != sh[0].of) {
         struct forge_buf miss;
@@ -244,39 +359,10 @@ static int merge(int argc, char **argv)
         forge_buf_free(&miss);
         goto out;
     }
-    /* back in the suite's order; each place filled once */
-    total = sh[0].total;
-    if (!(slot = forge_calloc((size_t)total + 1, sizeof *slot)))
-        goto oom;
-    for (int i = 0; i < nfiles; i++) {
-        /* a result finds its place by its case id (a shard writes error cases last) */
-        int n = cJSON_GetArraySize(sh[i].ids);
-        struct place *pl = forge_calloc((size_t)n + 1, sizeof *pl);
-        if (!pl)
-            goto oom;
-        int k = 0;
-        for (cJSON *id = sh[i].ids->child, *p = sh[i].positions->child; id && p; id = id->next, p = p->next, k++) {
-            pl[k].id = cJSON_IsString(id) ? id->valuestring : "";
-            pl[k].at = (long)p->valuedouble;
-        }
-        qsort(pl, (size_t)n, sizeof *pl, by_id);
-        for (cJSON *r = sh[i].results->child; r; r = r->next) {
-            struct place key = {forge_json_str(r, "id"), 0};
-            struct place *f = bsearch(&key, pl, (size_t)n, sizeof *pl, by_id);
-            long at = f ? f->at : -1;
-            if (!f || at < 0 || at >= total || slot[at]) {
-                forge_cli_error("report merge: %s: case \"%s\" %s", sh[i].path, key.id,
-                                !f ? "is not among the shard's cases" : "overlaps another shard's");
-                forge_free(pl);
-                goto out;
-            }
-            slot[at] = r;
-        }
-        forge_free(pl);
-    }
-    for (long k = 0; k < total; k++)
-        if (!slot[k]) {
-            forge_cli_error("report merge: no shard holds the case at place %ld of %ld", k + 1, total);
+    /* every place filled once */
+    for (long k = 0; k < sh[0].total; k++)
+        if (!forge_results_has(res, (size_t)k)) {
+            forge_cli_error("report merge: no shard holds the case at place %ld of %ld", k + 1, sh[0].total);
             goto out;
         }
     if (baseline_path && (!(baseline = forge_json_load(baseline_path, &err)) ||
@@ -284,116 +370,24 @@ static int merge(int argc, char **argv)
         forge_cli_error("%s", baseline ? "--baseline: not a forge JSON report (no \"cases\")" : err.msg);
         goto out;
     }
-    if (!(suite = forge_suite_new()) || forge_suite_reserve(suite, (size_t)total, &err))
-        goto oom;
-    if (!(trajs = forge_calloc((size_t)total + 1, sizeof *trajs)))
-        goto oom;
-    for (int i = 0; i < nreports; i++) {
-        if (strcmp(rformat[i], "html"))
-            continue;
-        if (hl) {
-            forge_cli_error("report merge: only one html report");
-            goto out;
-        }
-        if (!(hl = forge_html_open(rpath[i], &err))) {
-            forge_cli_error("%s", err.msg);
-            code = FORGE_EXIT_INFRA;
-            goto out;
-        }
+    bool passed = false;
+    int rc = forge_live_report_each(res, false, &gates, baseline, rformat, rpath, nreports, case_line, &cl, &passed);
+    res = NULL;
+    code = rc ? rc : passed ? FORGE_EXIT_OK : FORGE_EXIT_FAIL;
+    if (!rc && cl.failed) {
+        forge_cli_error("report merge: a shard's record could not be read again (was a shard file changed?)");
+        code = FORGE_EXIT_INFRA;
     }
-    /* the results leave their shards' arrays: the suite takes them, in order */
-    for (int i = 0; i < nfiles; i++)
-        sh[i].results->child = NULL;
-    moved = 1;
-    for (long k = 0; k < total; k++)
-        slot[k]->prev = slot[k]->next = NULL;
-    for (added = 0; added < total; added++) {
-        cJSON *r = slot[added];
-        if (!quiet || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed"))) {
-            if (forge_report_console_case(&out, r))
-                goto oom;
-        }
-        slot[added] = NULL;
-        /* trajectories ride in the jsonl and html reports only: the others equal a single run's */
-        trajs[added] = cJSON_DetachItemFromObjectCaseSensitive(r, "trajectory");
-        if (hl && forge_html_case(hl, r, trajs[added], &err)) {
-            cJSON_Delete(r);
-            forge_cli_error("%s", err.msg);
-            code = FORGE_EXIT_INFRA;
-            goto out;
-        }
-        if (forge_suite_add(suite, r, &err))
-            goto oom;
-    }
-    if (forge_suite_report(suite, &gates, baseline, &report, &err) || forge_report_console_summary(&out, report))
-        goto oom;
-    fputs(out.data ? out.data : "", stdout);
-    fflush(stdout);
-    for (int i = 0; i < nreports; i++) {
-        int rc = 0;
-        if (!strcmp(rformat[i], "jsonl")) {
-            struct forge_jsonl *jl = forge_jsonl_open(rpath[i], &err);
-            const cJSON *c;
-            long k = 0;
-            rc = jl ? 0 : -1;
-            cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(report, "cases"))
-                if (!rc)
-                    rc = forge_jsonl_add_case(jl, c, k < total ? trajs[k++] : NULL, &err);
-            if (jl && forge_jsonl_close(jl, rc == 0, &err))
-                rc = -1;
-        } else if (!strcmp(rformat[i], "html")) {
-            rc = forge_html_close(hl, report, true, &err);
-            hl = NULL;
-        } else {
-            rc = forge_report_write(rformat[i], rpath[i], report, &err);
-        }
-        if (rc) {
-            forge_cli_error("%s", err.msg);
-            code = FORGE_EXIT_INFRA;
-            goto out;
-        }
-    }
-    code = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(report, "passed")) ? FORGE_EXIT_OK : FORGE_EXIT_FAIL;
     goto out;
 oom:
     forge_cli_error("%s", err.msg[0] ? err.msg : "out of memory");
     code = FORGE_EXIT_INFRA;
 out:
-    forge_html_close(hl, NULL, false, NULL);
-    for (long k = 0; trajs && k < total; k++)
-        cJSON_Delete(trajs[k]);
-    forge_free(trajs);
-    forge_buf_free(&out);
-    forge_suite_free(suite);
-    cJSON_Delete(report);
+    forge_results_close(res, false, NULL);
+    forge_buf_free(&cl.out);
     cJSON_Delete(baseline);
-    for (long k = added; moved && k < total; k++)
-        cJSON_Delete(slot[k]); /* taken out of the shards, not yet added */
-    forge_free(slot);
-    for (int i = 0; sh && i < nfiles; i++) {
-        cJSON_Delete(sh[i].positions);
-        cJSON_Delete(sh[i].ids);
-        cJSON_Delete(sh[i].results);
-    }
     forge_free(sh);
     return code;
-}
-
-/* Keeps of a result what the summary and the baseline comparison read. */
-static void skeleton(cJSON *r)
-{
-    static const char *const keep[] = {"id", "passed", "skipped", "error", "score", "weight", "durationMs",
-                                       "latencyMs", "costUsd", "skippedAssertions", NULL};
-    cJSON *it = r->child;
-    while (it) { /* one pass: lookups by name would scan the members for every key */
-        cJSON *next = it->next;
-        const char *const *k = keep;
-        while (*k && (!it->string || strcmp(*k, it->string) != 0))
-            k++;
-        if (!*k)
-            cJSON_Delete(cJSON_DetachItemViaPointer(r, it));
-        it = next;
-    }
 }
 
 static int html(int argc, char **argv)
@@ -470,7 +464,8 @@ static int html(int argc, char **argv)
         forge_cli_error("%s", baseline ? "--baseline: not a forge JSON report (no \"cases\")" : err.msg);
         goto out;
     }
-    if (!(suite = forge_suite_new()))
+    /* the summary is counted as the cases pass (8 bytes a case): no result is kept */
+    if (!(suite = forge_suite_new()) || forge_suite_set_baseline(suite, baseline, &err))
         goto oom;
     if (!(hl = forge_html_open(outp, &err))) {
         forge_cli_error("%s", err.msg);
@@ -516,8 +511,9 @@ static int html(int argc, char **argv)
             code = FORGE_EXIT_INFRA;
             goto out;
         }
-        skeleton(r);
-        if (forge_suite_add(suite, r, &err))
+        rc = forge_suite_count(suite, r, &err);
+        cJSON_Delete(r);
+        if (rc)
             goto oom;
         cases++;
     }
@@ -525,7 +521,7 @@ static int html(int argc, char **argv)
         forge_cli_error("%s: no case results", name);
         goto out;
     }
-    if (forge_suite_report(suite, &gates, baseline, &report, &err))
+    if (forge_suite_report(suite, &gates, NULL, &report, &err))
         goto oom;
     {
         struct forge_html *h = hl;

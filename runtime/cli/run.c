@@ -10,18 +10,22 @@
 #include "base/file.h"
 #include "base/lines.h"
 #include "data/json.h"
+#include "eval/cases.h"
 #include "data/yaml.h"
 #include "eval/evalfile.h"
 #include "eval/registry.h"
 #include "eval/suite.h"
 #include "lua/l_eval.h"
 #include "lua/vm.h"
-#include "report/html.h"
-#include "report/report.h"
 #include "tools/promptkit.h"
 #include "tools/tool.h"
+#include "report/report.h"
+#include "report/results.h"
+
+#define FORGE_CJSON_DROP(p) do { cJSON_Delete(p); (p) = NULL; } while (0)
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -400,7 +404,42 @@ static void suite_name(const char *file, char *out, size_t n)
 
 /* A live run: each eval file is a suite sharing the tools of --tools and the verifiers its Lua
  * defines, run through the agent loop with --model. */
-static int run_live(struct opts *o, cJSON **files, struct forge_vm **vmp, const cJSON *seed,
+/* An eval file of the run: read a case at a time (forge_cases), or whole (YAML, stdin). Its
+ * cases hold places [first, first + n) of the run. */
+struct evalsrc {
+    const char *path;
+    struct forge_cases *rd;
+    cJSON *tree;
+    const cJSON **elems; /* the tree's cases by index */
+    size_t first, n, kept;
+    /* as a live run's case source */
+    const cJSON *next;
+    const struct forge_shard *shard; /* NULL: every case */
+};
+
+/* The live run's case source over one eval file: its cases in order (this shard's). */
+static int next_case(void *ctx, cJSON **kase, struct forge_err *err)
+{
+    struct evalsrc *e = ctx;
+    for (;;) {
+        *kase = NULL;
+        if (e->rd) {
+            int index;
+            uint64_t off;
+            int rc = forge_cases_next(e->rd, kase, &index, &off, err);
+            if (rc <= 0) return rc;
+        } else {
+            if (!e->next) return 0;
+            *kase = cJSON_Duplicate(e->next, 1);
+            e->next = e->next->next;
+            if (!*kase) return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        }
+        if (!e->shard || forge_shard_of(forge_json_str(*kase, "id"), e->shard->of) == e->shard->index) return 1;
+        cJSON_Delete(*kase);
+    }
+}
+
+static int run_live(struct opts *o, struct evalsrc *src, struct forge_vm **vmp, const cJSON *seed,
                     const cJSON *snapshot)
 {
     struct forge_err err = {0};
@@ -467,7 +506,9 @@ static int run_live(struct opts *o, cJSON **files, struct forge_vm **vmp, const 
         if (apply_approval(o, &suites[i].policy))
             goto out;
         suites[i].name = forge_strdup(name);
-        suites[i].cases = cJSON_Duplicate(files[i], 1);
+        suites[i].next_case = next_case; /* read a case at a time */
+        suites[i].case_ctx = &src[i];
+        suites[i].ncases = (long)src[i].kept;
         if (i) { /* the tools and verifiers are the first suite's (not owned here) */
             suites[i].tools = first->tools;
             suites[i].verifiers = first->verifiers;
@@ -496,28 +537,6 @@ out:
     forge_free(suites);
     forge_free(dir);
     return code;
-}
-
-/* Case index: id -> position in the flat case list (open addressing). */
-struct index {
-    const char **ids;
-    size_t cap;
-};
-
-static size_t hash_str(const char *s)
-{
-    size_t h = 5381;
-    while (*s) h = h * 33 + (unsigned char)*s++;
-    return h;
-}
-
-static long index_find(const struct index *ix, const char *const *all_ids, const char *id, size_t *slot)
-{
-    size_t h = hash_str(id) & (ix->cap - 1);
-    while (ix->ids[h] && strcmp(ix->ids[h], id) != 0) h = (h + 1) & (ix->cap - 1);
-    *slot = h;
-    (void)all_ids;
-    return ix->ids[h] ? (long)h : -1;
 }
 
 /* Rewrites a one-line parse error "NAME:1:COL: ..." to carry the file's line number. */
@@ -561,37 +580,158 @@ static int check_custom_names(const cJSON *const *cases, const char *const *case
     return 0;
 }
 
-/* Drops what only the JSON report shows (passing assertions, warnings, tool names) from a result
- * that is kept for the summary, so long runs hold little per case. */
-static void compact(cJSON *result)
-{
-    cJSON_DeleteItemFromObjectCaseSensitive(result, "toolsCalled");
-    cJSON_DeleteItemFromObjectCaseSensitive(result, "warnings");
-    cJSON *as = cJSON_GetObjectItemCaseSensitive(result, "assertions");
-    cJSON *a = as ? as->child : NULL;
-    while (a) {
-        cJSON *next = a->next;
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "passed"))) cJSON_Delete(cJSON_DetachItemViaPointer(as, a));
-        a = next;
-    }
-}
-
-static bool has_json(const struct opts *o)
-{
-    for (int i = 0; i < o->nreports; i++)
-        if (strcmp(o->rformat[i], "json") == 0) return true;
-    return false;
-}
-
 static void print_buf(struct forge_buf *b)
 {
     if (b->len) fwrite(b->data, 1, b->len, stdout);
     forge_buf_reset(b);
 }
 
-static int cmp_str(const void *a, const void *b)
+
+/* The run's cases: every id with its place, where each case's text is, and (sharded) which
+ * places this shard runs. */
+struct runcases {
+    struct forge_idset *ids;
+    uint64_t *where;  /* per place: byte offset (read a case at a time) or index in its tree */
+    uint32_t *local;  /* sharded: per place, its place among the shard's cases, or UINT32_MAX */
+    size_t n, cap, kept;
+    int keep_where;   /* recorded runs read cases again */
+};
+
+#define NOT_KEPT UINT32_MAX
+
+static int runcases_grow(struct runcases *rc)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+    if (rc->n < rc->cap) return 0;
+    size_t cap = rc->cap ? rc->cap * 2 : 1024;
+    if (rc->keep_where) {
+        uint64_t *w = forge_realloc(rc->where, cap * sizeof *w);
+        if (!w) return -1;
+        rc->where = w;
+    }
+    uint32_t *l = forge_realloc(rc->local, cap * sizeof *l);
+    if (!l) return -1;
+    rc->local = l;
+    rc->cap = cap;
+    return 0;
+}
+
+/* The file a place belongs to. */
+static const struct evalsrc *file_of(const struct evalsrc *src, int nfiles, size_t place)
+{
+    int i = 0;
+    while (i + 1 < nfiles && place >= src[i + 1].first) i++;
+    return &src[i];
+}
+
+/* Reads the case of <place> again (a new tree). */
+static int case_at(const struct evalsrc *src, int nfiles, const struct runcases *rcs, size_t place, const char *id,
+                   cJSON **kase, struct forge_err *err)
+{
+    const struct evalsrc *e = file_of(src, nfiles, place);
+    if (e->rd) return forge_cases_read_at(e->rd, rcs->where[place], (int)(place - e->first), id, kase, err);
+    *kase = cJSON_Duplicate(e->elems[rcs->where[place]], 1);
+    return *kase ? 0 : forge_err_set(err, FORGE_ENOMEM, "out of memory");
+}
+
+/* Reads every eval file once: checks each case (and its custom assertion names), gives each id
+ * its place, builds the shard's header. Prints the error and returns -1 on bad input, -2 when
+ * out of memory. */
+static int index_cases(struct evalsrc *src, int nfiles, struct runcases *rcs, struct forge_shard_hdr *hdr,
+                       const struct forge_assertions *registry)
+{
+    struct forge_err err = {0};
+    for (int fi = 0; fi < nfiles; fi++) {
+        struct evalsrc *e = &src[fi];
+        e->first = rcs->n;
+        if (!forge_cases_lazy(e->path)) {
+            if (forge_evalfile_load(e->path, &e->tree, &err)) {
+                forge_cli_error("%s", err.msg);
+                return -1;
+            }
+            e->elems = forge_calloc((size_t)cJSON_GetArraySize(e->tree) + 1, sizeof *e->elems);
+            if (!e->elems) return -2;
+        } else if (!(e->rd = forge_cases_open(e->path, &err))) {
+            forge_cli_error("%s", err.msg);
+            return -1;
+        }
+        const cJSON *tk = e->tree ? e->tree->child : NULL;
+        for (size_t k = 0;; k++) {
+            cJSON *owned = NULL;
+            const cJSON *kase;
+            uint64_t off = k;
+            if (e->rd) {
+                int index;
+                int got = forge_cases_next(e->rd, &owned, &index, &off, &err);
+                if (got < 0) goto bad_file;
+                if (!got) break;
+                kase = owned;
+            } else {
+                if (!tk) break;
+                kase = e->elems[k] = tk;
+                tk = tk->next;
+            }
+            const char *id = forge_json_str(kase, "id");
+            if (!id) id = ""; /* checked: a case has one */
+            if (runcases_grow(rcs)) {
+                cJSON_Delete(owned);
+                return -2;
+            }
+            int64_t at = forge_idset_add(rcs->ids, id);
+            if (at == INT64_MIN) {
+                cJSON_Delete(owned);
+                return -2;
+            }
+            if (at < 0) {
+                size_t was = (size_t)(-1 - at);
+                const struct evalsrc *other = file_of(src, fi + 1, was);
+                if (other == e && e->rd) {
+                    char what[600];
+                    snprintf(what, sizeof what, "duplicate case id \"%s\"", id);
+                    forge_cases_fail(e->rd, "id", what, &err);
+                    cJSON_Delete(owned);
+                    goto bad_file;
+                }
+                forge_cli_error("%s: case id \"%s\" is also used in %s (ids must be unique across the run)", e->path, id,
+                                other->path);
+                cJSON_Delete(owned);
+                return -1;
+            }
+            int keep = 1;
+            if (hdr->s.of) {
+                keep = forge_shard_hdr_add(hdr, id);
+                if (keep < 0) {
+                    cJSON_Delete(owned);
+                    return -2;
+                }
+            }
+            if (keep && check_custom_names(&kase, (const char *const *)&e->path, 1, registry)) {
+                cJSON_Delete(owned);
+                return -1;
+            }
+            if (rcs->keep_where) rcs->where[rcs->n] = off;
+            rcs->local[rcs->n] = keep ? (uint32_t)rcs->kept++ : NOT_KEPT;
+            e->kept += keep != 0;
+            rcs->n++;
+            cJSON_Delete(owned);
+        }
+        e->n = rcs->n - e->first;
+        if (e->rd && forge_cases_rewind(e->rd, &err)) {
+            forge_cli_error("%s", err.msg);
+            return -1;
+        }
+        continue;
+bad_file:
+        /* the message of record is the whole file's, when it can be read whole */
+        if (err.code != FORGE_ENOMEM && err.code != FORGE_EIO) {
+            struct forge_err whole = {0};
+            cJSON *t = NULL;
+            if (forge_evalfile_load(e->path, &t, &whole) && whole.code != FORGE_ELIMIT) err = whole;
+            cJSON_Delete(t);
+        }
+        forge_cli_error("%s", err.msg);
+        return err.code == FORGE_ENOMEM ? -2 : -1;
+    }
+    return 0;
 }
 
 int forge_cmd_run(int argc, char **argv)
@@ -604,22 +744,17 @@ int forge_cmd_run(int argc, char **argv)
     char *script_dir = NULL;
     struct forge_err err = {0};
     int exit_code = FORGE_EXIT_USAGE;
-    cJSON **files = NULL, *seed = NULL, *snapshot = NULL, *tools = NULL, *baseline = NULL, *report = NULL;
-    cJSON *shard_header = NULL, *all_ids = NULL;
-    const char **all_sorted = NULL;
-    size_t nall = 0;
-    cJSON **results = NULL;
-    const cJSON **cases = NULL;
-    const char **case_file = NULL;
-    struct index ix = {0};
-    struct forge_suite *suite = NULL;
-    struct forge_jsonl *jl = NULL;
-    struct forge_html *hl = NULL;
+    cJSON *seed = NULL, *snapshot = NULL, *tools = NULL, *baseline = NULL;
+    cJSON *shard_header = NULL, *result = NULL;
+    struct evalsrc *src = NULL;
+    struct runcases rcs = {0};
+    struct forge_shard sh = {0, 0};
+    struct forge_shard_hdr hdr;
+    memset(&hdr, 0, sizeof hdr);
+    struct forge_results *res = NULL;
     const struct forge_assertions *registry = NULL;
     FILE *tf = NULL;
     struct forge_lines lines = {0};
-    long *slot_case = NULL;
-    size_t ncases = 0;
     struct forge_buf out;
     forge_buf_init(&out, 0);
 
@@ -629,17 +764,7 @@ int forge_cmd_run(int argc, char **argv)
         goto out;
     }
     if (pa) goto out;
-    files = forge_calloc((size_t)o.nfiles, sizeof *files);
-    if (!files) goto nomem;
-    for (int i = 0; i < o.nfiles; i++) {
-        if (forge_evalfile_load(o.files[i], &files[i], &err)) {
-            forge_cli_error("%s", err.msg);
-            goto out;
-        }
-        ncases += (size_t)cJSON_GetArraySize(files[i]);
-    }
     if (o.shard_spec || o.shards) {
-        struct forge_shard sh = {0, 0};
         if (o.shard_spec && o.shards) {
             forge_cli_error("run: give --shard I/N or --shards N, not both");
             goto out;
@@ -647,56 +772,6 @@ int forge_cmd_run(int argc, char **argv)
         if (o.shard_spec ? forge_shard_parse(o.shard_spec, &sh, &err) : forge_shard_from_env((int)o.shards, &sh, &err)) {
             forge_cli_error("run: %s", err.msg);
             goto out;
-        }
-        if (!(shard_header = forge_shard_select(files, o.nfiles, &sh, &all_ids))) goto nomem;
-        ncases = 0;
-        for (int i = 0; i < o.nfiles; i++) ncases += (size_t)cJSON_GetArraySize(files[i]);
-        fprintf(stderr, "forge: shard %d/%d: %zu of %.0f cases\n", sh.index, sh.of, ncases,
-                forge_json_num(cJSON_GetObjectItemCaseSensitive(shard_header, "forge_shard"), "total", 0));
-        o.live.shard_header = shard_header;
-        nall = (size_t)cJSON_GetArraySize(all_ids);
-        if (!(all_sorted = forge_calloc(nall + 1, sizeof *all_sorted))) goto nomem;
-        size_t k = 0;
-        const cJSON *a;
-        cJSON_ArrayForEach(a, all_ids) all_sorted[k++] = a->valuestring;
-        qsort(all_sorted, nall, sizeof *all_sorted, cmp_str);
-    }
-    if ((o.seed && !(seed = forge_json_load(o.seed, &err))) ||
-        (o.snapshot && !(snapshot = forge_json_load(o.snapshot, &err))) ||
-        (o.tools && !is_lua(o.tools) && !(tools = load_tools(o.tools, &err))) ||
-        (o.baseline && !(baseline = forge_json_load(o.baseline, &err)))) {
-        forge_cli_error("%s", err.msg);
-        goto out;
-    }
-    if (baseline && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(baseline, "cases"))) {
-        forge_cli_error("%s: not a forge JSON report (no \"cases\" array)", o.baseline);
-        goto out;
-    }
-
-    /* one flat, indexed list of cases; ids are unique across files */
-    cases = forge_calloc(ncases + 1, sizeof *cases);
-    case_file = forge_calloc(ncases + 1, sizeof *case_file);
-    results = forge_calloc(ncases + 1, sizeof *results);
-    ix.cap = 16;
-    while (ix.cap < 2 * ncases) ix.cap *= 2;
-    ix.ids = forge_calloc(ix.cap, sizeof *ix.ids);
-    slot_case = forge_calloc(ix.cap, sizeof *slot_case);
-    if (!cases || !case_file || !results || !ix.ids || !slot_case) goto nomem;
-    size_t nc = 0;
-    for (int i = 0; i < o.nfiles; i++) {
-        const cJSON *k;
-        cJSON_ArrayForEach(k, files[i]) {
-            const char *id = forge_json_str(k, "id");
-            size_t slot;
-            if (index_find(&ix, NULL, id, &slot) >= 0) {
-                forge_cli_error("%s: case id \"%s\" is also used in %s (ids must be unique across the run)", o.files[i], id,
-                                case_file[slot_case[slot]]);
-                goto out;
-            }
-            ix.ids[slot] = id;
-            slot_case[slot] = (long)nc;
-            cases[nc] = k;
-            case_file[nc++] = o.files[i];
         }
     }
     if (o.nafiles) {
@@ -715,7 +790,32 @@ int forge_cmd_run(int argc, char **argv)
         }
         if (!(registry = forge_lua_assertions(vm))) goto nomem;
     }
-    if (check_custom_names(cases, case_file, nc, registry)) goto out;
+    /* every case read once, checked and given its place; a recorded run remembers where each is */
+    src = forge_calloc((size_t)o.nfiles, sizeof *src);
+    rcs.ids = forge_idset_new();
+    rcs.keep_where = !o.live.prov.model;
+    if (!src || !rcs.ids || (sh.of && forge_shard_hdr_init(&hdr, &sh))) goto nomem;
+    for (int i = 0; i < o.nfiles; i++) src[i].path = o.files[i];
+    int ix = index_cases(src, o.nfiles, &rcs, &hdr, registry);
+    if (ix == -2) goto nomem;
+    if (ix) goto out;
+    size_t nc = rcs.kept;
+    if (sh.of) {
+        if (!(shard_header = forge_shard_hdr_finish(&hdr))) goto nomem;
+        fprintf(stderr, "forge: shard %d/%d: %zu of %zu cases\n", sh.index, sh.of, nc, rcs.n);
+        o.live.shard_header = shard_header;
+    }
+    if ((o.seed && !(seed = forge_json_load(o.seed, &err))) ||
+        (o.snapshot && !(snapshot = forge_json_load(o.snapshot, &err))) ||
+        (o.tools && !is_lua(o.tools) && !(tools = load_tools(o.tools, &err))) ||
+        (o.baseline && !(baseline = forge_json_load(o.baseline, &err)))) {
+        forge_cli_error("%s", err.msg);
+        goto out;
+    }
+    if (baseline && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(baseline, "cases"))) {
+        forge_cli_error("%s: not a forge JSON report (no \"cases\" array)", o.baseline);
+        goto out;
+    }
     if (o.dry_run) {
         printf("%zu case%s in %d file%s: ok\n", nc, nc == 1 ? "" : "s", o.nfiles, o.nfiles == 1 ? "" : "s");
         exit_code = FORGE_EXIT_OK;
@@ -726,7 +826,15 @@ int forge_cmd_run(int argc, char **argv)
             forge_cli_error("run: --transcripts scores recorded runs and --model makes live ones: give one of them");
             goto out;
         }
-        exit_code = run_live(&o, files, &vm, seed, snapshot);
+        /* the ids were for the checks: a live run reads the cases again, in order */
+        forge_idset_free(rcs.ids);
+        rcs.ids = NULL;
+        FORGE_FREE(rcs.local);
+        for (int i = 0; i < o.nfiles; i++) {
+            src[i].next = src[i].tree ? src[i].tree->child : NULL;
+            src[i].shard = sh.of ? &sh : NULL;
+        }
+        exit_code = run_live(&o, src, &vm, seed, snapshot);
         goto out;
     }
     if (o.tools && is_lua(o.tools)) {
@@ -742,29 +850,28 @@ int forge_cmd_run(int argc, char **argv)
                         "(a live run), or check the files with --dry-run");
         goto out;
     }
+    const char *jsonl = NULL;
+    bool html = false;
     for (int i = 0; i < o.nreports; i++) {
+        if (strcmp(o.rformat[i], "html") == 0) {
+            if (html) {
+                forge_cli_error("run: only one html report per run");
+                goto out;
+            }
+            html = true;
+        }
         if (strcmp(o.rformat[i], "jsonl") != 0) continue;
-        if (jl) {
+        if (jsonl) {
             forge_cli_error("run: only one jsonl report per run");
             goto out;
         }
-        if (!(jl = forge_jsonl_open(o.rpath[i], &err)) || (shard_header && forge_jsonl_add(jl, shard_header, &err))) {
-            forge_cli_error("%s", err.msg);
-            exit_code = FORGE_EXIT_INFRA;
-            goto out;
-        }
+        jsonl = o.rpath[i];
     }
-    for (int i = 0; i < o.nreports; i++) {
-        if (strcmp(o.rformat[i], "html") != 0) continue;
-        if (hl) {
-            forge_cli_error("run: only one html report per run");
-            goto out;
-        }
-        if (!(hl = forge_html_open(o.rpath[i], &err))) {
-            forge_cli_error("%s", err.msg);
-            exit_code = FORGE_EXIT_INFRA;
-            goto out;
-        }
+    /* the results file: the jsonl report, or a temporary file the reports are read from */
+    if (!(res = forge_results_create(jsonl, &err)) || (shard_header && forge_results_write_line(res, shard_header, &err))) {
+        forge_cli_error("%s", err.msg);
+        exit_code = FORGE_EXIT_INFRA;
+        goto out;
     }
 
     /* the JSON, JSONL and HTML reports show every assertion; the others only failures */
@@ -774,8 +881,6 @@ int forge_cmd_run(int argc, char **argv)
                strcmp(o.rformat[i], "html") == 0;
     struct forge_eval_opts eo = {.seed = seed, .snapshot = snapshot, .tools = tools, .custom = registry,
                                  .lean = !full};
-    /* made before the transcripts are read: its one large allocation is cheap on a fresh heap */
-    if (!(suite = forge_suite_new()) || forge_suite_reserve(suite, nc, &err)) goto nomem;
     bool from_stdin = strcmp(o.transcripts, "-") == 0;
     const char *tname = from_stdin ? "<stdin>" : o.transcripts;
     struct stat st;
@@ -822,127 +927,109 @@ int forge_cmd_run(int argc, char **argv)
             cJSON_Delete(traj);
             goto out;
         }
-        size_t slot;
-        if (index_find(&ix, NULL, tid, &slot) < 0) {
+        int64_t place = forge_idset_find(rcs.ids, tid);
+        if (place < 0 || rcs.local[place] == NOT_KEPT) {
             /* another shard's case: not this shard's business */
-            int other_shard = nall && bsearch(&tid, all_sorted, nall, sizeof *all_sorted, cmp_str) != NULL;
-            if (!other_shard)
+            if (place < 0)
                 fprintf(stderr, "forge: warning: %s:%ld: transcript \"%s\" matches no case\n", tname, lineno, tid);
             cJSON_Delete(traj);
             continue;
         }
-        long ci = slot_case[slot];
-        if (results[ci]) {
+        size_t ci = rcs.local[place];
+        if (forge_results_has(res, ci)) {
             fprintf(stderr, "forge: warning: %s:%ld: a second transcript for case \"%s\" is ignored\n", tname,
                     lineno, tid);
             cJSON_Delete(traj);
             continue;
         }
-        int rc = forge_eval_case(cases[ci], traj, &eo, &results[ci], &err);
+        cJSON *kase = NULL;
+        int rc = case_at(src, o.nfiles, &rcs, (size_t)place, tid, &kase, &err);
+        if (!rc) rc = forge_eval_case(kase, traj, &eo, &result, &err);
+        cJSON_Delete(kase);
         if (rc) {
             cJSON_Delete(traj);
-            goto nomem;
+            forge_cli_error("%s", err.msg[0] ? err.msg : "out of memory");
+            exit_code = FORGE_EXIT_INFRA;
+            goto out;
         }
         /* the suite a case belongs to: its eval file's name without folder and extension */
         char sname[512];
-        suite_name(case_file[ci], sname, sizeof sname);
-        cJSON_AddStringToObject(results[ci], "suite", sname);
-        if ((jl && forge_jsonl_add_case(jl, results[ci], traj, &err)) ||
-            (hl && forge_html_case(hl, results[ci], traj, &err))) {
-            cJSON_Delete(traj);
+        suite_name(file_of(src, o.nfiles, (size_t)place)->path, sname, sizeof sname);
+        cJSON_AddStringToObject(result, "suite", sname);
+        /* the record carries the trajectory for the jsonl and html reports */
+        rc = forge_results_put_case(res, ci, result, jsonl || html ? traj : NULL, &err);
+        cJSON_Delete(traj);
+        if (rc) {
             forge_cli_error("%s", err.msg);
             exit_code = FORGE_EXIT_INFRA;
             goto out;
         }
-        cJSON_Delete(traj);
-        if (!o.quiet || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(results[ci], "passed"))) {
-            if (forge_report_console_case(&out, results[ci])) goto nomem;
+        if (!o.quiet || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "passed"))) {
+            if (forge_report_console_case(&out, result)) goto nomem;
             print_buf(&out);
         }
-        /* a scored case's assertions are not needed again */
-        cJSON_Delete(cJSON_DetachItemFromObjectCaseSensitive((cJSON *)cases[ci], "expect"));
-        if (full && !has_json(&o)) compact(results[ci]);
+        FORGE_CJSON_DROP(result);
     }
 
-    /* cases without a transcript are error cases; the suite takes results in case order */
-    for (size_t i = 0; i < nc; i++) {
-        if (!results[i]) {
-            if (forge_eval_case(cases[i], NULL, &eo, &results[i], &err)) goto nomem;
-            char sname[512];
-            suite_name(case_file[i], sname, sizeof sname);
-            cJSON_AddStringToObject(results[i], "suite", sname);
-            if ((jl && forge_jsonl_add(jl, results[i], &err)) || (hl && forge_html_case(hl, results[i], NULL, &err))) {
-                forge_cli_error("%s", err.msg);
-                exit_code = FORGE_EXIT_INFRA;
-                goto out;
-            }
-            if (forge_report_console_case(&out, results[i])) goto nomem;
-            print_buf(&out);
+    /* cases without a transcript are error cases */
+    for (size_t place = 0; place < rcs.n; place++) {
+        size_t ci = rcs.local[place];
+        if (ci == NOT_KEPT || forge_results_has(res, ci)) continue;
+        cJSON *kase = NULL;
+        int rc = case_at(src, o.nfiles, &rcs, place, NULL, &kase, &err);
+        if (!rc) rc = forge_eval_case(kase, NULL, &eo, &result, &err);
+        cJSON_Delete(kase);
+        if (rc) {
+            forge_cli_error("%s", err.msg[0] ? err.msg : "out of memory");
+            exit_code = FORGE_EXIT_INFRA;
+            goto out;
         }
-        int rc = forge_suite_add(suite, results[i], &err);
-        results[i] = NULL;
-        if (rc) goto nomem;
+        char sname[512];
+        suite_name(file_of(src, o.nfiles, place)->path, sname, sizeof sname);
+        cJSON_AddStringToObject(result, "suite", sname);
+        if (forge_results_put(res, ci, result, &err)) {
+            forge_cli_error("%s", err.msg);
+            exit_code = FORGE_EXIT_INFRA;
+            goto out;
+        }
+        if (forge_report_console_case(&out, result)) goto nomem;
+        print_buf(&out);
+        FORGE_CJSON_DROP(result);
     }
-    if (forge_suite_report(suite, &o.gates, baseline, &report, &err)) goto nomem;
-    if (forge_report_console_summary(&out, report)) goto nomem;
-    print_buf(&out);
     fflush(stdout);
-    for (int i = 0; i < o.nreports; i++) {
-        if (strcmp(o.rformat[i], "jsonl") == 0 || strcmp(o.rformat[i], "html") == 0) continue;
-        if (forge_report_write(o.rformat[i], o.rpath[i], report, &err)) {
-            forge_cli_error("%s", err.msg);
-            exit_code = FORGE_EXIT_INFRA;
-            goto out;
-        }
+    bool passed = false;
+    int rc = forge_live_report(res, jsonl != NULL, &o.gates, baseline, o.rformat, o.rpath, o.nreports, &passed);
+    res = NULL;
+    if (rc) {
+        exit_code = rc;
+        goto out;
     }
-    if (hl) {
-        int rc = forge_html_close(hl, report, true, &err);
-        hl = NULL;
-        if (rc) {
-            forge_cli_error("%s", err.msg);
-            exit_code = FORGE_EXIT_INFRA;
-            goto out;
-        }
-    }
-    if (jl) {
-        int rc = forge_jsonl_close(jl, true, &err);
-        jl = NULL;
-        if (rc) {
-            forge_cli_error("%s", err.msg);
-            exit_code = FORGE_EXIT_INFRA;
-            goto out;
-        }
-    }
-    exit_code = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(report, "passed")) ? FORGE_EXIT_OK : FORGE_EXIT_FAIL;
+    exit_code = passed ? FORGE_EXIT_OK : FORGE_EXIT_FAIL;
     goto out;
 nomem:
     forge_cli_error("out of memory");
     exit_code = FORGE_EXIT_INFRA;
 out:
-    forge_buf_free(&out); /* large blocks before the trees: one big free after many small ones is slow */
-    forge_suite_free(suite);
-    suite = NULL;
-    forge_jsonl_close(jl, false, NULL);
-    forge_html_close(hl, NULL, false, NULL);
+    forge_buf_free(&out);
+    forge_results_close(res, false, NULL);
     if (tf && tf != stdin) fclose(tf);
     forge_lines_free(&lines);
-    for (size_t i = 0; results && i < ncases; i++) cJSON_Delete(results[i]);
-    forge_free(results);
-    for (int i = 0; files && i < o.nfiles; i++) cJSON_Delete(files[i]);
-    forge_free(files);
-    forge_free(cases);
-    forge_free(case_file);
-    forge_free(ix.ids);
-    forge_free(slot_case);
+    cJSON_Delete(result);
+    for (int i = 0; src && i < o.nfiles; i++) {
+        forge_cases_close(src[i].rd);
+        cJSON_Delete(src[i].tree);
+        forge_free(src[i].elems);
+    }
+    forge_free(src);
+    forge_idset_free(rcs.ids);
+    forge_free(rcs.where);
+    forge_free(rcs.local);
+    forge_shard_hdr_free(&hdr);
     cJSON_Delete(seed);
     cJSON_Delete(snapshot);
     cJSON_Delete(shard_header);
-    forge_free(all_sorted);
-    cJSON_Delete(all_ids);
     cJSON_Delete(tools);
     cJSON_Delete(baseline);
-    cJSON_Delete(report);
-    forge_suite_free(suite);
     forge_vm_free(vm);
     for (int i = 0; i < o.nmcp; i++)
         forge_mcp_close(o.mcp_clients[i]); /* after the tools that call them are gone */

@@ -69,6 +69,33 @@ static size_t past_node_limit(const char *text, size_t len, size_t limit)
     return len;
 }
 
+size_t forge_json_count_values(const char *text, size_t len, size_t limit, size_t *past)
+{
+    *past = len;
+    size_t count = 1;
+    if (count > limit) {
+        *past = 0;
+        return count;
+    }
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '"') {
+            for (i++; i < len && text[i] != '"'; i++)
+                if (text[i] == '\\')
+                    i++;
+        } else if (c == ',' || c == '[' || c == '{') {
+            size_t j = i + 1;
+            while (j < len && is_ws(text[j]))
+                j++;
+            if (!(j < len && (text[j] == ']' || text[j] == '}')) && ++count > limit) {
+                *past = j;
+                return count;
+            }
+        }
+    }
+    return count;
+}
+
 size_t forge_json_nul_escape(const char *text, size_t len)
 {
     const char *p = text, *end = text + len;

@@ -27,6 +27,11 @@ size_t forge_json_nul_escape(const char *text, size_t len);
  * --max-json-nodes)". <name> is the file name or a label such as "<argument>". */
 cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct forge_err *err);
 
+/* Counts the values of <text> as forge_json_parse counts them for its limit (the root and every
+ * element of every array and object; strings skipped). Returns the count, or <limit> + 1 with
+ * *past = the offset where value number <limit> + 1 starts (*past = <len> when within). */
+size_t forge_json_count_values(const char *text, size_t len, size_t limit, size_t *past);
+
 /* The value limit of forge_json_parse, and its setter (0 restores the default; set it before
  * any thread starts). */
 size_t forge_json_node_limit(void);

@@ -172,6 +172,8 @@ char *forge_evalfile_suggest(const char *key, const char *const *known, char *ou
 struct val {
     const char *name, *text; /* text NULL: no positions */
     size_t len;
+    size_t skip;             /* text is one case: the length of its "[i]" at the path's start */
+    int line0, col0;         /* and where the case starts in its file */
     const cJSON *root;                     /* YAML: the tree the marks belong to */
     const struct forge_yaml_marks *marks;  /* YAML: positions by node (text is then NULL) */
     struct forge_err *err;
@@ -236,10 +238,15 @@ static int failv(struct val *v, bool at_key, const char *fmt, ...)
     const char *path = v->path[0] == '.' ? v->path + 1 : v->path;
     if (v->text || v->marks) {
         int line, col;
-        if (v->marks)
+        if (v->marks) {
             yaml_locate(v, v->path, at_key, &line, &col);
-        else
-            forge_json_position(v->text, locate(v->text, v->len, v->path, at_key), &line, &col);
+        } else {
+            forge_json_position(v->text, locate(v->text, v->len, v->path + v->skip, at_key), &line, &col);
+            if (v->line0) {
+                col = line == 1 ? v->col0 + col - 1 : col;
+                line = v->line0 + line - 1;
+            }
+        }
         if (!*path) return forge_err_set(v->err, FORGE_EINVAL, "%s:%d:%d: %s", v->name, line, col, what);
         return forge_err_set(v->err, FORGE_EINVAL, "%s:%d:%d: %s: %s", v->name, line, col, path, what);
     }
@@ -837,6 +844,55 @@ out:
     cJSON_Delete(doc);
     forge_yaml_marks_free(marks);
     return rc;
+}
+
+/* "NAME:L:C: what" of a case's text -> the same place in its file. */
+static void shift_error(struct forge_err *err, const char *name, int line0, int col0)
+{
+    if (!err) return;
+    size_t n = strlen(name);
+    if (strncmp(err->msg, name, n) != 0 || err->msg[n] != ':') return;
+    char *rest;
+    long l = strtol(err->msg + n + 1, &rest, 10);
+    if (*rest != ':') return;
+    long c = strtol(rest + 1, &rest, 10);
+    if (*rest != ':') return;
+    char tail[FORGE_ERR_MAX];
+    snprintf(tail, sizeof tail, "%s", rest);
+    if (l == 1) c = col0 + c - 1;
+    l = line0 + l - 1;
+    snprintf(err->msg + n, sizeof err->msg - n, ":%ld:%ld%s", l, c, tail);
+}
+
+int forge_evalfile_parse_case(const char *text, size_t len, const char *name, int index, int line, int col,
+                              cJSON **kase, struct forge_err *err)
+{
+    *kase = NULL;
+    cJSON *doc = forge_json_parse(text, len, name, err);
+    if (!doc) {
+        shift_error(err, name, line, col);
+        return err ? err->code : FORGE_EINVAL;
+    }
+    struct val v = {.name = name, .text = text, .len = len, .err = err, .line0 = line, .col0 = col};
+    push(&v, NULL, index);
+    v.skip = strlen(v.path);
+    int rc = v_case(&v, doc);
+    if (rc) {
+        cJSON_Delete(doc);
+        return rc;
+    }
+    *kase = doc;
+    return 0;
+}
+
+int forge_evalfile_case_error(const char *text, size_t len, const char *name, int index, int line, int col,
+                              const char *key, struct forge_err *err, const char *what)
+{
+    struct val v = {.name = name, .text = text, .len = len, .err = err, .line0 = line, .col0 = col};
+    push(&v, NULL, index);
+    v.skip = strlen(v.path);
+    push(&v, key, 0);
+    return failv(&v, false, "%s", what);
 }
 
 int forge_evalfile_load(const char *path, cJSON **cases, struct forge_err *err)

@@ -20,6 +20,19 @@ int forge_evalfile_load(const char *path, cJSON **cases, struct forge_err *err);
 int forge_evalfile_parse(const char *text, size_t len, const char *name, cJSON **cases,
                          struct forge_err *err);
 
+/* Parses and validates one case of an eval file read a case at a time: <text> (<len> bytes) is
+ * element <index> of the file's array and starts at <line>:<col> of the file <name>. Errors read
+ * exactly as forge_evalfile_parse's on the whole file ("<name>:<line>:<col>: [<index>].key:
+ * ..."), but for what needs the other cases (duplicate ids: forge_evalfile_case_error). Sets
+ * *kase to a new tree. Returns 0 or FORGE_EINVAL / FORGE_ELIMIT. */
+int forge_evalfile_parse_case(const char *text, size_t len, const char *name, int index, int line, int col,
+                              cJSON **kase, struct forge_err *err);
+
+/* Sets <err> to "<name>:<line>:<col>: [<index>].<key>: <what>" placed at <key>'s value in the
+ * case's text (as forge_evalfile_parse_case takes it). Returns FORGE_EINVAL. */
+int forge_evalfile_case_error(const char *text, size_t len, const char *name, int index, int line, int col,
+                              const char *key, struct forge_err *err, const char *what);
+
 /* Validates one case given as a tree (from Lua or an agent loop, without positions): returns 0
  * or FORGE_EINVAL with "<key path>: <what is wrong>". */
 int forge_evalfile_check_case(const cJSON *kase, struct forge_err *err);

@@ -4,26 +4,58 @@
 #include "data/json.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
 struct shared {
     const struct forge_run_spec *spec;
-    const cJSON **cases; /* by index: cJSON_GetArrayItem is linear */
-    int n;
-    _Atomic int next;
-    cJSON **results;
-    pthread_mutex_t lock; /* serializes on_case */
+    const cJSON *next;    /* the array's next case (spec->cases) */
+    int n;                /* cases taken so far */
+    int done;             /* the source is exhausted (or failed) */
+    pthread_mutex_t lock; /* the source, on_case, the results file */
     int infra;
-    int failed_rc;        /* first fatal error (out of memory) */
+    int failed_rc;        /* first fatal error (out of memory, the source, the results file) */
     struct forge_err err;
 };
 
-static void run_case(struct shared *sh, int i)
+static void fail(struct shared *sh, int rc, const struct forge_err *err)
+{
+    if (!sh->failed_rc) {
+        sh->failed_rc = rc;
+        sh->err = *err;
+    }
+}
+
+/* Under the lock: the next case and its index, or NULL at the end. *owned when it is taken. */
+static const cJSON *take(struct shared *sh, int *index, cJSON **owned)
+{
+    *owned = NULL;
+    if (sh->done || sh->failed_rc)
+        return NULL;
+    const struct forge_run_spec *spec = sh->spec;
+    const cJSON *k = NULL;
+    if (spec->cases) {
+        k = sh->next;
+        if (k)
+            sh->next = k->next;
+    } else if (spec->next_case) {
+        struct forge_err err = {0};
+        int rc = spec->next_case(spec->case_ctx, owned, &err);
+        if (rc < 0)
+            fail(sh, rc, &err);
+        k = rc > 0 ? *owned : NULL;
+    }
+    if (!k) {
+        sh->done = 1;
+        return NULL;
+    }
+    *index = sh->n++;
+    return k;
+}
+
+static void run_case(struct shared *sh, const cJSON *kase, int i)
 {
     const struct forge_run_spec *spec = sh->spec;
-    const cJSON *kase = sh->cases[i];
     cJSON *traj = NULL;
     struct forge_err err = {0};
     int rc = forge_agent_run(&spec->agent, kase, &traj, &err);
@@ -32,10 +64,7 @@ static void run_case(struct shared *sh, int i)
     int erc = forge_eval_case(kase, rc ? NULL : traj, &spec->eval, &result, &eerr);
     pthread_mutex_lock(&sh->lock);
     if (erc) {
-        if (!sh->failed_rc) {
-            sh->failed_rc = erc;
-            sh->err = eerr;
-        }
+        fail(sh, erc, &eerr);
     } else {
         if (rc) {
             char msg[FORGE_ERR_MAX + 32];
@@ -49,9 +78,14 @@ static void run_case(struct shared *sh, int i)
             cJSON_AddStringToObject(result, "suite", spec->suite_name);
         if (spec->on_case)
             spec->on_case(spec->ud, result, traj);
-        sh->results[i] = result;
+        struct forge_err werr = {0};
+        int wrc = spec->results ? forge_results_put_case(spec->results, spec->base + (size_t)i, result,
+                                                              spec->results_traj ? traj : NULL, &werr) : 0;
+        if (wrc)
+            fail(sh, wrc, &werr);
     }
     pthread_mutex_unlock(&sh->lock);
+    cJSON_Delete(result);
     cJSON_Delete(traj);
 }
 
@@ -59,34 +93,26 @@ static void *worker(void *arg)
 {
     struct shared *sh = arg;
     for (;;) {
-        int i = atomic_fetch_add(&sh->next, 1);
-        if (i >= sh->n || sh->failed_rc)
+        cJSON *owned;
+        int i = 0;
+        pthread_mutex_lock(&sh->lock);
+        const cJSON *k = take(sh, &i, &owned);
+        pthread_mutex_unlock(&sh->lock);
+        if (!k)
             break;
-        run_case(sh, i);
+        run_case(sh, k, i);
+        cJSON_Delete(owned);
     }
     return NULL;
 }
 
-int forge_run_suite(const struct forge_run_spec *spec, struct forge_suite *suite,
-                    struct forge_run_stats *stats, struct forge_err *err)
+int forge_run_suite(const struct forge_run_spec *spec, struct forge_run_stats *stats, struct forge_err *err)
 {
-    struct shared sh = {.spec = spec, .n = cJSON_GetArraySize(spec->cases)};
-    atomic_init(&sh.next, 0);
+    struct shared sh = {.spec = spec, .next = spec->cases ? spec->cases->child : NULL};
     pthread_mutex_init(&sh.lock, NULL);
-    sh.results = forge_calloc((size_t)sh.n + 1, sizeof *sh.results);
-    sh.cases = forge_calloc((size_t)sh.n + 1, sizeof *sh.cases);
-    int ci = 0;
-    for (const cJSON *c = sh.cases ? spec->cases->child : NULL; c; c = c->next)
-        sh.cases[ci++] = c;
-    if (!sh.results || !sh.cases) {
-        forge_free(sh.results);
-        forge_free(sh.cases);
-        pthread_mutex_destroy(&sh.lock);
-        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
-    }
     int jobs = spec->jobs < 1 ? 1 : spec->jobs;
-    if (jobs > sh.n)
-        jobs = sh.n ? sh.n : 1;
+    if (spec->cases && jobs > cJSON_GetArraySize(spec->cases))
+        jobs = cJSON_GetArraySize(spec->cases) ? cJSON_GetArraySize(spec->cases) : 1;
     if (jobs == 1) {
         worker(&sh);
     } else {
@@ -104,19 +130,10 @@ int forge_run_suite(const struct forge_run_spec *spec, struct forge_suite *suite
     int rc = sh.failed_rc;
     if (rc && err)
         *err = sh.err;
-    for (int i = 0; i < sh.n; i++) {
-        if (!rc && sh.results[i]) {
-            rc = forge_suite_add(suite, sh.results[i], err);
-            sh.results[i] = NULL;
-        }
-        cJSON_Delete(sh.results[i]);
-    }
     if (stats) {
         stats->cases = sh.n;
         stats->infra_errors = sh.infra;
     }
-    forge_free(sh.results);
-    forge_free(sh.cases);
     pthread_mutex_destroy(&sh.lock);
     return rc;
 }

@@ -122,3 +122,56 @@ fail:
     *all = NULL;
     return NULL;
 }
+
+int forge_shard_hdr_init(struct forge_shard_hdr *h, const struct forge_shard *s)
+{
+    memset(h, 0, sizeof *h);
+    h->s = *s;
+    h->suite = 1469598103934665603ull;
+    h->ids = cJSON_CreateArray();
+    h->positions = cJSON_CreateArray();
+    if (!h->ids || !h->positions) {
+        forge_shard_hdr_free(h);
+        return FORGE_ENOMEM;
+    }
+    return 0;
+}
+
+int forge_shard_hdr_add(struct forge_shard_hdr *h, const char *id)
+{
+    h->suite = fnv(fnv(h->suite, id ? id : ""), "\n");
+    long at = h->total++;
+    if (forge_shard_of(id, h->s.of) != h->s.index)
+        return 0;
+    if (!cJSON_AddItemToArray(h->positions, cJSON_CreateNumber((double)at)) ||
+        !cJSON_AddItemToArray(h->ids, cJSON_CreateString(id ? id : "")))
+        return FORGE_ENOMEM;
+    return 1;
+}
+
+cJSON *forge_shard_hdr_finish(struct forge_shard_hdr *h)
+{
+    cJSON *out = cJSON_CreateObject(), *sh = out ? cJSON_AddObjectToObject(out, "forge_shard") : NULL;
+    char hex[20];
+    snprintf(hex, sizeof hex, "%016llx", h->suite);
+    if (!sh || !cJSON_AddNumberToObject(sh, "index", h->s.index) || !cJSON_AddNumberToObject(sh, "of", h->s.of) ||
+        !cJSON_AddItemToObject(sh, "ids", h->ids)) {
+        cJSON_Delete(out);
+        return NULL;
+    }
+    h->ids = NULL;
+    if (!cJSON_AddStringToObject(sh, "suite", hex) || !cJSON_AddNumberToObject(sh, "total", (double)h->total) ||
+        !cJSON_AddItemToObject(sh, "positions", h->positions)) {
+        cJSON_Delete(out);
+        return NULL;
+    }
+    h->positions = NULL;
+    return out;
+}
+
+void forge_shard_hdr_free(struct forge_shard_hdr *h)
+{
+    cJSON_Delete(h->ids);
+    cJSON_Delete(h->positions);
+    h->ids = h->positions = NULL;
+}

@@ -26,4 +26,20 @@ int forge_shard_of(const char *id, int of);
  * <all> receives a new array of every case id (for telling another shard's transcript from an
  * unknown one). */
 cJSON *forge_shard_select(cJSON **files, int nfiles, const struct forge_shard *s, cJSON **all);
+/* The same header built a case at a time (eval files read lazily): init, add every case id of
+ * the run in order, finish. */
+struct forge_shard_hdr {
+    struct forge_shard s;
+    unsigned long long suite;
+    long total;
+    cJSON *ids, *positions; /* the kept cases' */
+};
+/* Returns 0 or FORGE_ENOMEM. */
+int forge_shard_hdr_init(struct forge_shard_hdr *h, const struct forge_shard *s);
+/* Adds the next case of the run; returns 1 when it is this shard's, 0 when not, FORGE_ENOMEM. */
+int forge_shard_hdr_add(struct forge_shard_hdr *h, const char *id);
+/* Returns the header (new; the same shape as forge_shard_select's) or NULL when out of memory;
+ * <h> is empty afterwards. */
+cJSON *forge_shard_hdr_finish(struct forge_shard_hdr *h);
+void forge_shard_hdr_free(struct forge_shard_hdr *h);
 #endif

@@ -36,15 +36,28 @@ struct forge_suite {
     double cost, duration, wsum, wscore;
     double *lat; /* measured latencies of passed and failed cases */
     size_t nlat, cap;
+    long counted;
+    struct forge_suite_group *groups;
+    int ngroups, gcap, glast;
+    /* baseline: its cases by id (open addressing), the comparison's lists */
+    const cJSON *base;
+    const cJSON **tab;
+    size_t tcap;
+    cJSON *reg, *np;
 };
+
+static const char *status(const cJSON *r);
+static size_t hash_str(const char *s);
 
 struct forge_suite *forge_suite_new(void)
 {
     struct forge_suite *s = forge_calloc(1, sizeof *s);
     if (!s) return NULL;
     s->cases = cJSON_CreateArray();
-    if (!s->cases) {
-        forge_free(s);
+    s->reg = cJSON_CreateArray();
+    s->np = cJSON_CreateArray();
+    if (!s->cases || !s->reg || !s->np) {
+        forge_suite_free(s);
         return NULL;
     }
     return s;
@@ -60,37 +73,100 @@ int forge_suite_reserve(struct forge_suite *s, size_t n, struct forge_err *err)
     return 0;
 }
 
-int forge_suite_add(struct forge_suite *s, cJSON *result, struct forge_err *err)
+int forge_suite_set_baseline(struct forge_suite *s, const cJSON *baseline, struct forge_err *err)
+{
+    if (!baseline || s->base) return 0;
+    const cJSON *bcases = cJSON_GetObjectItemCaseSensitive(baseline, "cases");
+    size_t cap = 16, bn = (size_t)cJSON_GetArraySize(bcases);
+    while (cap < 2 * bn) cap *= 2;
+    const cJSON **tab = forge_calloc(cap, sizeof *tab);
+    if (!tab) return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    const cJSON *b;
+    cJSON_ArrayForEach(b, bcases) {
+        const char *bcid = forge_json_str(b, "id");
+        if (!bcid) continue;
+        size_t h = hash_str(bcid) & (cap - 1);
+        while (tab[h] && strcmp(forge_json_str(tab[h], "id"), bcid) != 0) h = (h + 1) & (cap - 1);
+        tab[h] = b;
+    }
+    s->base = baseline;
+    s->tab = tab;
+    s->tcap = cap;
+    return 0;
+}
+
+static int compare(struct forge_suite *s, const cJSON *r)
+{
+    const char *cid = forge_json_str(r, "id");
+    if (!cid) cid = "";
+    size_t h = hash_str(cid) & (s->tcap - 1);
+    while (s->tab[h] && strcmp(forge_json_str(s->tab[h], "id"), cid) != 0) h = (h + 1) & (s->tcap - 1);
+    if (!s->tab[h]) return 0;
+    const char *now = status(r), *then = status(s->tab[h]);
+    cJSON *l = NULL;
+    if (strcmp(then, "passed") == 0 && (strcmp(now, "failed") == 0 || strcmp(now, "error") == 0)) l = s->reg;
+    else if (strcmp(then, "passed") != 0 && strcmp(now, "passed") == 0) l = s->np;
+    if (l && !cJSON_AddItemToArray(l, cJSON_CreateString(cid))) return FORGE_ENOMEM;
+    return 0;
+}
+
+static int group(struct forge_suite *s, const cJSON *sv, const char *st, double dur)
+{
+    const char *name = cJSON_IsString(sv) && sv->valuestring ? sv->valuestring : "forge";
+    int g = s->glast;
+    if (g >= s->ngroups || strcmp(s->groups[g].name, name) != 0) {
+        for (g = 0; g < s->ngroups && strcmp(s->groups[g].name, name) != 0; g++) {}
+        if (g == s->ngroups) {
+            if (s->ngroups == s->gcap) {
+                int cap = s->gcap ? s->gcap * 2 : 8;
+                struct forge_suite_group *ng = forge_realloc(s->groups, (size_t)cap * sizeof *ng);
+                if (!ng) return FORGE_ENOMEM;
+                s->groups = ng;
+                s->gcap = cap;
+            }
+            struct forge_suite_group *n = &s->groups[s->ngroups];
+            memset(n, 0, sizeof *n);
+            if (!(n->name = forge_strdup(name))) return FORGE_ENOMEM;
+            n->first = s->counted;
+            s->ngroups++;
+        }
+        s->glast = g;
+    }
+    struct forge_suite_group *x = &s->groups[g];
+    x->tests++;
+    x->failed += st[0] == 'f';
+    x->errors += st[0] == 'e';
+    x->skipped += st[0] == 's';
+    x->ms += dur;
+    x->last = s->counted;
+    return 0;
+}
+
+int forge_suite_count(struct forge_suite *s, const cJSON *result, struct forge_err *err)
 {
     if (s->nlat == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 1024;
         double *lat = forge_realloc(s->lat, cap * sizeof *lat);
-        if (!lat) {
-            cJSON_Delete(result);
-            return forge_err_set(err, FORGE_ENOMEM, "out of memory");
-        }
+        if (!lat) return forge_err_set(err, FORGE_ENOMEM, "out of memory");
         s->lat = lat;
         s->cap = cap;
     }
-    if (!cJSON_AddItemToArray(s->cases, result)) {
-        cJSON_Delete(result);
-        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
-    }
     /* one pass over the result's members: lookups by name would scan them six times */
-    const cJSON *lat_v = NULL, *cost_v = NULL, *err_v = NULL;
+    const cJSON *lat_v = NULL, *cost_v = NULL, *err_v = NULL, *suite_v = NULL, *dur_v = NULL;
     double dur = 0, sa = 0, w = 1, score = 0;
     bool ok = false, skip = false;
     const cJSON *it;
     cJSON_ArrayForEach(it, result) {
         const char *k = it->string;
         switch (k[0]) {
-        case 'd': if (strcmp(k, "durationMs") == 0 && cJSON_IsNumber(it)) dur = it->valuedouble; break;
+        case 'd': if (strcmp(k, "durationMs") == 0 && cJSON_IsNumber(it)) dur = it->valuedouble, dur_v = it; break;
         case 's':
             if (strcmp(k, "skippedAssertions") == 0 && cJSON_IsNumber(it)) sa = it->valuedouble;
             else if (strcmp(k, "skipped") == 0) skip = cJSON_IsTrue(it);
             else if (strcmp(k, "score") == 0 && cJSON_IsNumber(it)) score = it->valuedouble;
+            else if (strcmp(k, "suite") == 0 && !suite_v) suite_v = it;
             break;
-        case 'e': if (strcmp(k, "error") == 0) err_v = it; break;
+        case 'e': if (strcmp(k, "error") == 0 && !err_v) err_v = it; break;
         case 'p': if (strcmp(k, "passed") == 0) ok = cJSON_IsTrue(it); break;
         case 'l': if (strcmp(k, "latencyMs") == 0) lat_v = it; break;
         case 'c': if (strcmp(k, "costUsd") == 0) cost_v = it; break;
@@ -98,6 +174,11 @@ int forge_suite_add(struct forge_suite *s, cJSON *result, struct forge_err *err)
         default: break;
         }
     }
+    /* JUnit's time sums durationMs as a number or 0 (forge_json_num) */
+    if (group(s, suite_v, err_v ? "error" : skip ? "skipped" : ok ? "passed" : "failed", dur_v ? dur : 0) ||
+        (s->base && compare(s, result)))
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    s->counted++;
     s->duration += dur;
     if (sa >= 0 && sa <= 1e15) /* results read back from files (report merge, report html) may hold anything */
         s->skipped_assert += (long)sa;
@@ -116,6 +197,25 @@ int forge_suite_add(struct forge_suite *s, cJSON *result, struct forge_err *err)
     s->wsum += w;
     s->wscore += w * score;
     return 0;
+}
+
+int forge_suite_add(struct forge_suite *s, cJSON *result, struct forge_err *err)
+{
+    if (forge_suite_count(s, result, err)) {
+        cJSON_Delete(result);
+        return FORGE_ENOMEM;
+    }
+    if (!cJSON_AddItemToArray(s->cases, result)) {
+        cJSON_Delete(result);
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+const struct forge_suite_group *forge_suite_groups(const struct forge_suite *s, int *n)
+{
+    *n = s->ngroups;
+    return s->groups;
 }
 
 /* "passed", "failed", "error" or "skipped". */
@@ -239,54 +339,33 @@ int forge_suite_report(struct forge_suite *s, const struct forge_gates *gates, c
     }
     okitem->type = ok ? cJSON_True : cJSON_False;
 
-    cJSON *reg = cJSON_CreateArray(), *np = cJSON_CreateArray();
-    if (!reg || !np) {
+    if (baseline && !s->base) {
+        /* the results were added before the baseline was known: compare them now, in order */
+        if (forge_suite_set_baseline(s, baseline, err)) goto fail;
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(rep, "cases"))
+            if (compare(s, r)) goto nomem;
+    }
+    if (s->base) {
+        const char *bid = forge_json_str(s->base, "runId");
+        if (bid) cJSON_AddStringToObject(rep, "baselineRunId", bid);
+    }
+    cJSON *reg = s->reg, *np = s->np;
+    s->reg = cJSON_CreateArray();
+    s->np = cJSON_CreateArray();
+    if (!s->reg || !s->np) {
         cJSON_Delete(reg);
         cJSON_Delete(np);
         goto nomem;
-    }
-    if (baseline) {
-        const char *bid = forge_json_str(baseline, "runId");
-        if (bid) cJSON_AddStringToObject(rep, "baselineRunId", bid);
-        /* index the baseline's cases by id (open addressing) */
-        const cJSON *bcases = cJSON_GetObjectItemCaseSensitive(baseline, "cases");
-        size_t cap = 16, bn = (size_t)cJSON_GetArraySize(bcases);
-        while (cap < 2 * bn) cap *= 2;
-        const cJSON **tab = forge_calloc(cap, sizeof *tab);
-        if (!tab) {
-            cJSON_Delete(reg);
-            cJSON_Delete(np);
-            goto nomem;
-        }
-        const cJSON *b;
-        cJSON_ArrayForEach(b, bcases) {
-            const char *bcid = forge_json_str(b, "id");
-            if (!bcid) continue;
-            size_t h = hash_str(bcid) & (cap - 1);
-            while (tab[h] && strcmp(forge_json_str(tab[h], "id"), bcid) != 0) h = (h + 1) & (cap - 1);
-            tab[h] = b;
-        }
-        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(rep, "cases")) {
-            const char *cid = forge_json_str(r, "id");
-            const char *now = status(r);
-            size_t h = hash_str(cid) & (cap - 1);
-            while (tab[h] && strcmp(forge_json_str(tab[h], "id"), cid) != 0) h = (h + 1) & (cap - 1);
-            if (!tab[h]) continue;
-            const char *then = status(tab[h]);
-            if (strcmp(then, "passed") == 0 && (strcmp(now, "failed") == 0 || strcmp(now, "error") == 0))
-                cJSON_AddItemToArray(reg, cJSON_CreateString(cid));
-            else if (strcmp(then, "passed") != 0 && strcmp(now, "passed") == 0)
-                cJSON_AddItemToArray(np, cJSON_CreateString(cid));
-        }
-        forge_free(tab);
     }
     cJSON_AddItemToObject(rep, "regressions", reg);
     cJSON_AddItemToObject(rep, "newPasses", np);
     *report = rep;
     return 0;
 nomem:
+    forge_err_set(err, FORGE_ENOMEM, "out of memory");
+fail:
     cJSON_Delete(rep);
-    return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    return FORGE_ENOMEM;
 }
 
 void forge_suite_free(struct forge_suite *s)
@@ -294,5 +373,10 @@ void forge_suite_free(struct forge_suite *s)
     if (!s) return;
     forge_free(s->lat); /* the large block first: freeing it after many small ones is slow */
     cJSON_Delete(s->cases);
+    for (int i = 0; i < s->ngroups; i++) forge_free(s->groups[i].name);
+    forge_free(s->groups);
+    forge_free(s->tab);
+    cJSON_Delete(s->reg);
+    cJSON_Delete(s->np);
     forge_free(s);
 }

@@ -41,11 +41,37 @@ struct forge_suite *forge_suite_new(void);
  * avoids growing, and large allocations late in a long run are slow). Returns 0 or FORGE_ENOMEM. */
 int forge_suite_reserve(struct forge_suite *s, size_t n, struct forge_err *err);
 
-/* Adds a case result (takes it, also on failure). Returns 0 or FORGE_ENOMEM. */
+/* Adds a case result (takes it, also on failure): counted and kept for the report's "cases".
+ * Results are added in case order. Returns 0 or FORGE_ENOMEM. */
 int forge_suite_add(struct forge_suite *s, cJSON *result, struct forge_err *err);
 
-/* Builds the suite report from the results added so far (moving them into it; the accumulator is
- * empty afterwards). <gates> may be NULL; <baseline> (borrowed, may be NULL) is a previous report
+/* Counts a case result (borrowed) without keeping it: runs whose records live in a results file
+ * (report/results.h) count them in a pass over that file, in case order, and their report's
+ * "cases" stays empty (the report writers read the records from the file). Memory: 8 bytes a
+ * case (its latency, for the percentiles) plus the baseline's index. Returns 0 or FORGE_ENOMEM. */
+int forge_suite_count(struct forge_suite *s, const cJSON *result, struct forge_err *err);
+
+/* Compares the results counted from now on with <baseline> (a previous report, borrowed: it
+ * must outlive the suite) for "regressions" and "newPasses". Call it before the first add or
+ * count; forge_suite_report(baseline) does it itself when it was not called. Returns 0 or
+ * FORGE_ENOMEM. */
+int forge_suite_set_baseline(struct forge_suite *s, const cJSON *baseline, struct forge_err *err);
+
+/* The JUnit report's test suites: each distinct "suite" of the results (or "forge"), in
+ * first-seen order, with its counts, as the results were added or counted. <first> and <last>
+ * are the places (from 0, in the order counted) of its first and last results: when
+ * last - first + 1 == tests, its results are contiguous. */
+struct forge_suite_group {
+    char *name;
+    long tests, failed, errors, skipped;
+    double ms;
+    long first, last;
+};
+/* Borrows the groups (valid until the suite is freed or more results are added); sets *n. */
+const struct forge_suite_group *forge_suite_groups(const struct forge_suite *s, int *n);
+
+/* Builds the suite report from the results added so far (moving them into it; the counts and
+ * groups stay until the suite is freed). <gates> may be NULL; <baseline> (borrowed, may be NULL) is a previous report
  * of the same shape. The report (a new tree, agent-tool-forge's EvalSuiteResult plus forge's
  * fields):
  *   { "runId", "timestamp", "passed": bool (every case passed, no error case, gates met),

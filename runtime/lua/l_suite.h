@@ -20,7 +20,11 @@ struct forge_lua_suite {
     struct forge_policy policy;
     struct forge_model *model; /* the suite's scripted model, or NULL */
     char *model_spec;          /* "provider:model" when the suite names one, else NULL */
-    cJSON *cases;              /* validated cases */
+    cJSON *cases;              /* validated cases, or NULL: the cases come from a source */
+    /* read lazily (forge run's eval files): see forge_run_spec.next_case; not owned */
+    int (*next_case)(void *ctx, cJSON **kase, struct forge_err *err);
+    void *case_ctx;
+    long ncases;               /* the source's number of cases */
     char *system;
     cJSON *params;
     int stream;                /* stream = true: ask for streamed answers */

@@ -272,7 +272,35 @@ def structure():
     again = os.path.join(WORK, "again.html")
     code, so, se = run("report", "html", out["jsonl"], "-o", again, "--baseline", baseline, "--min-pass-rate", "0.5")
     check("report html exits 0 and says what it wrote", code == 0 and so == f"{again}: 8 cases\n", so + se)
-    check("report html writes the run's page byte for byte", open(again, "rb").read() == open(out["html"], "rb").read())
+    # the run's page lists its cases in case order; the JSONL file holds them in the order they
+    # finished (here the error case, which has no transcript, last), and report html follows the
+    # file: the same page byte for byte, but for the order of its rows
+    def rows_apart(path):
+        raw = open(path, "rb").read()
+        head = raw.index(b'id="forge-cases">[') + len(b'id="forge-cases">[')
+        end = raw.index(b"</script>", head)
+        body = raw[head:end].rstrip(b"]").strip(b"\n")
+        return raw[:head] + raw[end:], body.split(b",\n")
+    run_rest, run_rows = rows_apart(out["html"])
+    again_rest, again_rows = rows_apart(again)
+    row_ids = lambda rows: [json.loads(r)["id"] for r in rows]
+    check("report html writes the run's page byte for byte, rows in the file's order",
+          again_rest == run_rest and sorted(again_rows) == sorted(run_rows) and
+          row_ids(again_rows) == [json.loads(l)["id"] for l in open(out["jsonl"])], str(row_ids(again_rows)))
+    check("the run's page lists the cases in case order", row_ids(run_rows) == [c["id"] for c in json.load(open(evals))],
+          str(row_ids(run_rows)))
+    again_bytes = open(again, "rb").read()
+    # transcripts in reverse (the cases finish backwards) and no JSONL report (the records go to
+    # a temporary file): the page is the run's, its rows still in case order, trajectories kept
+    rev_t = os.path.join(WORK, "rev.jsonl")
+    with open(rev_t, "w") as f:
+        f.writelines(reversed([l for l in open(trans) if l.strip()]))
+    rh, rj = os.path.join(WORK, "rev.html"), os.path.join(WORK, "rev.json")
+    code, so, se = run("run", evals, "--transcripts", rev_t, "--baseline", baseline, "--min-pass-rate", "0.5",
+                       "--report", "html=" + rh, "--report", "json=" + rj)
+    check("cases finished backwards, no jsonl report: the same page byte for byte, rows in case order",
+          code == 1 and open(rh, "rb").read() == open(out["html"], "rb").read(), se)
+    check("... and the same JSON report, without trajectories", open(rj, "rb").read() == open(out["json"], "rb").read())
     jl = [json.loads(l) for l in open(out["jsonl"])]
     check("JSONL case records carry their trajectory", all(("trajectory" in r) == (r["id"] != "error-6") for r in jl) and
           jl[0]["trajectory"]["trajectory_id"] == jl[0]["id"])
@@ -305,8 +333,8 @@ def structure():
     # from stdin
     p = subprocess.run([FORGE, "report", "html", "-", "-o", again, "--baseline", baseline, "--min-pass-rate", "0.5"],
                        input=open(out["jsonl"], "rb").read(), capture_output=True, env=ENV, timeout=60)
-    check("report html - reads stdin", p.returncode == 0 and open(again, "rb").read() == open(out["html"], "rb").read(),
-          p.stderr)
+    check("report html - reads stdin: the page it writes from the file, byte for byte",
+          p.returncode == 0 and open(again, "rb").read() == again_bytes, p.stderr)
 
     # results of any shape (a JSONL file may hold anything): a page, never a crash
     import random

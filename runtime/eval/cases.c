@@ -1,0 +1,416 @@
+/* Eval files a case at a time, and the run's set of case ids. */
+#include "eval/cases.h"
+#include "base/alloc.h"
+#include "base/file.h"
+#include "data/json.h"
+#include "eval/evalfile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define CHUNK ((size_t)1 << 16)
+
+/* A window on the file: bytes [lo, hi) of buf are unread; buf[0] is byte <boff> of the file. */
+struct win {
+    FILE *f;
+    char *buf;
+    size_t cap, lo, hi;
+    uint64_t boff;
+    int eof;
+    int line, col; /* of buf[lo] (the main reader only) */
+};
+
+struct forge_cases {
+    const char *path;
+    struct win w, at; /* the stream, and forge_cases_read_at's */
+    int index;        /* of the next case */
+    size_t values;    /* JSON values so far (the array's and its cases'), when counted */
+    int count;        /* the file is large enough to hold more values than the limit */
+    int state;        /* 0 before '[', 1 in the array, 2 done */
+    /* the last case's text (in w.buf until the next call) */
+    size_t last_lo, last_len;
+    int last_line, last_col;
+};
+
+bool forge_cases_lazy(const char *path)
+{
+    size_t n = strlen(path);
+    if (!strcmp(path, "-") || (n > 5 && !strcmp(path + n - 5, ".yaml")) || (n > 4 && !strcmp(path + n - 4, ".yml")))
+        return false;
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    int ch;
+    while ((ch = getc(f)) == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {}
+    fclose(f);
+    return ch == '[';
+}
+
+static void win_reset(struct win *w, uint64_t off)
+{
+    w->lo = w->hi = 0;
+    w->boff = off;
+    w->eof = 0;
+}
+
+/* Makes at least <need> bytes from lo available (or all the file has). 0, or an error code. */
+static int fill(struct win *w, size_t need)
+{
+    while (w->hi - w->lo < need && !w->eof) {
+        if (w->lo) {
+            memmove(w->buf, w->buf + w->lo, w->hi - w->lo);
+            w->boff += w->lo;
+            w->hi -= w->lo;
+            w->lo = 0;
+        }
+        if (w->cap - w->hi < CHUNK) {
+            size_t cap = w->cap ? w->cap * 2 : CHUNK * 2;
+            while (cap - w->hi < CHUNK) cap *= 2;
+            char *b = forge_realloc(w->buf, cap);
+            if (!b) return FORGE_ENOMEM;
+            w->buf = b;
+            w->cap = cap;
+        }
+        size_t got = fread(w->buf + w->hi, 1, w->cap - w->hi, w->f);
+        w->hi += got;
+        if (got == 0) {
+            if (ferror(w->f)) return FORGE_EIO;
+            w->eof = 1;
+        }
+    }
+    return 0;
+}
+
+/* Consumes <n> bytes, keeping line:col. */
+static void eat(struct win *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)w->buf[w->lo + i];
+        if (ch == '\n') {
+            w->line++;
+            w->col = 1;
+        } else if ((ch & 0xC0) != 0x80) {
+            w->col++;
+        }
+    }
+    w->lo += n;
+}
+
+/* Skips white space; returns the next byte or -1 at the end (or -2 on a read error). */
+static int next_byte(struct win *w)
+{
+    for (;;) {
+        if (w->lo == w->hi && fill(w, 1)) return -2;
+        if (w->lo == w->hi) return -1;
+        char ch = w->buf[w->lo];
+        if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') return (unsigned char)ch;
+        eat(w, 1);
+    }
+}
+
+/* The length of the value that starts at lo (all of it in the window after the call), or an
+ * error: FORGE_EINVAL when the file ends inside it, FORGE_ELIMIT past the input limit. */
+static int frame(struct win *w, size_t *len)
+{
+    size_t j = 0, limit = forge_file_input_limit();
+    int depth = 0, instr = 0, esc = 0;
+    char first = w->buf[w->lo];
+    int scalar = first != '{' && first != '[' && first != '"';
+    for (;;) {
+        if (w->lo + j == w->hi) {
+            if (j > limit) return FORGE_ELIMIT;
+            int rc = fill(w, j + 1);
+            if (rc) return rc;
+            if (w->lo + j == w->hi) {
+                if (scalar) break;
+                return FORGE_EINVAL;
+            }
+        }
+        char ch = w->buf[w->lo + j];
+        if (scalar) {
+            if (ch == ',' || ch == ']' || ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') break;
+            j++;
+            continue;
+        }
+        j++;
+        if (instr) {
+            if (esc) esc = 0;
+            else if (ch == '\\') esc = 1;
+            else if (ch == '"') {
+                instr = 0;
+                if (depth == 0) break; /* a string case */
+            }
+            continue;
+        }
+        if (ch == '"') instr = 1;
+        else if (ch == '{' || ch == '[') depth++;
+        else if ((ch == '}' || ch == ']') && --depth == 0) break;
+    }
+    if (j > limit) return FORGE_ELIMIT;
+    *len = j;
+    return 0;
+}
+
+static int open_win(struct win *w, const char *path, struct forge_err *err)
+{
+    w->f = fopen(path, "rb");
+    if (!w->f) return forge_err_set(err, FORGE_EIO, "%s: cannot open: %s", path, strerror(errno));
+    w->line = w->col = 1;
+    return 0;
+}
+
+struct forge_cases *forge_cases_open(const char *path, struct forge_err *err)
+{
+    struct forge_cases *c = forge_calloc(1, sizeof *c);
+    if (!c) {
+        forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        return NULL;
+    }
+    c->path = path;
+    if (open_win(&c->w, path, err)) {
+        forge_free(c);
+        return NULL;
+    }
+    /* the input limits hold for the whole file, as when it is read whole: its size before a
+     * byte is read, its values as they are read */
+    struct stat st;
+    if (fstat(fileno(c->w.f), &st) == 0 && (unsigned long long)st.st_size > forge_file_input_limit()) {
+        forge_file_limit_error(path, err);
+        forge_cases_close(c);
+        return NULL;
+    }
+    c->count = (size_t)st.st_size / 2 + 1 > forge_json_node_limit();
+    c->values = 1;
+    return c;
+}
+
+static int where(struct forge_cases *c, struct forge_err *err, const char *what)
+{
+    return forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: %s", c->path, c->w.line, c->w.col, what);
+}
+
+int forge_cases_next(struct forge_cases *c, cJSON **kase, int *index, uint64_t *offset, struct forge_err *err)
+{
+    *kase = NULL;
+    struct win *w = &c->w;
+    if (c->last_len) {
+        eat(w, c->last_len); /* the previous case */
+        c->last_len = 0;
+    }
+    int ch = next_byte(w);
+    if (ch == -2) return forge_err_set(err, FORGE_EIO, "%s: read failed: %s", c->path, strerror(errno));
+    if (c->state == 0) {
+        if (ch != '[') return where(c, err, "an eval file is a JSON array of cases (agent-tool-forge's format)");
+        eat(w, 1);
+        c->state = 1;
+        ch = next_byte(w);
+        if (ch == ']') {
+            eat(w, 1);
+            c->state = 2;
+        }
+    } else if (c->state == 1) {
+        if (ch == ']') {
+            eat(w, 1);
+            c->state = 2;
+        } else if (ch == ',') {
+            eat(w, 1);
+            ch = next_byte(w);
+        } else {
+            return where(c, err, ch < 0 ? "the file ends inside the array of cases (a ']' is missing)"
+                                        : "expected ',' or ']' after a case");
+        }
+    }
+    if (c->state == 2) {
+        ch = next_byte(w);
+        if (ch >= 0) return where(c, err, "unexpected text after the array of cases");
+        return 0;
+    }
+    if (ch < 0) return where(c, err, "the file ends inside the array of cases (a case is missing)");
+    if (ch == ']') return where(c, err, "a case is missing before ']'");
+    size_t len;
+    int rc = frame(w, &len);
+    if (rc == FORGE_ELIMIT) {
+        forge_err_set(err, FORGE_ELIMIT, "%s:%d:%d: case [%d] is larger than the input limit (raise it with "
+                      "--max-file-mb)", c->path, w->line, w->col, c->index);
+        return FORGE_ELIMIT;
+    }
+    if (rc == FORGE_EINVAL) return where(c, err, "the file ends inside a case");
+    if (rc) return forge_err_set(err, rc, "%s: %s", c->path, rc == FORGE_ENOMEM ? "out of memory" : "read failed");
+    if (c->count) {
+        size_t limit = forge_json_node_limit(), past;
+        size_t left = c->values >= limit ? 0 : limit - c->values;
+        size_t n = forge_json_count_values(w->buf + w->lo, len, left, &past);
+        if (n > left) {
+            eat(w, past);
+            forge_err_set(err, FORGE_ELIMIT, "%s:%d:%d: more than %zu JSON values in one input (the limit; raise it "
+                          "with --max-json-nodes)", c->path, w->line, w->col, limit);
+            c->state = 2;
+            return FORGE_ELIMIT;
+        }
+        c->values += n;
+    }
+    c->last_lo = w->lo;
+    c->last_len = len;
+    c->last_line = w->line;
+    c->last_col = w->col;
+    *offset = w->boff + w->lo;
+    *index = c->index;
+    rc = forge_evalfile_parse_case(w->buf + w->lo, len, c->path, c->index, w->line, w->col, kase, err);
+    if (rc) return rc;
+    c->index++;
+    return 1;
+}
+
+int forge_cases_fail(struct forge_cases *c, const char *key, const char *what, struct forge_err *err)
+{
+    return forge_evalfile_case_error(c->w.buf + c->last_lo, c->last_len, c->path, c->index - 1, c->last_line,
+                                     c->last_col, key, err, what);
+}
+
+int forge_cases_read_at(struct forge_cases *c, uint64_t offset, int index, const char *want_id, cJSON **kase,
+                        struct forge_err *err)
+{
+    *kase = NULL;
+    struct win *w = &c->at;
+    if (!w->f && open_win(w, c->path, err)) return err ? err->code : FORGE_EIO;
+    /* the window may already hold it (cases read in file order) */
+    if (!(offset >= w->boff && offset < w->boff + w->hi)) {
+        if (fseeko(w->f, (off_t)offset, SEEK_SET) != 0)
+            return forge_err_set(err, FORGE_EIO, "%s: cannot seek: %s", c->path, strerror(errno));
+        win_reset(w, offset);
+    } else {
+        w->lo = (size_t)(offset - w->boff);
+    }
+    if (fill(w, 1) || w->lo == w->hi)
+        return forge_err_set(err, FORGE_EIO, "%s: case [%d] is gone (was the file changed?)", c->path, index);
+    size_t len;
+    int rc = frame(w, &len);
+    if (rc) return forge_err_set(err, rc == FORGE_ENOMEM ? rc : FORGE_EIO, "%s: case [%d] cannot be read again "
+                                 "(was the file changed?)", c->path, index);
+    /* the case was checked when first read: parsed only (its id must match, should the file
+     * have changed since) */
+    *kase = forge_json_parse(w->buf + w->lo, len, c->path, err);
+    w->lo += len;
+    if (!*kase) return err ? err->code : FORGE_EINVAL;
+    const char *got = forge_json_str(*kase, "id");
+    if (!cJSON_IsObject(*kase) || !got || (want_id && strcmp(got, want_id) != 0)) {
+        cJSON_Delete(*kase);
+        *kase = NULL;
+        return forge_err_set(err, FORGE_EIO, "%s: case [%d] changed while the run read it", c->path, index);
+    }
+    return 0;
+}
+
+int forge_cases_rewind(struct forge_cases *c, struct forge_err *err)
+{
+    if (fseeko(c->w.f, 0, SEEK_SET) != 0)
+        return forge_err_set(err, FORGE_EIO, "%s: cannot seek: %s", c->path, strerror(errno));
+    win_reset(&c->w, 0);
+    c->w.line = c->w.col = 1;
+    c->index = 0;
+    c->values = 1;
+    c->state = 0;
+    c->last_len = 0;
+    return 0;
+}
+
+void forge_cases_close(struct forge_cases *c)
+{
+    if (!c) return;
+    if (c->w.f) fclose(c->w.f);
+    if (c->at.f) fclose(c->at.f);
+    forge_free(c->w.buf);
+    forge_free(c->at.buf);
+    forge_free(c);
+}
+
+/* ---- the id set: ids in one arena, an open-addressing table of places ---- */
+
+struct forge_idset {
+    char *arena;
+    size_t alen, acap;
+    uint64_t *at;    /* per place: the id's offset in the arena */
+    size_t n, ncap;
+    uint32_t *slots; /* place + 1, or 0 */
+    size_t scap;
+};
+
+struct forge_idset *forge_idset_new(void) { return forge_calloc(1, sizeof(struct forge_idset)); }
+
+static uint64_t hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h ^ (h >> 29);
+}
+
+static size_t slot_of(const struct forge_idset *s, const char *id)
+{
+    size_t m = s->scap - 1, h = (size_t)hash(id) & m;
+    while (s->slots[h] && strcmp(s->arena + s->at[s->slots[h] - 1], id) != 0) h = (h + 1) & m;
+    return h;
+}
+
+int64_t forge_idset_find(const struct forge_idset *s, const char *id)
+{
+    if (!s->scap) return -1;
+    size_t h = slot_of(s, id);
+    return s->slots[h] ? (int64_t)s->slots[h] - 1 : -1;
+}
+
+int64_t forge_idset_add(struct forge_idset *s, const char *id)
+{
+    if (s->n >= UINT32_MAX - 1) return INT64_MIN;
+    if (2 * (s->n + 1) > s->scap) {
+        size_t cap = s->scap ? s->scap * 2 : 1024;
+        uint32_t *t = forge_calloc(cap, sizeof *t);
+        if (!t) return INT64_MIN;
+        uint32_t *old = s->slots;
+        size_t ocap = s->scap;
+        s->slots = t;
+        s->scap = cap;
+        for (size_t i = 0; i < ocap; i++)
+            if (old[i]) s->slots[slot_of(s, s->arena + s->at[old[i] - 1])] = old[i];
+        forge_free(old);
+    }
+    size_t h = slot_of(s, id);
+    if (s->slots[h]) return -1 - ((int64_t)s->slots[h] - 1);
+    size_t len = strlen(id) + 1;
+    if (s->alen + len > s->acap) {
+        size_t cap = s->acap ? s->acap * 2 : 1 << 16;
+        while (cap < s->alen + len) cap *= 2;
+        char *a = forge_realloc(s->arena, cap);
+        if (!a) return INT64_MIN;
+        s->arena = a;
+        s->acap = cap;
+    }
+    if (s->n == s->ncap) {
+        size_t cap = s->ncap ? s->ncap * 2 : 1024;
+        uint64_t *a = forge_realloc(s->at, cap * sizeof *a);
+        if (!a) return INT64_MIN;
+        s->at = a;
+        s->ncap = cap;
+    }
+    memcpy(s->arena + s->alen, id, len);
+    s->at[s->n] = s->alen;
+    s->alen += len;
+    s->slots[h] = (uint32_t)(s->n + 1);
+    return (int64_t)s->n++;
+}
+
+size_t forge_idset_count(const struct forge_idset *s) { return s->n; }
+
+void forge_idset_free(struct forge_idset *s)
+{
+    if (!s) return;
+    forge_free(s->slots);
+    forge_free(s->at);
+    forge_free(s->arena);
+    forge_free(s);
+}
