@@ -31,6 +31,21 @@ int forge_cli_input_opt(const char *cmd, int argc, char **argv, int *i);
 /* Usage lines of those options, for the commands' help. */
 extern const char forge_cli_input_usage[];
 
+/* For the serving commands (cli/listen.c): blocks SIGINT, SIGTERM and SIGPIPE in every thread,
+ * starts the embedded server with handler <h> (server/server.h) into *http, and writes its port
+ * to <port_file> when not NULL. Returns 0, or the exit code after printing "<who>: ..." (*http
+ * may then be set: stop it). */
+struct forge_server;
+struct forge_server_opts;
+struct forge_server_request;
+struct forge_server_response;
+int forge_cli_listen(const char *who, const struct forge_server_opts *o,
+                     void (*h)(void *ctx, const struct forge_server_request *req,
+                               struct forge_server_response *resp),
+                     void *ctx, const char *port_file, struct forge_server **http);
+/* Waits for SIGINT or SIGTERM (blocked by forge_cli_listen). */
+void forge_cli_wait_signal(void);
+
 int forge_cmd_completion(int argc, char **argv);
 extern const char forge_usage_completion[];
 int forge_cmd_doctor(int argc, char **argv);

@@ -149,30 +149,11 @@ static int serve(int argc, char **argv)
     forge_server_opts_init(&so);
     so.listen = listen;
     so.max_body = (size_t)mb << 20;
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    if (forge_server_start(&so, forge_mcp_http_handle, mh, &http, &err)) {
-        forge_cli_error("mcp serve: %s", err.msg);
-        code = err.code == FORGE_EINVAL ? FORGE_EXIT_USAGE : FORGE_EXIT_INFRA;
+    if ((code = forge_cli_listen("mcp serve", &so, forge_mcp_http_handle, mh, port_file, &http)) != 0)
         goto out;
-    }
-    if (port_file) {
-        char t[16];
-        snprintf(t, sizeof t, "%d\n", forge_server_port(http));
-        if (forge_file_write_atomic(port_file, t, strlen(t), &err)) {
-            forge_cli_error("mcp serve: --port-file: %s", err.msg);
-            goto out;
-        }
-    }
     fprintf(stderr, "forge mcp serve: %d tool%s at http://%s/mcp (port %d)\n", tools.n, tools.n == 1 ? "" : "s", listen,
             forge_server_port(http));
-    sigdelset(&set, SIGPIPE);
-    int sig = 0;
-    sigwait(&set, &sig);
+    forge_cli_wait_signal();
     code = FORGE_EXIT_OK;
 out:
     forge_server_stop(http);

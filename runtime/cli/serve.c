@@ -431,28 +431,10 @@ int forge_cmd_serve(int argc, char **argv)
         code = FORGE_EXIT_INFRA;
         goto out;
     }
-    /* the signals are taken by wait_for_stop: blocked before the server's threads start */
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    if (forge_server_start(&o.server, forge_serve_handle, srv, &http, &err)) {
-        forge_cli_error("serve: %s", err.msg);
-        code = err.code == FORGE_EINVAL ? FORGE_EXIT_USAGE : FORGE_EXIT_INFRA;
+    /* the signals are taken by wait_for_stop */
+    if ((code = forge_cli_listen("serve", &o.server, forge_serve_handle, srv, o.port_file, &http)) != 0)
         goto out;
-    }
     int port = forge_server_port(http);
-    if (o.port_file) {
-        char text[16];
-        snprintf(text, sizeof text, "%d\n", port);
-        if (forge_file_write_atomic(o.port_file, text, strlen(text), &err)) {
-            forge_cli_error("serve: --port-file: %s", err.msg);
-            code = FORGE_EXIT_USAGE;
-            goto out;
-        }
-    }
     fprintf(stderr, "forge serve: listening on port %d (%d model%s%s)\n", port, so.nmodels, so.nmodels == 1 ? "" : "s",
             so.token ? ", token required" : "");
     wait_for_stop(srv);

@@ -228,17 +228,6 @@ static int setup_auth(struct aopts *o, struct forge_jwt_key **key)
     return 0;
 }
 
-static void wait_for_signal(void)
-{
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    int sig = 0;
-    while (sigwait(&set, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
-        ;
-}
-
 int forge_cmd_serve_agent(int argc, char **argv)
 {
     struct aopts o;
@@ -365,30 +354,13 @@ int forge_cmd_serve_agent(int argc, char **argv)
         code = FORGE_EXIT_INFRA;
         goto out;
     }
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    if (forge_server_start(&o.server, forge_service_handle, svc, &http, &err)) {
-        forge_cli_error("serve: %s", err.msg);
-        code = err.code == FORGE_EINVAL ? FORGE_EXIT_USAGE : FORGE_EXIT_INFRA;
+    if ((code = forge_cli_listen("serve", &o.server, forge_service_handle, svc, o.port_file, &http)) != 0)
         goto out;
-    }
     int port = forge_server_port(http);
-    if (o.port_file) {
-        char text[16];
-        snprintf(text, sizeof text, "%d\n", port);
-        if (forge_file_write_atomic(o.port_file, text, strlen(text), &err)) {
-            forge_cli_error("serve: --port-file: %s", err.msg);
-            goto out;
-        }
-    }
     static const char *const modes[] = {"?", "jwt", "trust", "none"};
     fprintf(stderr, "forge serve: agent service on port %d (%d agent%s, auth %s, store %s)\n", port, nagents,
             nagents == 1 ? "" : "s", modes[o.svc.auth], store->where);
-    wait_for_signal();
+    forge_cli_wait_signal();
     forge_server_stop(http);
     http = NULL;
     long answered, refused;
