@@ -6,6 +6,7 @@
 #include "data/json.h"
 #include "data/schema.h"
 #include "model/model.h"
+#include "net/http.h"
 #include "tools/policy.h"
 #include "tools/tool.h"
 #include "tools/verify.h"
@@ -611,6 +612,12 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
         cJSON_Delete(c->messages);
     c->messages = NULL;
     r.calls = cJSON_CreateArray();
+    /* a stop also cuts short an HTTP request in flight on this thread (the model's, an HTTP
+     * tool's): the client gone or the deadline passed need not wait for the answer */
+    forge_http_cancel_fn prev_cancel = NULL;
+    void *prev_cancel_ctx = NULL;
+    if (c->stop)
+        forge_http_cancel_set(c->stop, c->stop_ctx, &prev_cancel, &prev_cancel_ctx);
     int rc = 0, round = 1;
     char *final = forge_strdup("");
     const cJSON *pending = NULL;
@@ -650,6 +657,13 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
         cJSON *resp = NULL;
         rc = forge_model_complete(a->model, req, &resp, err);
         cJSON_Delete(req);
+        if (rc && c->stop && c->stop(c->stop_ctx)) {
+            /* the request was cancelled (or failed as the turn was ending): a stop, not a
+             * model failure */
+            rc = 0;
+            c->status = "stopped";
+            break;
+        }
         if (rc)
             break;
         c->rounds++;
@@ -690,6 +704,8 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
         }
     }
 out:
+    if (c->stop)
+        forge_http_cancel_set(prev_cancel, prev_cancel_ctx, NULL, NULL);
     c->messages = r.messages;
     c->calls = r.calls;
     c->text = final ? final : forge_strdup("");

@@ -56,9 +56,11 @@ struct forge_agent_chat {
     const char *case_id;      /* passed to the model as case_id (scripted rules); may be NULL */
     forge_agent_event_fn on_event; /* may be NULL */
     void *event_ctx;
-    int (*stop)(void *ctx);   /* polled before each model request and each call: nonzero ends
-                                 the turn with status "stopped" (client gone, deadline); may be
-                                 NULL */
+    int (*stop)(void *ctx);   /* polled before each model request and each call, and (through
+                                 forge_http_cancel_set, on the calling thread) by an HTTP request
+                                 in flight, the model's included, which it cancels: nonzero ends
+                                 the turn with status "stopped" (client gone, deadline); must be
+                                 cheap and safe to call often; may be NULL */
     void *stop_ctx;
     /* called before a call that passed every check runs, with {"id", "name", "arguments"};
      * setting *deny (a new string) refuses it: the call gets that error. May be NULL. */

@@ -13,6 +13,10 @@ usage: service_test.py FORGE_BIN GROUP
          alg none, HS/RS confusion, wrong key, tampered, expired, not yet valid, no exp, wrong
          claim: 401 and logged without the token; own conversations only (403); trust mode;
          the admin tier (503 without a token, 401 wrong, constant-time compare).
+  provider  an agent on a provider model (tests/support/fake_provider.py, OpenAI dialect): a client
+         that disconnects while the model is thinking cancels the model's HTTP request in flight
+         (the provider sees the connection closed within seconds, the audit row says
+         disconnected); the request deadline cancels it the same way (504, audit timeout).
   pg     two forge processes on one PostgreSQL (Debian's, started on a temporary data
          directory on 127.0.0.1; skipped with the install command where it is absent): a
          pause taken on one is resumed on the other, concurrent resumes across both (one
@@ -35,6 +39,8 @@ import http.client
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 AGENTS = os.path.join(HERE, "service", "agents.lua")
+REMOTE = os.path.join(HERE, "service", "remote.lua")
+FAKE = os.path.join(HERE, "..", "support", "fake_provider.py")
 FORGE = sys.argv[1]
 GROUP = sys.argv[2]
 PASSED = 0
@@ -52,7 +58,7 @@ def check(name, cond, detail=""):
 
 
 class Server:
-    def __init__(self, *args, env=None, store=None, expect_start=True):
+    def __init__(self, *args, env=None, store=None, expect_start=True, agents=AGENTS):
         self.dir = tempfile.mkdtemp(prefix="forge-service-")
         self.port_file = os.path.join(self.dir, "port")
         self.err_path = os.path.join(self.dir, "stderr")
@@ -61,7 +67,7 @@ class Server:
         e["FORGE_ADMIN"] = ADMIN
         e.update(env or {})
         self.err = open(self.err_path, "w")
-        self.proc = subprocess.Popen([FORGE, "serve", "--agent", AGENTS, "--listen", "127.0.0.1:0",
+        self.proc = subprocess.Popen([FORGE, "serve", "--agent", agents, "--listen", "127.0.0.1:0",
                                       "--port-file", self.port_file, "--store", self.store, *args],
                                      stdout=subprocess.PIPE, stderr=self.err, env=e, text=True)
         self.port = None
@@ -795,6 +801,88 @@ def pg():
           r.stderr)
 
 
-{"api": api, "auth": auth, "pg": pg}[GROUP]()
+def audit_row(s, session):
+    """The audit row of <session>, waiting up to 15 s for it."""
+    for _ in range(150):
+        st, j, _, _ = s.admin("/forge-admin/audit?limit=20")
+        rows = [r for r in j["audit"] if r["sessionId"] == session]
+        if rows:
+            return rows[0]
+        time.sleep(0.1)
+    return None
+
+
+def provider():
+    work = tempfile.mkdtemp(prefix="forge-service-fake-")
+    pf, log = os.path.join(work, "port"), os.path.join(work, "fake.log")
+    fake = subprocess.Popen([sys.executable, FAKE, "--port-file", pf, "--log", log, "--max-seconds", "240"])
+    s = None
+    try:
+        for _ in range(1000):
+            if os.path.exists(pf) and open(pf).read().strip():
+                break
+            time.sleep(0.01)
+        fport = int(open(pf).read())
+        s = Server("--auth", "none", "--admin-token-env", "FORGE_ADMIN", "--request-timeout-ms", "3000",
+                   "--model", "openai:m1", "--base-url", f"http://127.0.0.1:{fport}/v1", "--no-cache",
+                   agents=REMOTE, env={"OPENAI_API_KEY": "sk-test-openai-0123456789"})
+
+        def aborted():
+            if not os.path.exists(log):
+                return []
+            return [json.loads(line) for line in open(log) if '"aborted"' in line]
+
+        # the model answers (the wiring works at all)
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "hello"})
+        check("provider model answers", st == 200 and j["message"] == "Hello from the fake openai provider.", str(j))
+        # a client that disconnects while the model is thinking: the request to the provider is
+        # cancelled in flight, not left to run its 30 s
+        so = socket.create_connection(("127.0.0.1", s.port))
+        body = json.dumps({"message": "[hang] think", "sessionId": "gone-model"}).encode()
+        so.sendall(b"POST /agent-api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+                   + str(len(body)).encode() + b"\r\n\r\n" + body)
+        got = b""
+        while b"event: session" not in got:
+            got += so.recv(4096)
+        for _ in range(200):  # the provider has the request
+            if os.path.exists(log) and "[hang] think" in open(log).read():
+                break
+            time.sleep(0.01)
+        t0 = time.monotonic()
+        so.close()
+        row = audit_row(s, "gone-model")
+        took = time.monotonic() - t0
+        check("disconnect mid-model-call recorded", row is not None and row["status"] == "disconnected"
+              and row["durationMs"] < 10000 and row["error"] is None, str(row))
+        check("disconnect ends the turn quickly", took < 10, f"{took:.1f} s")
+        ab = aborted()
+        check("provider saw the request aborted", len(ab) == 1 and ab[0]["path"] == "/v1/chat/completions"
+              and ab[0]["after_ms"] < 10000, str(ab))
+        # the request deadline (3 s) cancels the model call the same way
+        t0 = time.monotonic()
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "[hang] slowly", "sessionId": "late-model"})
+        took = time.monotonic() - t0
+        check("deadline cancels the model call", st == 504 and "deadline of 3000 ms" in j["error"]["message"]
+              and took < 8, f"{st} {j} {took:.1f} s")
+        row = audit_row(s, "late-model")
+        check("deadline recorded", row is not None and row["status"] == "timeout", str(row))
+        for _ in range(100):
+            if len(aborted()) == 2:
+                break
+            time.sleep(0.05)
+        check("provider saw the late request aborted", len(aborted()) == 2, str(aborted()))
+        # the conversation is usable afterwards
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "hello again", "sessionId": "gone-model"})
+        check("conversation goes on after a cancelled call", st == 200 and j["message"].startswith("Hello"), str(j))
+    finally:
+        if s:
+            code, err = s.stop()
+            check("provider service stops cleanly", code == 0, err[-600:])
+        fake.terminate()
+        fake.wait(timeout=30)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+{"api": api, "auth": auth, "pg": pg, "provider": provider}[GROUP]()
 print(f"{PASSED} passed, {FAILED} failed")
 sys.exit(1 if FAILED else 0)

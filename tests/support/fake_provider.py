@@ -25,6 +25,8 @@ What it answers is chosen by a tag in the last user message, e.g. "[parallel] we
   cutoff          the connection closes in the middle of the body
   badshape        200 with JSON that lacks the dialect's fields
   slow            answers after 1.5 s; stall: sends half the body, then stalls for 30 s
+  hang            answers after 30 s unless the client closes the connection first, which it
+                  notices within 50 ms and logs as {"path", "aborted": true, "after_ms"}
   bigbody         a 2 MB text answer
 When the conversation ends with tool results, it answers with the text "Results: " and the
 results joined by " | ".
@@ -36,6 +38,8 @@ Every request is appended to --log as one JSON line {"path", "headers", "body"}.
 import argparse
 import json
 import re
+import select
+import socket
 import sys
 import threading
 import time
@@ -472,6 +476,19 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         elif scen == "badshape":
             self.send(200, {"unexpected": True})
+        elif scen == "hang":
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < 30:
+                r, _, _ = select.select([self.connection], [], [], 0.05)
+                if r and self.connection.recv(1, socket.MSG_PEEK) == b"":
+                    if ARGS.log:
+                        rec = {"path": self.path, "aborted": True, "after_ms": int((time.monotonic() - t0) * 1000)}
+                        with LOCK:
+                            with open(ARGS.log, "a") as f:
+                                f.write(json.dumps(rec) + "\n")
+                    self.close_connection = True
+                    return
+            self.send(200, answer(d, model, "Late.", [], "stop", False))
         elif scen == "slow":
             time.sleep(1.5)
             self.send(200, answer(d, model, "Slow but here.", [], "stop", False))
