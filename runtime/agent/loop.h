@@ -39,8 +39,9 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
  * a call that needs approval pauses the turn instead of asking the policy, and a later call
  * resumes it with the user's decision.
  *
- * Events (<type>, <data> borrowed for the call): "text" {content}, "text_delta" {content} (one
- * per model response that has text; the model layer delivers whole responses), "tool_call" {id,
+ * Events (<type>, <data> borrowed for the call): "text" {content}, "text_delta" {content} (each
+ * text piece of a streaming model's answer as it arrives, see forge_model_text_set; one piece
+ * with the whole text of a response from a model that does not stream), "tool_call" {id,
  * tool, args}, "tool_result" {id, tool, result, error}, "tool_warning" {id, tool, message,
  * verifier}. The caller reports "session", "hitl", "done" and "error" itself. */
 typedef void (*forge_agent_event_fn)(void *ctx, const char *type, const cJSON *data);

@@ -146,6 +146,8 @@ struct sink {
     struct forge_buf headers;
     char retry_after[64];
     char retry_after_ms[32]; /* OpenAI's more precise variant, preferred when present */
+    void (*on_data)(void *ctx, const char *body, size_t len); /* opts.on_data */
+    void *on_data_ctx;
     forge_http_cancel_fn cancel; /* the thread's cancel check (may be NULL) */
     void *cancel_ctx;
     int cancelled;               /* the check said stop */
@@ -199,6 +201,8 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
         }
         s->marks[s->nmarks].end = s->body.len;
         s->marks[s->nmarks++].ms = (double)(now - s->t0) / 1e6;
+        if (s->on_data)
+            s->on_data(s->on_data_ctx, s->body.data, s->body.len);
     }
     return size * n;
 }
@@ -350,6 +354,8 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
     s.idle_ms = o->idle_timeout_ms;
     s.keep_headers = o->keep_headers;
     s.cancel = cancel_fn;
+    s.on_data = o->on_data;
+    s.on_data_ctx = o->on_data_ctx;
     s.cancel_ctx = cancel_ctx;
     forge_buf_init(&s.headers, 0);
 

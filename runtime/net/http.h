@@ -40,6 +40,11 @@ struct forge_http_opts {
                                                       as a whole stream ends (may be NULL) */
     const char *method;      /* "DELETE" sends no body; NULL: POST */
     int keep_headers;        /* keep the final response's header lines (forge_http_response) */
+    /* with stream: called after each piece of an attempt's body arrives, with the whole body
+     * of that attempt so far (borrowed for the call; a retried attempt starts again from 0
+     * bytes); may be NULL */
+    void (*on_data)(void *ctx, const char *body, size_t len);
+    void *on_data_ctx;
 };
 
 /* When a streamed body had received <end> bytes: <ms> after the attempt started. */

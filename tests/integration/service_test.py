@@ -17,6 +17,9 @@ usage: service_test.py FORGE_BIN GROUP
          that disconnects while the model is thinking cancels the model's HTTP request in flight
          (the provider sees the connection closed within seconds, the audit row says
          disconnected); the request deadline cancels it the same way (504, audit timeout).
+         With --stream, in each of the five dialects, the answer's text goes out as text_delta
+         events piece by piece as the provider sends it (read by curl -N as they arrive), then
+         text with the whole.
   pg     two forge processes on one PostgreSQL (Debian's, started on a temporary data
          directory on 127.0.0.1; skipped with the install command where it is absent): a
          pause taken on one is resumed on the other, concurrent resumes across both (one
@@ -874,6 +877,45 @@ def provider():
         # the conversation is usable afterwards
         st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "hello again", "sessionId": "gone-model"})
         check("conversation goes on after a cancelled call", st == 200 and j["message"].startswith("Hello"), str(j))
+        code, err = s.stop()
+        s = None
+        check("provider service stops cleanly", code == 0, err[-600:])
+        # a streaming model: one text_delta per piece the provider sends, as it arrives
+        keys = {"OPENAI_API_KEY": "sk-test-openai-0123456789", "ANTHROPIC_API_KEY": "sk-ant-test-0123456789",
+                "GEMINI_API_KEY": "gm-test-key-0123456789"}
+        for d, name in (("openai", "openai"), ("openai-responses", "responses"), ("anthropic", "anthropic"),
+                        ("gemini", "gemini"), ("ollama", "ollama")):
+            base = f"http://127.0.0.1:{fport}" + ("/v1" if d.startswith("openai") else "")
+            s = Server("--auth", "none", "--admin-token-env", "FORGE_ADMIN", "--model", d + ":m1", "--base-url", base,
+                       "--no-cache", "--stream", agents=REMOTE, env=keys)
+            cmd = ["curl", "-sS", "-N", "-X", "POST", f"http://127.0.0.1:{s.port}/agent-api/chat",
+                   "-H", "Content-Type: application/json", "-d", json.dumps({"message": "[drip] hi"})]
+            cp = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+            timed, ev = [], None
+            for line in cp.stdout:  # each event timed as it arrives
+                if line.startswith("event: "):
+                    ev = line[7:].strip()
+                elif line.startswith("data: ") and ev:
+                    timed.append((time.monotonic(), ev, json.loads(line[6:])))
+            cp.wait(timeout=60)
+            types = [e for _, e, _ in timed]
+            deltas = [(t, data["content"]) for t, e, data in timed if e == "text_delta"]
+            whole = [data["content"] for _, e, data in timed if e == "text"]
+            want = f"Hello from the fake {name} provider."
+            check(f"{d}: events", types[0] == "session" and types[-2:] == ["text", "done"]
+                  and set(types[1:-2]) == {"text_delta"}, str(types))
+            check(f"{d}: text_delta pieces add up to text", whole == [want] and "".join(c for _, c in deltas) == want
+                  and len(deltas) >= 3, str(deltas))
+            check(f"{d}: pieces arrive as the provider sends them", len(deltas) >= 3
+                  and deltas[-1][0] - deltas[0][0] >= 0.15 * (len(deltas) - 1) * 0.8, str([round(t, 2) for t, _ in deltas]))
+            code, err = s.stop()
+            s = None
+            check(f"{d}: service stops cleanly", code == 0, err[-600:])
+        log_lines = [json.loads(line) for line in open(log) if '"body"' in line]
+        check("streamed requests asked for a stream", sum(1 for r in log_lines if isinstance(r["body"], dict)
+              and "[drip] hi" in json.dumps(r["body"]) and (r["body"].get("stream") is True
+                                                            or "streamGenerateContent" in r["path"])) == 5,
+              str([r["path"] for r in log_lines]))
     finally:
         if s:
             code, err = s.stop()

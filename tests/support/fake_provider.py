@@ -25,6 +25,7 @@ What it answers is chosen by a tag in the last user message, e.g. "[parallel] we
   cutoff          the connection closes in the middle of the body
   badshape        200 with JSON that lacks the dialect's fields
   slow            answers after 1.5 s; stall: sends half the body, then stalls for 30 s
+  drip            (streamed only) the text answer's events 150 ms apart
   hang            answers after 30 s unless the client closes the connection first, which it
                   notices within 50 ms and logs as {"path", "aborted": true, "after_ms"}
   bigbody         a 2 MB text answer
@@ -366,8 +367,9 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def send_stream(self, events, stall_after=None, cut_after=None, ctype="text/event-stream"):
-        """Sends <events> one HTTP chunk each; stalls or cuts the connection after some."""
+    def send_stream(self, events, stall_after=None, cut_after=None, ctype="text/event-stream", gap=0):
+        """Sends <events> one HTTP chunk each, <gap> seconds apart; stalls or cuts the connection
+        after some."""
         self.send_response(200)
         self.send_header("Content-Type", ctype)
         self.send_header("Transfer-Encoding", "chunked")
@@ -382,6 +384,8 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(30)
                 self.close_connection = True
                 return
+            if gap and k:
+                time.sleep(gap)
             self.wfile.write(b"%x\r\n%s\r\n" % (len(e), e))
             self.wfile.flush()
         self.wfile.write(b"0\r\n\r\n")
@@ -538,6 +542,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_stream(events, stall_after=2, ctype=ctype)
         elif scen == "stream-error":
             self.send_stream(events[:2] + [stream_error(d)], ctype=ctype)
+        elif scen == "drip":
+            self.send_stream(events, ctype=ctype, gap=0.15)
         elif scen == "stream-badjson":
             self.send_stream(events[:1] + [sse("{\"choices\": [", crlf=d == "gemini") if d != "ollama"
                                            else b'{"message": {\n'] + events[1:], ctype=ctype)
