@@ -20,6 +20,10 @@ usage: service_test.py FORGE_BIN GROUP
          With --stream, in each of the five dialects, the answer's text goes out as text_delta
          events piece by piece as the provider sends it (read by curl -N as they arrive), then
          text with the whole.
+  hitl   the user's hitlLevel preference: it sets the approval level of an agent with
+         allow_user_hitl = true (paranoid pauses a harmless call, autonomous runs one that needs
+         confirmation, none: the agent's level) and of every agent with --allow-user-hitl, and of
+         no other; unknown levels are 400; a non-boolean allow_user_hitl is exit 2.
   pg     two forge processes on one PostgreSQL (Debian's, started on a temporary data
          directory on 127.0.0.1; skipped with the install command where it is absent): a
          pause taken on one is resumed on the other, concurrent resumes across both (one
@@ -43,6 +47,7 @@ import http.client
 HERE = os.path.dirname(os.path.abspath(__file__))
 AGENTS = os.path.join(HERE, "service", "agents.lua")
 REMOTE = os.path.join(HERE, "service", "remote.lua")
+HITL = os.path.join(HERE, "service", "hitl.lua")
 FAKE = os.path.join(HERE, "..", "support", "fake_provider.py")
 FORGE = sys.argv[1]
 GROUP = sys.argv[2]
@@ -925,6 +930,58 @@ def provider():
         shutil.rmtree(work, ignore_errors=True)
 
 
-{"api": api, "auth": auth, "pg": pg, "provider": provider}[GROUP]()
+def hitl():
+    def turn(s, agent, message):
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": message, "agentId": agent})
+        return st, (j or {}).get("tool") if st == 409 else (j or {}).get("message")
+
+    def prefer(s, level):
+        st, j, _, _ = s.request("PUT", "/agent-api/user/preferences", {"hitlLevel": level})
+        return st
+
+    s = Server("--auth", "none", "--admin-token-env", "FORGE_ADMIN", agents=HITL)
+    try:
+        check("no preference: the agent's level", turn(s, "chooser", "weather in Oslo") == (200, "It is 18°C in Oslo.")
+              and turn(s, "chooser", "email bob") == (409, "send_email"))
+        check("set paranoid", prefer(s, "paranoid") == 200)
+        check("paranoid pauses a harmless call", turn(s, "chooser", "weather in Oslo") == (409, "get_weather"))
+        check("an agent that does not allow it keeps its level", turn(s, "fixed", "weather in Oslo")
+              == (200, "It is 18°C in Oslo."))
+        check("set autonomous", prefer(s, "autonomous") == 200)
+        r = turn(s, "chooser", "email bob")
+        check("autonomous runs a call that needs confirmation", r == (200, "Sent to bob (#1)."), str(r))
+        check("autonomous does not reach the other agent", turn(s, "fixed", "email bob") == (409, "send_email"))
+        st, j, _, _ = s.request("PUT", "/agent-api/user/preferences", {"hitlLevel": "reckless"})
+        check("unknown level 400", st == 400 and "unknown level 'reckless' (autonomous, cautious, standard, paranoid)"
+              in j["error"]["message"], str(j))
+        check("the level stays", turn(s, "chooser", "email bob") == (200, "Sent to bob (#2)."))
+        check("cleared", prefer(s, None) == 200)
+        check("cleared: the agent's level again", turn(s, "chooser", "email bob") == (409, "send_email"))
+        st, j, _, _ = s.admin("/forge-admin/audit?limit=50")
+        paused = [r for r in j["audit"] if r["agentId"] == "chooser" and r["status"] == "paused"]
+        check("audit records the pauses", len(paused) == 3 and all(r["hitl"] for r in paused), str(paused))
+    finally:
+        code, err = s.stop()
+        check("hitl service stops cleanly", code == 0, err[-600:])
+    s = Server("--auth", "none", "--allow-user-hitl", agents=HITL)
+    try:
+        prefer(s, "paranoid")
+        check("--allow-user-hitl: every agent", turn(s, "fixed", "weather in Oslo") == (409, "get_weather"))
+    finally:
+        code, err = s.stop()
+        check("hitl service stops cleanly", code == 0, err[-600:])
+    d = tempfile.mkdtemp(prefix="forge-service-hitl-")
+    bad = os.path.join(d, "bad.lua")
+    with open(bad, "w") as f:
+        f.write('local forge = require "forge"\nreturn forge.agent { id = "x", model = forge.scripted { { reply = "x" } },'
+                ' allow_user_hitl = "yes" }\n')
+    r = subprocess.run([FORGE, "serve", "--agent", bad, "--auth", "none", "--store", os.path.join(d, "s.db")],
+                       capture_output=True, text=True, timeout=60)
+    check("allow_user_hitl must be a boolean", r.returncode == 2
+          and "agent 'x': allow_user_hitl must be a boolean" in r.stderr, r.stderr)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+{"api": api, "auth": auth, "pg": pg, "provider": provider, "hitl": hitl}[GROUP]()
 print(f"{PASSED} passed, {FAILED} failed")
 sys.exit(1 if FAILED else 0)
