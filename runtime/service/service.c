@@ -68,8 +68,9 @@ void forge_service_free(struct forge_service *s)
     if (!s)
         return;
     /* a streamed turn finishes on its own thread: wait for it (the server has closed its
-     * connection, so it stops at its next step); one stuck in a model call past 60 s keeps
-     * the service alive rather than freed under it */
+     * connection, so it stops at its next step and its model request in flight is cancelled);
+     * one stuck past 60 s (a Lua tool running) keeps the service alive rather than freed
+     * under it */
     for (int i = 0; i < 6000 && atomic_load(&s->live) > 0; i++) {
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
