@@ -19,7 +19,8 @@ usage: service_test.py FORGE_BIN GROUP
          disconnected); the request deadline cancels it the same way (504, audit timeout).
          With --stream, in each of the five dialects, the answer's text goes out as text_delta
          events piece by piece as the provider sends it (read by curl -N as they arrive), then
-         text with the whole.
+         text with the whole; a stream that stalls has its first pieces delivered, and is
+         cancelled when the client leaves.
   hitl   the user's hitlLevel preference: it sets the approval level of an agent with
          allow_user_hitl = true (paranoid pauses a harmless call, autonomous runs one that needs
          confirmation, none: the agent's level) and of every agent with --allow-user-hitl, and of
@@ -913,6 +914,28 @@ def provider():
                   and len(deltas) >= 3, str(deltas))
             check(f"{d}: pieces arrive as the provider sends them", len(deltas) >= 3
                   and deltas[-1][0] - deltas[0][0] >= 0.15 * (len(deltas) - 1) * 0.8, str([round(t, 2) for t, _ in deltas]))
+            if d == "openai":
+                # a stream that stalls after its first pieces: they reach the client at once, and
+                # a client that leaves then cancels the stream in flight
+                so = socket.create_connection(("127.0.0.1", s.port))
+                body = json.dumps({"message": "[stream-stall] hi", "sessionId": "stalled"}).encode()
+                so.sendall(b"POST /agent-api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                           b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+                got = b""
+                so.settimeout(20)
+                try:
+                    while b"event: text_delta" not in got:
+                        chunk = so.recv(4096)
+                        if not chunk:
+                            break
+                        got += chunk
+                except socket.timeout:
+                    pass
+                check("stalled stream: its first piece arrives", b"event: text_delta" in got, got.decode()[-300:])
+                so.close()
+                row = audit_row(s, "stalled")
+                check("stalled stream: cancelled when the client leaves", row is not None
+                      and row["status"] == "disconnected" and row["durationMs"] < 10000, str(row))
             code, err = s.stop()
             s = None
             check(f"{d}: service stops cleanly", code == 0, err[-600:])
