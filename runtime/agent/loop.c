@@ -6,6 +6,7 @@
 #include "data/json.h"
 #include "data/schema.h"
 #include "model/model.h"
+#include "net/http.h"
 #include "tools/policy.h"
 #include "tools/tool.h"
 #include "tools/verify.h"
@@ -591,6 +592,29 @@ static int run_calls(struct run *r, struct forge_agent_chat *ch, const cJSON *c,
     return rc;
 }
 
+/* Forwards a streamed model's text pieces as text_delta events. */
+struct deltas {
+    forge_agent_event_fn on_event;
+    void *ctx;
+    int n; /* pieces forwarded for the current model response */
+};
+
+static void forward_text(void *ud, const char *piece, size_t len)
+{
+    struct deltas *d = ud;
+    char *text = forge_malloc(len + 1);
+    cJSON *e = cJSON_CreateObject();
+    if (text && e) {
+        memcpy(text, piece, len);
+        text[len] = '\0';
+        cJSON_AddStringToObject(e, "content", text);
+        d->on_event(d->ctx, "text_delta", e);
+        d->n++;
+    }
+    cJSON_Delete(e);
+    forge_free(text);
+}
+
 int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c, struct forge_err *err)
 {
     c->status = "final";
@@ -611,6 +635,18 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
         cJSON_Delete(c->messages);
     c->messages = NULL;
     r.calls = cJSON_CreateArray();
+    /* a stop also cuts short an HTTP request in flight on this thread (the model's, an HTTP
+     * tool's): the client gone or the deadline passed need not wait for the answer */
+    forge_http_cancel_fn prev_cancel = NULL;
+    void *prev_cancel_ctx = NULL;
+    if (c->stop)
+        forge_http_cancel_set(c->stop, c->stop_ctx, &prev_cancel, &prev_cancel_ctx);
+    /* a streaming model's text goes out piece by piece as it arrives */
+    struct deltas deltas = {.on_event = c->on_event, .ctx = c->event_ctx};
+    forge_model_text_fn prev_text = NULL;
+    void *prev_text_ctx = NULL;
+    if (c->on_event)
+        forge_model_text_set(forward_text, &deltas, &prev_text, &prev_text_ctx);
     int rc = 0, round = 1;
     char *final = forge_strdup("");
     const cJSON *pending = NULL;
@@ -648,8 +684,16 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
         if (c->case_id)
             cJSON_AddStringToObject(req, "case_id", c->case_id);
         cJSON *resp = NULL;
+        deltas.n = 0;
         rc = forge_model_complete(a->model, req, &resp, err);
         cJSON_Delete(req);
+        if (rc && c->stop && c->stop(c->stop_ctx)) {
+            /* the request was cancelled (or failed as the turn was ending): a stop, not a
+             * model failure */
+            rc = 0;
+            c->status = "stopped";
+            break;
+        }
         if (rc)
             break;
         c->rounds++;
@@ -670,7 +714,8 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
         if (text && *text && r.on_event) {
             cJSON *e = cJSON_CreateObject();
             cJSON_AddStringToObject(e, "content", text);
-            r.on_event(r.event_ctx, "text_delta", e);
+            if (!deltas.n) /* a model that does not stream: its text in one piece */
+                r.on_event(r.event_ctx, "text_delta", e);
             r.on_event(r.event_ctx, "text", e);
             cJSON_Delete(e);
         }
@@ -690,6 +735,10 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
         }
     }
 out:
+    if (c->stop)
+        forge_http_cancel_set(prev_cancel, prev_cancel_ctx, NULL, NULL);
+    if (c->on_event)
+        forge_model_text_set(prev_text, prev_text_ctx, NULL, NULL);
     c->messages = r.messages;
     c->calls = r.calls;
     c->text = final ? final : forge_strdup("");

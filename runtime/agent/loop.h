@@ -39,8 +39,9 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
  * a call that needs approval pauses the turn instead of asking the policy, and a later call
  * resumes it with the user's decision.
  *
- * Events (<type>, <data> borrowed for the call): "text" {content}, "text_delta" {content} (one
- * per model response that has text; the model layer delivers whole responses), "tool_call" {id,
+ * Events (<type>, <data> borrowed for the call): "text" {content}, "text_delta" {content} (each
+ * text piece of a streaming model's answer as it arrives, see forge_model_text_set; one piece
+ * with the whole text of a response from a model that does not stream), "tool_call" {id,
  * tool, args}, "tool_result" {id, tool, result, error}, "tool_warning" {id, tool, message,
  * verifier}. The caller reports "session", "hitl", "done" and "error" itself. */
 typedef void (*forge_agent_event_fn)(void *ctx, const char *type, const cJSON *data);
@@ -56,9 +57,11 @@ struct forge_agent_chat {
     const char *case_id;      /* passed to the model as case_id (scripted rules); may be NULL */
     forge_agent_event_fn on_event; /* may be NULL */
     void *event_ctx;
-    int (*stop)(void *ctx);   /* polled before each model request and each call: nonzero ends
-                                 the turn with status "stopped" (client gone, deadline); may be
-                                 NULL */
+    int (*stop)(void *ctx);   /* polled before each model request and each call, and (through
+                                 forge_http_cancel_set, on the calling thread) by an HTTP request
+                                 in flight, the model's included, which it cancels: nonzero ends
+                                 the turn with status "stopped" (client gone, deadline); must be
+                                 cheap and safe to call often; may be NULL */
     void *stop_ctx;
     /* called before a call that passed every check runs, with {"id", "name", "arguments"};
      * setting *deny (a new string) refuses it: the call gets that error. May be NULL. */

@@ -84,6 +84,9 @@ const char forge_usage_serve[] =
     "  --history-limit N         messages a conversation keeps (default 200)\n"
     "  --request-timeout-ms MS   deadline of one chat request (default 120000)\n"
     "  --hitl-ttl S              resume tokens expire after S seconds (default 300)\n"
+    "  --allow-user-hitl         the user's hitlLevel preference (autonomous, cautious, standard,\n"
+    "                            paranoid) sets the approval level of every agent's turns (an\n"
+    "                            agent may allow it alone: allow_user_hitl = true)\n"
     "  --max-message-kb KB       longest user message (default 32); with --agent, --max-body-mb\n"
     "                            defaults to 1\n"
     "\n" FORGE_PROVIDER_OPTS_USAGE;

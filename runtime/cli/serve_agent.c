@@ -57,6 +57,10 @@ static int parse(int argc, char **argv, struct aopts *o)
         size_t flen = a[0] == '-' && a[1] == '-' && eq ? (size_t)(eq - a) : strlen(a);
         char flag[64];
         snprintf(flag, sizeof flag, "%.*s", (int)(flen < sizeof flag ? flen : sizeof flag - 1), a);
+        if (!strcmp(a, "--allow-user-hitl")) {
+            o->svc.allow_user_hitl = 1;
+            continue;
+        }
         int takes = 0;
         for (const char *const *v = valued; *v; v++)
             takes |= !strcmp(flag, *v);
@@ -337,6 +341,7 @@ int forge_cmd_serve_agent(int argc, char **argv)
         sa[i].agent.params = a->s.params;
         for (int h = 0; h < 3; h++)
             sa[i].hook[h] = a->has_hook[h] ? &a->hook[h] : NULL;
+        sa[i].allow_user_hitl = a->allow_user_hitl;
     }
     const char *loc = o.store ? o.store : "forge-service.db";
     if (forge_store_open(loc, &store, &err)) {

@@ -366,7 +366,7 @@ static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *mode,
                                        "approve", "system", "params", "gates", "stream", NULL};
     static const char *const agent_keys[] = {"id", "description", "model", "tools", "verifiers",
                                              "policy", "system", "params", "on_request",
-                                             "on_tool_call", "on_done", NULL};
+                                             "on_tool_call", "on_done", "allow_user_hitl", NULL};
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
@@ -378,7 +378,7 @@ static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *mode,
             lua_pop(L, 1);
             if (agent)
                 forge_err_set(err, FORGE_EINVAL, "%s: unknown key '%s' (id, description, model, tools, "
-                              "verifiers, policy, system, params, on_request, on_tool_call, on_done)", where, k);
+                              "verifiers, policy, system, params, on_request, on_tool_call, on_done, allow_user_hitl)", where, k);
             else
                 forge_err_set(err, FORGE_EINVAL, "%s: unknown key '%s' (name, model, tools, verifiers, "
                               "cases, policy, approve, system, params, gates, stream)", where, k);
@@ -755,6 +755,12 @@ static int agent_job(struct forge_vm *vm, int idx, void *ud, const char *where, 
     rawfield(L, idx, "description");
     if (lua_isstring(L, -1))
         a->description = forge_strdup(lua_tostring(L, -1));
+    lua_pop(L, 1);
+    rawfield(L, idx, "allow_user_hitl");
+    if (lua_isboolean(L, -1))
+        a->allow_user_hitl = lua_toboolean(L, -1);
+    else if (!lua_isnil(L, -1))
+        rc = forge_err_set(err, FORGE_EINVAL, "agent '%s': allow_user_hitl must be a boolean", a->s.name);
     lua_pop(L, 1);
     static const char *const hooks[] = {"on_request", "on_tool_call", "on_done"};
     for (int i = 0; i < 3 && !rc; i++) {

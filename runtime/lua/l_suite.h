@@ -63,6 +63,7 @@ struct forge_lua_agent {
     char *description;
     struct forge_callable hook[3];
     int has_hook[3];
+    int allow_user_hitl; /* allow_user_hitl = true: the user's hitlLevel preference applies */
 };
 
 /* Runs the agent file <path>, which returns forge.agent{...} or a list of them, and builds

@@ -30,6 +30,7 @@
  * The HTTP providers are opened with model/provider.h. */
 #ifndef FORGE_MODEL_MODEL_H
 #define FORGE_MODEL_MODEL_H
+#include <stddef.h>
 #include <cjson/cJSON.h>
 #include "base/err.h"
 
@@ -48,6 +49,20 @@ struct forge_model {
     char *provider; /* "openai", "anthropic", "scripted", ... (owned) */
     char *name;     /* the model name (owned) */
 };
+
+/* Receives a piece of a streamed answer's text as it arrives (<piece>, <len> bytes, borrowed
+ * for the call, not NUL-terminated). */
+typedef void (*forge_model_text_fn)(void *ctx, const char *piece, size_t len);
+
+/* Sets the text receiver for every forge_model_complete made on the calling thread from now on
+ * (NULL: none), returning the previous one in *prev_fn / *prev_ctx (may be NULL) so a caller can
+ * restore it. A provider model with streaming on hands it each text piece of the answer as the
+ * provider sends it (thinking excluded); the whole answer is still returned as usual. Other
+ * models (scripted, replayed, cached answers) hand it nothing. A stream retried after a cut
+ * hands the pieces of the retry again from its start. <ctx> is borrowed. */
+void forge_model_text_set(forge_model_text_fn fn, void *ctx, forge_model_text_fn *prev_fn, void **prev_ctx);
+/* The calling thread's text receiver (NULL when none), for model implementations. */
+forge_model_text_fn forge_model_text_get(void **ctx);
 
 /* Dispatches to m->ops->complete. complete is safe to call from several threads at once. */
 int forge_model_complete(struct forge_model *m, const cJSON *req, cJSON **resp,

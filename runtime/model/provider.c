@@ -44,6 +44,81 @@ struct provider {
 
 const char forge_provider_opts_usage[] = FORGE_PROVIDER_OPTS_USAGE;
 
+/* The text piece a streamed event carries (<data>, <len> bytes: an SSE event's data or an
+ * NDJSON line) in <dialect>, thinking excluded, appended to <out>. */
+static void event_text(const char *dialect, const char *data, size_t len, struct forge_buf *out)
+{
+    cJSON *j = cJSON_ParseWithLength(data, len);
+    if (!j)
+        return;
+    const cJSON *t = NULL;
+    if (!strcmp(dialect, "openai")) {
+        const cJSON *ch = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "choices"), 0);
+        t = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ch, "delta"), "content");
+    } else if (!strcmp(dialect, "openai-responses")) {
+        const char *type = forge_json_str(j, "type");
+        if (type && !strcmp(type, "response.output_text.delta"))
+            t = cJSON_GetObjectItemCaseSensitive(j, "delta");
+    } else if (!strcmp(dialect, "anthropic")) {
+        const char *type = forge_json_str(j, "type");
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "delta");
+        const char *dtype = forge_json_str(d, "type");
+        if (type && dtype && !strcmp(type, "content_block_delta") && !strcmp(dtype, "text_delta"))
+            t = cJSON_GetObjectItemCaseSensitive(d, "text");
+    } else if (!strcmp(dialect, "ollama")) {
+        t = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "message"), "content");
+    } else if (!strcmp(dialect, "gemini")) {
+        const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "candidates"), 0);
+        const cJSON *part;
+        cJSON_ArrayForEach(part, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "content"), "parts")) {
+            const cJSON *pt = cJSON_GetObjectItemCaseSensitive(part, "text");
+            if (cJSON_IsString(pt) && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(part, "thought")))
+                forge_buf_add(out, pt->valuestring, strlen(pt->valuestring));
+        }
+    }
+    if (cJSON_IsString(t))
+        forge_buf_add(out, t->valuestring, strlen(t->valuestring));
+    cJSON_Delete(j);
+}
+
+/* Hands the text of a stream's newly complete events to the thread's text receiver. */
+struct text_feed {
+    const struct forge_dialect *d;
+    forge_model_text_fn fn;
+    void *ctx;
+    size_t done; /* bytes of the attempt's body whose events were read */
+};
+
+static void feed_text(void *ud, const char *body, size_t len)
+{
+    struct text_feed *f = ud;
+    if (len < f->done)
+        f->done = 0; /* a retried attempt */
+    struct forge_buf piece;
+    forge_buf_init(&piece, 0);
+    if (!strcmp(f->d->stream_type, "application/x-ndjson")) {
+        const char *p = body + f->done, *end = body + len, *nl;
+        while (p < end && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+            event_text(f->d->name, p, (size_t)(nl - p), &piece);
+            p = nl + 1;
+        }
+        f->done = (size_t)(p - body);
+    } else {
+        struct forge_sse it;
+        size_t base = f->done;
+        forge_sse_init(&it, body + base, len - base);
+        while (forge_sse_next(&it) == 1) {
+            if (it.data)
+                event_text(f->d->name, it.data, it.len, &piece);
+            f->done = base + (size_t)(it.p - it.base);
+        }
+        forge_sse_free(&it);
+    }
+    if (piece.len)
+        f->fn(f->ctx, piece.data, piece.len);
+    forge_buf_free(&piece);
+}
+
 void forge_provider_opts_init(struct forge_provider_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -591,6 +666,11 @@ static int provider_complete(struct forge_model *m, const cJSON *req, cJSON **re
     }
     struct forge_http_opts http = p->http;
     http.stream = stream;
+    struct text_feed tf = {.d = p->d};
+    if (stream && (tf.fn = forge_model_text_get(&tf.ctx))) {
+        http.on_data = feed_text;
+        http.on_data_ctx = &tf;
+    }
     if (stream && (!(sbody = stream_body(p, body)) || !(stext = forge_json_print(sbody, 0)))) {
         rc = forge_err_set(err, FORGE_ENOMEM, "out of memory printing the request");
         goto out;

@@ -146,7 +146,25 @@ struct sink {
     struct forge_buf headers;
     char retry_after[64];
     char retry_after_ms[32]; /* OpenAI's more precise variant, preferred when present */
+    void (*on_data)(void *ctx, const char *body, size_t len); /* opts.on_data */
+    void *on_data_ctx;
+    forge_http_cancel_fn cancel; /* the thread's cancel check (may be NULL) */
+    void *cancel_ctx;
+    int cancelled;               /* the check said stop */
 };
+
+static _Thread_local forge_http_cancel_fn cancel_fn;
+static _Thread_local void *cancel_ctx;
+
+void forge_http_cancel_set(forge_http_cancel_fn fn, void *ctx, forge_http_cancel_fn *prev_fn, void **prev_ctx)
+{
+    if (prev_fn)
+        *prev_fn = cancel_fn;
+    if (prev_ctx)
+        *prev_ctx = cancel_ctx;
+    cancel_fn = fn;
+    cancel_ctx = fn ? ctx : NULL;
+}
 
 /* Copies the value of header line <p> (<len> bytes) after its <namelen>-byte name into <out>. */
 static void header_value(const char *p, size_t len, size_t namelen, char *out, size_t n)
@@ -183,11 +201,14 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
         }
         s->marks[s->nmarks].end = s->body.len;
         s->marks[s->nmarks++].ms = (double)(now - s->t0) / 1e6;
+        if (s->on_data)
+            s->on_data(s->on_data_ctx, s->body.data, s->body.len);
     }
     return size * n;
 }
 
-/* Ends an attempt whose stream has been silent past the idle limit. */
+/* Ends an attempt whose stream has been silent past the idle limit, or that the caller
+ * cancelled. */
 static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
 {
     (void)dltotal;
@@ -195,6 +216,10 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
     (void)ultotal;
     (void)ulnow;
     struct sink *s = ud;
+    if (s->cancel && s->cancel(s->cancel_ctx)) {
+        s->cancelled = 1;
+        return 1;
+    }
     uint64_t since = s->last_ns ? s->last_ns : s->t0;
     if (s->idle_ms > 0 && forge_clock_ns() - since > (uint64_t)s->idle_ms * 1000000u) {
         s->idle = 1;
@@ -232,13 +257,19 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
     return len;
 }
 
-static void sleep_ms(long ms)
+/* Sleeps <ms>, in slices of 50 ms when <s> has a cancel check; returns 1 when it cancelled. */
+static int sleep_ms(long ms, struct sink *s)
 {
-    if (ms <= 0)
-        return;
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    while (ms > 0) {
+        if (s->cancel && s->cancel(s->cancel_ctx))
+            return s->cancelled = 1;
+        long step = s->cancel && ms > 50 ? 50 : ms;
+        struct timespec ts = {step / 1000, (step % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+        ms -= step;
     }
+    return 0;
 }
 
 static int retryable_status(long st)
@@ -322,6 +353,10 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
     s.stream = o->stream;
     s.idle_ms = o->idle_timeout_ms;
     s.keep_headers = o->keep_headers;
+    s.cancel = cancel_fn;
+    s.on_data = o->on_data;
+    s.on_data_ctx = o->on_data_ctx;
+    s.cancel_ctx = cancel_ctx;
     forge_buf_init(&s.headers, 0);
 
     for (int attempt = 0;; attempt++) {
@@ -336,6 +371,11 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
             long left = (long)((o->deadline_ns - now) / 1000000u);
             if (left < this_timeout)
                 this_timeout = left > 0 ? left : 1;
+        }
+        if (s.cancel && s.cancel(s.cancel_ctx)) {
+            rc = forge_err_set(err, FORGE_ENET, "POST %s: cancelled before attempt %d (the caller stopped waiting)",
+                               url, attempt + 1);
+            goto out_sink;
         }
         forge_buf_reset(&s.body);
         s.over = 0;
@@ -366,7 +406,7 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
         curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
         curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
         curl_easy_setopt(h, CURLOPT_USERAGENT, "forge/" FORGE_VERSION);
-        if (s.idle_ms > 0) {
+        if (s.idle_ms > 0 || s.cancel) {
             curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
             curl_easy_setopt(h, CURLOPT_XFERINFODATA, &s);
             curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
@@ -378,6 +418,11 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
             rc = forge_err_set(err, FORGE_ELIMIT,
                                "POST %s: the response body passed the limit of %zu bytes "
                                "(raise it with --max-response-bytes)", url, limit);
+            goto out_sink;
+        }
+        if (s.cancelled) {
+            rc = forge_err_set(err, FORGE_ENET, "POST %s: cancelled in flight after %.0f ms (the caller stopped waiting)",
+                               url, (double)(forge_clock_ns() - s.t0) / 1e6);
             goto out_sink;
         }
         int retry;
@@ -450,7 +495,10 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
                 goto out_sink;
             }
         }
-        sleep_ms(wait);
+        if (sleep_ms(wait, &s)) {
+            rc = forge_err_set(err, FORGE_ENET, "POST %s: cancelled while waiting to retry; last: %s", url, last);
+            goto out_sink;
+        }
     }
 out_sink:
     forge_buf_free(&s.body);

@@ -40,6 +40,11 @@ struct forge_http_opts {
                                                       as a whole stream ends (may be NULL) */
     const char *method;      /* "DELETE" sends no body; NULL: POST */
     int keep_headers;        /* keep the final response's header lines (forge_http_response) */
+    /* with stream: called after each piece of an attempt's body arrives, with the whole body
+     * of that attempt so far (borrowed for the call; a retried attempt starts again from 0
+     * bytes); may be NULL */
+    void (*on_data)(void *ctx, const char *body, size_t len);
+    void *on_data_ctx;
 };
 
 /* When a streamed body had received <end> bytes: <ms> after the attempt started. */
@@ -80,6 +85,20 @@ int forge_http_post(const char *url, const char *const *headers, const char *bod
                     struct forge_err *err);
 
 void forge_http_response_free(struct forge_http_response *r);
+
+/* Cancellation: returns nonzero when the caller no longer wants the answer (a client gone, a
+ * deadline passed). */
+typedef int (*forge_http_cancel_fn)(void *ctx);
+
+/* Sets the cancel check for every forge_http_post made on the calling thread from now on
+ * (NULL: none), returning the previous one in *prev_fn / *prev_ctx (may be NULL) so a caller can
+ * restore it. A request in flight polls <fn> as libcurl reports progress (at least about once a
+ * second, more often while bytes flow), and a retry wait polls it every 50 ms; when it returns
+ * nonzero the request is abandoned at once (connection closed, no retry) and forge_http_post
+ * fails with FORGE_ENET and a message saying it was cancelled. <ctx> is borrowed and must
+ * outlive the setting. Lets a layer above the model (which knows nothing of HTTP) stop a model
+ * call in flight. */
+void forge_http_cancel_set(forge_http_cancel_fn fn, void *ctx, forge_http_cancel_fn *prev_fn, void **prev_ctx);
 
 /* Replaces, in place, every occurrence of each non-empty string of the NULL-terminated
  * <secrets> in the NUL-terminated <s> by "[REDACTED]" (truncating to <cap> bytes including

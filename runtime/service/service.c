@@ -68,8 +68,9 @@ void forge_service_free(struct forge_service *s)
     if (!s)
         return;
     /* a streamed turn finishes on its own thread: wait for it (the server has closed its
-     * connection, so it stops at its next step); one stuck in a model call past 60 s keeps
-     * the service alive rather than freed under it */
+     * connection, so it stops at its next step and its model request in flight is cancelled);
+     * one stuck past 60 s (a Lua tool running) keeps the service alive rather than freed
+     * under it */
     for (int i = 0; i < 6000 && atomic_load(&s->live) > 0; i++) {
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
@@ -571,11 +572,52 @@ static void gate(void *ctx, const cJSON *call, char **deny)
     cJSON_Delete(arg);
 }
 
+/* The approval level named <name> (may be NULL), or -1. */
+static int level_of(const char *name)
+{
+    for (int l = FORGE_APPROVE_AUTONOMOUS; name && l <= FORGE_APPROVE_PARANOID; l++)
+        if (!strcmp(name, forge_approval_level_name((enum forge_approval_level)l)))
+            return l;
+    return -1;
+}
+
+/* When the agent (or --allow-user-hitl) lets the user choose, and the user's hitlLevel
+ * preference names a level: fills <pol> with the agent's policy at that level, points a->policy
+ * at it and returns 1 (free <pol> after). Else 0, <a> unchanged. */
+static int user_policy(struct turn *t, struct forge_agent *a, struct forge_policy *pol)
+{
+    if (!t->s->o.allow_user_hitl && !t->agent->allow_user_hitl)
+        return 0;
+    cJSON *p = NULL;
+    struct forge_err err = {0};
+    if (forge_store_prefs_get(t->s->o.store, t->user, &p, &err)) {
+        forge_log(FORGE_LOG_ERROR, "service: the preferences of '%s' could not be read, the agent's approval level "
+                  "applies: %s", t->user, err.msg);
+        return 0;
+    }
+    int level = level_of(forge_json_str(p, "hitlLevel"));
+    cJSON_Delete(p);
+    if (level < 0)
+        return 0;
+    struct forge_policy defaults;
+    forge_policy_init(&defaults);
+    int rc = forge_policy_copy(pol, a->policy ? a->policy : &defaults);
+    forge_policy_free(&defaults);
+    if (rc)
+        return 0;
+    pol->level = (enum forge_approval_level)level;
+    a->policy = pol;
+    return 1;
+}
+
 /* Runs the turn and answers: for JSON into <resp>, for SSE onto t->stream. */
 static void run_turn(struct turn *t, struct forge_server_response *resp)
 {
     struct forge_service *s = t->s;
     double t0 = forge_clock_ms();
+    struct forge_agent agent = t->agent->agent;
+    struct forge_policy upol;
+    int own_policy = user_policy(t, &agent, &upol);
     t->warnings = cJSON_CreateArray();
     struct forge_agent_chat c = {
         .messages = t->history, .message = t->message, .resume = t->resume, .approved = t->approved,
@@ -584,7 +626,9 @@ static void run_turn(struct turn *t, struct forge_server_response *resp)
     };
     t->history = NULL;
     struct forge_err err = {0};
-    int rc = forge_agent_chat_run(&t->agent->agent, &c, &err);
+    int rc = forge_agent_chat_run(&agent, &c, &err);
+    if (own_policy)
+        forge_policy_free(&upol);
     double ms = forge_clock_ms() - t0;
     int ncalls = cJSON_GetArraySize(c.calls);
     int paused = !rc && !strcmp(c.status, "paused");
@@ -1094,11 +1138,17 @@ static void preferences(struct forge_service *s, const struct forge_server_reque
     cJSON *b = json_body(s, req, resp);
     if (!b)
         return;
-    /* the keys agent-tool-forge knows; the approval level is the agent's, not the user's */
+    /* the keys agent-tool-forge knows; hitlLevel applies where the agent or --allow-user-hitl allows it */
     for (const cJSON *k = b->child; k; k = k->next) {
         if (!strcmp(k->string, "model") || !strcmp(k->string, "hitlLevel")) {
             if (!cJSON_IsString(k) && !cJSON_IsNull(k)) {
                 reply_error(s, resp, 400, "preference '%s' must be a string or null", k->string);
+                cJSON_Delete(b);
+                return;
+            }
+            if (!strcmp(k->string, "hitlLevel") && cJSON_IsString(k) && level_of(k->valuestring) < 0) {
+                reply_error(s, resp, 400, "preference 'hitlLevel': unknown level '%.60s' (autonomous, cautious, "
+                            "standard, paranoid)", k->valuestring);
                 cJSON_Delete(b);
                 return;
             }

@@ -23,6 +23,7 @@ struct forge_service_agent {
     const char *description;           /* may be NULL */
     struct forge_agent agent;          /* model, tools, verifiers, policy, system, params (borrowed) */
     const struct forge_callable *hook[3]; /* on_request, on_tool_call, on_done; NULL: none */
+    int allow_user_hitl;               /* the user's hitlLevel preference sets the approval level */
 };
 
 enum forge_auth_mode {
@@ -46,6 +47,8 @@ struct forge_service_opts {
     size_t max_message;                 /* longest user message in bytes (default 32 KiB) */
     long deadline_ms;                   /* per chat request (default 120000) */
     int history_limit;                  /* messages a conversation keeps (default 200) */
+    int allow_user_hitl;                /* every agent: the user's hitlLevel preference sets the
+                                           approval level (else only agents that allow it) */
     double hitl_ttl_s;                  /* resume tokens expire after this (default 300) */
     int rate_limit;                     /* requests per user per window; 0: no limit */
     double rate_window_s;               /* the window (default 60) */

@@ -48,4 +48,7 @@ return forge.agent {
       end },
   },
   policy = { approval = { level = "cautious" }, max_rounds = 6 },
+  -- to let each user choose how often to be asked (PUT /agent-api/user/preferences
+  -- {"hitlLevel": "paranoid"}; "autonomous" would skip the approval of e-mails):
+  -- allow_user_hitl = true,
 }

@@ -13,6 +13,18 @@ usage: service_test.py FORGE_BIN GROUP
          alg none, HS/RS confusion, wrong key, tampered, expired, not yet valid, no exp, wrong
          claim: 401 and logged without the token; own conversations only (403); trust mode;
          the admin tier (503 without a token, 401 wrong, constant-time compare).
+  provider  an agent on a provider model (tests/support/fake_provider.py, OpenAI dialect): a client
+         that disconnects while the model is thinking cancels the model's HTTP request in flight
+         (the provider sees the connection closed within seconds, the audit row says
+         disconnected); the request deadline cancels it the same way (504, audit timeout).
+         With --stream, in each of the five dialects, the answer's text goes out as text_delta
+         events piece by piece as the provider sends it (read by curl -N as they arrive), then
+         text with the whole; a stream that stalls has its first pieces delivered, and is
+         cancelled when the client leaves.
+  hitl   the user's hitlLevel preference: it sets the approval level of an agent with
+         allow_user_hitl = true (paranoid pauses a harmless call, autonomous runs one that needs
+         confirmation, none: the agent's level) and of every agent with --allow-user-hitl, and of
+         no other; unknown levels are 400; a non-boolean allow_user_hitl is exit 2.
   pg     two forge processes on one PostgreSQL (Debian's, started on a temporary data
          directory on 127.0.0.1; skipped with the install command where it is absent): a
          pause taken on one is resumed on the other, concurrent resumes across both (one
@@ -35,6 +47,9 @@ import http.client
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 AGENTS = os.path.join(HERE, "service", "agents.lua")
+REMOTE = os.path.join(HERE, "service", "remote.lua")
+HITL = os.path.join(HERE, "service", "hitl.lua")
+FAKE = os.path.join(HERE, "..", "support", "fake_provider.py")
 FORGE = sys.argv[1]
 GROUP = sys.argv[2]
 PASSED = 0
@@ -52,7 +67,7 @@ def check(name, cond, detail=""):
 
 
 class Server:
-    def __init__(self, *args, env=None, store=None, expect_start=True):
+    def __init__(self, *args, env=None, store=None, expect_start=True, agents=AGENTS):
         self.dir = tempfile.mkdtemp(prefix="forge-service-")
         self.port_file = os.path.join(self.dir, "port")
         self.err_path = os.path.join(self.dir, "stderr")
@@ -61,7 +76,7 @@ class Server:
         e["FORGE_ADMIN"] = ADMIN
         e.update(env or {})
         self.err = open(self.err_path, "w")
-        self.proc = subprocess.Popen([FORGE, "serve", "--agent", AGENTS, "--listen", "127.0.0.1:0",
+        self.proc = subprocess.Popen([FORGE, "serve", "--agent", agents, "--listen", "127.0.0.1:0",
                                       "--port-file", self.port_file, "--store", self.store, *args],
                                      stdout=subprocess.PIPE, stderr=self.err, env=e, text=True)
         self.port = None
@@ -795,6 +810,201 @@ def pg():
           r.stderr)
 
 
-{"api": api, "auth": auth, "pg": pg}[GROUP]()
+def audit_row(s, session):
+    """The audit row of <session>, waiting up to 15 s for it."""
+    for _ in range(150):
+        st, j, _, _ = s.admin("/forge-admin/audit?limit=20")
+        rows = [r for r in j["audit"] if r["sessionId"] == session]
+        if rows:
+            return rows[0]
+        time.sleep(0.1)
+    return None
+
+
+def provider():
+    work = tempfile.mkdtemp(prefix="forge-service-fake-")
+    pf, log = os.path.join(work, "port"), os.path.join(work, "fake.log")
+    fake = subprocess.Popen([sys.executable, FAKE, "--port-file", pf, "--log", log, "--max-seconds", "240"])
+    s = None
+    try:
+        for _ in range(1000):
+            if os.path.exists(pf) and open(pf).read().strip():
+                break
+            time.sleep(0.01)
+        fport = int(open(pf).read())
+        s = Server("--auth", "none", "--admin-token-env", "FORGE_ADMIN", "--request-timeout-ms", "3000",
+                   "--model", "openai:m1", "--base-url", f"http://127.0.0.1:{fport}/v1", "--no-cache",
+                   agents=REMOTE, env={"OPENAI_API_KEY": "sk-test-openai-0123456789"})
+
+        def aborted():
+            if not os.path.exists(log):
+                return []
+            return [json.loads(line) for line in open(log) if '"aborted"' in line]
+
+        # the model answers (the wiring works at all)
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "hello"})
+        check("provider model answers", st == 200 and j["message"] == "Hello from the fake openai provider.", str(j))
+        # a client that disconnects while the model is thinking: the request to the provider is
+        # cancelled in flight, not left to run its 30 s
+        so = socket.create_connection(("127.0.0.1", s.port))
+        body = json.dumps({"message": "[hang] think", "sessionId": "gone-model"}).encode()
+        so.sendall(b"POST /agent-api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+                   + str(len(body)).encode() + b"\r\n\r\n" + body)
+        got = b""
+        while b"event: session" not in got:
+            got += so.recv(4096)
+        for _ in range(200):  # the provider has the request
+            if os.path.exists(log) and "[hang] think" in open(log).read():
+                break
+            time.sleep(0.01)
+        t0 = time.monotonic()
+        so.close()
+        row = audit_row(s, "gone-model")
+        took = time.monotonic() - t0
+        check("disconnect mid-model-call recorded", row is not None and row["status"] == "disconnected"
+              and row["durationMs"] < 10000 and row["error"] is None, str(row))
+        check("disconnect ends the turn quickly", took < 10, f"{took:.1f} s")
+        ab = aborted()
+        check("provider saw the request aborted", len(ab) == 1 and ab[0]["path"] == "/v1/chat/completions"
+              and ab[0]["after_ms"] < 10000, str(ab))
+        # the request deadline (3 s) cancels the model call the same way
+        t0 = time.monotonic()
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "[hang] slowly", "sessionId": "late-model"})
+        took = time.monotonic() - t0
+        check("deadline cancels the model call", st == 504 and "deadline of 3000 ms" in j["error"]["message"]
+              and took < 8, f"{st} {j} {took:.1f} s")
+        row = audit_row(s, "late-model")
+        check("deadline recorded", row is not None and row["status"] == "timeout", str(row))
+        for _ in range(100):
+            if len(aborted()) == 2:
+                break
+            time.sleep(0.05)
+        check("provider saw the late request aborted", len(aborted()) == 2, str(aborted()))
+        # the conversation is usable afterwards
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": "hello again", "sessionId": "gone-model"})
+        check("conversation goes on after a cancelled call", st == 200 and j["message"].startswith("Hello"), str(j))
+        code, err = s.stop()
+        s = None
+        check("provider service stops cleanly", code == 0, err[-600:])
+        # a streaming model: one text_delta per piece the provider sends, as it arrives
+        keys = {"OPENAI_API_KEY": "sk-test-openai-0123456789", "ANTHROPIC_API_KEY": "sk-ant-test-0123456789",
+                "GEMINI_API_KEY": "gm-test-key-0123456789"}
+        for d, name in (("openai", "openai"), ("openai-responses", "responses"), ("anthropic", "anthropic"),
+                        ("gemini", "gemini"), ("ollama", "ollama")):
+            base = f"http://127.0.0.1:{fport}" + ("/v1" if d.startswith("openai") else "")
+            s = Server("--auth", "none", "--admin-token-env", "FORGE_ADMIN", "--model", d + ":m1", "--base-url", base,
+                       "--no-cache", "--stream", agents=REMOTE, env=keys)
+            cmd = ["curl", "-sS", "-N", "-X", "POST", f"http://127.0.0.1:{s.port}/agent-api/chat",
+                   "-H", "Content-Type: application/json", "-d", json.dumps({"message": "[drip] hi"})]
+            cp = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+            timed, ev = [], None
+            for line in cp.stdout:  # each event timed as it arrives
+                if line.startswith("event: "):
+                    ev = line[7:].strip()
+                elif line.startswith("data: ") and ev:
+                    timed.append((time.monotonic(), ev, json.loads(line[6:])))
+            cp.wait(timeout=60)
+            types = [e for _, e, _ in timed]
+            deltas = [(t, data["content"]) for t, e, data in timed if e == "text_delta"]
+            whole = [data["content"] for _, e, data in timed if e == "text"]
+            want = f"Hello from the fake {name} provider."
+            check(f"{d}: events", types[0] == "session" and types[-2:] == ["text", "done"]
+                  and set(types[1:-2]) == {"text_delta"}, str(types))
+            check(f"{d}: text_delta pieces add up to text", whole == [want] and "".join(c for _, c in deltas) == want
+                  and len(deltas) >= 3, str(deltas))
+            check(f"{d}: pieces arrive as the provider sends them", len(deltas) >= 3
+                  and deltas[-1][0] - deltas[0][0] >= 0.15 * (len(deltas) - 1) * 0.8, str([round(t, 2) for t, _ in deltas]))
+            if d == "openai":
+                # a stream that stalls after its first pieces: they reach the client at once, and
+                # a client that leaves then cancels the stream in flight
+                so = socket.create_connection(("127.0.0.1", s.port))
+                body = json.dumps({"message": "[stream-stall] hi", "sessionId": "stalled"}).encode()
+                so.sendall(b"POST /agent-api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                           b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+                got = b""
+                so.settimeout(20)
+                try:
+                    while b"event: text_delta" not in got:
+                        chunk = so.recv(4096)
+                        if not chunk:
+                            break
+                        got += chunk
+                except socket.timeout:
+                    pass
+                check("stalled stream: its first piece arrives", b"event: text_delta" in got, got.decode()[-300:])
+                so.close()
+                row = audit_row(s, "stalled")
+                check("stalled stream: cancelled when the client leaves", row is not None
+                      and row["status"] == "disconnected" and row["durationMs"] < 10000, str(row))
+            code, err = s.stop()
+            s = None
+            check(f"{d}: service stops cleanly", code == 0, err[-600:])
+        log_lines = [json.loads(line) for line in open(log) if '"body"' in line]
+        check("streamed requests asked for a stream", sum(1 for r in log_lines if isinstance(r["body"], dict)
+              and "[drip] hi" in json.dumps(r["body"]) and (r["body"].get("stream") is True
+                                                            or "streamGenerateContent" in r["path"])) == 5,
+              str([r["path"] for r in log_lines]))
+    finally:
+        if s:
+            code, err = s.stop()
+            check("provider service stops cleanly", code == 0, err[-600:])
+        fake.terminate()
+        fake.wait(timeout=30)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def hitl():
+    def turn(s, agent, message):
+        st, j, _, _ = s.request("POST", "/agent-api/chat-sync", {"message": message, "agentId": agent})
+        return st, (j or {}).get("tool") if st == 409 else (j or {}).get("message")
+
+    def prefer(s, level):
+        st, j, _, _ = s.request("PUT", "/agent-api/user/preferences", {"hitlLevel": level})
+        return st
+
+    s = Server("--auth", "none", "--admin-token-env", "FORGE_ADMIN", agents=HITL)
+    try:
+        check("no preference: the agent's level", turn(s, "chooser", "weather in Oslo") == (200, "It is 18°C in Oslo.")
+              and turn(s, "chooser", "email bob") == (409, "send_email"))
+        check("set paranoid", prefer(s, "paranoid") == 200)
+        check("paranoid pauses a harmless call", turn(s, "chooser", "weather in Oslo") == (409, "get_weather"))
+        check("an agent that does not allow it keeps its level", turn(s, "fixed", "weather in Oslo")
+              == (200, "It is 18°C in Oslo."))
+        check("set autonomous", prefer(s, "autonomous") == 200)
+        r = turn(s, "chooser", "email bob")
+        check("autonomous runs a call that needs confirmation", r == (200, "Sent to bob (#1)."), str(r))
+        check("autonomous does not reach the other agent", turn(s, "fixed", "email bob") == (409, "send_email"))
+        st, j, _, _ = s.request("PUT", "/agent-api/user/preferences", {"hitlLevel": "reckless"})
+        check("unknown level 400", st == 400 and "unknown level 'reckless' (autonomous, cautious, standard, paranoid)"
+              in j["error"]["message"], str(j))
+        check("the level stays", turn(s, "chooser", "email bob") == (200, "Sent to bob (#2)."))
+        check("cleared", prefer(s, None) == 200)
+        check("cleared: the agent's level again", turn(s, "chooser", "email bob") == (409, "send_email"))
+        st, j, _, _ = s.admin("/forge-admin/audit?limit=50")
+        paused = [r for r in j["audit"] if r["agentId"] == "chooser" and r["status"] == "paused"]
+        check("audit records the pauses", len(paused) == 3 and all(r["hitl"] for r in paused), str(paused))
+    finally:
+        code, err = s.stop()
+        check("hitl service stops cleanly", code == 0, err[-600:])
+    s = Server("--auth", "none", "--allow-user-hitl", agents=HITL)
+    try:
+        prefer(s, "paranoid")
+        check("--allow-user-hitl: every agent", turn(s, "fixed", "weather in Oslo") == (409, "get_weather"))
+    finally:
+        code, err = s.stop()
+        check("hitl service stops cleanly", code == 0, err[-600:])
+    d = tempfile.mkdtemp(prefix="forge-service-hitl-")
+    bad = os.path.join(d, "bad.lua")
+    with open(bad, "w") as f:
+        f.write('local forge = require "forge"\nreturn forge.agent { id = "x", model = forge.scripted { { reply = "x" } },'
+                ' allow_user_hitl = "yes" }\n')
+    r = subprocess.run([FORGE, "serve", "--agent", bad, "--auth", "none", "--store", os.path.join(d, "s.db")],
+                       capture_output=True, text=True, timeout=60)
+    check("allow_user_hitl must be a boolean", r.returncode == 2
+          and "agent 'x': allow_user_hitl must be a boolean" in r.stderr, r.stderr)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+{"api": api, "auth": auth, "pg": pg, "provider": provider, "hitl": hitl}[GROUP]()
 print(f"{PASSED} passed, {FAILED} failed")
 sys.exit(1 if FAILED else 0)

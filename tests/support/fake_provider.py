@@ -25,6 +25,9 @@ What it answers is chosen by a tag in the last user message, e.g. "[parallel] we
   cutoff          the connection closes in the middle of the body
   badshape        200 with JSON that lacks the dialect's fields
   slow            answers after 1.5 s; stall: sends half the body, then stalls for 30 s
+  drip            (streamed only) the text answer's events 150 ms apart
+  hang            answers after 30 s unless the client closes the connection first, which it
+                  notices within 50 ms and logs as {"path", "aborted": true, "after_ms"}
   bigbody         a 2 MB text answer
 When the conversation ends with tool results, it answers with the text "Results: " and the
 results joined by " | ".
@@ -36,6 +39,8 @@ Every request is appended to --log as one JSON line {"path", "headers", "body"}.
 import argparse
 import json
 import re
+import select
+import socket
 import sys
 import threading
 import time
@@ -362,8 +367,9 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def send_stream(self, events, stall_after=None, cut_after=None, ctype="text/event-stream"):
-        """Sends <events> one HTTP chunk each; stalls or cuts the connection after some."""
+    def send_stream(self, events, stall_after=None, cut_after=None, ctype="text/event-stream", gap=0):
+        """Sends <events> one HTTP chunk each, <gap> seconds apart; stalls or cuts the connection
+        after some."""
         self.send_response(200)
         self.send_header("Content-Type", ctype)
         self.send_header("Transfer-Encoding", "chunked")
@@ -378,6 +384,8 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(30)
                 self.close_connection = True
                 return
+            if gap and k:
+                time.sleep(gap)
             self.wfile.write(b"%x\r\n%s\r\n" % (len(e), e))
             self.wfile.flush()
         self.wfile.write(b"0\r\n\r\n")
@@ -472,6 +480,19 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         elif scen == "badshape":
             self.send(200, {"unexpected": True})
+        elif scen == "hang":
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < 30:
+                r, _, _ = select.select([self.connection], [], [], 0.05)
+                if r and self.connection.recv(1, socket.MSG_PEEK) == b"":
+                    if ARGS.log:
+                        rec = {"path": self.path, "aborted": True, "after_ms": int((time.monotonic() - t0) * 1000)}
+                        with LOCK:
+                            with open(ARGS.log, "a") as f:
+                                f.write(json.dumps(rec) + "\n")
+                    self.close_connection = True
+                    return
+            self.send(200, answer(d, model, "Late.", [], "stop", False))
         elif scen == "slow":
             time.sleep(1.5)
             self.send(200, answer(d, model, "Slow but here.", [], "stop", False))
@@ -521,6 +542,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_stream(events, stall_after=2, ctype=ctype)
         elif scen == "stream-error":
             self.send_stream(events[:2] + [stream_error(d)], ctype=ctype)
+        elif scen == "drip":
+            self.send_stream(events, ctype=ctype, gap=0.15)
         elif scen == "stream-badjson":
             self.send_stream(events[:1] + [sse("{\"choices\": [", crlf=d == "gemini") if d != "ollama"
                                            else b'{"message": {\n'] + events[1:], ctype=ctype)

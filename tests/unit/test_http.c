@@ -1,4 +1,4 @@
-/* net/http helpers: redaction, Retry-After, backoff. (Requests themselves are tested end to end
+/* net/http helpers: redaction, Retry-After, backoff, cancellation. (Requests themselves are tested end to end
  * against the fake provider in tests/integration/providers_test.py.) */
 #include "test.h"
 #include "net/http.h"
@@ -81,11 +81,70 @@ TEST(unreachable)
     CHECK(r.body == NULL);
 }
 
+static double cancel_at; /* CLOCK_MONOTONIC seconds after which cancel_after says stop */
+
+static double mono(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int cancel_after(void *ctx)
+{
+    (void)ctx;
+    return mono() >= cancel_at;
+}
+
+static int never(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+TEST(cancel)
+{
+    /* nothing listens on port 9: each attempt fails at once, then a 5 s wait to retry, which
+     * the cancel check cuts short */
+    struct forge_http_opts o = {0};
+    struct forge_http_response r;
+    struct forge_err e;
+    o.retries = 3;
+    o.backoff_ms = 5000;
+    o.backoff_max_ms = 5000;
+    o.timeout_ms = 2000;
+    forge_http_cancel_fn pf = never;
+    void *pc = &o;
+    cancel_at = mono() + 0.3; /* after the refused first attempt, during the wait */
+    forge_http_cancel_set(cancel_after, NULL, &pf, &pc);
+    CHECK(pf == NULL && pc == NULL); /* none was set */
+    double t0 = mono();
+    int rc = forge_http_post("http://127.0.0.1:9/v1", NULL, "{}", 2, &o, &r, &e);
+    double took = mono() - t0;
+    CHECK_INT(rc, FORGE_ENET);
+    CHECK(strstr(e.msg, "cancelled while waiting to retry") != NULL);
+    CHECK(took < 3); /* not the 5 s wait */
+    CHECK(r.body == NULL);
+    /* already cancelled: no attempt is made */
+    cancel_at = 0;
+    rc = forge_http_post("http://127.0.0.1:9/v1", NULL, "{}", 2, &o, &r, &e);
+    CHECK_INT(rc, FORGE_ENET);
+    CHECK(strstr(e.msg, "cancelled before attempt 1") != NULL);
+    /* restoring the previous setting (none) */
+    forge_http_cancel_set(NULL, NULL, &pf, &pc);
+    CHECK(pf == cancel_after);
+    o.retries = 0;
+    rc = forge_http_post("http://127.0.0.1:9/v1", NULL, "{}", 2, &o, &r, &e);
+    CHECK_INT(rc, FORGE_ENET);
+    CHECK(strstr(e.msg, "cancelled") == NULL);
+}
+
 int main(void)
 {
     RUN(redact);
     RUN(retry_after);
     RUN(backoff);
     RUN(unreachable);
+    RUN(cancel);
     return TEST_DONE();
 }
