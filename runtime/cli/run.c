@@ -633,6 +633,58 @@ static int case_at(const struct evalsrc *src, int nfiles, const struct runcases 
     return *kase ? 0 : forge_err_set(err, FORGE_ENOMEM, "out of memory");
 }
 
+/* Tells the id set whether the case of <place> has a given id (the set keeps hashes only): reads
+ * the id back from the tree, or the eval file at the case's offset, or (a live run keeps no
+ * offsets; only when two hashes are equal) by reading the file again up to the case. A match
+ * read from the file is kept in <kase> for the caller. */
+struct idctx {
+    const struct evalsrc *src;
+    int nfiles;
+    const struct runcases *rcs;
+    cJSON *kase;
+    struct forge_err err;
+};
+
+static int same_id(void *ctx, size_t place, const char *id)
+{
+    struct idctx *x = ctx;
+    const struct evalsrc *e = file_of(x->src, x->nfiles, place);
+    size_t k = place - e->first;
+    cJSON_Delete(x->kase);
+    x->kase = NULL;
+    if (e->tree) {
+        const char *got = forge_json_str(e->elems[k], "id");
+        return got && strcmp(got, id) == 0;
+    }
+    cJSON *kase = NULL;
+    if (x->rcs->keep_where) {
+        if (forge_cases_read_at(e->rd, x->rcs->where[place], (int)k, NULL, &kase, &x->err)) return -1;
+    } else {
+        struct forge_cases *rd = forge_cases_open(e->path, &x->err);
+        if (!rd) return -1;
+        for (size_t i = 0; i <= k; i++) {
+            int index;
+            uint64_t off;
+            cJSON_Delete(kase);
+            kase = NULL;
+            int got = forge_cases_next(rd, &kase, &index, &off, &x->err);
+            if (got <= 0) {
+                if (!got) forge_err_set(&x->err, FORGE_EIO, "%s: case [%zu] is gone (was the file changed?)", e->path, k);
+                forge_cases_close(rd);
+                return -1;
+            }
+        }
+        forge_cases_close(rd);
+    }
+    const char *got = forge_json_str(kase, "id");
+    if (got && strcmp(got, id) == 0) {
+        x->kase = kase;
+        return 1;
+    }
+    cJSON_Delete(kase);
+    return 0;
+}
+
 /* Reads every eval file once: checks each case (and its custom assertion names), gives each id
  * its place, builds the shard's header. Prints the error and returns -1 on bad input, -2 when
  * out of memory. */
@@ -676,10 +728,14 @@ static int index_cases(struct evalsrc *src, int nfiles, struct runcases *rcs, st
                 cJSON_Delete(owned);
                 return -2;
             }
-            int64_t at = forge_idset_add(rcs->ids, id);
+            struct idctx x = {src, fi + 1, rcs, NULL, {0}};
+            int64_t at = forge_idset_add(rcs->ids, id, same_id, &x);
+            cJSON_Delete(x.kase);
             if (at == INT64_MIN) {
                 cJSON_Delete(owned);
-                return -2;
+                if (!x.err.code) return -2;
+                forge_cli_error("%s", x.err.msg);
+                return -1;
             }
             if (at < 0) {
                 size_t was = (size_t)(-1 - at);
@@ -927,8 +983,16 @@ int forge_cmd_run(int argc, char **argv)
             cJSON_Delete(traj);
             goto out;
         }
-        int64_t place = forge_idset_find(rcs.ids, tid);
+        struct idctx x = {src, o.nfiles, &rcs, NULL, {0}};
+        int64_t place = forge_idset_find(rcs.ids, tid, same_id, &x);
+        if (place == INT64_MIN) {
+            cJSON_Delete(traj);
+            forge_cli_error("%s", x.err.msg[0] ? x.err.msg : "out of memory");
+            exit_code = FORGE_EXIT_INFRA;
+            goto out;
+        }
         if (place < 0 || rcs.local[place] == NOT_KEPT) {
+            cJSON_Delete(x.kase);
             /* another shard's case: not this shard's business */
             if (place < 0)
                 fprintf(stderr, "forge: warning: %s:%ld: transcript \"%s\" matches no case\n", tname, lineno, tid);
@@ -939,11 +1003,13 @@ int forge_cmd_run(int argc, char **argv)
         if (forge_results_has(res, ci)) {
             fprintf(stderr, "forge: warning: %s:%ld: a second transcript for case \"%s\" is ignored\n", tname,
                     lineno, tid);
+            cJSON_Delete(x.kase);
             cJSON_Delete(traj);
             continue;
         }
-        cJSON *kase = NULL;
-        int rc = case_at(src, o.nfiles, &rcs, (size_t)place, tid, &kase, &err);
+        /* read from the file while matching its id, or still to be copied from the tree */
+        cJSON *kase = x.kase;
+        int rc = kase ? 0 : case_at(src, o.nfiles, &rcs, (size_t)place, tid, &kase, &err);
         if (!rc) rc = forge_eval_case(kase, traj, &eo, &result, &err);
         cJSON_Delete(kase);
         if (rc) {
