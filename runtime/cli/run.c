@@ -592,12 +592,20 @@ static void print_buf(struct forge_buf *b)
 struct runcases {
     struct forge_idset *ids;
     uint64_t *where;  /* per place: byte offset (read a case at a time) or index in its tree */
-    uint32_t *local;  /* sharded: per place, its place among the shard's cases, or UINT32_MAX */
+    uint32_t *local;  /* sharded: per place, its place among the shard's cases, or UINT32_MAX;
+                         NULL when not sharded (each case's place is its own) */
     size_t n, cap, kept;
     int keep_where;   /* recorded runs read cases again */
+    int sharded;
 };
 
 #define NOT_KEPT UINT32_MAX
+
+/* The place of <place> among the cases this shard runs, or NOT_KEPT. */
+static size_t local_of(const struct runcases *rc, size_t place)
+{
+    return rc->local ? rc->local[place] : place;
+}
 
 static int runcases_grow(struct runcases *rc)
 {
@@ -608,9 +616,11 @@ static int runcases_grow(struct runcases *rc)
         if (!w) return -1;
         rc->where = w;
     }
-    uint32_t *l = forge_realloc(rc->local, cap * sizeof *l);
-    if (!l) return -1;
-    rc->local = l;
+    if (rc->sharded) {
+        uint32_t *l = forge_realloc(rc->local, cap * sizeof *l);
+        if (!l) return -1;
+        rc->local = l;
+    }
     rc->cap = cap;
     return 0;
 }
@@ -765,7 +775,8 @@ static int index_cases(struct evalsrc *src, int nfiles, struct runcases *rcs, st
                 return -1;
             }
             if (rcs->keep_where) rcs->where[rcs->n] = off;
-            rcs->local[rcs->n] = keep ? (uint32_t)rcs->kept++ : NOT_KEPT;
+            if (rcs->local) rcs->local[rcs->n] = keep ? (uint32_t)rcs->kept : NOT_KEPT;
+            rcs->kept += keep != 0;
             e->kept += keep != 0;
             rcs->n++;
             cJSON_Delete(owned);
@@ -850,6 +861,7 @@ int forge_cmd_run(int argc, char **argv)
     src = forge_calloc((size_t)o.nfiles, sizeof *src);
     rcs.ids = forge_idset_new();
     rcs.keep_where = !o.live.prov.model;
+    rcs.sharded = sh.of != 0;
     if (!src || !rcs.ids || (sh.of && forge_shard_hdr_init(&hdr, &sh))) goto nomem;
     for (int i = 0; i < o.nfiles; i++) src[i].path = o.files[i];
     int ix = index_cases(src, o.nfiles, &rcs, &hdr, registry);
@@ -991,7 +1003,7 @@ int forge_cmd_run(int argc, char **argv)
             exit_code = FORGE_EXIT_INFRA;
             goto out;
         }
-        if (place < 0 || rcs.local[place] == NOT_KEPT) {
+        if (place < 0 || local_of(&rcs, (size_t)place) == NOT_KEPT) {
             cJSON_Delete(x.kase);
             /* another shard's case: not this shard's business */
             if (place < 0)
@@ -999,7 +1011,7 @@ int forge_cmd_run(int argc, char **argv)
             cJSON_Delete(traj);
             continue;
         }
-        size_t ci = rcs.local[place];
+        size_t ci = local_of(&rcs, (size_t)place);
         if (forge_results_has(res, ci)) {
             fprintf(stderr, "forge: warning: %s:%ld: a second transcript for case \"%s\" is ignored\n", tname,
                     lineno, tid);
@@ -1039,7 +1051,7 @@ int forge_cmd_run(int argc, char **argv)
 
     /* cases without a transcript are error cases */
     for (size_t place = 0; place < rcs.n; place++) {
-        size_t ci = rcs.local[place];
+        size_t ci = local_of(&rcs, (size_t)place);
         if (ci == NOT_KEPT || forge_results_has(res, ci)) continue;
         cJSON *kase = NULL;
         int rc = case_at(src, o.nfiles, &rcs, place, NULL, &kase, &err);
