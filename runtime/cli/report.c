@@ -4,6 +4,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/lines.h"
+#include "data/jarena.h"
 #include "data/json.h"
 #include "data/utf8.h"
 #include "eval/suite.h"
@@ -477,7 +478,11 @@ static int html(int argc, char **argv)
     size_t n;
     int got;
     long cases = 0;
+    /* a line's tree dies with the line: parsed into a bump arena, released at once (what the
+     * page and the counts allocate meanwhile comes from malloc, and outlives the line) */
+    forge_jarena_install();
     while ((got = forge_lines_next(&lr, &line, &n)) != 0) {
+        forge_jarena_reset();
         if (got < 0) {
             forge_cli_error("%s:%ld: %s", name, lr.lineno, got == FORGE_ELIMIT ? "a line longer than 256 MiB" : "cannot read");
             goto out;
@@ -486,7 +491,9 @@ static int html(int argc, char **argv)
         while (lead < n && (line[lead] == ' ' || line[lead] == '\t' || line[lead] == '\r')) lead++;
         if (lead == n)
             continue;
+        forge_jarena_on(true);
         cJSON *r = forge_json_parse(line, n, name, &err);
+        forge_jarena_on(false);
         if (!r) {
             const char *col = strchr(err.msg + strlen(name) + 1, ':');
             forge_cli_error("%s:%ld%s", name, lr.lineno, col ? col : ": invalid JSON");
@@ -539,6 +546,7 @@ oom:
     forge_cli_error("%s", err.msg[0] ? err.msg : "out of memory");
     code = FORGE_EXIT_INFRA;
 out:
+    forge_jarena_release();
     forge_html_close(hl, NULL, false, NULL);
     forge_lines_free(&lr);
     if (f != stdin)

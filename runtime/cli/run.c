@@ -592,12 +592,20 @@ static void print_buf(struct forge_buf *b)
 struct runcases {
     struct forge_idset *ids;
     uint64_t *where;  /* per place: byte offset (read a case at a time) or index in its tree */
-    uint32_t *local;  /* sharded: per place, its place among the shard's cases, or UINT32_MAX */
+    uint32_t *local;  /* sharded: per place, its place among the shard's cases, or UINT32_MAX;
+                         NULL when not sharded (each case's place is its own) */
     size_t n, cap, kept;
     int keep_where;   /* recorded runs read cases again */
+    int sharded;
 };
 
 #define NOT_KEPT UINT32_MAX
+
+/* The place of <place> among the cases this shard runs, or NOT_KEPT. */
+static size_t local_of(const struct runcases *rc, size_t place)
+{
+    return rc->local ? rc->local[place] : place;
+}
 
 static int runcases_grow(struct runcases *rc)
 {
@@ -608,9 +616,11 @@ static int runcases_grow(struct runcases *rc)
         if (!w) return -1;
         rc->where = w;
     }
-    uint32_t *l = forge_realloc(rc->local, cap * sizeof *l);
-    if (!l) return -1;
-    rc->local = l;
+    if (rc->sharded) {
+        uint32_t *l = forge_realloc(rc->local, cap * sizeof *l);
+        if (!l) return -1;
+        rc->local = l;
+    }
     rc->cap = cap;
     return 0;
 }
@@ -631,6 +641,58 @@ static int case_at(const struct evalsrc *src, int nfiles, const struct runcases 
     if (e->rd) return forge_cases_read_at(e->rd, rcs->where[place], (int)(place - e->first), id, kase, err);
     *kase = cJSON_Duplicate(e->elems[rcs->where[place]], 1);
     return *kase ? 0 : forge_err_set(err, FORGE_ENOMEM, "out of memory");
+}
+
+/* Tells the id set whether the case of <place> has a given id (the set keeps hashes only): reads
+ * the id back from the tree, or the eval file at the case's offset, or (a live run keeps no
+ * offsets; only when two hashes are equal) by reading the file again up to the case. A match
+ * read from the file is kept in <kase> for the caller. */
+struct idctx {
+    const struct evalsrc *src;
+    int nfiles;
+    const struct runcases *rcs;
+    cJSON *kase;
+    struct forge_err err;
+};
+
+static int same_id(void *ctx, size_t place, const char *id)
+{
+    struct idctx *x = ctx;
+    const struct evalsrc *e = file_of(x->src, x->nfiles, place);
+    size_t k = place - e->first;
+    cJSON_Delete(x->kase);
+    x->kase = NULL;
+    if (e->tree) {
+        const char *got = forge_json_str(e->elems[k], "id");
+        return got && strcmp(got, id) == 0;
+    }
+    cJSON *kase = NULL;
+    if (x->rcs->keep_where) {
+        if (forge_cases_read_at(e->rd, x->rcs->where[place], (int)k, NULL, &kase, &x->err)) return -1;
+    } else {
+        struct forge_cases *rd = forge_cases_open(e->path, &x->err);
+        if (!rd) return -1;
+        for (size_t i = 0; i <= k; i++) {
+            int index;
+            uint64_t off;
+            cJSON_Delete(kase);
+            kase = NULL;
+            int got = forge_cases_next(rd, &kase, &index, &off, &x->err);
+            if (got <= 0) {
+                if (!got) forge_err_set(&x->err, FORGE_EIO, "%s: case [%zu] is gone (was the file changed?)", e->path, k);
+                forge_cases_close(rd);
+                return -1;
+            }
+        }
+        forge_cases_close(rd);
+    }
+    const char *got = forge_json_str(kase, "id");
+    if (got && strcmp(got, id) == 0) {
+        x->kase = kase;
+        return 1;
+    }
+    cJSON_Delete(kase);
+    return 0;
 }
 
 /* Reads every eval file once: checks each case (and its custom assertion names), gives each id
@@ -676,10 +738,14 @@ static int index_cases(struct evalsrc *src, int nfiles, struct runcases *rcs, st
                 cJSON_Delete(owned);
                 return -2;
             }
-            int64_t at = forge_idset_add(rcs->ids, id);
+            struct idctx x = {src, fi + 1, rcs, NULL, {0}};
+            int64_t at = forge_idset_add(rcs->ids, id, same_id, &x);
+            cJSON_Delete(x.kase);
             if (at == INT64_MIN) {
                 cJSON_Delete(owned);
-                return -2;
+                if (!x.err.code) return -2;
+                forge_cli_error("%s", x.err.msg);
+                return -1;
             }
             if (at < 0) {
                 size_t was = (size_t)(-1 - at);
@@ -709,7 +775,8 @@ static int index_cases(struct evalsrc *src, int nfiles, struct runcases *rcs, st
                 return -1;
             }
             if (rcs->keep_where) rcs->where[rcs->n] = off;
-            rcs->local[rcs->n] = keep ? (uint32_t)rcs->kept++ : NOT_KEPT;
+            if (rcs->local) rcs->local[rcs->n] = keep ? (uint32_t)rcs->kept : NOT_KEPT;
+            rcs->kept += keep != 0;
             e->kept += keep != 0;
             rcs->n++;
             cJSON_Delete(owned);
@@ -794,6 +861,7 @@ int forge_cmd_run(int argc, char **argv)
     src = forge_calloc((size_t)o.nfiles, sizeof *src);
     rcs.ids = forge_idset_new();
     rcs.keep_where = !o.live.prov.model;
+    rcs.sharded = sh.of != 0;
     if (!src || !rcs.ids || (sh.of && forge_shard_hdr_init(&hdr, &sh))) goto nomem;
     for (int i = 0; i < o.nfiles; i++) src[i].path = o.files[i];
     int ix = index_cases(src, o.nfiles, &rcs, &hdr, registry);
@@ -927,23 +995,33 @@ int forge_cmd_run(int argc, char **argv)
             cJSON_Delete(traj);
             goto out;
         }
-        int64_t place = forge_idset_find(rcs.ids, tid);
-        if (place < 0 || rcs.local[place] == NOT_KEPT) {
+        struct idctx x = {src, o.nfiles, &rcs, NULL, {0}};
+        int64_t place = forge_idset_find(rcs.ids, tid, same_id, &x);
+        if (place == INT64_MIN) {
+            cJSON_Delete(traj);
+            forge_cli_error("%s", x.err.msg[0] ? x.err.msg : "out of memory");
+            exit_code = FORGE_EXIT_INFRA;
+            goto out;
+        }
+        if (place < 0 || local_of(&rcs, (size_t)place) == NOT_KEPT) {
+            cJSON_Delete(x.kase);
             /* another shard's case: not this shard's business */
             if (place < 0)
                 fprintf(stderr, "forge: warning: %s:%ld: transcript \"%s\" matches no case\n", tname, lineno, tid);
             cJSON_Delete(traj);
             continue;
         }
-        size_t ci = rcs.local[place];
+        size_t ci = local_of(&rcs, (size_t)place);
         if (forge_results_has(res, ci)) {
             fprintf(stderr, "forge: warning: %s:%ld: a second transcript for case \"%s\" is ignored\n", tname,
                     lineno, tid);
+            cJSON_Delete(x.kase);
             cJSON_Delete(traj);
             continue;
         }
-        cJSON *kase = NULL;
-        int rc = case_at(src, o.nfiles, &rcs, (size_t)place, tid, &kase, &err);
+        /* read from the file while matching its id, or still to be copied from the tree */
+        cJSON *kase = x.kase;
+        int rc = kase ? 0 : case_at(src, o.nfiles, &rcs, (size_t)place, tid, &kase, &err);
         if (!rc) rc = forge_eval_case(kase, traj, &eo, &result, &err);
         cJSON_Delete(kase);
         if (rc) {
@@ -973,7 +1051,7 @@ int forge_cmd_run(int argc, char **argv)
 
     /* cases without a transcript are error cases */
     for (size_t place = 0; place < rcs.n; place++) {
-        size_t ci = rcs.local[place];
+        size_t ci = local_of(&rcs, (size_t)place);
         if (ci == NOT_KEPT || forge_results_has(res, ci)) continue;
         cJSON *kase = NULL;
         int rc = case_at(src, o.nfiles, &rcs, place, NULL, &kase, &err);

@@ -330,77 +330,94 @@ void forge_cases_close(struct forge_cases *c)
     forge_free(c);
 }
 
-/* ---- the id set: ids in one arena, an open-addressing table of places ---- */
+/* ---- the id set: a 64-bit hash per place, an open-addressing table of places ---- */
 
+/* The ids' text is not kept: two ids whose hashes are equal are told apart by asking the caller
+ * (same()), which reads the id of a place back from its eval file. */
 struct forge_idset {
-    char *arena;
-    size_t alen, acap;
-    uint64_t *at;    /* per place: the id's offset in the arena */
+    uint64_t (*hash)(const char *);
+    uint64_t *h;     /* per place: its id's hash */
     size_t n, ncap;
     uint32_t *slots; /* place + 1, or 0 */
     size_t scap;
 };
 
-struct forge_idset *forge_idset_new(void) { return forge_calloc(1, sizeof(struct forge_idset)); }
-
-static uint64_t hash(const char *s)
+static uint64_t fnv(const char *s)
 {
     uint64_t h = 1469598103934665603ull;
     for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
     return h ^ (h >> 29);
 }
 
-static size_t slot_of(const struct forge_idset *s, const char *id)
+struct forge_idset *forge_idset_new_hash(uint64_t (*hash)(const char *))
 {
-    size_t m = s->scap - 1, h = (size_t)hash(id) & m;
-    while (s->slots[h] && strcmp(s->arena + s->at[s->slots[h] - 1], id) != 0) h = (h + 1) & m;
-    return h;
+    struct forge_idset *s = forge_calloc(1, sizeof *s);
+    if (s) s->hash = hash ? hash : fnv;
+    return s;
 }
 
-int64_t forge_idset_find(const struct forge_idset *s, const char *id)
+struct forge_idset *forge_idset_new(void) { return forge_idset_new_hash(NULL); }
+
+/* The slot holding <id> (*found = 1) or the free slot where it would go; < 0: same() failed. */
+static int64_t slot_of(const struct forge_idset *s, const char *id, uint64_t h, forge_idset_same_fn same, void *ctx,
+                       int *found)
+{
+    size_t m = s->scap - 1, i = (size_t)h & m;
+    *found = 0;
+    for (; s->slots[i]; i = (i + 1) & m) {
+        size_t place = s->slots[i] - 1;
+        if (s->h[place] != h) continue;
+        int eq = same(ctx, place, id);
+        if (eq < 0) return eq;
+        if (eq) {
+            *found = 1;
+            break;
+        }
+    }
+    return (int64_t)i;
+}
+
+int64_t forge_idset_find(const struct forge_idset *s, const char *id, forge_idset_same_fn same, void *ctx)
 {
     if (!s->scap) return -1;
-    size_t h = slot_of(s, id);
-    return s->slots[h] ? (int64_t)s->slots[h] - 1 : -1;
+    int found;
+    int64_t i = slot_of(s, id, s->hash(id), same, ctx, &found);
+    if (i < 0) return INT64_MIN;
+    return found ? (int64_t)s->slots[i] - 1 : -1;
 }
 
-int64_t forge_idset_add(struct forge_idset *s, const char *id)
+int64_t forge_idset_add(struct forge_idset *s, const char *id, forge_idset_same_fn same, void *ctx)
 {
     if (s->n >= UINT32_MAX - 1) return INT64_MIN;
-    if (2 * (s->n + 1) > s->scap) {
+    /* at most 3/4 full: 5 to 11 bytes a place, besides the 8 of its hash */
+    if (4 * (s->n + 1) > 3 * s->scap) {
         size_t cap = s->scap ? s->scap * 2 : 1024;
         uint32_t *t = forge_calloc(cap, sizeof *t);
         if (!t) return INT64_MIN;
-        uint32_t *old = s->slots;
-        size_t ocap = s->scap;
+        for (size_t i = 0; i < s->scap; i++) {
+            if (!s->slots[i]) continue;
+            size_t j = (size_t)s->h[s->slots[i] - 1] & (cap - 1);
+            while (t[j]) j = (j + 1) & (cap - 1);
+            t[j] = s->slots[i];
+        }
+        forge_free(s->slots);
         s->slots = t;
         s->scap = cap;
-        for (size_t i = 0; i < ocap; i++)
-            if (old[i]) s->slots[slot_of(s, s->arena + s->at[old[i] - 1])] = old[i];
-        forge_free(old);
     }
-    size_t h = slot_of(s, id);
-    if (s->slots[h]) return -1 - ((int64_t)s->slots[h] - 1);
-    size_t len = strlen(id) + 1;
-    if (s->alen + len > s->acap) {
-        size_t cap = s->acap ? s->acap * 2 : 1 << 16;
-        while (cap < s->alen + len) cap *= 2;
-        char *a = forge_realloc(s->arena, cap);
-        if (!a) return INT64_MIN;
-        s->arena = a;
-        s->acap = cap;
-    }
+    uint64_t h = s->hash(id);
+    int found;
+    int64_t i = slot_of(s, id, h, same, ctx, &found);
+    if (i < 0) return INT64_MIN;
+    if (found) return -1 - ((int64_t)s->slots[i] - 1);
     if (s->n == s->ncap) {
         size_t cap = s->ncap ? s->ncap * 2 : 1024;
-        uint64_t *a = forge_realloc(s->at, cap * sizeof *a);
+        uint64_t *a = forge_realloc(s->h, cap * sizeof *a);
         if (!a) return INT64_MIN;
-        s->at = a;
+        s->h = a;
         s->ncap = cap;
     }
-    memcpy(s->arena + s->alen, id, len);
-    s->at[s->n] = s->alen;
-    s->alen += len;
-    s->slots[h] = (uint32_t)(s->n + 1);
+    s->h[s->n] = h;
+    s->slots[i] = (uint32_t)(s->n + 1);
     return (int64_t)s->n++;
 }
 
@@ -410,7 +427,6 @@ void forge_idset_free(struct forge_idset *s)
 {
     if (!s) return;
     forge_free(s->slots);
-    forge_free(s->at);
-    forge_free(s->arena);
+    forge_free(s->h);
     forge_free(s);
 }

@@ -10,8 +10,8 @@
  * its place, but forge_evalfile_load on the whole file gives the message of record; callers
  * that can afford it (the file is under the input limit) report that one.
  *
- * Also: a set of case ids (forge_idset), which maps each id of a run to its place, in about
- * 16 bytes a case plus the ids' text. */
+ * Also: a set of case ids (forge_idset), which maps each id of a run to its place, in 13 to 19
+ * bytes a case whatever the ids' length (their hashes; the text stays in the eval files). */
 #ifndef FORGE_EVAL_CASES_H
 #define FORGE_EVAL_CASES_H
 #include <stdbool.h>
@@ -51,14 +51,20 @@ int forge_cases_rewind(struct forge_cases *c, struct forge_err *err);
 
 void forge_cases_close(struct forge_cases *c);
 
-/* Case ids of a run, each with its place (0, 1, ...) in the order added. */
+/* Case ids of a run, each with its place (0, 1, ...) in the order added. The set keeps a 64-bit
+ * hash of each id, not its text; when two hashes are equal it asks same(ctx, place, id): 1 when
+ * the id of <place> is <id>, 0 when not, < 0 when it cannot tell (an error the callback keeps). */
+typedef int (*forge_idset_same_fn)(void *ctx, size_t place, const char *id);
 struct forge_idset;
+/* A new, empty set (free with forge_idset_free), or NULL when out of memory. */
 struct forge_idset *forge_idset_new(void);
+/* The same with another hash function (tests: to make ids collide). */
+struct forge_idset *forge_idset_new_hash(uint64_t (*hash)(const char *));
 /* Adds <id> with the next place; returns that place (>= 0), or, when <id> is already there,
- * -1 - its place; FORGE_ENOMEM is returned as INT64_MIN. */
-int64_t forge_idset_add(struct forge_idset *s, const char *id);
-/* The place of <id>, or -1. */
-int64_t forge_idset_find(const struct forge_idset *s, const char *id);
+ * -1 - its place; INT64_MIN when out of memory or when same() failed. */
+int64_t forge_idset_add(struct forge_idset *s, const char *id, forge_idset_same_fn same, void *ctx);
+/* The place of <id>, or -1; INT64_MIN when same() failed. */
+int64_t forge_idset_find(const struct forge_idset *s, const char *id, forge_idset_same_fn same, void *ctx);
 /* Number of ids. */
 size_t forge_idset_count(const struct forge_idset *s);
 void forge_idset_free(struct forge_idset *s);

@@ -3,6 +3,7 @@
 #include "lua/bind.h"
 #include "lua/callable.h"
 #include "base/alloc.h"
+#include "base/file.h"
 #include "data/json.h"
 #include "eval/evalfile.h"
 #include "model/scripted.h"
@@ -11,7 +12,10 @@
 #include "mcp/client.h"
 
 #include <lauxlib.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 /* Pushes t[key] of the table at <idx> without metamethods: building a suite never runs code a
@@ -222,11 +226,72 @@ static int add_verifier(struct forge_vm *vm, int i, const char *where, void *ud,
     return v ? forge_verifiers_add(ud, v, err) : err->code;
 }
 
-/* The cases converted so far, and the C bytes they hold: they outlive the Lua tables they came
- * from, so together they count against --lua-memory while the suite loads. */
+/* A suite's cases do not stay in memory: each is checked as it is converted from its Lua table,
+ * written as one line of JSON to an anonymous temporary file, and read back when the runner
+ * takes it, so a suite of a million cases holds one case at a time (besides the Lua tables the
+ * script built, which are let go once converted). */
+struct forge_lua_spill {
+    FILE *f;
+    char *line;
+    size_t cap;
+    size_t bytes; /* written so far: at most the input limit (--max-file-mb) */
+    int reading;
+};
+
+static void spill_free(struct forge_lua_spill *sp)
+{
+    if (!sp) return;
+    if (sp->f) fclose(sp->f);
+    free(sp->line); /* getline's buffer */
+    forge_free(sp);
+}
+
+static struct forge_lua_spill *spill_new(struct forge_err *err)
+{
+    struct forge_lua_spill *sp = forge_calloc(1, sizeof *sp);
+    if (!sp) {
+        forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        return NULL;
+    }
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    char *t = forge_strdupf("%s/forge-cases-XXXXXX", dir);
+    int fd = t ? mkstemp(t) : -1;
+    if (fd < 0 || !(sp->f = fdopen(fd, "w+"))) {
+        if (!t) forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        else forge_err_set(err, FORGE_EIO, "%s: cannot make the suite's temporary cases file: %s (set TMPDIR to a "
+                           "writable folder)", t, strerror(errno));
+        if (fd >= 0) close(fd);
+        forge_free(t);
+        forge_free(sp);
+        return NULL;
+    }
+    unlink(t); /* anonymous: gone with the process, however it ends */
+    forge_free(t);
+    return sp;
+}
+
+/* The runner's case source over a spill: the next case, a new tree. */
+static int spill_next(void *ctx, cJSON **kase, struct forge_err *err)
+{
+    struct forge_lua_spill *sp = ctx;
+    *kase = NULL;
+    if (!sp->reading) {
+        if (fflush(sp->f) != 0 || fseeko(sp->f, 0, SEEK_SET) != 0)
+            return forge_err_set(err, FORGE_EIO, "the suite's temporary cases file: %s", strerror(errno));
+        sp->reading = 1;
+    }
+    ssize_t n = getline(&sp->line, &sp->cap, sp->f);
+    if (n < 0) {
+        if (ferror(sp->f)) return forge_err_set(err, FORGE_EIO, "the suite's temporary cases file: %s", strerror(errno));
+        return 0;
+    }
+    *kase = forge_json_parse(sp->line, (size_t)n, "the suite's temporary cases file", err);
+    return *kase ? 1 : (err && err->code ? err->code : FORGE_EIO);
+}
+
 struct cases {
-    cJSON *list;
-    size_t bytes;
+    struct forge_lua_suite *s;
 };
 
 static int add_case(struct forge_vm *vm, int i, const char *where, void *ud, struct forge_err *err)
@@ -239,8 +304,8 @@ static int add_case(struct forge_vm *vm, int i, const char *where, void *ud, str
         forge_err_prefix(err, "%s", where);
         return FORGE_EINVAL;
     }
-    cs->bytes += forge_lua_tree_cost(c);
-    if (forge_vm_charge(vm, cs->bytes)) {
+    /* the one case held in C while it is checked counts against --lua-memory */
+    if (forge_vm_charge(vm, forge_lua_tree_cost(c))) {
         cJSON_Delete(c);
         return forge_err_set(err, FORGE_ELIMIT, "%s: %s", where, forge_vm_limit_message(vm));
     }
@@ -249,7 +314,23 @@ static int add_case(struct forge_vm *vm, int i, const char *where, void *ud, str
         cJSON_Delete(c);
         return FORGE_EINVAL;
     }
-    cJSON_AddItemToArray(cs->list, c);
+    char *text = cJSON_PrintUnformatted(c);
+    cJSON_Delete(c);
+    if (!text) return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    size_t len = strlen(text), limit = forge_file_input_limit();
+    if (len + 1 > limit - cs->s->spill->bytes) {
+        cJSON_free(text);
+        if (limit % ((size_t)1 << 20) == 0)
+            return forge_err_set(err, FORGE_ELIMIT, "%s: the suite's cases take more than %zu MiB as JSON (the input "
+                                 "limit; raise it with --max-file-mb)", where, limit >> 20);
+        return forge_err_set(err, FORGE_ELIMIT, "%s: the suite's cases take more than %zu bytes as JSON (the input "
+                             "limit; raise it with --max-file-mb)", where, limit);
+    }
+    cs->s->spill->bytes += len + 1;
+    int bad = fwrite(text, 1, len, cs->s->spill->f) != len || putc('\n', cs->s->spill->f) == EOF;
+    cJSON_free(text);
+    if (bad) return forge_err_set(err, FORGE_EIO, "the suite's temporary cases file: %s", strerror(errno));
+    cs->s->ncases++;
     return 0;
 }
 
@@ -356,7 +437,6 @@ static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *mode,
     idx = lua_absindex(L, idx);
     memset(out, 0, sizeof *out);
     forge_policy_init(&out->policy);
-    out->cases = cJSON_CreateArray();
     rawfield(L, idx, agent ? "id" : "name");
     out->name = forge_strdup(lua_isstring(L, -1) ? lua_tostring(L, -1) : agent ? "" : "suite");
     lua_pop(L, 1);
@@ -402,15 +482,21 @@ static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *mode,
             rc = forge_lua_registered_verifiers(vm, where, &out->verifiers, err);
         }
     }
+    if (!rc && !agent && !(out->spill = spill_new(err)))
+        rc = err->code;
     if (!rc && !agent)
-        rc = each_of(vm, idx, "cases", where, add_case, &(struct cases){out->cases, 0}, err);
+        rc = each_of(vm, idx, "cases", where, add_case, &(struct cases){out}, err);
     if (rc)
         goto fail;
-    /* The cases live on as JSON: let Lua's copies go (a suite may hold many thousands). */
+    /* The cases live on in the spill: let Lua's copies go (a suite may hold many thousands). */
     lua_pushliteral(L, "cases");
     lua_pushnil(L);
     lua_rawset(L, idx); /* raw: no __newindex of the script's runs here */
-    if (!agent && !out->cases->child) {
+    if (out->spill) {
+        out->next_case = spill_next;
+        out->case_ctx = out->spill;
+    }
+    if (!agent && !out->ncases) {
         forge_err_set(err, FORGE_EINVAL, "%s: has no cases (cases = forge.evals(\"...\") or a "
                       "list of case tables)", where);
         goto fail;
@@ -503,6 +589,7 @@ void forge_lua_suite_free(struct forge_lua_suite *s)
     forge_model_free(s->model);
     forge_free(s->model_spec);
     cJSON_Delete(s->cases);
+    spill_free(s->spill);
     forge_free(s->system);
     cJSON_Delete(s->params);
     memset(s, 0, sizeof *s);

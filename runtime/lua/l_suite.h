@@ -13,6 +13,8 @@
 #include "tools/tool.h"
 #include "tools/verify.h"
 
+struct forge_lua_spill;
+
 struct forge_lua_suite {
     char *name;
     struct forge_toolset tools;
@@ -25,6 +27,8 @@ struct forge_lua_suite {
     int (*next_case)(void *ctx, cJSON **kase, struct forge_err *err);
     void *case_ctx;
     long ncases;               /* the source's number of cases */
+    struct forge_lua_spill *spill; /* forge.suite's cases, written out as they were read: the
+                                      source of next_case then (owned) */
     char *system;
     cJSON *params;
     int stream;                /* stream = true: ask for streamed answers */

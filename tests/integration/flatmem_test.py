@@ -138,6 +138,16 @@ c1 = write("c1.json", [{"id": "same", "input": {"message": "m"}}])
 c2 = write("c2.json", [{"id": "other", "input": {"message": "m"}}, {"id": "same", "input": {"message": "m"}}])
 code, stdout, err = run("run", c1, c2, "--dry-run")
 check("an id in two files: exit 2 naming both", code == 2 and f"{c2}: case id \"same\" is also used in {c1}" in err, err)
+# a live run keeps no offsets: equal ids are told apart by reading the first one back from its file
+dup = write("dup.json", "[" + ",\n".join('{"id": "d%d", "input": {"message": "weather 1"}}' % i for i in range(700))
+            + ',\n  {"id": "d650", "input": {"message": "weather 1"}}]')
+code, stdout, err = run("run", dup, "--model", "scripted:" + rules, "--tools", tools, "-q")
+check("live: a duplicate id late in the file, exit 2 at its place",
+      code == 2 and err.strip() == f'forge: {dup}:701:10: [700].id: duplicate case id "d650"', err.strip())
+code, stdout, err = run("run", c1, c2, "--model", "scripted:" + rules, "--tools", tools, "-q")
+check("live: an id in two files, exit 2 naming both",
+      code == 2 and err.strip() == f'forge: {c2}: case id "same" is also used in {c1} (ids must be unique across the run)',
+      err.strip())
 code, stdout, err = run("run", big, "--dry-run")
 check("--dry-run counts the cases read a case at a time", code == 0 and stdout == "3000 cases in 1 file: ok\n", stdout)
 

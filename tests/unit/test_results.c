@@ -273,6 +273,24 @@ static char *write_tmp(const char *text)
 /* The error of reading <text> a case at a time equals the one of reading it whole (<exact>), or
  * at least names the file, line and column (a broken array: the command line then reports the
  * whole file's message). */
+
+static int id_is(void *ctx, size_t place, const char *id)
+{
+    return strcmp(((char (*)[16])ctx)[place], id) == 0;
+}
+
+static int id_fails(void *ctx, size_t place, const char *id)
+{
+    (void)ctx, (void)place, (void)id;
+    return -1;
+}
+
+static uint64_t one_hash(const char *id)
+{
+    (void)id;
+    return 42;
+}
+
 static void same_error(const char *text, bool exact)
 {
     char *path = write_tmp(text);
@@ -340,15 +358,25 @@ TEST(cases_a_case_at_a_time)
     same_error("[{\"id\": \"a\", \"input\": {\"message\": \"x\"}},", false);
 
     struct forge_idset *s = forge_idset_new();
-    char id[32];
+    static char ids[5000][16];
     for (int i = 0; i < 5000; i++) {
-        snprintf(id, sizeof id, "id-%d", i);
-        CHECK_INT(forge_idset_add(s, id), i);
+        snprintf(ids[i], sizeof ids[i], "id-%d", i);
+        CHECK_INT(forge_idset_add(s, ids[i], id_is, ids), i);
     }
-    CHECK_INT(forge_idset_add(s, "id-4321"), -1 - 4321);
-    CHECK_INT(forge_idset_find(s, "id-17"), 17);
-    CHECK_INT(forge_idset_find(s, "id-5000"), -1);
+    CHECK_INT(forge_idset_add(s, "id-4321", id_is, ids), -1 - 4321);
+    CHECK_INT(forge_idset_find(s, "id-17", id_is, ids), 17);
+    CHECK_INT(forge_idset_find(s, "id-5000", id_is, ids), -1);
     CHECK_INT(forge_idset_count(s), 5000);
+    forge_idset_free(s);
+    /* every id hashed alike: told apart by their text alone */
+    s = forge_idset_new_hash(one_hash);
+    for (int i = 0; i < 300; i++) CHECK_INT(forge_idset_add(s, ids[i], id_is, ids), i);
+    CHECK_INT(forge_idset_add(s, "id-299", id_is, ids), -1 - 299);
+    CHECK_INT(forge_idset_add(s, "id-0", id_is, ids), -1);
+    CHECK_INT(forge_idset_find(s, "id-150", id_is, ids), 150);
+    CHECK_INT(forge_idset_find(s, "id-300", id_is, ids), -1);
+    CHECK_INT(forge_idset_find(s, "id-7", id_fails, ids), INT64_MIN);
+    CHECK_INT(forge_idset_count(s), 300);
     forge_idset_free(s);
 }
 
