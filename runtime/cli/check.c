@@ -10,6 +10,7 @@
 #include "base/err.h"
 #include "base/file.h"
 #include "base/lines.h"
+#include "data/jarena.h"
 #include "data/json.h"
 #include "score/tooldefs.h"
 #include "score/tooluse.h"
@@ -280,100 +281,15 @@ out:
     return rc;
 }
 
-/* ---------------------------------------------------------------------------------------- */
-/* Per-line arena for cJSON                                                                  */
 /* A JSONL line's trees (the parsed line, the imported trajectory, the check's results) all die
- * when the line is done, so while a worker checks a line, cJSON allocates from a thread-local
- * bump arena and its frees are no-ops; the arena is reset after the line. Outside a line the
- * hooks fall through to malloc/free. This halves the cost of parsing and building results. */
-
-struct achunk {
-    struct achunk *next;
-    size_t cap, used;
-    char *data; /* follows the header */
-};
-
-static _Thread_local struct {
-    struct achunk *head; /* current chunk first */
-    bool on;
-} arena;
-
-#define ARENA_CHUNK ((size_t)1 << 20)
-
-static void *hook_malloc(size_t n)
-{
-    if (!arena.on)
-        return malloc(n);
-    n = (n + 15) & ~(size_t)15;
-    struct achunk *c = arena.head;
-    if (!c || c->cap - c->used < n) {
-        size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-        c = malloc(sizeof *c + cap + 16);
-        if (!c)
-            return NULL;
-        c->cap = cap;
-        c->used = 0;
-        c->data = (char *)(((uintptr_t)(c + 1) + 15) & ~(uintptr_t)15);
-        c->next = arena.head;
-        arena.head = c;
-    }
-    void *p = c->data + c->used;
-    c->used += n;
-    return p;
-}
-
-static bool in_arena(const void *p)
-{
-    for (const struct achunk *c = arena.head; c; c = c->next)
-        if ((const char *)p >= c->data && (const char *)p < c->data + c->cap)
-            return true;
-    return false;
-}
-
-static void hook_free(void *p)
-{
-    if (!p || (arena.on && in_arena(p)))
-        return;
-    free(p);
-}
-
-static void arena_begin(void)
-{
-    arena.on = true;
-}
-
-/* Ends the line: everything allocated since arena_begin is released (the first chunk kept). */
-static void arena_end(void)
-{
-    arena.on = false;
-    struct achunk *c = arena.head, *keep = NULL;
-    while (c) {
-        struct achunk *next = c->next;
-        if (!next && c->cap == ARENA_CHUNK)
-            keep = c;
-        else
-            free(c);
-        c = next;
-    }
-    arena.head = keep;
-    if (keep)
-        keep->used = 0;
-}
-
-static void arena_release(void)
-{
-    arena.on = false;
-    while (arena.head) {
-        struct achunk *n = arena.head->next;
-        free(arena.head);
-        arena.head = n;
-    }
-}
+ * when the line is done, so while a worker checks a line, cJSON allocates from the thread's
+ * arena (data/jarena) and its frees are no-ops; the arena is reset after the line. This halves
+ * the cost of parsing and building results. */
 
 /* Frees a tree, unless it lives in the line's arena (which is dropped whole at the line's end). */
 static void tree_free(cJSON *v)
 {
-    if (!arena.on)
+    if (!forge_jarena_is_on())
         cJSON_Delete(v);
 }
 
@@ -451,7 +367,7 @@ static void *worker(void *arg)
             pthread_cond_wait(&p->work, &p->mu);
         if (p->take == p->fill) {
             pthread_mutex_unlock(&p->mu);
-            arena_release();
+            forge_jarena_drop();
             return NULL;
         }
         struct job *j = &p->jobs[p->take % p->njobs];
@@ -460,9 +376,10 @@ static void *worker(void *arg)
         for (int i = 0; i < j->n; i++) {
             const char *s = j->in.data + j->offs[i];
             size_t len = (i + 1 < j->n ? j->offs[i + 1] - 1 : j->in.len - 1) - j->offs[i];
-            arena_begin();
+            forge_jarena_on(true);
             check_line(p->cfg, s, len, j->file, j->lines[i], &j->out, &j->dg, &j->st);
-            arena_end();
+            forge_jarena_on(false);
+            forge_jarena_reset();
         }
         pthread_mutex_lock(&p->mu);
         j->state = 2;
@@ -1051,8 +968,7 @@ int forge_cmd_check(int argc, char **argv)
         cfg.vo.schema_check = forge_tooluse_schemas_check;
         cfg.vo.schema_ctx = schemas;
     }
-    cJSON_Hooks hooks = {hook_malloc, hook_free};
-    cJSON_InitHooks(&hooks);
+    forge_jarena_install();
     struct emit e = {.fmt = cfg.fmt};
     if (cfg.fmt == FMT_JSON)
         fputs("{\"trajectories\":[", stdout);

@@ -12,7 +12,7 @@ struct chunk {
     char *data; /* follows the header, 16-byte aligned */
 };
 
-static struct {
+static _Thread_local struct {
     struct chunk *head; /* current chunk first */
     bool on;
 } arena;
@@ -58,6 +58,8 @@ void forge_jarena_install(void)
 
 void forge_jarena_on(bool on) { arena.on = on; }
 
+bool forge_jarena_is_on(void) { return arena.on; }
+
 void forge_jarena_reset(void)
 {
     struct chunk *c = arena.head, *keep = NULL;
@@ -73,7 +75,7 @@ void forge_jarena_reset(void)
     if (keep) keep->used = 0;
 }
 
-void forge_jarena_release(void)
+void forge_jarena_drop(void)
 {
     arena.on = false;
     while (arena.head) {
@@ -81,5 +83,10 @@ void forge_jarena_release(void)
         free(arena.head);
         arena.head = n;
     }
+}
+
+void forge_jarena_release(void)
+{
+    forge_jarena_drop();
     cJSON_InitHooks(NULL);
 }

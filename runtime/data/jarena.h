@@ -1,18 +1,24 @@
 /* A bump arena for cJSON trees that die together (one line of a JSONL file): while it is on,
  * cJSON allocates from chunks of 1 MiB and frees of arena memory are no-ops; forge_jarena_reset
  * releases everything at once. Memory from malloc passes through, on or off, so trees may mix
- * both. For one thread's use: it sets cJSON's global hooks. */
+ * both. The hooks are global (cJSON's); each thread has its own arena, so worker threads may
+ * each use theirs (forge check does, one per JSONL line). */
 #ifndef FORGE_DATA_JARENA_H
 #define FORGE_DATA_JARENA_H
 #include <stdbool.h>
 
 /* Installs the hooks (off at first). */
 void forge_jarena_install(void);
-/* Turns allocation from the arena on or off; what was allocated stays valid until reset. */
+/* Turns allocation from the calling thread's arena on or off; what was allocated stays valid
+ * until reset. */
 void forge_jarena_on(bool on);
+/* True while the calling thread allocates from its arena. */
+bool forge_jarena_is_on(void);
 /* Releases everything allocated from the arena (keeps one chunk for the next tree). Nothing
  * allocated from it may be used afterwards. */
 void forge_jarena_reset(void);
-/* Frees the arena and puts back cJSON's default hooks. */
+/* Turns the calling thread's arena off and frees it (a worker thread's end). */
+void forge_jarena_drop(void);
+/* Frees the calling thread's arena and puts back cJSON's default hooks. */
 void forge_jarena_release(void);
 #endif
