@@ -43,6 +43,13 @@ int forge_cli_listen(const char *who, const struct forge_server_opts *o,
                      void (*h)(void *ctx, const struct forge_server_request *req,
                                struct forge_server_response *resp),
                      void *ctx, const char *port_file, struct forge_server **http);
+/* The model options (model/provider.h) and Lua limits (cli/luaopts.h) both serve modes take:
+ * 1 when argv[*i] is one of them (*i then indexes its last word), 0 when it is not, -1 after
+ * printing the error. */
+struct forge_provider_opts;
+struct forge_vm_opts;
+int forge_cli_serve_common_opt(struct forge_provider_opts *prov, struct forge_vm_opts *vm, int argc, char **argv,
+                               int *i);
 /* Waits for SIGINT or SIGTERM (blocked by forge_cli_listen). */
 void forge_cli_wait_signal(void);
 

@@ -2,6 +2,8 @@
  * starting the embedded server and waiting for the signal that stops it. */
 #include "cli/cli.h"
 #include "base/file.h"
+#include "cli/luaopts.h"
+#include "model/provider.h"
 #include "server/server.h"
 
 #include <pthread.h>
@@ -44,4 +46,20 @@ void forge_cli_wait_signal(void)
     int sig = 0;
     while (sigwait(&set, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
         ;
+}
+
+int forge_cli_serve_common_opt(struct forge_provider_opts *prov, struct forge_vm_opts *vm, int argc, char **argv,
+                               int *i)
+{
+    struct forge_err err = {0};
+    int r = forge_provider_opts_arg(prov, argc, argv, i, &err);
+    if (r < 0) {
+        forge_cli_error("serve: %s", err.msg);
+        return -1;
+    }
+    if (r == 1) {
+        (*i)--; /* forge_provider_opts_arg leaves *i past the option; the caller's loop steps on */
+        return 1;
+    }
+    return forge_luaopts_parse(argc, argv, i, vm);
 }

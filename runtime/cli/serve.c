@@ -201,17 +201,7 @@ static int parse(int argc, char **argv, struct opts *o)
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             o->pass[o->npass++] = a;
         } else {
-            struct forge_err err = {0};
-            int r = forge_provider_opts_arg(&o->prov, argc, argv, &i, &err);
-            if (r < 0) {
-                forge_cli_error("serve: %s", err.msg);
-                return -1;
-            }
-            if (r == 1) {
-                i--;
-                continue;
-            }
-            r = forge_luaopts_parse(argc, argv, &i, &o->vm);
+            int r = forge_cli_serve_common_opt(&o->prov, &o->vm, argc, argv, &i);
             if (r < 0)
                 return -1;
             if (r == 0) {

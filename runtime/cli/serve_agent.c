@@ -65,17 +65,7 @@ static int parse(int argc, char **argv, struct aopts *o)
         for (const char *const *v = valued; *v; v++)
             takes |= !strcmp(flag, *v);
         if (!takes) {
-            struct forge_err err = {0};
-            int r = forge_provider_opts_arg(&o->prov, argc, argv, &i, &err);
-            if (r < 0) {
-                forge_cli_error("serve: %s", err.msg);
-                return -1;
-            }
-            if (r == 1) {
-                i--;
-                continue;
-            }
-            r = forge_luaopts_parse(argc, argv, &i, &o->vm);
+            int r = forge_cli_serve_common_opt(&o->prov, &o->vm, argc, argv, &i);
             if (r < 0)
                 return -1;
             if (r == 0) {
