@@ -1,6 +1,7 @@
 /* ECMA-262 regular expressions on PCRE2: a translation of the syntax where the two differ
  * (\s, \S, \v, ., \u escapes, [^] and []) and compilation with JavaScript's semantics for
  * $ (end only) and ASCII \d \w \b. */
+#define _GNU_SOURCE /* memmem */
 #include "data/schema_int.h"
 #include "base/alloc.h"
 
@@ -11,27 +12,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Simple patterns (an optional ^, a sequence of characters, classes, \d \w \s and their
- * negations, and . each with a quantifier, an optional $) are matched by a bit-parallel NFA of
- * at most 63 positions instead of PCRE2: no call setup, one table lookup per character. */
-struct simple {
-    uint64_t ascii[128]; /* positions whose set holds the ASCII character */
-    uint64_t na;         /* ... holds non-ASCII characters other than the cases below */
-    uint64_t naws;       /* ... holds non-ASCII JavaScript whitespace (U+00A0, U+2000, ...) */
-    uint64_t lsps;       /* ... holds U+2028 and U+2029 */
-    uint64_t opt;        /* positions that may be skipped */
-    uint64_t loop;       /* positions that may repeat */
-    int n;               /* positions; bit n is "matched" */
-    bool bol, eol;       /* anchored at the start / at the end */
+/* Regular patterns (characters, classes, \d \w \s and their negations, '.', groups, '|', and
+ * every greedy or lazy quantifier, with an optional leading ^ and trailing $) of at most 63
+ * positions once counted quantifiers are expanded are matched by a bit-parallel Glushkov
+ * automaton instead of PCRE2: no call setup, a few word operations per character. Only the
+ * verdict matters for `pattern`, so captures and laziness are irrelevant. A position is one
+ * character set; bit p of the state says "the last character read matched position p". */
+struct nfa {
+    uint64_t ascii[128];   /* positions whose set holds the ASCII character */
+    uint64_t na;           /* ... holds non-ASCII characters other than the cases below */
+    uint64_t naws;         /* ... holds non-ASCII JavaScript whitespace (U+00A0, U+2000, ...) */
+    uint64_t lsps;         /* ... holds U+2028 and U+2029 */
+    uint64_t first;        /* positions a match can start with */
+    uint64_t last;         /* positions a match can end with */
+    uint64_t sh;           /* positions followed by the next one (p -> p + 1) */
+    uint64_t self;         /* positions followed by themselves */
+    uint64_t exc;          /* positions with other followers, in fx[] */
+    uint64_t fx[63];       /* those other followers */
+    bool bol, eol;         /* anchored at the start / at the end */
+    bool nullable;         /* the empty string matches */
+    int n;                 /* positions */
+    int litn;              /* > 0: the pattern is this many literal ASCII characters, in lit */
+    char lit[64];
 };
 
 struct ecmare {
     pcre2_code *code;
     bool jit;
-    struct simple *simple; /* NULL: PCRE2 only */
+    struct nfa *nfa; /* NULL: PCRE2 only */
 };
 
-/* One character set of a simple pattern. */
+/* One character set. */
 struct cset {
     uint64_t lo, hi; /* ASCII bits */
     bool na, naws, lsps;
@@ -98,185 +109,399 @@ static bool cset_class(struct cset *c, char e)
     return true;
 }
 
-/* An ASCII character escaped or not; -1 when <e> is not a plain escapable character. */
-static int escaped_char(char e)
+static int hexval(char c)
 {
-    switch (e) {
-    case 'n': return '\n';
-    case 'r': return '\r';
-    case 't': return '\t';
-    case 'f': return '\f';
-    case 'v': return 11;
-    }
-    if (strchr("^$\\.*+?()[]{}|/-", e))
-        return e;
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
 }
 
-/* Parses <pat> as a simple pattern into a new struct, or returns NULL (use PCRE2). */
-static struct simple *simple_compile(const char *pat, size_t len)
+/* The ASCII character of the escape at pat[*i] (after the backslash), advancing *i past it;
+ * -1 when it is not one (a class, a code point above 0x7F, or anything PCRE2 must see). */
+static int escaped_char(const char *pat, size_t len, size_t *i)
 {
-    struct simple *sp = forge_calloc(1, sizeof *sp);
-    if (!sp)
-        return NULL;
-    size_t i = 0;
-    if (i < len && pat[i] == '^') {
-        sp->bol = true;
-        i++;
+    char e = pat[*i];
+    int v = -1;
+    switch (e) {
+    case 'n': v = '\n'; break;
+    case 'r': v = '\r'; break;
+    case 't': v = '\t'; break;
+    case 'f': v = '\f'; break;
+    case 'v': v = 11; break;
+    case '0':
+        if (*i + 1 < len && pat[*i + 1] >= '0' && pat[*i + 1] <= '9')
+            return -1;
+        v = 0;
+        break;
+    case 'c':
+        if (*i + 1 < len && ((pat[*i + 1] | 0x20) >= 'a' && (pat[*i + 1] | 0x20) <= 'z')) {
+            (*i)++;
+            v = pat[*i] % 32;
+        }
+        break;
+    case 'x':
+        if (*i + 2 < len && hexval(pat[*i + 1]) >= 0 && hexval(pat[*i + 2]) >= 0) {
+            v = hexval(pat[*i + 1]) * 16 + hexval(pat[*i + 2]);
+            *i += 2;
+        }
+        break;
+    case 'u':
+        if (*i + 4 < len && hexval(pat[*i + 1]) >= 0 && hexval(pat[*i + 2]) >= 0 &&
+            hexval(pat[*i + 3]) >= 0 && hexval(pat[*i + 4]) >= 0) {
+            v = ((hexval(pat[*i + 1]) * 16 + hexval(pat[*i + 2])) * 16 + hexval(pat[*i + 3])) * 16 +
+                hexval(pat[*i + 4]);
+            *i += 4;
+        }
+        break;
+    default:
+        if (e && strchr("^$\\.*+?()[]{}|/-", e))
+            v = e;
     }
-    while (i < len) {
-        if (pat[i] == '$' && i + 1 == len) {
-            sp->eol = true;
+    if (v < 0 || v > 0x7F)
+        return -1;
+    (*i)++;
+    return v;
+}
+
+/* One subexpression of the automaton under construction. */
+struct frag {
+    uint64_t first, last;
+    bool nullable;
+};
+
+struct build {
+    const char *pat;
+    size_t len;
+    int n;                 /* positions so far */
+    struct cset set[63];   /* each position's characters */
+    uint64_t follow[63];   /* each position's followers */
+    long work;             /* atoms parsed (copies re-parse their atom), bounded */
+    bool top_alt;          /* '|' outside any group */
+    bool eol;
+};
+
+static void follow_add(struct build *b, uint64_t from, uint64_t to)
+{
+    while (from) {
+        b->follow[__builtin_ctzll(from)] |= to;
+        from &= from - 1;
+    }
+}
+
+static struct frag cat(struct build *b, struct frag x, struct frag y)
+{
+    follow_add(b, x.last, y.first);
+    struct frag r = {x.first | (x.nullable ? y.first : 0), y.last | (y.nullable ? x.last : 0),
+                     x.nullable && y.nullable};
+    return r;
+}
+
+static bool parse_alt(struct build *b, size_t *i, int depth, struct frag *out);
+
+/* A character class at pat[*i] (after '['), into <c>. */
+static bool parse_class(struct build *b, size_t *i, struct cset *c)
+{
+    const char *pat = b->pat;
+    size_t len = b->len;
+    bool neg = *i < len && pat[*i] == '^';
+    if (neg)
+        (*i)++;
+    while (*i < len && pat[*i] != ']') {
+        int a, z;
+        if ((unsigned char)pat[*i] >= 0x80 || pat[*i] == '[')
+            return false;
+        if (pat[*i] == '\\') {
+            if (*i + 1 >= len)
+                return false;
+            if (cset_class(c, pat[*i + 1])) {
+                *i += 2;
+                continue;
+            }
+            (*i)++;
+            if (pat[*i] == 'b') {
+                a = 8;
+                (*i)++;
+            } else if (pat[*i] == '-') {
+                a = '-';
+                (*i)++;
+            } else if ((a = escaped_char(pat, len, i)) < 0) {
+                return false;
+            }
+        } else {
+            a = pat[(*i)++];
+        }
+        if (*i + 1 < len && pat[*i] == '-' && pat[*i + 1] != ']') {
+            (*i)++;
+            if ((unsigned char)pat[*i] >= 0x80 || pat[*i] == '[')
+                return false;
+            if (pat[*i] == '\\') {
+                (*i)++;
+                if (*i >= len)
+                    return false;
+                if (pat[*i] == 'b') {
+                    z = 8;
+                    (*i)++;
+                } else if (pat[*i] == '-') {
+                    z = '-';
+                    (*i)++;
+                } else if ((z = escaped_char(pat, len, i)) < 0) {
+                    return false;
+                }
+            } else {
+                z = pat[(*i)++];
+            }
+            if (z < a)
+                return false;
+            cset_range(c, a, z);
+        } else {
+            cset_add(c, a);
+        }
+    }
+    if (*i >= len)
+        return false;
+    (*i)++; /* ] */
+    if (neg)
+        cset_not(c);
+    return true;
+}
+
+/* One atom (without its quantifier) at pat[*i]: a new position, or a group. */
+static bool parse_atom(struct build *b, size_t *i, int depth, struct frag *out)
+{
+    const char *pat = b->pat;
+    size_t len = b->len;
+    if (++b->work > 20000)
+        return false;
+    unsigned char ch = (unsigned char)pat[*i];
+    struct cset c;
+    memset(&c, 0, sizeof c);
+    if (ch >= 0x80)
+        return false;
+    if (ch == '(') {
+        (*i)++;
+        if (*i < len && pat[*i] == '?') {
+            if (*i + 1 >= len || pat[*i + 1] != ':')
+                return false; /* lookarounds and named groups */
+            *i += 2;
+        }
+        if (depth >= 32 || !parse_alt(b, i, depth + 1, out))
+            return false;
+        if (*i >= len || pat[*i] != ')')
+            return false;
+        (*i)++;
+        return true;
+    }
+    if (ch == '\\') {
+        if (*i + 1 >= len)
+            return false;
+        (*i)++;
+        if (cset_class(&c, pat[*i])) {
+            (*i)++;
+        } else {
+            int lit = escaped_char(pat, len, i);
+            if (lit < 0)
+                return false; /* \b \B, back references, \p, code points above 0x7F */
+            cset_add(&c, lit);
+        }
+    } else if (ch == '.') {
+        cset_range(&c, 0, 127);
+        c.lo &= ~(((uint64_t)1 << '\n') | ((uint64_t)1 << '\r'));
+        c.na = c.naws = true;
+        (*i)++;
+    } else if (ch == '[') {
+        (*i)++;
+        if (*i + 1 < len && pat[*i] == '^' && pat[*i + 1] == ']') {
+            cset_not(&c); /* [^]: any character */
+            *i += 2;
+        } else if (*i < len && pat[*i] == ']') {
+            (*i)++; /* []: none */
+        } else if (!parse_class(b, i, &c)) {
+            return false;
+        }
+    } else if (strchr(")|*+?{}]$^", ch)) {
+        return false;
+    } else {
+        cset_add(&c, ch);
+        (*i)++;
+    }
+    if (b->n >= 63)
+        return false;
+    int p = b->n++;
+    b->set[p] = c;
+    b->follow[p] = 0;
+    out->first = out->last = (uint64_t)1 << p;
+    out->nullable = false;
+    return true;
+}
+
+/* A quantifier at pat[*i], if any, into [*min, *max] (*max -1: unbounded). */
+static bool parse_quant(struct build *b, size_t *i, long *min, long *max)
+{
+    const char *pat = b->pat;
+    size_t len = b->len;
+    *min = *max = 1;
+    if (*i < len && (pat[*i] == '*' || pat[*i] == '+' || pat[*i] == '?')) {
+        *min = pat[*i] == '+' ? 1 : 0;
+        *max = pat[*i] == '?' ? 1 : -1;
+        (*i)++;
+    } else if (*i < len && pat[*i] == '{') {
+        size_t j = *i + 1;
+        if (j >= len || pat[j] < '0' || pat[j] > '9')
+            return false;
+        *min = 0;
+        while (j < len && pat[j] >= '0' && pat[j] <= '9' && *min < 1000)
+            *min = *min * 10 + (pat[j++] - '0');
+        *max = *min;
+        if (j < len && pat[j] == ',') {
+            j++;
+            *max = -1;
+            if (j < len && pat[j] >= '0' && pat[j] <= '9') {
+                *max = 0;
+                while (j < len && pat[j] >= '0' && pat[j] <= '9' && *max < 1000)
+                    *max = *max * 10 + (pat[j++] - '0');
+            }
+        }
+        if (j >= len || pat[j] != '}' || (*max >= 0 && *max < *min))
+            return false;
+        *i = j + 1;
+    } else {
+        return true;
+    }
+    if (*i < len && pat[*i] == '?')
+        (*i)++; /* lazy: the same verdict */
+    return !(*i < len && strchr("*+?{", pat[*i])); /* PCRE2 would read a possessive */
+}
+
+/* A sequence of quantified atoms, up to '|', ')' or the end. Copies of a quantified atom are
+ * made by parsing it again: X{2,3} is X X X?, X{2,} is X X+. */
+static bool parse_seq(struct build *b, size_t *i, int depth, struct frag *out)
+{
+    const char *pat = b->pat;
+    size_t len = b->len;
+    struct frag r = {0, 0, true};
+    while (*i < len && pat[*i] != '|' && pat[*i] != ')') {
+        if (pat[*i] == '$' && *i + 1 == len && depth == 0) {
+            b->eol = true;
+            (*i)++;
             break;
         }
-        struct cset c;
-        memset(&c, 0, sizeof c);
-        unsigned char ch = (unsigned char)pat[i];
-        if (ch >= 0x80)
-            goto no;
-        if (ch == '\\') {
-            if (i + 1 >= len)
-                goto no;
-            char e = pat[i + 1];
-            int lit = escaped_char(e);
-            if (lit >= 0)
-                cset_add(&c, lit);
-            else if (!cset_class(&c, e))
-                goto no;
-            i += 2;
-        } else if (ch == '.') {
-            cset_range(&c, 0, 127);
-            c.lo &= ~(((uint64_t)1 << '\n') | ((uint64_t)1 << '\r'));
-            c.na = c.naws = true;
-            i++;
-        } else if (ch == '[') {
-            i++;
-            bool neg = i < len && pat[i] == '^';
-            if (neg)
-                i++;
-            if (i < len && pat[i] == ']')
-                goto no; /* [] and [^] */
-            while (i < len && pat[i] != ']') {
-                int a;
-                if ((unsigned char)pat[i] >= 0x80 || pat[i] == '[')
-                    goto no;
-                if (pat[i] == '\\') {
-                    if (i + 1 >= len)
-                        goto no;
-                    if (cset_class(&c, pat[i + 1])) {
-                        i += 2;
-                        continue;
-                    }
-                    a = escaped_char(pat[i + 1]);
-                    if (a < 0)
-                        goto no;
-                    i += 2;
-                } else {
-                    a = pat[i++];
-                }
-                if (i + 1 < len && pat[i] == '-' && pat[i + 1] != ']') {
-                    int b;
-                    if ((unsigned char)pat[i + 1] >= 0x80 || pat[i + 1] == '[')
-                        goto no;
-                    if (pat[i + 1] == '\\') {
-                        if (i + 2 >= len || (b = escaped_char(pat[i + 2])) < 0)
-                            goto no;
-                        i += 3;
-                    } else {
-                        b = pat[i + 1];
-                        i += 2;
-                    }
-                    if (b < a)
-                        goto no;
-                    cset_range(&c, a, b);
-                } else {
-                    cset_add(&c, a);
-                }
-            }
-            if (i >= len)
-                goto no;
-            i++; /* ] */
-            if (neg)
-                cset_not(&c);
-        } else if (strchr("()|*+?{}]$^", ch)) {
-            goto no;
-        } else {
-            cset_add(&c, ch);
-            i++;
-        }
-        /* quantifier */
-        long min = 1, max = 1;
-        if (i < len && (pat[i] == '*' || pat[i] == '+' || pat[i] == '?')) {
-            min = pat[i] == '+' ? 1 : 0;
-            max = pat[i] == '?' ? 1 : -1;
-            i++;
-        } else if (i < len && pat[i] == '{') {
-            size_t j = i + 1;
-            min = 0;
-            if (j >= len || pat[j] < '0' || pat[j] > '9')
-                goto no;
-            while (j < len && pat[j] >= '0' && pat[j] <= '9' && min < 1000)
-                min = min * 10 + (pat[j++] - '0');
-            max = min;
-            if (j < len && pat[j] == ',') {
-                j++;
-                max = -1;
-                if (j < len && pat[j] >= '0' && pat[j] <= '9') {
-                    max = 0;
-                    while (j < len && pat[j] >= '0' && pat[j] <= '9' && max < 1000)
-                        max = max * 10 + (pat[j++] - '0');
-                }
-            }
-            if (j >= len || pat[j] != '}' || (max >= 0 && max < min))
-                goto no;
-            i = j + 1;
-        }
-        if (i < len && pat[i] == '?')
-            i++; /* lazy: the same verdict */
-        if (i < len && strchr("*+?{", pat[i]))
-            goto no;
+        size_t at = *i;
+        struct frag a;
+        if (!parse_atom(b, i, depth, &a))
+            return false;
+        long min, max;
+        if (!parse_quant(b, i, &min, &max))
+            return false;
+        size_t after = *i;
         long copies = max < 0 ? (min > 0 ? min : 1) : max;
-        if (sp->n + copies > 63)
-            goto no;
+        struct frag q = {0, 0, true};
         for (long k = 0; k < copies; k++) {
-            int p = sp->n++;
-            uint64_t bit = (uint64_t)1 << p;
-            for (int a = 0; a < 128; a++)
-                if ((a < 64 ? c.lo >> a : c.hi >> (a - 64)) & 1)
-                    sp->ascii[a] |= bit;
-            if (c.na) sp->na |= bit;
-            if (c.naws) sp->naws |= bit;
-            if (c.lsps) sp->lsps |= bit;
+            if (k > 0) {
+                size_t j = at;
+                if (!parse_atom(b, &j, depth, &a))
+                    return false;
+            }
             if (k >= min)
-                sp->opt |= bit;
+                a.nullable = true;
             if (max < 0 && k == copies - 1)
-                sp->loop |= bit;
+                follow_add(b, a.last, a.first);
+            q = cat(b, q, a);
         }
+        r = cat(b, r, q); /* copies == 0 ({0}): the positions made stay unreachable */
+        *i = after;
     }
-    return sp;
-no:
-    forge_free(sp);
-    return NULL;
+    *out = r;
+    return true;
 }
 
-/* The positions reachable from <s> by skipping optional ones. Within a run of optional
- * positions a..b, an active position k reaches k..b+1; adding the active optional bits to the
- * optional mask carries from the lowest of them through the run into b+1, so
- * ((opt + f) ^ opt) | f is exactly that fill, for every run at once. */
-static inline uint64_t closure(const struct simple *sp, uint64_t s)
+static bool parse_alt(struct build *b, size_t *i, int depth, struct frag *out)
 {
-    uint64_t f = s & sp->opt;
-    return s | ((sp->opt + f) ^ sp->opt) | f;
+    if (!parse_seq(b, i, depth, out))
+        return false;
+    while (*i < b->len && b->pat[*i] == '|') {
+        (*i)++;
+        if (depth == 0)
+            b->top_alt = true;
+        struct frag y;
+        if (!parse_seq(b, i, depth, &y))
+            return false;
+        out->first |= y.first;
+        out->last |= y.last;
+        out->nullable |= y.nullable;
+    }
+    return true;
 }
 
-/* The position mask of the character at s[*i] (advancing *i), or ~0 on invalid UTF-8. */
-static inline uint64_t char_mask(const struct simple *sp, const unsigned char *s, size_t n, size_t *i)
+/* Builds the automaton of <pat>, or returns NULL (use PCRE2). */
+static struct nfa *nfa_compile(const char *pat, size_t len)
+{
+    struct build *b = forge_calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->pat = pat;
+    b->len = len;
+    size_t i = 0;
+    bool bol = len && pat[0] == '^';
+    i = bol;
+    struct frag whole;
+    struct nfa *a = NULL;
+    if (!parse_alt(b, &i, 0, &whole) || i != len || (b->top_alt && (bol || b->eol)))
+        goto out;
+    a = forge_calloc(1, sizeof *a);
+    if (!a)
+        goto out;
+    a->bol = bol;
+    a->eol = b->eol;
+    a->n = b->n;
+    a->first = whole.first;
+    a->last = whole.last;
+    a->nullable = whole.nullable;
+    bool lit = b->n > 0 && !whole.nullable && whole.first == 1 &&
+               whole.last == (uint64_t)1 << (b->n - 1);
+    for (int p = 0; p < b->n; p++) {
+        uint64_t bit = (uint64_t)1 << p, next = bit << 1;
+        const struct cset *c = &b->set[p];
+        int chars = 0, only = 0;
+        for (int ch = 0; ch < 128; ch++)
+            if ((ch < 64 ? c->lo >> ch : c->hi >> (ch - 64)) & 1) {
+                a->ascii[ch] |= bit;
+                chars++;
+                only = ch;
+            }
+        if (c->na) a->na |= bit;
+        if (c->naws) a->naws |= bit;
+        if (c->lsps) a->lsps |= bit;
+        uint64_t f = b->follow[p];
+        if (p + 1 < b->n && (f & next)) {
+            a->sh |= bit;
+            f &= ~next;
+        }
+        if (f & bit) {
+            a->self |= bit;
+            f &= ~bit;
+        }
+        if (f) {
+            a->exc |= bit;
+            a->fx[p] = f;
+        }
+        lit = lit && chars == 1 && !c->na && !c->naws && !c->lsps &&
+              b->follow[p] == (p + 1 < b->n ? next : 0);
+        if (lit)
+            a->lit[p] = (char)only;
+    }
+    if (lit)
+        a->litn = b->n;
+out:
+    forge_free(b);
+    return a;
+}
+
+/* The position mask of the non-ASCII character at s[*i] (advancing *i), or ~0 on invalid
+ * UTF-8 (no position has bit 63). */
+static uint64_t char_mask(const struct nfa *a, const unsigned char *s, size_t n, size_t *i)
 {
     unsigned char c = s[*i];
-    if (c < 0x80) {
-        (*i)++;
-        return sp->ascii[c];
-    }
     uint32_t cp;
     size_t l;
     if (c >= 0xC2 && c <= 0xDF) { l = 2; cp = c & 0x1F; }
@@ -295,45 +520,54 @@ static inline uint64_t char_mask(const struct simple *sp, const unsigned char *s
         return ~(uint64_t)0;
     *i += l;
     if (cp == 0x2028 || cp == 0x2029)
-        return sp->lsps;
+        return a->lsps;
     if (cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x202F ||
         cp == 0x205F || cp == 0x3000 || cp == 0xFEFF)
-        return sp->naws;
-    return sp->na;
+        return a->naws;
+    return a->na;
 }
 
-/* 1 when <sp> matches in the <n> bytes of <s>, 0 when not (or on invalid UTF-8). */
-static int simple_test(const struct simple *sp, const unsigned char *s, size_t n)
+static bool utf8_valid(const unsigned char *s, size_t n);
+
+/* 1 when the automaton <a> matches in the <n> bytes of <s>, 0 when not (or on invalid UTF-8). */
+static int nfa_test(const struct nfa *a, const unsigned char *s, size_t n)
 {
-    const uint64_t done = (uint64_t)1 << sp->n, invalid = ~(uint64_t)0;
-    const uint64_t start = closure(sp, 1);
-    uint64_t st = start;
+    if (a->litn) {
+        size_t m = (size_t)a->litn;
+        if (n < m)
+            return 0;
+        if (a->bol && a->eol)
+            return n == m && !memcmp(s, a->lit, m);
+        if (a->bol)
+            return !memcmp(s, a->lit, m) && utf8_valid(s + m, n - m);
+        if (a->eol)
+            return !memcmp(s + n - m, a->lit, m) && utf8_valid(s, n - m);
+        return memmem(s, n, a->lit, m) != NULL && utf8_valid(s, n);
+    }
+    if (a->nullable && (!a->eol || !a->bol || n == 0))
+        return utf8_valid(s, n);
+    const uint64_t invalid = ~(uint64_t)0, keep = a->bol ? 0 : invalid;
+    uint64_t d = 0, add = a->first;
     size_t i = 0;
-    if (sp->bol) {
-        while (i < n) {
-            if (!sp->eol && (st & done))
-                return 1;
-            uint64_t acc = char_mask(sp, s, n, &i);
-            if (acc == invalid)
-                return 0;
-            uint64_t hit = st & acc & ~done;
-            if (!hit)
-                return 0;
-            st = closure(sp, (hit << 1) | (hit & sp->loop));
+    while (i < n) {
+        uint64_t acc;
+        if (s[i] < 0x80)
+            acc = a->ascii[s[i++]];
+        else if ((acc = char_mask(a, s, n, &i)) == invalid)
+            return 0;
+        uint64_t r = ((d & a->sh) << 1) | (d & a->self) | add;
+        for (uint64_t x = d & a->exc; x; x &= x - 1)
+            r |= a->fx[__builtin_ctzll(x)];
+        d = r & acc;
+        add &= keep;
+        if (d & a->last) {
+            if (!a->eol)
+                return utf8_valid(s + i, n - i);
+        } else if (!d && a->bol) {
+            return 0;
         }
-        return (st & done) != 0;
     }
-    for (;;) {
-        if ((st & done) && (!sp->eol || i == n))
-            return 1;
-        if (i >= n)
-            return 0;
-        uint64_t acc = char_mask(sp, s, n, &i);
-        if (acc == invalid)
-            return 0;
-        uint64_t hit = st & acc & ~done;
-        st = closure(sp, (hit << 1) | (hit & sp->loop)) | start;
-    }
+    return (d & a->last) != 0;
 }
 
 /* JavaScript's WhiteSpace and LineTerminator code points (\s). */
@@ -344,14 +578,6 @@ static const char NWS[] = "\\x{0}-\\x{8}\\x{e}-\\x{1f}\\x{21}-\\x{9f}\\x{a1}-\\x
                           "\\x{1681}-\\x{1fff}\\x{200b}-\\x{2027}\\x{202a}-\\x{202e}"
                           "\\x{2030}-\\x{205e}\\x{2060}-\\x{2fff}\\x{3001}-\\x{fefe}"
                           "\\x{ff00}-\\x{10ffff}";
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 /* Reads \uXXXX at p (pointing after 'u'); returns the code unit or -1. */
 static long hex4(const char *p, size_t left)
@@ -593,7 +819,7 @@ void *forge_ecmare_compile(const char *pat, size_t len, struct forge_err *err)
         return NULL;
     }
     re->code = code;
-    re->simple = simple_compile(pat, len);
+    re->nfa = nfa_compile(pat, len);
     /* the interpreter serves when JIT is unavailable */
     re->jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
     return re;
@@ -605,7 +831,7 @@ void forge_ecmare_free(void *p)
     if (!re)
         return;
     pcre2_code_free(re->code);
-    forge_free(re->simple);
+    forge_free(re->nfa);
     forge_free(re);
 }
 
@@ -618,6 +844,14 @@ static bool utf8_valid(const unsigned char *s, size_t n)
         unsigned char c = s[i];
         if (c < 0x80) {
             i++;
+            /* eight ASCII bytes at a time */
+            while (i + 8 <= n) {
+                uint64_t w;
+                memcpy(&w, s + i, 8);
+                if (w & 0x8080808080808080ull)
+                    break;
+                i += 8;
+            }
             continue;
         }
         size_t len;
@@ -648,7 +882,7 @@ static _Thread_local pcre2_match_context *tl_mc;
 
 bool forge_ecmare_is_simple(const void *p)
 {
-    return ((const struct ecmare *)p)->simple != NULL;
+    return ((const struct ecmare *)p)->nfa != NULL;
 }
 
 static int pcre2_test(const struct ecmare *re, const char *s, size_t n);
@@ -656,12 +890,8 @@ static int pcre2_test(const struct ecmare *re, const char *s, size_t n);
 int forge_ecmare_test(const void *p, const char *s, size_t n)
 {
     const struct ecmare *re = p;
-    if (re->simple) {
-        /* an anchored pattern reads every byte, and char_mask rejects invalid UTF-8 */
-        if (!(re->simple->bol && re->simple->eol) && !utf8_valid((const unsigned char *)s, n))
-            return 0; /* as pcre2_test: an invalid subject matches nothing */
-        return simple_test(re->simple, (const unsigned char *)s, n);
-    }
+    if (re->nfa)
+        return nfa_test(re->nfa, (const unsigned char *)s, n);
     return pcre2_test(re, s, n);
 }
 

@@ -65,11 +65,18 @@ TEST(simple_matcher_agrees_with_pcre2)
         "\\.", "^\\D*$", "^[^\\d\\W]+$", "ab+?c", "^[\\s\\S]{2}$", "^[a-c][^a-c]*[a-c]$", "c$",
         "^x{2,3}y{0,2}$", "\\t", "[^\\n]", "^[^a]{2,}", "9{3}", "^[a-z]{2,20}$", "^a{0,5}b{0,5}c$",
         "^x?y?z?$", "a?b?c?d", "^[a-c]{0,4}[b-d]{1,3}$", "^.{0,8}$",
+        /* groups, alternation, quantified groups */
+        "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?(Z|[+-]\\d{2}:\\d{2})$", "(ab)+", "a|b", "^(a|b)*c$",
+        "x(y|z){2,3}", "^(?:cus|tok)_[a-z0-9]+$", "(a|)+b", "^(a*)*$", "((a|b)c?)+$", "^(|a)(|b)$",
+        "^(https?|ftp)://[^\\s/$.?#].[^\\s]*$", "(?:a|b|c){0,3}d{1,2}?", "^(\\w+\\.)*\\w+@\\w+$", "()",
+        "^()$", "(a?){2}b", "[^]", "[]|a", "^[^]*$", "(\\x41|\\u0062|\\cJ)+", "^(?:[a-c]|\\d{2})+$",
+        "^(a{0}|b)$", "^(a|b){0}$", "((((a))))", "(a|b)(c|d)|e", "^https://", "tok_$", "cus_",
     };
     static const char *const atoms[] = {
         "a", "b", "c", "x", "y", "A", "Z", "0", "7", "9", "-", ".", "@", "/", "\\", "_", " ", "\t",
         "\n", "\r", "\xc3\xa9", "\xc2\xa0", "\xe2\x80\xa8", "\xf0\x9f\x98\x80", "k", "t", "o", "u", "d", "z",
-        "s", "h", "p", ":", "r", "cus_", "tok_", "https://",
+        "s", "h", "p", ":", "r", "cus_", "tok_", "https://", "T", "+", "2026-11-23", "T09:00", "Z", "e",
+        "ftp", "A", "\x80", "\xc3",
     };
     int disagreements = 0;
     for (size_t p = 0; p < sizeof simple / sizeof *simple; p++) {
@@ -94,7 +101,10 @@ TEST(simple_matcher_agrees_with_pcre2)
     }
     CHECK_INT(disagreements, 0);
     /* patterns outside the simple subset go to PCRE2 */
-    static const char *const complex[] = {"(ab)+", "a|b", "^\\p{L}$", "\\bx", "[\\u00e9]", "a{1,100}", "(?=a)"};
+    static const char *const complex[] = {
+        "^\\p{L}$", "\\bx", "[\\u00e9]", "a{1,100}", "(?=a)", "(a)\\1", "(?<n>a)", "^a|b", "a|b$",
+        "(^a)", "(a$)", "\xc3\xa9", "(a{8}){8}", "\\u{61}",
+    };
     for (size_t p = 0; p < sizeof complex / sizeof *complex; p++) {
         struct forge_err err;
         void *re = forge_ecmare_compile(complex[p], strlen(complex[p]), &err);
@@ -149,10 +159,92 @@ TEST(random_simple_patterns_agree_with_pcre2)
     CHECK(simple > 350); /* nearly all of them take the fast path */
 }
 
+
+/* Random regular patterns: nested groups (capturing or not), alternation, quantifiers on atoms
+ * and groups, anchors, against PCRE2 on random subjects. */
+static void gen_alt(char *out, int depth);
+
+static void gen_seq(char *out, int depth)
+{
+    static const char *const atoms[] = {
+        "a", "b", "c", "x", "-", ".", "\\.", "\\d", "\\w", "\\s", "\\D", "\\W", "\\S", "[ab]", "[^ab]",
+        "[a-c0-9]", "[^\\s@]", "[\\d-]", "[]", "[^]", "\\x61", "\\u0063", "\\/",
+    };
+    static const char *const quants[] = {"", "", "", "", "?", "*", "+", "{2}", "{0,2}", "{1,3}", "{2,}",
+                                         "+?", "??", "{0}", "{1}", "{0,}"};
+    int items = (int)(next() % 4);
+    for (int k = 0; k < items; k++) {
+        if (depth < 3 && next() % 3 == 0) {
+            strcat(out, next() % 2 ? "(" : "(?:");
+            gen_alt(out, depth + 1);
+            strcat(out, ")");
+        } else {
+            strcat(out, atoms[next() % (sizeof atoms / sizeof *atoms)]);
+        }
+        strcat(out, quants[next() % (sizeof quants / sizeof *quants)]);
+    }
+}
+
+static void gen_alt(char *out, int depth)
+{
+    gen_seq(out, depth);
+    while (next() % 3 == 0) {
+        strcat(out, "|");
+        gen_seq(out, depth);
+    }
+}
+
+TEST(random_regular_patterns_agree_with_pcre2)
+{
+    static const char *const subj[] = {"a", "b", "c", "x", "-", ".", "0", "5", " ", "\t", "@", "_", "/",
+                                       "\xc3\xa9", "\xc2\xa0", "\n", "\xe2\x80\xa8", "Z", "ab", "abc"};
+    int disagreements = 0, fast_path = 0, compiled = 0, limited = 0;
+    for (int p = 0; p < 3000; p++) {
+        char pat[8192] = "";
+        if (next() % 2)
+            strcat(pat, "^");
+        gen_alt(pat, 0);
+        if (next() % 2)
+            strcat(pat, "$");
+        struct forge_err err;
+        void *re = forge_ecmare_compile(pat, strlen(pat), &err);
+        if (!re)
+            continue; /* e.g. PCRE2's "quantifier does not follow a repeatable item" */
+        compiled++;
+        fast_path += forge_ecmare_is_simple(re);
+        for (int k = 0; k < 200; k++) {
+            char subject[256] = "";
+            int len = (int)(next() % 9);
+            for (int i = 0; i < len; i++)
+                strcat(subject, subj[next() % (sizeof subj / sizeof *subj)]);
+            size_t n = strlen(subject);
+            if (next() % 50 == 0 && n)
+                subject[next() % n] = (char)0xff; /* invalid UTF-8 matches nothing */
+            int fast = forge_ecmare_test(re, subject, n);
+            int slow = forge_ecmare_test_pcre2(re, subject, n);
+            if (slow == FORGE_ELIMIT) {
+                limited++; /* PCRE2 backtracks exponentially; the automaton answers */
+                CHECK(fast >= 0 || !forge_ecmare_is_simple(re));
+                break;
+            }
+            if (fast != slow && disagreements++ < 10)
+                fprintf(stderr, "pattern '%s' on '%s': fast %d, pcre2 %d\n", pat, subject, fast, slow);
+        }
+        forge_ecmare_free(re);
+    }
+    CHECK_INT(disagreements, 0);
+    CHECK(compiled > 2500);
+    /* most take the automaton (the rest: over 63 positions, or ^ or $ with a top-level |) */
+    CHECK(fast_path > compiled * 2 / 3);
+    fprintf(stderr, "%d patterns compiled, %d on the automaton, %d hit PCRE2's match limit\n", compiled,
+            fast_path, limited);
+}
+
 int main(void)
 {
     RUN(ecma_semantics);
     RUN(simple_matcher_agrees_with_pcre2);
     RUN(random_simple_patterns_agree_with_pcre2);
+    RUN(random_regular_patterns_agree_with_pcre2);
     return TEST_DONE();
 }
