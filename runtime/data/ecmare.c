@@ -34,6 +34,21 @@ struct nfa {
     int n;                 /* positions */
     int litn;              /* > 0: the pattern is this many literal ASCII characters, in lit */
     char lit[64];
+    struct dfa *dfa;       /* NULL: the subset automaton would be too large */
+};
+
+/* The deterministic automaton of a struct nfa (subsets of its positions), when it has at most
+ * 256 states: one table lookup per character. Characters are grouped into classes that every
+ * position treats alike; a state is the offset of its row (state number times classes). Rows
+ * from <stop> on end the search: those from <accept> on accept (unless anchored at the end,
+ * acceptance is known as soon as a match ends), the others are dead (anchored at the start,
+ * no match can follow). */
+struct dfa {
+    uint8_t cls[128];      /* the class of each ASCII character */
+    uint8_t ncls;          /* classes; the last three: other non-ASCII, \s non-ASCII, U+2028/9 */
+    uint16_t start, stop, accept;
+    uint8_t *end;          /* per state: 1 when it accepts at the end of the subject */
+    uint16_t *t;           /* t[row + class]: the next state's row */
 };
 
 struct ecmare {
@@ -433,6 +448,8 @@ static bool parse_alt(struct build *b, size_t *i, int depth, struct frag *out)
     return true;
 }
 
+static void dfa_build(struct nfa *a);
+
 /* Builds the automaton of <pat>, or returns NULL (use PCRE2). */
 static struct nfa *nfa_compile(const char *pat, size_t len)
 {
@@ -492,14 +509,16 @@ static struct nfa *nfa_compile(const char *pat, size_t len)
     }
     if (lit)
         a->litn = b->n;
+    else
+        dfa_build(a);
 out:
     forge_free(b);
     return a;
 }
 
-/* The position mask of the non-ASCII character at s[*i] (advancing *i), or ~0 on invalid
- * UTF-8 (no position has bit 63). */
-static uint64_t char_mask(const struct nfa *a, const unsigned char *s, size_t n, size_t *i)
+/* The kind of the non-ASCII character at s[*i] (advancing *i): 0 other, 1 JavaScript
+ * whitespace (U+00A0, U+2000, ...), 2 U+2028 or U+2029; -1 on invalid UTF-8. */
+static inline int char_kind(const unsigned char *s, size_t n, size_t *i)
 {
     unsigned char c = s[*i];
     uint32_t cp;
@@ -507,30 +526,146 @@ static uint64_t char_mask(const struct nfa *a, const unsigned char *s, size_t n,
     if (c >= 0xC2 && c <= 0xDF) { l = 2; cp = c & 0x1F; }
     else if (c >= 0xE0 && c <= 0xEF) { l = 3; cp = c & 0x0F; }
     else if (c >= 0xF0 && c <= 0xF4) { l = 4; cp = c & 0x07; }
-    else return ~(uint64_t)0;
+    else return -1;
     if (*i + l > n)
-        return ~(uint64_t)0;
+        return -1;
     for (size_t k = 1; k < l; k++) {
         if ((s[*i + k] & 0xC0) != 0x80)
-            return ~(uint64_t)0;
+            return -1;
         cp = (cp << 6) | (s[*i + k] & 0x3F);
     }
     if ((l == 3 && cp < 0x800) || (l == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
         (cp >= 0xD800 && cp <= 0xDFFF))
-        return ~(uint64_t)0;
+        return -1;
     *i += l;
     if (cp == 0x2028 || cp == 0x2029)
-        return a->lsps;
+        return 2;
     if (cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x202F ||
         cp == 0x205F || cp == 0x3000 || cp == 0xFEFF)
-        return a->naws;
-    return a->na;
+        return 1;
+    return 0;
+}
+
+/* One step of the automaton: the positions matched by a character of position mask <acc>
+ * after those of <d> (bit 63 of <d>: the start, before any character). */
+static inline uint64_t nfa_step(const struct nfa *a, uint64_t d, uint64_t acc)
+{
+    const uint64_t at_start = (uint64_t)1 << 63;
+    uint64_t r = (!a->bol || (d & at_start)) ? a->first : 0;
+    d &= ~at_start;
+    r |= ((d & a->sh) << 1) | (d & a->self);
+    for (uint64_t x = d & a->exc; x; x &= x - 1)
+        r |= a->fx[__builtin_ctzll(x)];
+    return r & acc;
+}
+
+/* Builds a->dfa by subset construction, or leaves it NULL past 256 states. */
+static void dfa_build(struct nfa *a)
+{
+    enum { MAXS = 256 };
+    uint64_t cmask[131]; /* each class's position mask */
+    uint8_t cls[128];
+    int ncls = 0;
+    for (int c = 0; c < 128 + 3; c++) {
+        uint64_t m = c < 128 ? a->ascii[c] : c == 128 ? a->na : c == 129 ? a->naws : a->lsps;
+        int k = 0;
+        if (c < 128)
+            while (k < ncls && cmask[k] != m)
+                k++;
+        else
+            k = ncls; /* the non-ASCII kinds get classes of their own, in this order */
+        if (k == ncls)
+            cmask[ncls++] = m;
+        if (c < 128)
+            cls[c] = (uint8_t)k;
+    }
+    uint64_t *sets = forge_malloc(MAXS * sizeof *sets);
+    uint16_t *next = forge_malloc((size_t)MAXS * (size_t)ncls * sizeof *next);
+    if (!sets || !next)
+        goto out;
+    int ns = 1;
+    int16_t slot[2 * MAXS]; /* open addressing: the state of each set */
+    memset(slot, -1, sizeof slot);
+    sets[0] = a->bol ? (uint64_t)1 << 63 : 0;
+    slot[(sets[0] * 0x9E3779B97F4A7C15ull) >> 55] = 0;
+    for (int k = 0; k < ns; k++) {
+        for (int c = 0; c < ncls; c++) {
+            uint64_t d = nfa_step(a, sets[k], cmask[c]);
+            unsigned h = (unsigned)((d * 0x9E3779B97F4A7C15ull) >> 55);
+            while (slot[h] >= 0 && sets[slot[h]] != d)
+                h = (h + 1) & (2 * MAXS - 1);
+            int j = slot[h];
+            if (j < 0) {
+                if (ns == MAXS)
+                    goto out;
+                j = ns++;
+                sets[j] = d;
+                slot[h] = (int16_t)j;
+            }
+            next[k * ncls + c] = (uint16_t)j;
+        }
+    }
+    /* order: running states, then dead ones, then accepting ones */
+    int order[MAXS], rank[MAXS], nr = 0, nstop = 0, nacc = 0;
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass == 1)
+            nstop = nr;
+        if (pass == 2)
+            nacc = nr;
+        for (int k = 0; k < ns; k++) {
+            bool acc = !a->eol && (sets[k] & a->last);
+            bool dead = !acc && a->bol && sets[k] == 0;
+            if ((pass == 0 && !acc && !dead) || (pass == 1 && dead) || (pass == 2 && acc)) {
+                rank[k] = nr;
+                order[nr++] = k;
+            }
+        }
+    }
+    struct dfa *f = forge_calloc(1, sizeof *f);
+    if (!f)
+        goto out;
+    f->t = forge_malloc((size_t)ns * (size_t)ncls * sizeof *f->t);
+    f->end = forge_malloc((size_t)ns);
+    if (!f->t || !f->end) {
+        forge_free(f->t);
+        forge_free(f->end);
+        forge_free(f);
+        goto out;
+    }
+    memcpy(f->cls, cls, sizeof cls);
+    f->ncls = (uint8_t)ncls;
+    f->start = (uint16_t)(rank[0] * ncls);
+    f->stop = (uint16_t)(nstop * ncls);
+    f->accept = (uint16_t)(nacc * ncls);
+    for (int r = 0; r < ns; r++) {
+        int k = order[r];
+        f->end[r] = (sets[k] & a->last) != 0;
+        for (int c = 0; c < ncls; c++)
+            f->t[r * ncls + c] = (uint16_t)(rank[next[k * ncls + c]] * ncls);
+    }
+    a->dfa = f;
+out:
+    forge_free(sets);
+    forge_free(next);
+}
+
+static void nfa_free(struct nfa *a)
+{
+    if (!a)
+        return;
+    if (a->dfa) {
+        forge_free(a->dfa->t);
+        forge_free(a->dfa->end);
+        forge_free(a->dfa);
+    }
+    forge_free(a);
 }
 
 static bool utf8_valid(const unsigned char *s, size_t n);
 
-/* 1 when the automaton <a> matches in the <n> bytes of <s>, 0 when not (or on invalid UTF-8). */
-static int nfa_test(const struct nfa *a, const unsigned char *s, size_t n)
+/* 1 when the automaton <a> matches in the <n> bytes of <s>, 0 when not (or on invalid UTF-8):
+ * by memcmp for a literal, on the DFA when there is one, else on the positions bit-parallel. */
+static int nfa_test(const struct nfa *a, const unsigned char *s, size_t n, bool use_dfa)
 {
     if (a->litn) {
         size_t m = (size_t)a->litn;
@@ -546,20 +681,40 @@ static int nfa_test(const struct nfa *a, const unsigned char *s, size_t n)
     }
     if (a->nullable && (!a->eol || !a->bol || n == 0))
         return utf8_valid(s, n);
-    const uint64_t invalid = ~(uint64_t)0, keep = a->bol ? 0 : invalid;
-    uint64_t d = 0, add = a->first;
+    const struct dfa *f = use_dfa ? a->dfa : NULL;
     size_t i = 0;
+    if (f) {
+        const uint16_t *t = f->t;
+        const uint8_t *cls = f->cls;
+        unsigned st = f->start, stop = f->stop;
+        while (i < n) {
+            unsigned c = s[i];
+            if (c < 0x80) {
+                i++;
+                st = t[st + cls[c]];
+            } else {
+                int k = char_kind(s, n, &i);
+                if (k < 0)
+                    return 0;
+                st = t[st + f->ncls - 3 + (unsigned)k];
+            }
+            if (st >= stop)
+                return st >= f->accept ? utf8_valid(s + i, n - i) : 0;
+        }
+        return f->end[st / f->ncls];
+    }
+    uint64_t d = a->bol ? (uint64_t)1 << 63 : 0;
     while (i < n) {
         uint64_t acc;
-        if (s[i] < 0x80)
+        if (s[i] < 0x80) {
             acc = a->ascii[s[i++]];
-        else if ((acc = char_mask(a, s, n, &i)) == invalid)
-            return 0;
-        uint64_t r = ((d & a->sh) << 1) | (d & a->self) | add;
-        for (uint64_t x = d & a->exc; x; x &= x - 1)
-            r |= a->fx[__builtin_ctzll(x)];
-        d = r & acc;
-        add &= keep;
+        } else {
+            int k = char_kind(s, n, &i);
+            if (k < 0)
+                return 0;
+            acc = k == 0 ? a->na : k == 1 ? a->naws : a->lsps;
+        }
+        d = nfa_step(a, d, acc);
         if (d & a->last) {
             if (!a->eol)
                 return utf8_valid(s + i, n - i);
@@ -831,7 +986,7 @@ void forge_ecmare_free(void *p)
     if (!re)
         return;
     pcre2_code_free(re->code);
-    forge_free(re->nfa);
+    nfa_free(re->nfa);
     forge_free(re);
 }
 
@@ -880,6 +1035,12 @@ static bool utf8_valid(const unsigned char *s, size_t n)
 static _Thread_local pcre2_match_data *tl_md;
 static _Thread_local pcre2_match_context *tl_mc;
 
+int forge_ecmare_engine(const void *p)
+{
+    const struct nfa *a = ((const struct ecmare *)p)->nfa;
+    return !a ? 'p' : a->litn ? 'l' : a->dfa ? 'd' : 'n';
+}
+
 bool forge_ecmare_is_simple(const void *p)
 {
     return ((const struct ecmare *)p)->nfa != NULL;
@@ -891,8 +1052,14 @@ int forge_ecmare_test(const void *p, const char *s, size_t n)
 {
     const struct ecmare *re = p;
     if (re->nfa)
-        return nfa_test(re->nfa, (const unsigned char *)s, n);
+        return nfa_test(re->nfa, (const unsigned char *)s, n, true);
     return pcre2_test(re, s, n);
+}
+
+int forge_ecmare_test_nfa(const void *p, const char *s, size_t n)
+{
+    const struct ecmare *re = p;
+    return re->nfa ? nfa_test(re->nfa, (const unsigned char *)s, n, false) : -1;
 }
 
 int forge_ecmare_test_pcre2(const void *p, const char *s, size_t n)

@@ -31,6 +31,10 @@ int forge_ecmare_test(const void *code, const char *s, size_t n);
 /* For tests: whether <code> uses the fast matcher for simple patterns, and a match that
  * always goes through PCRE2 (same results as forge_ecmare_test). */
 bool forge_ecmare_is_simple(const void *code);
+/* For tests: which matcher <code> uses: 'l' literal, 'd' DFA, 'n' bit-parallel, 'p' PCRE2. */
+int forge_ecmare_engine(const void *code);
+/* For tests: the bit-parallel matcher even when there is a DFA (-1 when the pattern has none). */
+int forge_ecmare_test_nfa(const void *code, const char *s, size_t n);
 int forge_ecmare_test_pcre2(const void *code, const char *s, size_t n);
 
 /* Built-in meta-schemas: the text of the document with URI <uri> (no fragment), or NULL. */

@@ -1,7 +1,7 @@
 /* The ECMA-262 regex translation (runtime/data/ecmare.c), directly and through a schema
  * "pattern". Input: the pattern, NUL, the subject. Properties: translation and compilation agree
  * (a pattern that translates compiles unless PCRE2 refuses it with a message); the fast matcher
- * for simple patterns answers as PCRE2 does; a schema {"pattern": p} validates the subject as
+ * for regular patterns (literal, DFA, bit-parallel) answers as PCRE2 does; a schema {"pattern": p} validates the subject as
  * forge_ecmare_test matches it. */
 #include <cjson/cJSON.h>
 #include "base/buf.h"
@@ -32,9 +32,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     int m1 = forge_ecmare_test(code, part[1].p, part[1].n);
     int m2 = forge_ecmare_test_pcre2(code, part[1].p, part[1].n);
+    int m3 = forge_ecmare_test_nfa(code, part[1].p, part[1].n);
     if (m1 >= 0 && m2 >= 0)
-        FUZZ_CHECK(m1 == m2, "fast matcher %d, PCRE2 %d (simple: %d)", m1, m2,
-                   (int)forge_ecmare_is_simple(code));
+        FUZZ_CHECK(m1 == m2, "fast matcher %d, PCRE2 %d (engine: %c)", m1, m2, forge_ecmare_engine(code));
+    if (m3 >= 0)
+        FUZZ_CHECK(m3 == m1, "bit-parallel matcher %d, fast matcher %d (engine: %c)", m3, m1,
+                   forge_ecmare_engine(code));
+    if (forge_ecmare_is_simple(code))
+        FUZZ_CHECK(m1 == 0 || m1 == 1, "the automaton answered %d", m1);
     forge_ecmare_free(code);
 
     /* Through a schema: strings only (the subject must be valid UTF-8 to be a JSON string). */

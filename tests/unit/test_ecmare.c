@@ -94,6 +94,9 @@ TEST(simple_matcher_agrees_with_pcre2)
             size_t n = strlen(subject);
             int fast = forge_ecmare_test(re, subject, n);
             int slow = forge_ecmare_test_pcre2(re, subject, n);
+            int bits = forge_ecmare_test_nfa(re, subject, n);
+            if (bits >= 0 && bits != slow)
+                fast = bits; /* report it */
             if (fast != slow && disagreements++ < 10)
                 fprintf(stderr, "pattern '%s' on '%s': fast %d, pcre2 %d\n", simple[p], subject, fast, slow);
         }
@@ -150,6 +153,9 @@ TEST(random_simple_patterns_agree_with_pcre2)
             size_t n = strlen(subject);
             int fast = forge_ecmare_test(re, subject, n);
             int slow = forge_ecmare_test_pcre2(re, subject, n);
+            int bits = forge_ecmare_test_nfa(re, subject, n);
+            if (bits >= 0 && bits != slow)
+                fast = bits; /* report it */
             if (fast != slow && disagreements++ < 10)
                 fprintf(stderr, "pattern '%s' on '%s': fast %d, pcre2 %d\n", pat, subject, fast, slow);
         }
@@ -198,7 +204,7 @@ TEST(random_regular_patterns_agree_with_pcre2)
 {
     static const char *const subj[] = {"a", "b", "c", "x", "-", ".", "0", "5", " ", "\t", "@", "_", "/",
                                        "\xc3\xa9", "\xc2\xa0", "\n", "\xe2\x80\xa8", "Z", "ab", "abc"};
-    int disagreements = 0, fast_path = 0, compiled = 0, limited = 0;
+    int disagreements = 0, fast_path = 0, compiled = 0, limited = 0, engines[128] = {0};
     for (int p = 0; p < 3000; p++) {
         char pat[8192] = "";
         if (next() % 2)
@@ -212,6 +218,7 @@ TEST(random_regular_patterns_agree_with_pcre2)
             continue; /* e.g. PCRE2's "quantifier does not follow a repeatable item" */
         compiled++;
         fast_path += forge_ecmare_is_simple(re);
+        engines[forge_ecmare_engine(re)]++;
         for (int k = 0; k < 200; k++) {
             char subject[256] = "";
             int len = (int)(next() % 9);
@@ -222,6 +229,9 @@ TEST(random_regular_patterns_agree_with_pcre2)
                 subject[next() % n] = (char)0xff; /* invalid UTF-8 matches nothing */
             int fast = forge_ecmare_test(re, subject, n);
             int slow = forge_ecmare_test_pcre2(re, subject, n);
+            int bits = forge_ecmare_test_nfa(re, subject, n);
+            if (bits >= 0 && bits != fast && disagreements++ < 10)
+                fprintf(stderr, "pattern '%s' on '%s': fast %d, bit-parallel %d\n", pat, subject, fast, bits);
             if (slow == FORGE_ELIMIT) {
                 limited++; /* PCRE2 backtracks exponentially; the automaton answers */
                 CHECK(fast >= 0 || !forge_ecmare_is_simple(re));
@@ -236,8 +246,42 @@ TEST(random_regular_patterns_agree_with_pcre2)
     CHECK(compiled > 2500);
     /* most take the automaton (the rest: over 63 positions, or ^ or $ with a top-level |) */
     CHECK(fast_path > compiled * 2 / 3);
-    fprintf(stderr, "%d patterns compiled, %d on the automaton, %d hit PCRE2's match limit\n", compiled,
-            fast_path, limited);
+    CHECK(engines['d'] > 1000 && engines['n'] > 20 && engines['l'] > 20);
+    fprintf(stderr, "%d patterns compiled: %d DFA, %d bit-parallel, %d literal, %d PCRE2; %d hit PCRE2's match limit\n",
+            compiled, engines['d'], engines['n'], engines['l'], engines['p'], limited);
+}
+
+/* Which matcher a pattern gets. */
+TEST(engines)
+{
+    static const struct {
+        const char *pat;
+        int engine;
+    } cases[] = {
+        {"^https://", 'l'}, {"tok_$", 'l'}, {"cus_", 'l'}, {"^(ab)c$", 'l'}, {"^a{3}$", 'l'},
+        {"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?(Z|[+-]\\d{2}:\\d{2})$", 'd'},
+        {"^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$", 'd'}, {"(a|b)*c", 'd'}, {"a+", 'd'},
+        {"a[ab]{8}$", 'n'}, /* 2^9 subsets: over 256 DFA states */
+        {"a{64}", 'p'}, {"^(a|b)\\1$", 'p'}, {"\\bx", 'p'},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        struct forge_err err;
+        void *re = forge_ecmare_compile(cases[k].pat, strlen(cases[k].pat), &err);
+        CHECK(re != NULL);
+        if (!re)
+            continue;
+        if (forge_ecmare_engine(re) != cases[k].engine)
+            fprintf(stderr, "'%s': engine %c, expected %c\n", cases[k].pat, forge_ecmare_engine(re), cases[k].engine);
+        CHECK_INT(forge_ecmare_engine(re), cases[k].engine);
+        forge_ecmare_free(re);
+    }
+    /* the bit-parallel matcher where the DFA would be too large */
+    CHECK_INT(test1("a[ab]{8}$", "bbbabbbbbbbb"), 1);
+    CHECK_INT(test1("a[ab]{8}$", "bbbabbbbbbbba"), 0);
+    CHECK_INT(test1("a[ab]{8}$", "bbbabbbbabbbb"), 0);
+    CHECK_INT(test1("a[ab]{8}$", "bbbbabbbbbbbbb"), 0);
+    CHECK_INT(test1("^(a|b)*a(a|b){7}c$", "abababaabaaaaaac"), 1);
+    CHECK_INT(test1("^(a|b)*a(a|b){7}c$", "ababababbbbbbbbc"), 0);
 }
 
 int main(void)
@@ -246,5 +290,6 @@ int main(void)
     RUN(simple_matcher_agrees_with_pcre2);
     RUN(random_simple_patterns_agree_with_pcre2);
     RUN(random_regular_patterns_agree_with_pcre2);
+    RUN(engines);
     return TEST_DONE();
 }
