@@ -282,6 +282,15 @@ TEST(engines)
     CHECK_INT(test1("a[ab]{8}$", "bbbbabbbbbbbbb"), 0);
     CHECK_INT(test1("^(a|b)*a(a|b){7}c$", "abababaabaaaaaac"), 1);
     CHECK_INT(test1("^(a|b)*a(a|b){7}c$", "ababababbbbbbbbc"), 0);
+    /* no backtracking: where PCRE2 gives up, the automaton answers */
+    struct forge_err err;
+    void *re = forge_ecmare_compile("^(a|a)*$", 8, &err);
+    CHECK(re != NULL);
+    const char *subject = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab";
+    CHECK_INT(forge_ecmare_test_pcre2(re, subject, strlen(subject)), FORGE_ELIMIT);
+    CHECK_INT(forge_ecmare_test(re, subject, strlen(subject)), 0);
+    CHECK_INT(forge_ecmare_test(re, subject, strlen(subject) - 1), 1);
+    forge_ecmare_free(re);
 }
 
 int main(void)
