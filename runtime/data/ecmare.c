@@ -20,9 +20,9 @@
  * character set; bit p of the state says "the last character read matched position p". */
 struct nfa {
     uint64_t ascii[128];   /* positions whose set holds the ASCII character */
-    uint64_t na;           /* ... holds non-ASCII characters other than the cases below */
-    uint64_t naws;         /* ... holds non-ASCII JavaScript whitespace (U+00A0, U+2000, ...) */
-    uint64_t lsps;         /* ... holds U+2028 and U+2029 */
+    int nk;                /* non-ASCII code points fall into nk intervals, */
+    uint32_t kstart[64];   /* the k-th from kstart[k] (kstart[0] is 0x80) to the next start */
+    uint64_t kmask[64];    /* positions whose set holds the k-th interval */
     uint64_t first;        /* positions a match can start with */
     uint64_t last;         /* positions a match can end with */
     uint64_t sh;           /* positions followed by the next one (p -> p + 1) */
@@ -45,7 +45,8 @@ struct nfa {
  * no match can follow). */
 struct dfa {
     uint8_t cls[128];      /* the class of each ASCII character */
-    uint8_t ncls;          /* classes; the last three: other non-ASCII, \s non-ASCII, U+2028/9 */
+    uint8_t ncls;          /* classes: those of ASCII characters, then one per non-ASCII interval */
+    uint8_t nac;           /* ASCII classes */
     uint16_t start, stop, accept;
     uint8_t *end;          /* per state: 1 when it accepts at the end of the subject */
     uint16_t *t;           /* t[row + class]: the next state's row */
@@ -57,42 +58,99 @@ struct ecmare {
     struct nfa *nfa; /* NULL: PCRE2 only */
 };
 
-/* One character set. */
+/* One character set: ASCII bits and sorted, disjoint ranges of non-ASCII code points. */
+enum { MAXR = 24 };
 struct cset {
-    uint64_t lo, hi; /* ASCII bits */
-    bool na, naws, lsps;
+    uint64_t lo, hi;
+    int nr;
+    bool over; /* more than MAXR ranges: use PCRE2 */
+    uint32_t r[MAXR][2];
 };
 
-static void cset_add(struct cset *c, int ch)
+static void ranges_add(struct cset *c, uint32_t a, uint32_t b)
 {
-    if (ch < 64)
-        c->lo |= (uint64_t)1 << ch;
-    else
-        c->hi |= (uint64_t)1 << (ch - 64);
+    uint32_t out[MAXR + 1][2];
+    int n = 0;
+    bool placed = false;
+    for (int k = 0; k < c->nr; k++) {
+        uint32_t x = c->r[k][0], y = c->r[k][1];
+        if (y + 1 < a) {
+            out[n][0] = x;
+            out[n++][1] = y;
+        } else if (b + 1 < x) {
+            if (!placed) {
+                out[n][0] = a;
+                out[n++][1] = b;
+                placed = true;
+            }
+            out[n][0] = x;
+            out[n++][1] = y;
+        } else {
+            a = x < a ? x : a;
+            b = y > b ? y : b;
+        }
+    }
+    if (!placed) {
+        out[n][0] = a;
+        out[n++][1] = b;
+    }
+    if (n > MAXR) {
+        c->over = true;
+        return;
+    }
+    memcpy(c->r, out, (size_t)n * sizeof *out);
+    c->nr = n;
 }
 
-static void cset_range(struct cset *c, int a, int b)
+static void cset_range(struct cset *c, uint32_t a, uint32_t b)
 {
-    for (int ch = a; ch <= b; ch++)
-        cset_add(c, ch);
+    for (uint32_t ch = a; ch <= b && ch < 128; ch++) {
+        if (ch < 64)
+            c->lo |= (uint64_t)1 << ch;
+        else
+            c->hi |= (uint64_t)1 << (ch - 64);
+    }
+    if (b >= 128)
+        ranges_add(c, a < 128 ? 128 : a, b);
+}
+
+static void cset_add(struct cset *c, uint32_t ch)
+{
+    cset_range(c, ch, ch);
 }
 
 static void cset_or(struct cset *c, const struct cset *d)
 {
     c->lo |= d->lo;
     c->hi |= d->hi;
-    c->na |= d->na;
-    c->naws |= d->naws;
-    c->lsps |= d->lsps;
+    c->over |= d->over;
+    for (int k = 0; k < d->nr; k++)
+        ranges_add(c, d->r[k][0], d->r[k][1]);
 }
 
 static void cset_not(struct cset *c)
 {
     c->lo = ~c->lo;
     c->hi = ~c->hi;
-    c->na = !c->na;
-    c->naws = !c->naws;
-    c->lsps = !c->lsps;
+    uint32_t out[MAXR + 1][2], next = 0x80;
+    int n = 0;
+    for (int k = 0; k < c->nr; k++) {
+        if (c->r[k][0] > next) {
+            out[n][0] = next;
+            out[n++][1] = c->r[k][0] - 1;
+        }
+        next = c->r[k][1] + 1;
+    }
+    if (next <= 0x10FFFF) {
+        out[n][0] = next;
+        out[n++][1] = 0x10FFFF;
+    }
+    if (n > MAXR) {
+        c->over = true;
+        return;
+    }
+    memcpy(c->r, out, (size_t)n * sizeof *out);
+    c->nr = n;
 }
 
 /* \d \w \s and their negations into <c>; false for another letter. */
@@ -111,9 +169,17 @@ static bool cset_class(struct cset *c, char e)
         cset_add(&t, '_');
         break;
     case 's':
+        /* JavaScript's WhiteSpace and LineTerminator */
         cset_range(&t, 9, 13);
         cset_add(&t, ' ');
-        t.naws = t.lsps = true;
+        cset_add(&t, 0xA0);
+        cset_add(&t, 0x1680);
+        cset_range(&t, 0x2000, 0x200A);
+        cset_range(&t, 0x2028, 0x2029);
+        cset_add(&t, 0x202F);
+        cset_add(&t, 0x205F);
+        cset_add(&t, 0x3000);
+        cset_add(&t, 0xFEFF);
         break;
     default:
         return false;
@@ -124,6 +190,34 @@ static bool cset_class(struct cset *c, char e)
     return true;
 }
 
+/* The code point of the well-formed UTF-8 sequence at s[*i] (advancing *i), or -1. */
+static long utf8_next(const unsigned char *s, size_t n, size_t *i)
+{
+    unsigned char c = s[*i];
+    uint32_t cp;
+    size_t l;
+    if (c < 0x80) {
+        (*i)++;
+        return c;
+    }
+    if (c >= 0xC2 && c <= 0xDF) { l = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { l = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { l = 4; cp = c & 0x07; }
+    else return -1;
+    if (*i + l > n)
+        return -1;
+    for (size_t k = 1; k < l; k++) {
+        if ((s[*i + k] & 0xC0) != 0x80)
+            return -1;
+        cp = (cp << 6) | (s[*i + k] & 0x3F);
+    }
+    if ((l == 3 && cp < 0x800) || (l == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return -1;
+    *i += l;
+    return cp;
+}
+
 static int hexval(char c)
 {
     if (c >= '0' && c <= '9') return c - '0';
@@ -132,12 +226,27 @@ static int hexval(char c)
     return -1;
 }
 
-/* The ASCII character of the escape at pat[*i] (after the backslash), advancing *i past it;
- * -1 when it is not one (a class, a code point above 0x7F, or anything PCRE2 must see). */
-static int escaped_char(const char *pat, size_t len, size_t *i)
+static long hex4at(const char *p, size_t left)
+{
+    if (left < 4)
+        return -1;
+    long v = 0;
+    for (int k = 0; k < 4; k++) {
+        int h = hexval(p[k]);
+        if (h < 0)
+            return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+/* The code point of the character escape at pat[*i] (after the backslash), advancing *i past
+ * it, as forge_ecmare_translate reads it; -1 when it is not one (a class, a back reference,
+ * \b, \p, a lone surrogate: what PCRE2 must see, or reject). */
+static long escaped_char(const char *pat, size_t len, size_t *i)
 {
     char e = pat[*i];
-    int v = -1;
+    long v = -1;
     switch (e) {
     case 'n': v = '\n'; break;
     case 'r': v = '\r'; break;
@@ -162,21 +271,40 @@ static int escaped_char(const char *pat, size_t len, size_t *i)
         }
         break;
     case 'u':
-        if (*i + 4 < len && hexval(pat[*i + 1]) >= 0 && hexval(pat[*i + 2]) >= 0 &&
-            hexval(pat[*i + 3]) >= 0 && hexval(pat[*i + 4]) >= 0) {
-            v = ((hexval(pat[*i + 1]) * 16 + hexval(pat[*i + 2])) * 16 + hexval(pat[*i + 3])) * 16 +
-                hexval(pat[*i + 4]);
+        if (*i + 1 < len && pat[*i + 1] == '{') {
+            size_t j = *i + 2;
+            long cp = 0;
+            while (j < len && hexval(pat[j]) >= 0 && cp <= 0x10FFFF)
+                cp = cp * 16 + hexval(pat[j++]);
+            if (j >= len || pat[j] != '}' || j == *i + 2 || cp > 0x10FFFF)
+                return -1;
+            v = cp;
+            *i = j;
+        } else if ((v = hex4at(pat + *i + 1, len - *i - 1)) >= 0) {
             *i += 4;
+            if (v >= 0xD800 && v <= 0xDBFF && *i + 2 < len && pat[*i + 1] == '\\' && pat[*i + 2] == 'u') {
+                long lo = hex4at(pat + *i + 3, len - *i - 3);
+                if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                    v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00);
+                    *i += 6;
+                }
+            }
         }
         break;
     default:
         if (e && strchr("^$\\.*+?()[]{}|/-", e))
             v = e;
     }
-    if (v < 0 || v > 0x7F)
+    if (v < 0 || (v >= 0xD800 && v <= 0xDFFF))
         return -1;
     (*i)++;
     return v;
+}
+
+/* One literal character of the pattern at pat[*i] (UTF-8), advancing *i; -1 if malformed. */
+static long pat_char(const char *pat, size_t len, size_t *i)
+{
+    return utf8_next((const unsigned char *)pat, len, i);
 }
 
 /* One subexpression of the automaton under construction. */
@@ -194,6 +322,7 @@ struct build {
     long work;             /* atoms parsed (copies re-parse their atom), bounded */
     bool top_alt;          /* '|' outside any group */
     bool eol;
+    uint32_t bnd[63 * MAXR * 2 + 1]; /* where the sets' non-ASCII ranges start and end */
 };
 
 static void follow_add(struct build *b, uint64_t from, uint64_t to)
@@ -214,6 +343,28 @@ static struct frag cat(struct build *b, struct frag x, struct frag y)
 
 static bool parse_alt(struct build *b, size_t *i, int depth, struct frag *out);
 
+/* One member of a class at pat[*i]: a character (its code point), or a class escape added to
+ * <c> (-2); -1 when the automaton cannot take it. */
+static long class_atom(const char *pat, size_t len, size_t *i, struct cset *c)
+{
+    if (pat[*i] == '[')
+        return -1;
+    if (pat[*i] != '\\')
+        return pat_char(pat, len, i);
+    if (*i + 1 >= len)
+        return -1;
+    (*i)++;
+    if (cset_class(c, pat[*i])) {
+        (*i)++;
+        return -2;
+    }
+    if (pat[*i] == 'b') {
+        (*i)++;
+        return 8;
+    }
+    return escaped_char(pat, len, i);
+}
+
 /* A character class at pat[*i] (after '['), into <c>. */
 static bool parse_class(struct build *b, size_t *i, struct cset *c)
 {
@@ -223,54 +374,19 @@ static bool parse_class(struct build *b, size_t *i, struct cset *c)
     if (neg)
         (*i)++;
     while (*i < len && pat[*i] != ']') {
-        int a, z;
-        if ((unsigned char)pat[*i] >= 0x80 || pat[*i] == '[')
+        long a = class_atom(pat, len, i, c);
+        if (a == -1)
             return false;
-        if (pat[*i] == '\\') {
-            if (*i + 1 >= len)
-                return false;
-            if (cset_class(c, pat[*i + 1])) {
-                *i += 2;
-                continue;
-            }
-            (*i)++;
-            if (pat[*i] == 'b') {
-                a = 8;
-                (*i)++;
-            } else if (pat[*i] == '-') {
-                a = '-';
-                (*i)++;
-            } else if ((a = escaped_char(pat, len, i)) < 0) {
-                return false;
-            }
-        } else {
-            a = pat[(*i)++];
-        }
+        if (a == -2)
+            continue;
         if (*i + 1 < len && pat[*i] == '-' && pat[*i + 1] != ']') {
             (*i)++;
-            if ((unsigned char)pat[*i] >= 0x80 || pat[*i] == '[')
-                return false;
-            if (pat[*i] == '\\') {
-                (*i)++;
-                if (*i >= len)
-                    return false;
-                if (pat[*i] == 'b') {
-                    z = 8;
-                    (*i)++;
-                } else if (pat[*i] == '-') {
-                    z = '-';
-                    (*i)++;
-                } else if ((z = escaped_char(pat, len, i)) < 0) {
-                    return false;
-                }
-            } else {
-                z = pat[(*i)++];
-            }
-            if (z < a)
-                return false;
-            cset_range(c, a, z);
+            long z = class_atom(pat, len, i, c);
+            if (z < 0 || z < a)
+                return false; /* [a-\d] and reversed ranges: PCRE2 says what is wrong */
+            cset_range(c, (uint32_t)a, (uint32_t)z);
         } else {
-            cset_add(c, a);
+            cset_add(c, (uint32_t)a);
         }
     }
     if (*i >= len)
@@ -278,7 +394,7 @@ static bool parse_class(struct build *b, size_t *i, struct cset *c)
     (*i)++; /* ] */
     if (neg)
         cset_not(c);
-    return true;
+    return !c->over;
 }
 
 /* One atom (without its quantifier) at pat[*i]: a new position, or a group. */
@@ -291,8 +407,6 @@ static bool parse_atom(struct build *b, size_t *i, int depth, struct frag *out)
     unsigned char ch = (unsigned char)pat[*i];
     struct cset c;
     memset(&c, 0, sizeof c);
-    if (ch >= 0x80)
-        return false;
     if (ch == '(') {
         (*i)++;
         if (*i < len && pat[*i] == '?') {
@@ -314,15 +428,15 @@ static bool parse_atom(struct build *b, size_t *i, int depth, struct frag *out)
         if (cset_class(&c, pat[*i])) {
             (*i)++;
         } else {
-            int lit = escaped_char(pat, len, i);
+            long lit = escaped_char(pat, len, i);
             if (lit < 0)
-                return false; /* \b \B, back references, \p, code points above 0x7F */
-            cset_add(&c, lit);
+                return false; /* \b \B, back references, \p */
+            cset_add(&c, (uint32_t)lit);
         }
     } else if (ch == '.') {
-        cset_range(&c, 0, 127);
+        cset_range(&c, 0, 0x2027);
+        cset_range(&c, 0x202A, 0x10FFFF);
         c.lo &= ~(((uint64_t)1 << '\n') | ((uint64_t)1 << '\r'));
-        c.na = c.naws = true;
         (*i)++;
     } else if (ch == '[') {
         (*i)++;
@@ -334,12 +448,16 @@ static bool parse_atom(struct build *b, size_t *i, int depth, struct frag *out)
         } else if (!parse_class(b, i, &c)) {
             return false;
         }
-    } else if (strchr(")|*+?{}]$^", ch)) {
+    } else if (ch < 0x80 && strchr(")|*+?{}]$^", ch)) {
         return false;
     } else {
-        cset_add(&c, ch);
-        (*i)++;
+        long cp = pat_char(pat, len, i);
+        if (cp < 0)
+            return false;
+        cset_add(&c, (uint32_t)cp);
     }
+    if (c.over)
+        return false;
     if (b->n >= 63)
         return false;
     int p = b->n++;
@@ -450,6 +568,12 @@ static bool parse_alt(struct build *b, size_t *i, int depth, struct frag *out)
 
 static void dfa_build(struct nfa *a);
 
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
 /* Builds the automaton of <pat>, or returns NULL (use PCRE2). */
 static struct nfa *nfa_compile(const char *pat, size_t len)
 {
@@ -486,9 +610,6 @@ static struct nfa *nfa_compile(const char *pat, size_t len)
                 chars++;
                 only = ch;
             }
-        if (c->na) a->na |= bit;
-        if (c->naws) a->naws |= bit;
-        if (c->lsps) a->lsps |= bit;
         uint64_t f = b->follow[p];
         if (p + 1 < b->n && (f & next)) {
             a->sh |= bit;
@@ -502,11 +623,36 @@ static struct nfa *nfa_compile(const char *pat, size_t len)
             a->exc |= bit;
             a->fx[p] = f;
         }
-        lit = lit && chars == 1 && !c->na && !c->naws && !c->lsps &&
-              b->follow[p] == (p + 1 < b->n ? next : 0);
+        lit = lit && chars == 1 && c->nr == 0 && b->follow[p] == (p + 1 < b->n ? next : 0);
         if (lit)
             a->lit[p] = (char)only;
     }
+    /* the non-ASCII intervals: split at every range's start and end */
+    int nb = 0;
+    b->bnd[nb++] = 0x80;
+    for (int p = 0; p < b->n; p++)
+        for (int k = 0; k < b->set[p].nr; k++) {
+            b->bnd[nb++] = b->set[p].r[k][0];
+            if (b->set[p].r[k][1] < 0x10FFFF)
+                b->bnd[nb++] = b->set[p].r[k][1] + 1;
+        }
+    qsort(b->bnd, (size_t)nb, sizeof *b->bnd, cmp_u32);
+    int nk = 0;
+    for (int k = 0; k < nb; k++)
+        if (!nk || b->bnd[k] != a->kstart[nk - 1]) {
+            if (nk == 64) {
+                forge_free(a);
+                a = NULL;
+                goto out;
+            }
+            a->kstart[nk++] = b->bnd[k];
+        }
+    a->nk = nk;
+    for (int k = 0; k < nk; k++)
+        for (int p = 0; p < b->n; p++)
+            for (int r = 0; r < b->set[p].nr; r++)
+                if (b->set[p].r[r][0] <= a->kstart[k] && a->kstart[k] <= b->set[p].r[r][1])
+                    a->kmask[k] |= (uint64_t)1 << p;
     if (lit)
         a->litn = b->n;
     else
@@ -516,34 +662,22 @@ out:
     return a;
 }
 
-/* The kind of the non-ASCII character at s[*i] (advancing *i): 0 other, 1 JavaScript
- * whitespace (U+00A0, U+2000, ...), 2 U+2028 or U+2029; -1 on invalid UTF-8. */
-static inline int char_kind(const unsigned char *s, size_t n, size_t *i)
+/* The interval of the non-ASCII character at s[*i] (advancing *i), or -1 on invalid UTF-8. */
+__attribute__((noinline)) static int char_kind(const struct nfa *a, const unsigned char *s, size_t n,
+                                                size_t *i)
 {
-    unsigned char c = s[*i];
-    uint32_t cp;
-    size_t l;
-    if (c >= 0xC2 && c <= 0xDF) { l = 2; cp = c & 0x1F; }
-    else if (c >= 0xE0 && c <= 0xEF) { l = 3; cp = c & 0x0F; }
-    else if (c >= 0xF0 && c <= 0xF4) { l = 4; cp = c & 0x07; }
-    else return -1;
-    if (*i + l > n)
+    long cp = utf8_next(s, n, i);
+    if (cp < 0)
         return -1;
-    for (size_t k = 1; k < l; k++) {
-        if ((s[*i + k] & 0xC0) != 0x80)
-            return -1;
-        cp = (cp << 6) | (s[*i + k] & 0x3F);
+    int lo = 0, hi = a->nk - 1; /* the last start <= cp */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (a->kstart[mid] <= (uint32_t)cp)
+            lo = mid;
+        else
+            hi = mid - 1;
     }
-    if ((l == 3 && cp < 0x800) || (l == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-        return -1;
-    *i += l;
-    if (cp == 0x2028 || cp == 0x2029)
-        return 2;
-    if (cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x202F ||
-        cp == 0x205F || cp == 0x3000 || cp == 0xFEFF)
-        return 1;
-    return 0;
+    return lo;
 }
 
 /* One step of the automaton: the positions matched by a character of position mask <acc>
@@ -563,22 +697,20 @@ static inline uint64_t nfa_step(const struct nfa *a, uint64_t d, uint64_t acc)
 static void dfa_build(struct nfa *a)
 {
     enum { MAXS = 256 };
-    uint64_t cmask[131]; /* each class's position mask */
+    uint64_t cmask[128 + 64]; /* each class's position mask */
     uint8_t cls[128];
-    int ncls = 0;
-    for (int c = 0; c < 128 + 3; c++) {
-        uint64_t m = c < 128 ? a->ascii[c] : c == 128 ? a->na : c == 129 ? a->naws : a->lsps;
+    int ncls = 0, nac;
+    for (int c = 0; c < 128; c++) {
         int k = 0;
-        if (c < 128)
-            while (k < ncls && cmask[k] != m)
-                k++;
-        else
-            k = ncls; /* the non-ASCII kinds get classes of their own, in this order */
+        while (k < ncls && cmask[k] != a->ascii[c])
+            k++;
         if (k == ncls)
-            cmask[ncls++] = m;
-        if (c < 128)
-            cls[c] = (uint8_t)k;
+            cmask[ncls++] = a->ascii[c];
+        cls[c] = (uint8_t)k;
     }
+    nac = ncls;
+    for (int k = 0; k < a->nk; k++)
+        cmask[ncls++] = a->kmask[k]; /* each non-ASCII interval its own class */
     uint64_t *sets = forge_malloc(MAXS * sizeof *sets);
     uint16_t *next = forge_malloc((size_t)MAXS * (size_t)ncls * sizeof *next);
     if (!sets || !next)
@@ -634,6 +766,7 @@ static void dfa_build(struct nfa *a)
     }
     memcpy(f->cls, cls, sizeof cls);
     f->ncls = (uint8_t)ncls;
+    f->nac = (uint8_t)nac;
     f->start = (uint16_t)(rank[0] * ncls);
     f->stop = (uint16_t)(nstop * ncls);
     f->accept = (uint16_t)(nacc * ncls);
@@ -686,17 +819,20 @@ static int nfa_test(const struct nfa *a, const unsigned char *s, size_t n, bool 
     if (f) {
         const uint16_t *t = f->t;
         const uint8_t *cls = f->cls;
-        unsigned st = f->start, stop = f->stop;
+        const unsigned stop = f->stop;
+        unsigned st = f->start;
         while (i < n) {
             unsigned c = s[i];
-            if (c < 0x80) {
+            if (__builtin_expect(c < 0x80, 1)) {
                 i++;
                 st = t[st + cls[c]];
             } else {
-                int k = char_kind(s, n, &i);
+                size_t j = i; /* i stays in a register */
+                int k = char_kind(a, s, n, &j);
                 if (k < 0)
                     return 0;
-                st = t[st + f->ncls - 3 + (unsigned)k];
+                i = j;
+                st = t[st + f->nac + (unsigned)k];
             }
             if (st >= stop)
                 return st >= f->accept ? utf8_valid(s + i, n - i) : 0;
@@ -709,10 +845,12 @@ static int nfa_test(const struct nfa *a, const unsigned char *s, size_t n, bool 
         if (s[i] < 0x80) {
             acc = a->ascii[s[i++]];
         } else {
-            int k = char_kind(s, n, &i);
+            size_t j = i;
+            int k = char_kind(a, s, n, &j);
             if (k < 0)
                 return 0;
-            acc = k == 0 ? a->na : k == 1 ? a->naws : a->lsps;
+            i = j;
+            acc = a->kmask[k];
         }
         d = nfa_step(a, d, acc);
         if (d & a->last) {

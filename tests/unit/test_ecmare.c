@@ -71,12 +71,17 @@ TEST(simple_matcher_agrees_with_pcre2)
         "^(https?|ftp)://[^\\s/$.?#].[^\\s]*$", "(?:a|b|c){0,3}d{1,2}?", "^(\\w+\\.)*\\w+@\\w+$", "()",
         "^()$", "(a?){2}b", "[^]", "[]|a", "^[^]*$", "(\\x41|\\u0062|\\cJ)+", "^(?:[a-c]|\\d{2})+$",
         "^(a{0}|b)$", "^(a|b){0}$", "((((a))))", "(a|b)(c|d)|e", "^https://", "tok_$", "cus_",
+        /* characters beyond ASCII in the pattern */
+        "^[a-z\xc3\xa0-\xc3\xbf]+$", "\xc3\xa9", "[\\u00e9]", "\\u{61}", "^\\u{1F600}+$", "\\ud83d\\ude00",
+        "^[^\\u00a0-\\u00ff]*$", "[a-\xc3\xa9]{2}", "^(\xe2\x82\xac|\\x80|\\s)+$", "[\\S\\s\xc3\xa9]", "[^\\s\xc3\xa9]+",
+        "\xf0\x9f\x98\x80.", "^.\xc2\xa0.$",
     };
     static const char *const atoms[] = {
         "a", "b", "c", "x", "y", "A", "Z", "0", "7", "9", "-", ".", "@", "/", "\\", "_", " ", "\t",
         "\n", "\r", "\xc3\xa9", "\xc2\xa0", "\xe2\x80\xa8", "\xf0\x9f\x98\x80", "k", "t", "o", "u", "d", "z",
         "s", "h", "p", ":", "r", "cus_", "tok_", "https://", "T", "+", "2026-11-23", "T09:00", "Z", "e",
-        "ftp", "A", "\x80", "\xc3",
+        "ftp", "A", "\x80", "\xc3", "\xc3\xa0", "\xc3\xbf", "\xc3\x80", "\xe2\x82\xac", "\xc2\x80",
+        "\xe2\x80\xaf", "\xef\xbb\xbf", "\xef\xbf\xbf", "\xf4\x8f\xbf\xbf",
     };
     int disagreements = 0;
     for (size_t p = 0; p < sizeof simple / sizeof *simple; p++) {
@@ -105,8 +110,8 @@ TEST(simple_matcher_agrees_with_pcre2)
     CHECK_INT(disagreements, 0);
     /* patterns outside the simple subset go to PCRE2 */
     static const char *const complex[] = {
-        "^\\p{L}$", "\\bx", "[\\u00e9]", "a{1,100}", "(?=a)", "(a)\\1", "(?<n>a)", "^a|b", "a|b$",
-        "(^a)", "(a$)", "\xc3\xa9", "(a{8}){8}", "\\u{61}",
+        "^\\p{L}$", "\\bx", "[\\p{L}]", "a{1,100}", "(?=a)", "(a)\\1", "(?<n>a)", "^a|b", "a|b$",
+        "(^a)", "(a$)", "(a{8}){8}", "\\B",
     };
     for (size_t p = 0; p < sizeof complex / sizeof *complex; p++) {
         struct forge_err err;
@@ -174,7 +179,9 @@ static void gen_seq(char *out, int depth)
 {
     static const char *const atoms[] = {
         "a", "b", "c", "x", "-", ".", "\\.", "\\d", "\\w", "\\s", "\\D", "\\W", "\\S", "[ab]", "[^ab]",
-        "[a-c0-9]", "[^\\s@]", "[\\d-]", "[]", "[^]", "\\x61", "\\u0063", "\\/",
+        "[a-c0-9]", "[^\\s@]", "[\\d-]", "[]", "[^]", "\\x61", "\\u0063", "\\/", "\xc3\xa9",
+        "[\xc3\xa0-\xc3\xbf]", "\\u00e9", "[^\\u00a0-\\u00ff]", "\\u{1F600}", "[a-\xc3\xa9]", "\\xe9",
+        "[\\S\xc3\xa9]",
     };
     static const char *const quants[] = {"", "", "", "", "?", "*", "+", "{2}", "{0,2}", "{1,3}", "{2,}",
                                          "+?", "??", "{0}", "{1}", "{0,}"};
@@ -203,7 +210,8 @@ static void gen_alt(char *out, int depth)
 TEST(random_regular_patterns_agree_with_pcre2)
 {
     static const char *const subj[] = {"a", "b", "c", "x", "-", ".", "0", "5", " ", "\t", "@", "_", "/",
-                                       "\xc3\xa9", "\xc2\xa0", "\n", "\xe2\x80\xa8", "Z", "ab", "abc"};
+                                       "\xc3\xa9", "\xc2\xa0", "\n", "\xe2\x80\xa8", "Z", "ab", "abc",
+                                       "\xc3\xa0", "\xc3\xbf", "\xc4\x80", "\xf0\x9f\x98\x80", "\xe2\x80\x80"};
     int disagreements = 0, fast_path = 0, compiled = 0, limited = 0, engines[128] = {0};
     for (int p = 0; p < 3000; p++) {
         char pat[8192] = "";
@@ -262,7 +270,8 @@ TEST(engines)
         {"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?(Z|[+-]\\d{2}:\\d{2})$", 'd'},
         {"^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$", 'd'}, {"(a|b)*c", 'd'}, {"a+", 'd'},
         {"a[ab]{8}$", 'n'}, /* 2^9 subsets: over 256 DFA states */
-        {"a{64}", 'p'}, {"^(a|b)\\1$", 'p'}, {"\\bx", 'p'},
+        {"^[a-z\xc3\xa0-\xc3\xbf]+$", 'd'}, {"^\\u{1F600}\\s$", 'd'}, {"\xe2\x82\xac", 'd'},
+        {"a{64}", 'p'}, {"^(a|b)\\1$", 'p'}, {"\\bx", 'p'}, {"^\\p{L}+$", 'p'},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         struct forge_err err;
@@ -275,6 +284,10 @@ TEST(engines)
         CHECK_INT(forge_ecmare_engine(re), cases[k].engine);
         forge_ecmare_free(re);
     }
+    CHECK_INT(test1("^[a-z\xc3\xa0-\xc3\xbf]+$", "\xc3\xa9t\xc3\xa9"), 1);   /* été */
+    CHECK_INT(test1("^[a-z\xc3\xa0-\xc3\xbf]+$", "\xc4\x81"), 0);                /* ā */
+    CHECK_INT(test1("^\\u{1F600}\\s$", "\xf0\x9f\x98\x80\xe3\x80\x80"), 1);  /* U+3000 is \s */
+    CHECK_INT(test1("^\\u{1F600}\\s$", "\xf0\x9f\x98\x81 "), 0);
     /* the bit-parallel matcher where the DFA would be too large */
     CHECK_INT(test1("a[ab]{8}$", "bbbabbbbbbbb"), 1);
     CHECK_INT(test1("a[ab]{8}$", "bbbabbbbbbbba"), 0);
