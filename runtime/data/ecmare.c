@@ -1,6 +1,8 @@
 /* ECMA-262 regular expressions on PCRE2: a translation of the syntax where the two differ
  * (\s, \S, \v, ., \u escapes, [^] and []) and compilation with JavaScript's semantics for
- * $ (end only) and ASCII \d \w \b. */
+ * $ (end only) and ASCII \d \w \b. Regular patterns are also compiled into automata of their
+ * own (a fixed string, a DFA, or a bit-parallel position automaton), which answer every test
+ * without PCRE2 and without backtracking. */
 #define _GNU_SOURCE /* memmem */
 #include "data/schema_int.h"
 #include "base/alloc.h"
@@ -14,8 +16,8 @@
 
 /* Regular patterns (characters, classes, \d \w \s and their negations, '.', groups, '|', and
  * every greedy or lazy quantifier, with an optional leading ^ and trailing $) of at most 63
- * positions once counted quantifiers are expanded are matched by a bit-parallel Glushkov
- * automaton instead of PCRE2: no call setup, a few word operations per character. Only the
+ * positions once counted quantifiers are expanded are matched by a Glushkov automaton instead
+ * of PCRE2 (bit-parallel: a few word operations per character; or its DFA). Only the
  * verdict matters for `pattern`, so captures and laziness are irrelevant. A position is one
  * character set; bit p of the state says "the last character read matched position p". */
 struct nfa {
