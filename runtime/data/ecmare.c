@@ -25,14 +25,17 @@ struct nfa {
     int nk;                /* non-ASCII code points fall into nk intervals, */
     uint32_t kstart[64];   /* the k-th from kstart[k] (kstart[0] is 0x80) to the next start */
     uint64_t kmask[64];    /* positions whose set holds the k-th interval */
-    uint64_t first;        /* positions a match can start with */
-    uint64_t last;         /* positions a match can end with */
+    uint64_t first;        /* positions a match can start with at the start of the subject */
+    uint64_t first_any;    /* ... anywhere (not after a ^) */
+    uint64_t last;         /* positions a match can end with at the end of the subject */
+    uint64_t last_any;     /* ... anywhere (not before a $) */
     uint64_t sh;           /* positions followed by the next one (p -> p + 1) */
     uint64_t self;         /* positions followed by themselves */
     uint64_t exc;          /* positions with other followers, in fx[] */
     uint64_t fx[63];       /* those other followers */
-    bool bol, eol;         /* anchored at the start / at the end */
-    bool nullable;         /* the empty string matches */
+    bool bol, eol;         /* every branch anchored at the start (first_any 0) / at the end */
+    bool nullable;         /* the pattern matches in every subject (an empty match) */
+    bool nullable_empty;   /* ... in the empty subject (^$) */
     int n;                 /* positions */
     int litn;              /* > 0: the pattern is this many literal ASCII characters, in lit */
     char lit[64];
@@ -322,8 +325,9 @@ struct build {
     struct cset set[63];   /* each position's characters */
     uint64_t follow[63];   /* each position's followers */
     long work;             /* atoms parsed (copies re-parse their atom), bounded */
-    bool top_alt;          /* '|' outside any group */
-    bool eol;
+    bool br_bol, br_eol;   /* the top-level branch just parsed has ^ / $ */
+    uint64_t first, first_any, last, last_any; /* as in struct nfa, over the branches so far */
+    bool nullable, nullable_empty;
     uint32_t bnd[63 * MAXR * 2 + 1]; /* where the sets' non-ASCII ranges start and end */
 };
 
@@ -515,9 +519,14 @@ static bool parse_seq(struct build *b, size_t *i, int depth, struct frag *out)
     const char *pat = b->pat;
     size_t len = b->len;
     struct frag r = {0, 0, true};
+    if (depth == 0) {
+        b->br_bol = *i < len && pat[*i] == '^';
+        b->br_eol = false;
+        *i += b->br_bol;
+    }
     while (*i < len && pat[*i] != '|' && pat[*i] != ')') {
-        if (pat[*i] == '$' && *i + 1 == len && depth == 0) {
-            b->eol = true;
+        if (pat[*i] == '$' && depth == 0 && (*i + 1 == len || pat[*i + 1] == '|')) {
+            b->br_eol = true;
             (*i)++;
             break;
         }
@@ -550,22 +559,33 @@ static bool parse_seq(struct build *b, size_t *i, int depth, struct frag *out)
     return true;
 }
 
+/* Branches separated by '|'. At the top level each branch may have its own ^ and $: its first
+ * positions then start a match only at the start of the subject, its last ones end one only at
+ * the end. */
 static bool parse_alt(struct build *b, size_t *i, int depth, struct frag *out)
 {
-    if (!parse_seq(b, i, depth, out))
-        return false;
-    while (*i < b->len && b->pat[*i] == '|') {
-        (*i)++;
-        if (depth == 0)
-            b->top_alt = true;
+    memset(out, 0, sizeof *out);
+    for (;;) {
         struct frag y;
         if (!parse_seq(b, i, depth, &y))
             return false;
         out->first |= y.first;
         out->last |= y.last;
         out->nullable |= y.nullable;
+        if (depth == 0) {
+            b->first |= y.first;
+            b->first_any |= b->br_bol ? 0 : y.first;
+            b->last |= y.last;
+            b->last_any |= b->br_eol ? 0 : y.last;
+            if (y.nullable && b->br_bol && b->br_eol)
+                b->nullable_empty = true;
+            else if (y.nullable)
+                b->nullable = true;
+        }
+        if (*i >= b->len || b->pat[*i] != '|')
+            return true;
+        (*i)++;
     }
-    return true;
 }
 
 static void dfa_build(struct nfa *a);
@@ -585,23 +605,24 @@ static struct nfa *nfa_compile(const char *pat, size_t len)
     b->pat = pat;
     b->len = len;
     size_t i = 0;
-    bool bol = len && pat[0] == '^';
-    i = bol;
     struct frag whole;
     struct nfa *a = NULL;
-    if (!parse_alt(b, &i, 0, &whole) || i != len || (b->top_alt && (bol || b->eol)))
+    if (!parse_alt(b, &i, 0, &whole) || i != len)
         goto out;
     a = forge_calloc(1, sizeof *a);
     if (!a)
         goto out;
-    a->bol = bol;
-    a->eol = b->eol;
     a->n = b->n;
-    a->first = whole.first;
-    a->last = whole.last;
-    a->nullable = whole.nullable;
-    bool lit = b->n > 0 && !whole.nullable && whole.first == 1 &&
-               whole.last == (uint64_t)1 << (b->n - 1);
+    a->first = b->first;
+    a->first_any = b->first_any;
+    a->last = b->last;
+    a->last_any = b->last_any;
+    a->bol = !a->first_any;
+    a->eol = !a->last_any;
+    a->nullable = b->nullable;
+    a->nullable_empty = b->nullable_empty;
+    bool lit = b->n > 0 && !a->nullable && !a->nullable_empty && a->first == 1 &&
+               a->last == (uint64_t)1 << (b->n - 1);
     for (int p = 0; p < b->n; p++) {
         uint64_t bit = (uint64_t)1 << p, next = bit << 1;
         const struct cset *c = &b->set[p];
@@ -687,7 +708,7 @@ __attribute__((noinline)) static int char_kind(const struct nfa *a, const unsign
 static inline uint64_t nfa_step(const struct nfa *a, uint64_t d, uint64_t acc)
 {
     const uint64_t at_start = (uint64_t)1 << 63;
-    uint64_t r = (!a->bol || (d & at_start)) ? a->first : 0;
+    uint64_t r = (d & at_start) ? a->first : a->first_any;
     d &= ~at_start;
     r |= ((d & a->sh) << 1) | (d & a->self);
     for (uint64_t x = d & a->exc; x; x &= x - 1)
@@ -720,7 +741,7 @@ static void dfa_build(struct nfa *a)
     int ns = 1;
     int16_t slot[2 * MAXS]; /* open addressing: the state of each set */
     memset(slot, -1, sizeof slot);
-    sets[0] = a->bol ? (uint64_t)1 << 63 : 0;
+    sets[0] = a->first != a->first_any ? (uint64_t)1 << 63 : 0;
     slot[(sets[0] * 0x9E3779B97F4A7C15ull) >> 55] = 0;
     for (int k = 0; k < ns; k++) {
         for (int c = 0; c < ncls; c++) {
@@ -747,7 +768,7 @@ static void dfa_build(struct nfa *a)
         if (pass == 2)
             nacc = nr;
         for (int k = 0; k < ns; k++) {
-            bool acc = !a->eol && (sets[k] & a->last);
+            bool acc = (sets[k] & a->last_any) != 0;
             bool dead = !acc && a->bol && sets[k] == 0;
             if ((pass == 0 && !acc && !dead) || (pass == 1 && dead) || (pass == 2 && acc)) {
                 rank[k] = nr;
@@ -814,7 +835,7 @@ static int nfa_test(const struct nfa *a, const unsigned char *s, size_t n, bool 
             return !memcmp(s + n - m, a->lit, m) && utf8_valid(s, n - m);
         return memmem(s, n, a->lit, m) != NULL && utf8_valid(s, n);
     }
-    if (a->nullable && (!a->eol || !a->bol || n == 0))
+    if (a->nullable || (a->nullable_empty && n == 0))
         return utf8_valid(s, n);
     const struct dfa *f = use_dfa ? a->dfa : NULL;
     size_t i = 0;
@@ -841,7 +862,7 @@ static int nfa_test(const struct nfa *a, const unsigned char *s, size_t n, bool 
         }
         return f->end[st / f->ncls];
     }
-    uint64_t d = a->bol ? (uint64_t)1 << 63 : 0;
+    uint64_t d = a->first != a->first_any ? (uint64_t)1 << 63 : 0;
     while (i < n) {
         uint64_t acc;
         if (s[i] < 0x80) {
@@ -855,12 +876,10 @@ static int nfa_test(const struct nfa *a, const unsigned char *s, size_t n, bool 
             acc = a->kmask[k];
         }
         d = nfa_step(a, d, acc);
-        if (d & a->last) {
-            if (!a->eol)
-                return utf8_valid(s + i, n - i);
-        } else if (!d && a->bol) {
+        if (d & a->last_any)
+            return utf8_valid(s + i, n - i);
+        if (!d && a->bol)
             return 0;
-        }
     }
     return (d & a->last) != 0;
 }
