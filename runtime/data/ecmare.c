@@ -716,7 +716,8 @@ static inline uint64_t nfa_step(const struct nfa *a, uint64_t d, uint64_t acc)
     return r & acc;
 }
 
-/* Builds a->dfa by subset construction, or leaves it NULL past 256 states. */
+/* Builds a->dfa by subset construction, or leaves it NULL past 256 states or 16384 table
+ * entries. */
 static void dfa_build(struct nfa *a)
 {
     enum { MAXS = 256 };
@@ -751,8 +752,8 @@ static void dfa_build(struct nfa *a)
                 h = (h + 1) & (2 * MAXS - 1);
             int j = slot[h];
             if (j < 0) {
-                if (ns == MAXS)
-                    goto out;
+                if (ns == MAXS || (ns + 1) * ncls > 16384)
+                    goto out; /* bounds the table and the work of building it */
                 j = ns++;
                 sets[j] = d;
                 slot[h] = (int16_t)j;
