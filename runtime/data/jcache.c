@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#define CLASSES 16      /* usable sizes 16..271, in steps of 16 */
+#define CLASSES 16 /* usable sizes up to 232 bytes, in steps of 16 */
 #define PER_CLASS 1024
 
 struct block {
@@ -45,8 +45,9 @@ static void make_key(void)
 void *forge_jcache_malloc(size_t n)
 {
 #ifndef FORGE_SANITIZE
-    /* a block of class k has at least 16k usable bytes */
-    size_t k = (n + 15) / 16;
+    /* a block of class k has at least 16k - 8 usable bytes (glibc's chunks have 16k - 8:
+     * 24, 40, 56, ...) */
+    size_t k = n <= 24 ? 2 : (n + 23) / 16;
     if (k >= 1 && k < CLASSES && tc.head[k]) {
         struct block *b = tc.head[k];
         tc.head[k] = b->next;
@@ -62,7 +63,7 @@ void forge_jcache_free(void *p)
 #ifndef FORGE_SANITIZE
     if (!p)
         return;
-    size_t k = malloc_usable_size(p) / 16;
+    size_t k = (malloc_usable_size(p) + 8) / 16;
     if (k >= 1 && k < CLASSES && tc.n[k] < PER_CLASS) {
         if (!tc.on) { /* the first block cached: free the cache when the thread ends */
             pthread_once(&once, make_key);
