@@ -393,6 +393,89 @@ static int cmp_key(const void *a, const void *b)
 
 static cJSON *conv_value(struct conv *c, int idx, int depth);
 
+#define KEEP_MAX 32
+
+/* The object whose <n> pairs sit on the stack above <base> (key, value, ...), converted as
+ * conv_table does: keys in decoded order first, then the others sorted. Leaves the stack at
+ * <base>. */
+static cJSON *conv_kept(struct conv *c, int idx, int depth, int base, int n)
+{
+    lua_State *L = c->L;
+    struct key keys[KEEP_MAX];
+    int vidx[KEEP_MAX];
+    cJSON *obj = cJSON_CreateObject();
+    if (!obj) {
+        lua_settop(L, base);
+        forge_err_set(c->err, FORGE_ENOMEM, "out of memory converting a table to JSON");
+        return NULL;
+    }
+    int nkeys = 0, ordered = 0;
+    if (n >= 2) { /* one key has one order */
+        lua_pushvalue(L, idx);
+        lua_rawget(L, c->order);
+        ordered = lua_istable(L, -1);
+    } else {
+        lua_pushnil(L);
+    }
+    int order = lua_gettop(L);
+    if (ordered) {
+        lua_Integer m = (lua_Integer)lua_rawlen(L, order);
+        for (lua_Integer i = 1; i <= m && nkeys < n; i++) {
+            if (lua_rawgeti(L, order, i) == LUA_TSTRING) {
+                for (int j = 0; j < n; j++) {
+                    if (lua_rawequal(L, -1, base + 2 * j + 1)) {
+                        keys[nkeys].s = lua_tolstring(L, base + 2 * j + 1, &keys[nkeys].len);
+                        vidx[nkeys++] = base + 2 * j + 2;
+                        break;
+                    }
+                }
+            }
+            lua_pop(L, 1);
+        }
+    }
+    int nfirst = nkeys;
+    for (int j = 0; j < n && nkeys < n; j++) {
+        int k = base + 2 * j + 1;
+        if (ordered) {
+            lua_pushvalue(L, k);
+            int seen = lua_rawget(L, order) != LUA_TNIL;
+            lua_pop(L, 1);
+            if (seen)
+                continue;
+        }
+        keys[nkeys].s = lua_tolstring(L, k, &keys[nkeys].len);
+        vidx[nkeys++] = k + 1;
+    }
+    /* sort the rest with their values: an insertion sort, n is small */
+    for (int i = nfirst + 1; i < nkeys; i++) {
+        struct key kx = keys[i];
+        int vx = vidx[i], j = i - 1;
+        while (j >= nfirst && cmp_key(&keys[j], &kx) > 0) {
+            keys[j + 1] = keys[j];
+            vidx[j + 1] = vidx[j];
+            j--;
+        }
+        keys[j + 1] = kx;
+        vidx[j + 1] = vx;
+    }
+    for (int i = 0; i < nkeys; i++) {
+        if (charge(c, 2 * keys[i].len))
+            goto fail;
+        cJSON *item = conv_value(c, vidx[i], depth + 1);
+        if (!item) {
+            step_back(c, keys[i].s, 0);
+            goto fail;
+        }
+        cJSON_AddItemToObject(obj, keys[i].s, item);
+    }
+    lua_settop(L, base);
+    return obj;
+fail:
+    lua_settop(L, base);
+    cJSON_Delete(obj);
+    return NULL;
+}
+
 static cJSON *conv_table(struct conv *c, int idx, int depth)
 {
     lua_State *L = c->L;
@@ -417,10 +500,24 @@ static cJSON *conv_table(struct conv *c, int idx, int depth)
     int tagged_object = tag == 2;
     lua_Integer count = 0, maxint = 0;
     int nonint = 0;
+    /* A small table's pairs stay on the stack (key, value, key, value, ...) from this one
+     * pass, so its values need no second traversal nor a lookup per key. */
+    int base = lua_gettop(L), kept = 1;
     lua_pushnil(L);
     while (lua_next(L, idx)) {
-        lua_pop(L, 1);
         count++;
+        if (kept && count <= KEEP_MAX && lua_checkstack(L, 4)) {
+            lua_pushvalue(L, -2); /* the pair stays, a copy of the key goes on */
+        } else {
+            if (kept) { /* too many: keep only the key */
+                lua_pop(L, 1);
+                lua_replace(L, base + 1);
+                lua_settop(L, base + 1);
+                kept = 0;
+            } else {
+                lua_pop(L, 1);
+            }
+        }
         if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1) {
             lua_Integer k = lua_tointeger(L, -1);
             if (k > maxint)
@@ -429,18 +526,21 @@ static cJSON *conv_table(struct conv *c, int idx, int depth)
             size_t klen;
             const char *k = lua_tolstring(L, -1, &klen);
             if (strlen(k) != klen) {
-                lua_pop(L, 1);
+                lua_settop(L, base);
                 fail(c, "a table key with a NUL byte (JSON object keys here cannot hold one)");
                 return NULL;
             }
             nonint = 1;
         } else {
-            lua_pop(L, 1);
+            lua_settop(L, base);
             fail(c, "a table key that is neither a string nor a positive integer");
             return NULL;
         }
     }
     int as_array = tagged_array || (!tagged_object && !nonint && count > 0 && maxint == count);
+    if (kept && !as_array && nonint && maxint == 0)
+        return conv_kept(c, idx, depth, base, (int)count);
+    lua_settop(L, base);
     if (as_array) {
         if (nonint) {
             fail(c, "a JSON array (tagged with forge.json.array) has string keys");
