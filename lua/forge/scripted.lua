@@ -198,14 +198,16 @@ end
 
 -- forge.scripted(rules): a model value for forge.suite{model = ...}. When the suite is loaded,
 -- the rules are read once (__forge_rules, called by C): from then on the model answers from
--- that copy, so rules that are plain data can be answered without Lua.
+-- that copy, so rules that are plain data can be answered without Lua (unless the script put
+-- another function in the model's `respond`, which then answers every request).
 function M.new(rules)
   if type(rules) ~= "table" then error("forge.scripted: expected a list of rules", 2) end
   for i, rule in ipairs(rules) do check_rule(rule, i) end
   local live = rules
-  return setmetatable({ respond = function(req) return M.respond(live, req) end },
+  local function respond(req) return M.respond(live, req) end
+  return setmetatable({ respond = respond },
                       { __name = "forge.scripted", __forge_kind = "model",
-                        __forge_rules = function() live = copy(rules, {}); return live end })
+                        __forge_rules = function() live = copy(rules, {}); return live, respond end })
 end
 
 return M

@@ -628,11 +628,15 @@ static int model_plan(struct forge_vm *vm, int idx, struct forge_model *model, c
         lua_pop(L, 1);
         return 0;
     }
-    int rc = forge_vm_call(vm, 0, 1, err);
+    int rc = forge_vm_call(vm, 0, 2, err);
     if (rc)
         return rc;
+    /* a script that put its own function in `respond` has it answer every request */
+    rawfield(L, idx, "respond");
+    bool own = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
     cJSON *plan = NULL;
-    rc = protect(vm, -1, plan_job, &plan, name, err);
+    rc = own ? protect(vm, -1, plan_job, &plan, name, err) : 0;
     lua_pop(L, 1);
     if (rc || !plan) {
         cJSON_Delete(plan);

@@ -67,6 +67,13 @@ def main():
         got = a["turns"][1]["content"]
         if EXPECTED.get(tid) != got:
             failures.append(f"{tid}: answer {got!r}, expected {EXPECTED.get(tid)!r}")
+    # a model whose respond the script replaced: that function answers, once per request
+    tr = os.path.join(tmp, "wrap.jsonl")
+    p = subprocess.run([forge, "script", os.path.join(HERE, "wrap_suite.lua"), "-q", "--save-transcripts", tr],
+                       capture_output=True, timeout=120)
+    got = [json.loads(l)["turns"][1]["content"] for l in open(tr, encoding="utf-8")] if p.returncode == 0 else p
+    if got != ["reply A #1", "reply B #2"]:
+        failures.append(f"wrapped respond: {got!r}")
     for f in failures:
         print("FAIL", f)
     print(f"{len(c)} cases, {len(failures)} failures")
