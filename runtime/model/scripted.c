@@ -294,7 +294,9 @@ static int result_of(struct rres *r, struct val *v)
             return 0;
         struct forge_err err = {0};
         r->decoded = forge_json_parse(content->valuestring, len, "<input>", &err);
-        if (r->decoded && forge_json_nul_escape(content->valuestring, len) < len) {
+        /* "ok and v or m.content": a decoded false leaves the text, as does a \u0000 */
+        if (r->decoded && (cJSON_IsFalse(r->decoded) ||
+                           forge_json_nul_escape(content->valuestring, len) < len)) {
             cJSON_Delete(r->decoded);
             r->decoded = NULL;
         }
@@ -362,8 +364,6 @@ static int step(struct rctx *c, struct val *v, const char *p, size_t n, bool num
                     } else {
                         if (!result_of(r, &out))
                             return 0;
-                        if (out.k == V_JSON && cJSON_IsFalse(out.j))
-                            out.k = V_NIL;
                     }
                 }
             }

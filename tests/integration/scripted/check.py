@@ -20,6 +20,7 @@ EXPECTED = {
     "groups": "[][beta][false][beta][]",
     "numbers": "1.5 1e+20 9.007199254741e+15 0 7 9.2233720368548e+18 true  str -12",
     "errors": "boom|boom|plain text|false||text|",
+    "flag": "[false]",
     "table": '{"city":"Oslo","condition":"clear","temp_c":14}',
     "function": "fn Rome",
     "when": "when said yes",

@@ -22,6 +22,7 @@ local rules = {
   { case = "errors", steps = { { calls = { { name = "fail" }, { name = "text" }, { name = "flag" } } },
     { reply = "{{result}}|{{results.1.error}}|{{results.2.result}}|{{results.3.result}}|"
            .. "{{results.1.result}}|{{results.2.name}}|{{results.2.error}}" } } },
+  { case = "flag", steps = { { calls = { { name = "flag" } } }, { reply = "[{{result}}]" } } },
   { case = "table", steps = { { calls = { { name = "get_weather", arguments = { city = "Oslo" } } } },
     { reply = "{{result}}" } } },
   { case = "function", steps = { { calls = { { name = "get_weather", arguments = { city = "Rome" } } } },
@@ -72,7 +73,7 @@ local tools = {
 local cases = {}
 for _, c in ipairs {
   { "weather", "weather in Paris", true }, { "groups", "beta", true }, { "numbers", "n", true }, { "errors", "e", true },
-  { "table", "t" }, { "function", "f" }, { "when", "yes please" }, { "empty", "x" }, { "false", "x" },
+  { "flag", "f", true }, { "table", "t" }, { "function", "f" }, { "when", "yes please" }, { "empty", "x" }, { "false", "x" },
   { "number", "x" }, { "nested", "nested Oslo", true }, { "mutate", "m" }, { "multi-a", "été Lyon", true },
   { "multi-b", "no match here", true }, { "both", "b", true }, { "other", "hello", true }, { "when-no", "no" },
 } do
