@@ -545,21 +545,41 @@ static int render(struct rctx *c, const char *s, char **out)
     forge_buf_init(&a, MAX_TEXT);
     forge_buf_init(&b, MAX_TEXT);
     int rc = 1;
-    for (const char *p = s; *p && rc > 0; p++) {
-        if (*p == '$' && p[1] >= '0' && p[1] <= '9') {
-            int d = p[1] - '0';
-            p++;
-            if (d >= 1 && d < c->pairs && c->ov[2 * d] != (size_t)-1 &&
-                forge_buf_add(&a, c->message + c->ov[2 * d], c->ov[2 * d + 1] - c->ov[2 * d]))
+    const char *t = s;
+    size_t n = strlen(s);
+    if (memchr(s, '$', n)) {
+        for (const char *p = s; *p && rc > 0;) {
+            const char *d = strchr(p, '$');
+            size_t run = d ? (size_t)(d - p) : strlen(p);
+            if (run && forge_buf_add(&a, p, run))
                 rc = -1;
-        } else if (forge_buf_addc(&a, *p)) {
-            rc = -1;
+            p += run;
+            if (!d || rc < 0)
+                break;
+            if (p[1] >= '0' && p[1] <= '9') {
+                int k = p[1] - '0';
+                if (k >= 1 && k < c->pairs && c->ov[2 * k] != (size_t)-1 &&
+                    forge_buf_add(&a, c->message + c->ov[2 * k], c->ov[2 * k + 1] - c->ov[2 * k]))
+                    rc = -1;
+                p += 2;
+            } else {
+                if (forge_buf_addc(&a, '$'))
+                    rc = -1;
+                p++;
+            }
         }
+        t = a.data ? a.data : "";
+        n = a.len;
     }
-    const char *t = a.data ? a.data : "";
-    size_t n = a.len;
     for (size_t i = 0; i < n && rc > 0;) {
-        if (t[i] == '{' && i + 1 < n && t[i + 1] == '{') {
+        const char *o = memchr(t + i, '{', n - i);
+        size_t run = o ? (size_t)(o - (t + i)) : n - i;
+        if (run && forge_buf_add(&b, t + i, run))
+            rc = -1;
+        i += run;
+        if (i >= n || rc < 0)
+            break;
+        if (i + 1 < n && t[i + 1] == '{') {
             size_t j = i + 2;
             while (j < n && space(t[j]))
                 j++;
@@ -608,6 +628,22 @@ static int render_tree(struct rctx *c, cJSON *v)
     return 1;
 }
 
+/* Writes "_<v>" at <at> of <buf> (room for it), returns the new end. */
+static size_t add_int(char *buf, size_t at, int v)
+{
+    char digits[12];
+    int n = 0;
+    unsigned u = (unsigned)v;
+    do
+        digits[n++] = (char)('0' + u % 10);
+    while ((u /= 10) && n < 11);
+    buf[at++] = '_';
+    while (n)
+        buf[at++] = digits[--n];
+    buf[at] = '\0';
+    return at;
+}
+
 static cJSON *answer_msg(const char *finish, cJSON *content, cJSON *calls)
 {
     cJSON *out = cJSON_CreateObject();
@@ -647,11 +683,12 @@ static cJSON *answer_step(struct rctx *c, const struct pstep *st)
     for (int i = 0; calls && i < st->ncalls; i++) {
         cJSON *call = cJSON_CreateObject();
         cJSON *args = cJSON_Duplicate(st->calls[i].args, 1);
-        char id[64];
+        char id[64] = "call";
+        size_t at = 4;
         if (c->turn > 1)
-            snprintf(id, sizeof id, "call_%d_%d_%d", c->turn, c->round, i + 1);
-        else
-            snprintf(id, sizeof id, "call_%d_%d", c->round, i + 1);
+            at = add_int(id, at, c->turn);
+        at = add_int(id, at, c->round);
+        add_int(id, at, i + 1);
         if (!call || !args || !render_tree(c, args)) {
             cJSON_Delete(call);
             cJSON_Delete(args);

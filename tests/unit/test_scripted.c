@@ -78,6 +78,11 @@ TEST(data_rules_in_c)
         "{\"role\":\"tool\",\"tool_call_id\":\"call_1_1\",\"name\":\"get_weather\",\"is_error\":false,"
         "\"content\":\"{\\\"temp_c\\\":14,\\\"f\\\":1.5,\\\"big\\\":1e20}\"}]}";
     ASK(m, round2, "{\"finish_reason\":\"stop\",\"message\":{\"content\":\"Oslo: 14 1.5 1e+20 Oslo \",\"role\":\"assistant\"}}", 0);
+    /* a conversation's second user message: turn 2, round 1 again, ids with the turn */
+    ASK(m, "{\"case_id\":\"c1\",\"messages\":[{\"role\":\"user\",\"content\":\"in A\"},"
+           "{\"role\":\"assistant\",\"content\":\"ok\"},{\"role\":\"user\",\"content\":\"and in Bergen\"}]}",
+        "{\"finish_reason\":\"tool_calls\",\"message\":{\"content\":null,\"role\":\"assistant\",\"tool_calls\":"
+        "[{\"arguments\":{\"city\":\"Bergen\",\"n\":[1,{\"x\":\"1\"}]},\"id\":\"call_2_1_1\",\"name\":\"get_weather\"}]}}", 0);
     /* a rule without steps: an empty answer, still without Lua */
     ASK(m, "{\"case_id\":\"none\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
         "{\"finish_reason\":\"stop\",\"message\":{\"content\":\"\",\"role\":\"assistant\"}}", 0);
