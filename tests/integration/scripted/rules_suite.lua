@@ -22,6 +22,11 @@ local rules = {
   { case = "errors", steps = { { calls = { { name = "fail" }, { name = "text" }, { name = "flag" } } },
     { reply = "{{result}}|{{results.1.error}}|{{results.2.result}}|{{results.3.result}}|"
            .. "{{results.1.result}}|{{results.2.name}}|{{results.2.error}}" } } },
+  { case = "numcase", match = 5, reply = "five" },
+  { case = "holes", steps = { [1] = { calls = { { name = "text" } } }, [3] = { reply = "three" } } },
+  { case = "meta", match = "meta (\\w+)",
+    calls = { { name = "echo", arguments = setmetatable({ a = "$1" }, { __index = function() return "x" end }) } },
+    reply = "{{results.1.result.a}}" },
   { case = "flag", steps = { { calls = { { name = "flag" } } }, { reply = "[{{result}}]" } } },
   { case = "table", steps = { { calls = { { name = "get_weather", arguments = { city = "Oslo" } } } },
     { reply = "{{result}}" } } },
@@ -73,7 +78,7 @@ local tools = {
 local cases = {}
 for _, c in ipairs {
   { "weather", "weather in Paris", true }, { "groups", "beta", true }, { "numbers", "n", true }, { "errors", "e", true },
-  { "flag", "f", true }, { "table", "t" }, { "function", "f" }, { "when", "yes please" }, { "empty", "x" }, { "false", "x" },
+  { "flag", "f", true }, { "numcase", "has 5" }, { "holes", "h", true }, { "meta", "meta M" }, { "table", "t" }, { "function", "f" }, { "when", "yes please" }, { "empty", "x" }, { "false", "x" },
   { "number", "x" }, { "nested", "nested Oslo", true }, { "mutate", "m" }, { "multi-a", "été Lyon", true },
   { "multi-b", "no match here", true }, { "both", "b", true }, { "other", "hello", true }, { "when-no", "no" },
 } do
