@@ -9,7 +9,7 @@
 #ifndef FORGE_SANITIZE
 
 #define CLASSES 16 /* usable sizes up to 232 bytes, in steps of 16 */
-#define PER_CLASS 1024
+#define PER_CLASS 256
 
 struct block {
     struct block *next;
