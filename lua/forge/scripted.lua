@@ -181,12 +181,33 @@ function M.respond(rules, req)
   return { message = { role = "assistant", content = "" }, finish_reason = "stop" }
 end
 
--- forge.scripted(rules): a model value for forge.suite{model = ...}.
+-- A copy of the rules' own tables (plain or forge.json-tagged); functions, other values and
+-- tables with any other metatable are kept as they are.
+local function copy(v, seen)
+  if type(v) ~= "table" then return v end
+  if seen[v] then return seen[v] end
+  local mt = getmetatable(v)
+  local tag = mt ~= nil and (mt == getmetatable(json.array()) and json.array
+                             or mt == getmetatable(json.object()) and json.object)
+  if mt ~= nil and not tag then return v end
+  local out = {}
+  seen[v] = out
+  for k, x in next, v do out[k] = copy(x, seen) end
+  return tag and tag(out) or out
+end
+
+-- forge.scripted(rules): a model value for forge.suite{model = ...}. When the suite is loaded,
+-- the rules are read once (__forge_rules, called by C): from then on the model answers from
+-- that copy, so rules that are plain data can be answered without Lua (unless the script put
+-- another function in the model's `respond`, which then answers every request).
 function M.new(rules)
   if type(rules) ~= "table" then error("forge.scripted: expected a list of rules", 2) end
   for i, rule in ipairs(rules) do check_rule(rule, i) end
-  return setmetatable({ respond = function(req) return M.respond(rules, req) end },
-                      { __name = "forge.scripted", __forge_kind = "model" })
+  local live = rules
+  local function respond(req) return M.respond(live, req) end
+  return setmetatable({ respond = respond },
+                      { __name = "forge.scripted", __forge_kind = "model",
+                        __forge_rules = function() live = copy(rules, {}); return live, respond end })
 end
 
 return M

@@ -3,6 +3,7 @@
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/file.h"
+#include "data/jcache.h"
 #include "data/json.h"
 #include "data/schema.h"
 
@@ -198,6 +199,7 @@ int main(int argc, char **argv)
         overview(stderr);
         return FORGE_EXIT_USAGE;
     }
+    forge_jcache_install();
     const char *name = argv[1];
     if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0)
         name = "version";

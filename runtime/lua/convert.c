@@ -169,33 +169,47 @@ void forge_lua_push_scalar(lua_State *L, const cJSON *v)
     }
 }
 
-static void push_value(lua_State *L, const cJSON *v, int depth, int ordered)
+/* One JSON -> Lua conversion: the array and object metatables (and the key-order table, when
+ * ordered) sit on the stack at these indices for its whole length, looked up once. */
+struct push {
+    lua_State *L;
+    int ordered;
+    int amt, omt, order;
+};
+
+static void push_value(struct push *p, const cJSON *v, int depth)
 {
+    lua_State *L = p->L;
     if (depth > MAX_DEPTH)
         luaL_error(L, "JSON value nested deeper than %d levels", MAX_DEPTH);
     luaL_checkstack(L, 6, "JSON value nested too deeply");
     if (!cJSON_IsArray(v) && !cJSON_IsObject(v)) {
         forge_lua_push_scalar(L, v);
     } else if (cJSON_IsArray(v)) {
-        lua_createtable(L, cJSON_GetArraySize(v), 0);
+        int n = 0;
+        for (const cJSON *c = v->child; c; c = c->next)
+            n++;
+        lua_createtable(L, n, 0);
         lua_Integer i = 1;
         for (const cJSON *c = v->child; c; c = c->next) {
-            push_value(L, c, depth + 1, ordered);
+            push_value(p, c, depth + 1);
             lua_rawseti(L, -2, i++);
         }
-        set_tag_mt(L, ARRAY_MT);
+        lua_pushvalue(L, p->amt);
+        lua_setmetatable(L, -2);
     } else { /* an object */
         int n = 0;
         for (const cJSON *c = v->child; c; c = c->next)
             n++;
         lua_createtable(L, 0, n);
         int obj = lua_gettop(L);
-        if (!ordered || n < 2) {
+        if (!p->ordered || n < 2) {
             for (const cJSON *c = v->child; c; c = c->next) {
-                push_value(L, c, depth + 1, ordered);
+                push_value(p, c, depth + 1);
                 lua_setfield(L, obj, c->string);
             }
-            set_tag_mt(L, OBJECT_MT);
+            lua_pushvalue(L, p->omt);
+            lua_setmetatable(L, -2);
             return;
         }
         lua_createtable(L, n, n);
@@ -210,28 +224,62 @@ static void push_value(lua_State *L, const cJSON *v, int depth, int ordered)
                 lua_setfield(L, order, c->string);
             }
             lua_pop(L, 1);
-            push_value(L, c, depth + 1, ordered);
+            push_value(p, c, depth + 1);
             lua_setfield(L, obj, c->string); /* a later duplicate wins, as in JSON.parse */
         }
-        push_order_table(L);
         lua_pushvalue(L, obj);
         lua_pushvalue(L, order);
-        lua_rawset(L, -3);
-        lua_pop(L, 2);
-        set_tag_mt(L, OBJECT_MT);
+        lua_rawset(L, p->order);
+        lua_pop(L, 1);
+        lua_pushvalue(L, p->omt);
+        lua_setmetatable(L, -2);
     }
+}
+
+/* Pushes the shared metatable <key> with any __gc a script put there dropped first: scripts
+ * reach these through getmetatable, and lua_setmetatable from C would then register a
+ * finalizer, which runs with hooks off (a loop in it could never be stopped). */
+static void push_tag_mt(lua_State *L, const char *key)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, key);
+    lua_pushliteral(L, "__gc");
+    if (lua_rawget(L, -2) != LUA_TNIL) {
+        lua_pushliteral(L, "__gc");
+        lua_pushnil(L);
+        lua_rawset(L, -4);
+    }
+    lua_pop(L, 1);
+}
+
+static void push_json(lua_State *L, const cJSON *v, int ordered)
+{
+    ensure_types(L);
+    luaL_checkstack(L, 8, "converting JSON");
+    /* nothing during the conversion runs a script, so the metatables stay as checked here */
+    struct push p = {L, ordered, 0, 0, 0};
+    push_tag_mt(L, ARRAY_MT);
+    p.amt = lua_gettop(L);
+    push_tag_mt(L, OBJECT_MT);
+    p.omt = lua_gettop(L);
+    int n = 2;
+    if (ordered) {
+        push_order_table(L);
+        p.order = lua_gettop(L);
+        n++;
+    }
+    push_value(&p, v, 0);
+    lua_rotate(L, p.amt, 1); /* the value below the cached tables, then drop them */
+    lua_pop(L, n);
 }
 
 void forge_lua_push_json(lua_State *L, const cJSON *v)
 {
-    ensure_types(L);
-    push_value(L, v, 0, 1);
+    push_json(L, v, 1);
 }
 
 void forge_lua_push_json_unordered(lua_State *L, const cJSON *v)
 {
-    ensure_types(L);
-    push_value(L, v, 0, 0);
+    push_json(L, v, 0);
 }
 
 /* ---- Lua -> JSON ---- */
@@ -247,6 +295,9 @@ struct conv {
     const char *what;
     char whatbuf[64];
     char path[512];
+    /* stack indices of the array, object and view metatables and of the key-order table, looked
+     * up once per conversion */
+    int amt, omt, vmt, order;
 };
 
 /* A shared table is converted once per reference, so a small Lua value can stand for an
@@ -316,22 +367,15 @@ static int is_mt(lua_State *L, int idx, const char *key)
 
 /* The kind a table's metatable gives it: 0 none, 1 array, 2 object, 3 a read-only view,
  * 4 anything else. */
-static int table_tag(lua_State *L, int idx)
+static int table_tag(struct conv *c, int idx)
 {
+    lua_State *L = c->L;
     if (!lua_getmetatable(L, idx))
         return 0;
-    static const char *const keys[] = {ARRAY_MT, OBJECT_MT, "forge.view"};
-    for (int i = 0; i < 3; i++) {
-        lua_getfield(L, LUA_REGISTRYINDEX, keys[i]);
-        int same = lua_rawequal(L, -1, -2);
-        lua_pop(L, 1);
-        if (same) {
-            lua_pop(L, 1);
-            return i + 1;
-        }
-    }
+    int tag = lua_rawequal(L, -1, c->amt) ? 1 : lua_rawequal(L, -1, c->omt) ? 2
+            : lua_rawequal(L, -1, c->vmt) ? 3 : 4;
     lua_pop(L, 1);
-    return 4;
+    return tag;
 }
 
 struct key {
@@ -349,10 +393,93 @@ static int cmp_key(const void *a, const void *b)
 
 static cJSON *conv_value(struct conv *c, int idx, int depth);
 
+#define KEEP_MAX 32
+
+/* The object whose <n> pairs sit on the stack above <base> (key, value, ...), converted as
+ * conv_table does: keys in decoded order first, then the others sorted. Leaves the stack at
+ * <base>. */
+static cJSON *conv_kept(struct conv *c, int idx, int depth, int base, int n)
+{
+    lua_State *L = c->L;
+    struct key keys[KEEP_MAX];
+    int vidx[KEEP_MAX];
+    cJSON *obj = cJSON_CreateObject();
+    if (!obj) {
+        lua_settop(L, base);
+        forge_err_set(c->err, FORGE_ENOMEM, "out of memory converting a table to JSON");
+        return NULL;
+    }
+    int nkeys = 0, ordered = 0;
+    if (n >= 2) { /* one key has one order */
+        lua_pushvalue(L, idx);
+        lua_rawget(L, c->order);
+        ordered = lua_istable(L, -1);
+    } else {
+        lua_pushnil(L);
+    }
+    int order = lua_gettop(L);
+    if (ordered) {
+        lua_Integer m = (lua_Integer)lua_rawlen(L, order);
+        for (lua_Integer i = 1; i <= m && nkeys < n; i++) {
+            if (lua_rawgeti(L, order, i) == LUA_TSTRING) {
+                for (int j = 0; j < n; j++) {
+                    if (lua_rawequal(L, -1, base + 2 * j + 1)) {
+                        keys[nkeys].s = lua_tolstring(L, base + 2 * j + 1, &keys[nkeys].len);
+                        vidx[nkeys++] = base + 2 * j + 2;
+                        break;
+                    }
+                }
+            }
+            lua_pop(L, 1);
+        }
+    }
+    int nfirst = nkeys;
+    for (int j = 0; j < n && nkeys < n; j++) {
+        int k = base + 2 * j + 1;
+        if (ordered) {
+            lua_pushvalue(L, k);
+            int seen = lua_rawget(L, order) != LUA_TNIL;
+            lua_pop(L, 1);
+            if (seen)
+                continue;
+        }
+        keys[nkeys].s = lua_tolstring(L, k, &keys[nkeys].len);
+        vidx[nkeys++] = k + 1;
+    }
+    /* sort the rest with their values: an insertion sort, n is small */
+    for (int i = nfirst + 1; i < nkeys; i++) {
+        struct key kx = keys[i];
+        int vx = vidx[i], j = i - 1;
+        while (j >= nfirst && cmp_key(&keys[j], &kx) > 0) {
+            keys[j + 1] = keys[j];
+            vidx[j + 1] = vidx[j];
+            j--;
+        }
+        keys[j + 1] = kx;
+        vidx[j + 1] = vx;
+    }
+    for (int i = 0; i < nkeys; i++) {
+        if (charge(c, 2 * keys[i].len))
+            goto fail;
+        cJSON *item = conv_value(c, vidx[i], depth + 1);
+        if (!item) {
+            step_back(c, keys[i].s, 0);
+            goto fail;
+        }
+        cJSON_AddItemToObject(obj, keys[i].s, item);
+    }
+    lua_settop(L, base);
+    return obj;
+fail:
+    lua_settop(L, base);
+    cJSON_Delete(obj);
+    return NULL;
+}
+
 static cJSON *conv_table(struct conv *c, int idx, int depth)
 {
     lua_State *L = c->L;
-    int tag = table_tag(L, idx);
+    int tag = table_tag(c, idx);
     if (tag >= 3) {
         const cJSON *view = forge_lua_view_node(L, idx);
         if (view) { /* a read-only view: its tree, copied */
@@ -373,10 +500,24 @@ static cJSON *conv_table(struct conv *c, int idx, int depth)
     int tagged_object = tag == 2;
     lua_Integer count = 0, maxint = 0;
     int nonint = 0;
+    /* A small table's pairs stay on the stack (key, value, key, value, ...) from this one
+     * pass, so its values need no second traversal nor a lookup per key. */
+    int base = lua_gettop(L), kept = 1;
     lua_pushnil(L);
     while (lua_next(L, idx)) {
-        lua_pop(L, 1);
         count++;
+        if (kept && count <= KEEP_MAX && lua_checkstack(L, 4)) {
+            lua_pushvalue(L, -2); /* the pair stays, a copy of the key goes on */
+        } else {
+            if (kept) { /* too many: keep only the key */
+                lua_pop(L, 1);
+                lua_replace(L, base + 1);
+                lua_settop(L, base + 1);
+                kept = 0;
+            } else {
+                lua_pop(L, 1);
+            }
+        }
         if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1) {
             lua_Integer k = lua_tointeger(L, -1);
             if (k > maxint)
@@ -385,18 +526,21 @@ static cJSON *conv_table(struct conv *c, int idx, int depth)
             size_t klen;
             const char *k = lua_tolstring(L, -1, &klen);
             if (strlen(k) != klen) {
-                lua_pop(L, 1);
+                lua_settop(L, base);
                 fail(c, "a table key with a NUL byte (JSON object keys here cannot hold one)");
                 return NULL;
             }
             nonint = 1;
         } else {
-            lua_pop(L, 1);
+            lua_settop(L, base);
             fail(c, "a table key that is neither a string nor a positive integer");
             return NULL;
         }
     }
     int as_array = tagged_array || (!tagged_object && !nonint && count > 0 && maxint == count);
+    if (kept && !as_array && nonint && maxint == 0)
+        return conv_kept(c, idx, depth, base, (int)count);
+    lua_settop(L, base);
     if (as_array) {
         if (nonint) {
             fail(c, "a JSON array (tagged with forge.json.array) has string keys");
@@ -439,10 +583,8 @@ static cJSON *conv_table(struct conv *c, int idx, int depth)
         goto nomem_obj;
     int ordered = 0;
     if (count >= 2) { /* one key has one order */
-        push_order_table(L);
         lua_pushvalue(L, idx);
-        lua_rawget(L, -2);
-        lua_remove(L, -2);
+        lua_rawget(L, c->order);
         ordered = lua_istable(L, -1);
         if (ordered) {
             lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
@@ -577,7 +719,21 @@ cJSON *forge_lua_to_json(lua_State *L, int idx, struct forge_err *err)
     uint64_t timeout_ms = forge_vm_get_limits(vm).timeout_ms;
     if (timeout_ms && forge_vm_remaining_ms(vm) < 0)
         c.deadline_ns = forge_clock_ns() + timeout_ms * 1000000u;
-    cJSON *v = conv_value(&c, lua_absindex(L, idx), 0);
+    idx = lua_absindex(L, idx);
+    if (!lua_checkstack(L, 8)) {
+        forge_err_set(err, FORGE_ENOMEM, "out of memory converting a value to JSON");
+        return NULL;
+    }
+    lua_getfield(L, LUA_REGISTRYINDEX, ARRAY_MT);
+    c.amt = lua_gettop(L);
+    lua_getfield(L, LUA_REGISTRYINDEX, OBJECT_MT);
+    c.omt = lua_gettop(L);
+    lua_getfield(L, LUA_REGISTRYINDEX, "forge.view");
+    c.vmt = lua_gettop(L);
+    push_order_table(L);
+    c.order = lua_gettop(L);
+    cJSON *v = conv_value(&c, idx, 0);
+    lua_pop(L, 4);
     if (!v && c.what)
         forge_err_set(err, FORGE_EINVAL, "%s%s%s", c.path, c.path[0] ? ": " : "", c.what);
     if (!v && err && !err->msg[0]) /* a cJSON allocation failed */

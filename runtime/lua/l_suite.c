@@ -334,6 +334,317 @@ static int add_case(struct forge_vm *vm, int i, const char *where, void *ud, str
     return 0;
 }
 
+static int protect(struct forge_vm *vm, int idx,
+                   int (*fn)(struct forge_vm *, int, void *, const char *, struct forge_err *),
+                   void *out, const char *where, struct forge_err *err);
+
+/* ---- the scripted rules as data (forge_scripted_set_plan) ----
+ * Read raw from the rules' copy that __forge_rules made; whatever is not plain data the C engine
+ * evaluates exactly as lua/forge/scripted.lua does is marked {"lua": true}. */
+
+/* 1 when the table at <idx> has no metatable or a forge.json one. */
+static bool plain_table(lua_State *L, int idx)
+{
+    if (!lua_getmetatable(L, idx))
+        return true;
+    bool json = false;
+    static const char *const keys[] = {"forge.json.array", "forge.json.object"};
+    for (int i = 0; i < 2 && !json; i++) {
+        lua_getfield(L, LUA_REGISTRYINDEX, keys[i]);
+        json = lua_rawequal(L, -1, -2);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return json;
+}
+
+/* 1 when the value at <idx> is data the C engine copies as the Lua engine would: strings,
+ * numbers, booleans, forge.json.null and plain or forge.json tables of these. */
+static bool plain_data(lua_State *L, int idx, int depth)
+{
+    idx = lua_absindex(L, idx);
+    switch (lua_type(L, idx)) {
+    case LUA_TSTRING:
+    case LUA_TNUMBER:
+    case LUA_TBOOLEAN:
+        return true;
+    case LUA_TUSERDATA: {
+        lua_getfield(L, LUA_REGISTRYINDEX, "forge.json.null");
+        bool null = lua_rawequal(L, -1, idx);
+        lua_pop(L, 1);
+        return null;
+    }
+    case LUA_TTABLE:
+        break;
+    default:
+        return false;
+    }
+    if (depth > 64 || !plain_table(L, idx) || !lua_checkstack(L, 4))
+        return false;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        if (!plain_data(L, -1, depth + 1)) {
+            lua_pop(L, 2);
+            return false;
+        }
+        lua_pop(L, 1);
+    }
+    return true;
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+    return strcmp((*(cJSON *const *)a)->string, (*(cJSON *const *)b)->string);
+}
+
+/* Sorts the keys of every object in <v>, as a table the Lua engine builds converts. */
+static int sort_members(cJSON *v)
+{
+    int n = 0;
+    for (cJSON *c = v->child; c; c = c->next, n++)
+        if (sort_members(c))
+            return FORGE_ENOMEM;
+    if (!cJSON_IsObject(v) || n < 2)
+        return 0;
+    cJSON **a = forge_malloc((size_t)n * sizeof *a);
+    if (!a)
+        return FORGE_ENOMEM;
+    int i = 0;
+    for (cJSON *c = v->child; c; c = c->next)
+        a[i++] = c;
+    qsort(a, (size_t)n, sizeof *a, cmp_member);
+    for (i = 0; i < n; i++) {
+        a[i]->prev = i ? a[i - 1] : a[n - 1];
+        a[i]->next = i + 1 < n ? a[i + 1] : NULL;
+    }
+    v->child = a[0];
+    forge_free(a);
+    return 0;
+}
+
+/* The arguments of a scripted call (the value at <idx>, or {} when nil) as the Lua engine sends
+ * them: json.object of a copy, keys sorted. NULL when it is not plain data or not an object. */
+static cJSON *plan_args(lua_State *L, int idx)
+{
+    if (lua_isnil(L, idx))
+        return cJSON_CreateObject();
+    if (!lua_istable(L, idx) || !plain_data(L, idx, 0))
+        return NULL;
+    struct forge_err err = {0};
+    cJSON *v = forge_lua_to_json(L, idx, &err);
+    if (cJSON_IsArray(v) && !v->child) { /* json.object makes an empty array an object */
+        cJSON_Delete(v);
+        v = cJSON_CreateObject();
+    }
+    if (!cJSON_IsObject(v) || sort_members(v)) {
+        cJSON_Delete(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* A string without a NUL byte at <idx>, or NULL. */
+static const char *plan_text(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) != LUA_TSTRING)
+        return NULL;
+    size_t len;
+    const char *s = lua_tolstring(L, idx, &len);
+    return strlen(s) == len ? s : NULL;
+}
+
+/* One step from its calls (at <calls>, nil for none) and reply (at <reply>), added to <steps>. */
+static void plan_step(lua_State *L, int calls, int reply, cJSON *steps)
+{
+    cJSON *st = cJSON_CreateObject();
+    if (!st)
+        return;
+    cJSON_AddItemToArray(steps, st);
+    bool lua = false;
+    const char *text = plan_text(L, reply);
+    if (lua_toboolean(L, calls)) {
+        lua = !lua_istable(L, calls) || !plain_table(L, calls) || (lua_toboolean(L, reply) && !text);
+        cJSON *list = lua ? NULL : cJSON_AddArrayToObject(st, "calls");
+        for (lua_Integer i = 1; list && !lua && lua_rawgeti(L, calls, i) != LUA_TNIL; i++) {
+            int c = lua_gettop(L);
+            const char *name = NULL;
+            cJSON *args = NULL;
+            if (lua_istable(L, c) && plain_table(L, c)) {
+                lua_pushliteral(L, "name");
+                lua_rawget(L, c);
+                name = plan_text(L, -1);
+                lua_pushliteral(L, "arguments");
+                lua_rawget(L, c);
+                args = name ? plan_args(L, lua_gettop(L)) : NULL;
+            }
+            cJSON *call = cJSON_CreateObject();
+            if (call && args) {
+                cJSON_AddItemToArray(list, call);
+                cJSON_AddStringToObject(call, "name", name);
+                cJSON_AddItemToObject(call, "arguments", args);
+            } else {
+                cJSON_Delete(call);
+                cJSON_Delete(args);
+                lua = true;
+            }
+            lua_settop(L, c - 1);
+        }
+        if (!lua && text)
+            cJSON_AddStringToObject(st, "reply", text);
+        lua_settop(L, reply > calls ? reply : calls);
+    } else if (!lua_toboolean(L, reply)) {
+        cJSON_AddStringToObject(st, "reply", "");
+    } else if (text) {
+        cJSON_AddStringToObject(st, "reply", text);
+    } else {
+        lua = true;
+    }
+    if (lua)
+        cJSON_AddTrueToObject(st, "lua");
+}
+
+static void plan_rule(lua_State *L, int rule, cJSON *rules)
+{
+    cJSON *r = cJSON_CreateObject();
+    if (!r)
+        return;
+    cJSON_AddItemToArray(rules, r);
+    if (!lua_istable(L, rule) || !plain_table(L, rule) || !lua_checkstack(L, 12)) {
+        cJSON_AddTrueToObject(r, "lua");
+        return;
+    }
+    int top = lua_gettop(L);
+    static const char *const keys[] = {"case", "match", "when", "steps", "calls", "reply"};
+    for (int i = 0; i < 6; i++) {
+        lua_pushstring(L, keys[i]);
+        lua_rawget(L, rule);
+    }
+    int kcase = top + 1, kmatch = top + 2, kwhen = top + 3, ksteps = top + 4, kcalls = top + 5,
+        kreply = top + 6;
+    bool lua = false;
+    if (!lua_isnil(L, kcase)) {
+        cJSON *ids = cJSON_AddArrayToObject(r, "case");
+        if (lua_istable(L, kcase)) {
+            lua = !plain_table(L, kcase);
+            for (lua_Integer i = 1; !lua && lua_rawgeti(L, kcase, i) != LUA_TNIL; i++) {
+                if (lua_type(L, -1) == LUA_TSTRING)
+                    lua = !plan_text(L, -1) || !cJSON_AddItemToArray(ids, cJSON_CreateString(lua_tostring(L, -1)));
+                lua_pop(L, 1);
+            }
+            lua_settop(L, kreply);
+        } else if (lua_type(L, kcase) == LUA_TSTRING) {
+            lua = !plan_text(L, kcase) || !cJSON_AddItemToArray(ids, cJSON_CreateString(lua_tostring(L, kcase)));
+        }
+    }
+    if (lua_toboolean(L, kmatch)) {
+        if (plan_text(L, kmatch))
+            cJSON_AddStringToObject(r, "match", lua_tostring(L, kmatch));
+        else
+            lua = true;
+    }
+    if (lua_toboolean(L, kwhen))
+        cJSON_AddTrueToObject(r, "when");
+    cJSON *steps = cJSON_AddArrayToObject(r, "steps");
+    if (lua_toboolean(L, ksteps)) {
+        lua_Integer n = 0;
+        if (!lua_istable(L, ksteps) || !plain_table(L, ksteps)) {
+            lua = true;
+        } else {
+            lua_pushnil(L);
+            while (lua_next(L, ksteps)) {
+                lua_pop(L, 1);
+                if (lua_isinteger(L, -1) && lua_tointeger(L, -1) > n)
+                    n = lua_tointeger(L, -1);
+            }
+            lua = n > 1000;
+        }
+        for (lua_Integer i = 1; !lua && i <= n; i++) {
+            int t = lua_rawgeti(L, ksteps, i), st = lua_gettop(L);
+            if (t == LUA_TNIL) {
+                cJSON_AddItemToArray(steps, cJSON_CreateNull());
+            } else if (t != LUA_TTABLE || !plain_table(L, st)) {
+                cJSON *x = cJSON_CreateObject();
+                cJSON_AddItemToArray(steps, x);
+                cJSON_AddTrueToObject(x, "lua");
+            } else {
+                lua_pushliteral(L, "calls");
+                lua_rawget(L, st);
+                lua_pushliteral(L, "reply");
+                lua_rawget(L, st);
+                plan_step(L, st + 1, st + 2, steps);
+            }
+            lua_settop(L, kreply);
+        }
+    } else {
+        if (lua_toboolean(L, kcalls)) {
+            lua_pushnil(L);
+            plan_step(L, kcalls, lua_gettop(L), steps);
+            lua_settop(L, kreply);
+        }
+        if (!lua_isnil(L, kreply)) {
+            lua_pushnil(L);
+            plan_step(L, lua_gettop(L), kreply, steps);
+        }
+    }
+    if (lua)
+        cJSON_AddTrueToObject(r, "lua");
+    lua_settop(L, top);
+}
+
+/* Builds *out, the plan of the rules table at <idx> (a raise leaves a partial tree there). */
+static int plan_job(struct forge_vm *vm, int idx, void *out, const char *where,
+                    struct forge_err *err)
+{
+    (void)where;
+    lua_State *L = forge_vm_state(vm);
+    cJSON **plan = out;
+    *plan = cJSON_CreateArray();
+    if (!*plan)
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    if (!lua_istable(L, idx) || !plain_table(L, idx)) { /* no plan: Lua answers */
+        cJSON_Delete(*plan);
+        *plan = NULL;
+        return 0;
+    }
+    for (lua_Integer i = 1; lua_rawgeti(L, idx, i) != LUA_TNIL; i++) {
+        plan_rule(L, lua_gettop(L), *plan);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return 0;
+}
+
+/* Gives the scripted model made from the table at <idx> its rules as data, when the table has
+ * them (__forge_rules). */
+static int model_plan(struct forge_vm *vm, int idx, struct forge_model *model, const char *name,
+                      struct forge_err *err)
+{
+    lua_State *L = forge_vm_state(vm);
+    if (!lua_getmetatable(L, idx))
+        return 0;
+    rawfield(L, -1, "__forge_rules");
+    lua_remove(L, -2);
+    if (lua_type(L, -1) != LUA_TFUNCTION) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    int rc = forge_vm_call(vm, 0, 2, err);
+    if (rc)
+        return rc;
+    /* a script that put its own function in `respond` has it answer every request */
+    rawfield(L, idx, "respond");
+    bool own = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    cJSON *plan = NULL;
+    rc = own ? protect(vm, -1, plan_job, &plan, name, err) : 0;
+    lua_pop(L, 1);
+    if (rc || !plan) {
+        cJSON_Delete(plan);
+        return rc;
+    }
+    return forge_scripted_set_plan(model, plan, err);
+}
+
 static int model_of(struct forge_vm *vm, int idx, const char *name, struct forge_model **model,
                     struct forge_err *err)
 {
@@ -347,7 +658,14 @@ static int model_of(struct forge_vm *vm, int idx, const char *name, struct forge
         return forge_err_set(err, FORGE_EINVAL, "model: expected forge.scripted{...} or a "
                              "\"provider:model\" string");
     *model = forge_scripted_new(fn, forge_lua_callable_free, name, err);
-    return *model ? 0 : err->code;
+    if (!*model)
+        return err->code;
+    int rc = model_plan(vm, idx, *model, name, err);
+    if (rc) {
+        forge_model_free(*model);
+        *model = NULL;
+    }
+    return rc;
 }
 
 static int gate(lua_State *L, int idx, const char *key, bool *has, double *val, double lo,

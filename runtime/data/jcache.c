@@ -1,0 +1,102 @@
+/* Per-thread cache of small freed cJSON blocks: see jcache.h. */
+#include "data/jcache.h"
+
+#include <cjson/cJSON.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#ifndef FORGE_SANITIZE
+
+#define CLASSES 16 /* usable sizes up to 232 bytes, in steps of 16 */
+#define PER_CLASS 256
+
+struct block {
+    struct block *next;
+};
+
+struct cache {
+    struct block *head[CLASSES];
+    unsigned n[CLASSES];
+    int on; /* registered for the thread's end */
+};
+
+static _Thread_local struct cache tc;
+static pthread_key_t key;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void drain(void *unused)
+{
+    (void)unused;
+    for (int k = 0; k < CLASSES; k++) {
+        while (tc.head[k]) {
+            struct block *b = tc.head[k];
+            tc.head[k] = b->next;
+            free(b);
+        }
+        tc.n[k] = 0;
+    }
+    tc.on = 0; /* a later free (another destructor's) registers again */
+}
+
+static void make_key(void)
+{
+    pthread_key_create(&key, drain);
+}
+
+void *forge_jcache_malloc(size_t n)
+{
+    /* a block of class k has at least 16k - 8 usable bytes (glibc's chunks have 16k - 8:
+     * 24, 40, 56, ...) */
+    size_t k = n <= 24 ? 2 : (n + 23) / 16;
+    if (k < CLASSES && tc.head[k]) {
+        struct block *b = tc.head[k];
+        tc.head[k] = b->next;
+        tc.n[k]--;
+        return b;
+    }
+    return malloc(n);
+}
+
+void forge_jcache_free(void *p)
+{
+    if (!p)
+        return;
+    size_t k = (malloc_usable_size(p) + 8) / 16;
+    if (k >= 1 && k < CLASSES && tc.n[k] < PER_CLASS) {
+        if (!tc.on) { /* the first block cached: free the cache when the thread ends */
+            pthread_once(&once, make_key);
+            if (pthread_setspecific(key, &tc) != 0) {
+                free(p);
+                return;
+            }
+            tc.on = 1;
+        }
+        struct block *b = p;
+        b->next = tc.head[k];
+        tc.head[k] = b;
+        tc.n[k]++;
+        return;
+    }
+    free(p);
+}
+
+#else /* sanitizers check every allocation: no cache */
+
+void *forge_jcache_malloc(size_t n)
+{
+    return malloc(n);
+}
+
+void forge_jcache_free(void *p)
+{
+    free(p);
+}
+
+#endif
+
+void forge_jcache_install(void)
+{
+    cJSON_Hooks hooks = {forge_jcache_malloc, forge_jcache_free};
+    cJSON_InitHooks(&hooks);
+}
