@@ -25,18 +25,21 @@ struct lfn {
     int ref; /* the function in the Lua registry */
 };
 
-/* Pushes fn, run, expected: run (and expected, when a table) as read-only views of the C trees,
- * so an assertion that reads two fields pays for two fields. Runs protected (may raise on
- * memory). */
-static int push_args(lua_State *L)
+/* Calls the function with run and expected: run (and expected, when a table) as read-only views
+ * of the C trees, so an assertion that reads two fields pays for two fields. Runs under
+ * forge_vm_call (its limits cover the views' memory too); returns the function's first two
+ * results. */
+static int run_assertion(lua_State *L)
 {
     struct lfn *f = lua_touserdata(L, 1);
-    const cJSON *args = lua_touserdata(L, 2);
+    const cJSON *run = lua_touserdata(L, 2), *expected = lua_touserdata(L, 3);
+    lua_settop(L, 0);
     lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
     forge_lua_views_begin(L);
-    forge_lua_push_view(L, cJSON_GetObjectItemCaseSensitive(args, "run"));
-    forge_lua_push_view(L, cJSON_GetObjectItemCaseSensitive(args, "expected"));
-    return 3;
+    forge_lua_push_view(L, run);
+    forge_lua_push_view(L, expected);
+    lua_call(L, 2, 2);
+    return 2;
 }
 
 static int call_locked(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err);
@@ -60,16 +63,15 @@ static int call_locked(void *ctx, const cJSON *args, cJSON **out, struct forge_e
     lua_State *L = forge_vm_state(f->vm);
     int top = lua_gettop(L);
     *out = NULL;
-    lua_pushcfunction(L, push_args);
+    const cJSON *run = cJSON_GetObjectItemCaseSensitive(args, "run");
+    const cJSON *expected = cJSON_GetObjectItemCaseSensitive(args, "expected");
+    if (!run || !expected)
+        return forge_err_set(err, FORGE_EINVAL, "a custom assertion is called with {run, expected}");
+    lua_pushcfunction(L, run_assertion);
     lua_pushlightuserdata(L, f);
-    lua_pushlightuserdata(L, (void *)args);
-    int status = lua_pcall(L, 2, 3, 0);
-    if (status != LUA_OK) {
-        forge_vm_pcall_error(f->vm, status, "custom assertion", err);
-        lua_settop(L, top);
-        return err->code;
-    }
-    int rc = forge_vm_call(f->vm, 2, 2, err);
+    lua_pushlightuserdata(L, (void *)run);
+    lua_pushlightuserdata(L, (void *)expected);
+    int rc = forge_vm_call(f->vm, 3, 2, err);
     if (rc) {
         lua_settop(L, top);
         return rc;
