@@ -176,22 +176,20 @@ static int view_tostring(lua_State *L)
     return 1;
 }
 
-void forge_lua_views_begin(lua_State *L)
+void forge_lua_views_push_state(lua_State *L)
 {
     /* The tables live on from scope to scope (emptied at each end): a call pays for the views
      * it makes, not for a scope. */
-    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &MT_KEY) == LUA_TTABLE) {
-        lua_pop(L, 1);
+    luaL_checkstack(L, 8, "forge.view");
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &NODES_KEY) == LUA_TTABLE) {
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &PROXIES_KEY);
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &MT_KEY);
         return;
     }
     lua_pop(L, 1);
-    luaL_checkstack(L, 8, "forge.view");
     lua_newtable(L);
     lua_newtable(L);
-    if (!luaL_newmetatable(L, VIEW_MT)) { /* a state has one set of views */
-        lua_pop(L, 3);
-        return;
-    }
+    luaL_newmetatable(L, VIEW_MT); /* the registry's name for it, which convert.c looks for */
     static const luaL_Reg mm[] = {
         {"__index", view_index}, {"__newindex", view_newindex}, {"__len", view_len},
         {"__pairs", view_pairs}, {"__tostring", view_tostring}, {NULL, NULL},
@@ -202,40 +200,23 @@ void forge_lua_views_begin(lua_State *L)
     luaL_setfuncs(L, mm, 3); /* upvalues: nodes, proxies, the metatable itself */
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &MT_KEY);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &PROXIES_KEY);
+    lua_pushvalue(L, -3);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &NODES_KEY);
+    lua_pushvalue(L, -2);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &PROXIES_KEY);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &MT_KEY);
 }
 
-void forge_lua_push_view(lua_State *L, const cJSON *v)
+void forge_lua_push_view_at(lua_State *L, const cJSON *v, int nodes, int proxies, int mt)
 {
-    if (!(v->type & (cJSON_Object | cJSON_Array))) {
-        forge_lua_push_scalar(L, v);
-        return;
-    }
-    luaL_checkstack(L, 6, "forge.view");
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &NODES_KEY);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROXIES_KEY);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &MT_KEY);
-    int top = lua_gettop(L);
-    push_node(L, v, top - 2, top - 1, top);
-    lua_replace(L, top - 2);
-    lua_pop(L, 2);
+    push_node(L, v, nodes, proxies, mt);
 }
 
-void forge_lua_views_end(lua_State *L)
+void forge_lua_views_end_at(lua_State *L, int nodes, int proxies)
 {
-    /* Forget every view of the scope. Removing entries while traversing is allowed, and
-     * nothing here allocates, so this cannot raise. */
-    if (!lua_checkstack(L, 4))
-        return;
-    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &PROXIES_KEY) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        return;
-    }
-    int proxies = lua_gettop(L);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &NODES_KEY);
-    int nodes = lua_gettop(L);
+    /* Removing entries while traversing is allowed, and nothing here allocates, so this
+     * cannot raise. */
     lua_pushnil(L);
     while (lua_next(L, proxies)) {
         lua_pushnil(L);
@@ -244,5 +225,38 @@ void forge_lua_views_end(lua_State *L)
         lua_pushnil(L);
         lua_rawset(L, proxies); /* proxies[node] = nil */
     }
+}
+
+void forge_lua_views_begin(lua_State *L)
+{
+    forge_lua_views_push_state(L);
+    lua_pop(L, 3);
+}
+
+void forge_lua_push_view(lua_State *L, const cJSON *v)
+{
+    if (!(v->type & (cJSON_Object | cJSON_Array))) {
+        forge_lua_push_scalar(L, v);
+        return;
+    }
+    forge_lua_views_push_state(L);
+    int top = lua_gettop(L);
+    push_node(L, v, top - 2, top - 1, top);
+    lua_replace(L, top - 2);
+    lua_pop(L, 2);
+}
+
+void forge_lua_views_end(lua_State *L)
+{
+    /* Forget every view of the scope. */
+    if (!lua_checkstack(L, 4))
+        return;
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &NODES_KEY) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROXIES_KEY);
+    int top = lua_gettop(L);
+    forge_lua_views_end_at(L, top - 1, top);
     lua_pop(L, 2);
 }

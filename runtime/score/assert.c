@@ -31,6 +31,7 @@ struct call {
     const cJSON *args;   /* object (borrowed or owned by run.owned) or NULL */
     const cJSON *error;  /* non-null error value or NULL */
     const cJSON *obj;    /* the call object */
+    const cJSON *result, *round, *turn_id; /* members of the call and of its turn, or NULL */
     int group;           /* calls with the same group were issued in one round */
 };
 
@@ -1415,8 +1416,6 @@ static void check_verifiers(struct ctx *c)
     forge_buf_free(&b);
 }
 
-static bool is_agent(const cJSON *turn);
-
 /* The `run` record a custom assertion receives, as cJSON nodes laid out in one block that refer
  * to the trajectory (and to arguments parsed from text, owned by the run): nothing is copied and
  * no node is allocated on its own. The nodes are never passed to cJSON_Delete; the block is freed
@@ -1494,38 +1493,31 @@ static cJSON *build_record(const cJSON *traj, const struct run *r, struct record
     calls->type = cJSON_Array | cJSON_StringIsConst;
     calls->string = (char *)"tool_calls";
     add_node(v, calls);
-    const cJSON *turns = cJSON_GetObjectItemCaseSensitive(traj, "turns"), *t, *k;
-    int i = 0;
-    cJSON_ArrayForEach(t, turns) {
-        if (!is_agent(t)) continue;
-        const cJSON *tid = cJSON_GetObjectItemCaseSensitive(t, "turn_id");
-        cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(t, "tool_calls")) {
-            if (i >= r->ncalls) break;
-            const struct call *c = &r->calls[i++];
-            cJSON *o = n++;
-            memset(o, 0, sizeof *o);
-            o->type = cJSON_Object;
-            add_node(calls, o);
-            cJSON *name = n++;
-            memset(name, 0, sizeof *name);
-            name->type = cJSON_String | cJSON_IsReference | cJSON_StringIsConst;
-            name->string = (char *)"name";
-            name->valuestring = (char *)c->name;
-            add_node(o, name);
-            if (c->args) {
-                add_ref(o, n++, "arguments", c->args); /* parsed from text: owned by the run */
-            } else {
-                cJSON *a = n++;
-                memset(a, 0, sizeof *a);
-                a->type = cJSON_Object | cJSON_StringIsConst;
-                a->string = (char *)"arguments";
-                add_node(o, a);
-            }
-            add_ref(o, n++, "result", cJSON_GetObjectItemCaseSensitive(k, "result"));
-            add_ref(o, n++, "error", c->error);
-            add_ref(o, n++, "round", cJSON_GetObjectItemCaseSensitive(k, "round"));
-            add_ref(o, n++, "turn_id", tid);
+    for (int i = 0; i < r->ncalls; i++) {
+        const struct call *c = &r->calls[i];
+        cJSON *o = n++;
+        memset(o, 0, sizeof *o);
+        o->type = cJSON_Object;
+        add_node(calls, o);
+        cJSON *name = n++;
+        memset(name, 0, sizeof *name);
+        name->type = cJSON_String | cJSON_IsReference | cJSON_StringIsConst;
+        name->string = (char *)"name";
+        name->valuestring = (char *)c->name;
+        add_node(o, name);
+        if (c->args) {
+            add_ref(o, n++, "arguments", c->args); /* parsed from text: owned by the run */
+        } else {
+            cJSON *a = n++;
+            memset(a, 0, sizeof *a);
+            a->type = cJSON_Object | cJSON_StringIsConst;
+            a->string = (char *)"arguments";
+            add_node(o, a);
         }
+        add_ref(o, n++, "result", c->result);
+        add_ref(o, n++, "error", c->error);
+        add_ref(o, n++, "round", c->round);
+        add_ref(o, n++, "turn_id", c->turn_id);
     }
     add_ref(v, n++, "trajectory", traj);
     /* absent when unmeasured, so that a script sees nil */
@@ -1616,16 +1608,10 @@ static void check_custom(struct ctx *c, const cJSON *traj)
 
 /* ---- the run view ---- */
 
-static bool is_agent(const cJSON *turn)
-{
-    const char *role = forge_json_str(turn, "role");
-    return role && (strcmp(role, "agent") == 0 || strcmp(role, "assistant") == 0);
-}
-
 /* The members of a turn that scoring reads, found in one pass over the turn. */
 struct turn_view {
     bool agent;
-    const cJSON *content, *latency, *calls;
+    const cJSON *content, *latency, *calls, *turn_id;
 };
 
 static void scan_turn(const cJSON *t, struct turn_view *v)
@@ -1642,7 +1628,10 @@ static void scan_turn(const cJSON *t, struct turn_view *v)
             break;
         case 'c': if (strcmp(k, "content") == 0) v->content = it; break;
         case 'l': if (strcmp(k, "latency_ms") == 0) v->latency = it; break;
-        case 't': if (strcmp(k, "tool_calls") == 0) v->calls = it; break;
+        case 't':
+            if (strcmp(k, "tool_calls") == 0) v->calls = it;
+            else if (strcmp(k, "turn_id") == 0) v->turn_id = it;
+            break;
         default: break;
         }
     }
@@ -1682,6 +1671,7 @@ static int build_run(const cJSON *traj, struct run *r)
             c->obj = k;
             c->name = "";
             const cJSON *a = NULL, *e = NULL, *rd = NULL;
+            c->turn_id = tv.turn_id;
             cJSON_ArrayForEach(it, k) {
                 const char *key = it->string;
                 if (!key) continue;
@@ -1689,7 +1679,10 @@ static int build_run(const cJSON *traj, struct run *r)
                 case 'n': if (strcmp(key, "name") == 0 && cJSON_IsString(it)) c->name = it->valuestring; break;
                 case 'a': if (strcmp(key, "arguments") == 0) a = it; break;
                 case 'e': if (strcmp(key, "error") == 0) e = it; break;
-                case 'r': if (strcmp(key, "round") == 0) rd = it; break;
+                case 'r':
+                    if (strcmp(key, "round") == 0) rd = it;
+                    else if (strcmp(key, "result") == 0) c->result = it;
+                    break;
                 default: break;
                 }
             }
@@ -1706,6 +1699,7 @@ static int build_run(const cJSON *traj, struct run *r)
             }
             c->args = a;
             c->error = e && !cJSON_IsNull(e) && !cJSON_IsFalse(e) ? e : NULL;
+            c->round = rd;
             if (cJSON_IsNumber(rd) && rd->valueint == last_round) c->group = group;
             else c->group = ++group;
             last_round = cJSON_IsNumber(rd) ? rd->valueint : -1;
