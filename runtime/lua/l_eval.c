@@ -91,12 +91,17 @@ static int run_assertion(lua_State *L)
 {
     struct call_io *io = lua_touserdata(L, 1);
     lua_settop(L, 0);
+    /* run and expected at 1 and 2 (kept there to end them), the function and its arguments */
+    forge_lua_push_view_at(L, io->run, NODES_UP, 0, MT_UP);
+    forge_lua_push_view_at(L, io->expected, NODES_UP, 0, MT_UP);
     lua_pushvalue(L, FN_UP);
-    forge_lua_push_view_at(L, io->run, NODES_UP, PROXIES_UP, MT_UP);
-    forge_lua_push_view_at(L, io->expected, NODES_UP, PROXIES_UP, MT_UP);
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
     lua_call(L, 2, 2);
     io->rc = convert_result(L, io);
-    lua_settop(L, 0);
+    lua_settop(L, 2);
+    forge_lua_view_end_one(L, 1, NODES_UP);
+    forge_lua_view_end_one(L, 2, NODES_UP);
     forge_lua_views_end_at(L, NODES_UP, PROXIES_UP);
     io->ended = true;
     return 0;

@@ -52,7 +52,8 @@ static const cJSON *check_view(lua_State *L)
 }
 
 /* Pushes <v>: a scalar as a value, an object or array as its proxy (made on first use). The
- * tables are at <nodes>, <proxies> and the metatable at <mt>. */
+ * tables are at <nodes>, <proxies> and the metatable at <mt>; with <proxies> 0 the proxy is a new
+ * one, not kept for later reads. */
 static void push_node(lua_State *L, const cJSON *v, int nodes, int proxies, int mt)
 {
     if (!(v->type & (cJSON_Object | cJSON_Array))) {
@@ -60,14 +61,18 @@ static void push_node(lua_State *L, const cJSON *v, int nodes, int proxies, int 
         return;
     }
     luaL_checkstack(L, 3, "forge.view");
-    if (lua_rawgetp(L, proxies, v) == LUA_TTABLE)
-        return;
-    lua_pop(L, 1);
+    if (proxies) {
+        if (lua_rawgetp(L, proxies, v) == LUA_TTABLE)
+            return;
+        lua_pop(L, 1);
+    }
     lua_createtable(L, 0, 0);
     lua_pushvalue(L, mt);
     lua_setmetatable(L, -2);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, proxies, v); /* proxies[node] = proxy */
+    if (proxies) {
+        lua_pushvalue(L, -1);
+        lua_rawsetp(L, proxies, v); /* proxies[node] = proxy */
+    }
     lua_pushvalue(L, -1);
     lua_pushlightuserdata(L, (void *)v);
     lua_rawset(L, nodes); /* nodes[proxy] = node */
@@ -213,6 +218,15 @@ void forge_lua_push_view_at(lua_State *L, const cJSON *v, int nodes, int proxies
     push_node(L, v, nodes, proxies, mt);
 }
 
+void forge_lua_view_end_one(lua_State *L, int idx, int nodes)
+{
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return;
+    lua_pushvalue(L, idx);
+    lua_pushnil(L);
+    lua_rawset(L, nodes); /* nodes[proxy] = nil: an existing key, so nothing is allocated */
+}
+
 void forge_lua_views_end_at(lua_State *L, int nodes, int proxies)
 {
     /* Removing entries while traversing is allowed, and nothing here allocates, so this
@@ -258,5 +272,13 @@ void forge_lua_views_end(lua_State *L)
     lua_rawgetp(L, LUA_REGISTRYINDEX, &PROXIES_KEY);
     int top = lua_gettop(L);
     forge_lua_views_end_at(L, top - 1, top);
+    /* and the views that were not kept in proxies (see forge_lua_view_end_one) */
+    lua_pushnil(L);
+    while (lua_next(L, top - 1)) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, -1);
+        lua_pushnil(L);
+        lua_rawset(L, top - 1);
+    }
     lua_pop(L, 2);
 }

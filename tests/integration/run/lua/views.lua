@@ -10,8 +10,13 @@ forge.assertion("keep", function(run, expected)
            traj = run.trajectory.turns, expected = expected, it = it, state = state }
   return run.tool_calls == run.tool_calls and #run.tool_calls == 2 and run.tool_calls[1].arguments.city == "Paris"
 end)
+-- and kept by a call that then fails
+forge.assertion("keep_and_fail", function(run, expected)
+  kept.failed_run, kept.failed_expected = run, expected
+  error("failing on purpose")
+end)
 forge.assertion("kept_views_die", function(run)
-  local dead = { "run", "calls", "call", "args", "traj", "expected" }
+  local dead = { "run", "calls", "call", "args", "traj", "expected", "failed_run", "failed_expected" }
   for _, k in ipairs(dead) do
     local ok, err = pcall(function() return kept[k][1] or kept[k].x end)
     if ok or not err:find("valid only during the call", 1, true) then return false, k .. ": " .. tostring(err) end
