@@ -1629,8 +1629,8 @@ static void scan_turn(const cJSON *t, struct turn_view *v)
         case 'c': if (strcmp(k, "content") == 0) v->content = it; break;
         case 'l': if (strcmp(k, "latency_ms") == 0) v->latency = it; break;
         case 't':
-            if (strcmp(k, "tool_calls") == 0) v->calls = it;
-            else if (strcmp(k, "turn_id") == 0) v->turn_id = it;
+            if (k[1] == 'o' && strcmp(k, "tool_calls") == 0) v->calls = it;
+            else if (k[1] == 'u' && strcmp(k, "turn_id") == 0) v->turn_id = it;
             break;
         default: break;
         }
@@ -1680,8 +1680,8 @@ static int build_run(const cJSON *traj, struct run *r)
                 case 'a': if (strcmp(key, "arguments") == 0) a = it; break;
                 case 'e': if (strcmp(key, "error") == 0) e = it; break;
                 case 'r':
-                    if (strcmp(key, "round") == 0) rd = it;
-                    else if (strcmp(key, "result") == 0) c->result = it;
+                    if (key[1] == 'o' && strcmp(key, "round") == 0) rd = it;
+                    else if (key[1] == 'e' && strcmp(key, "result") == 0) c->result = it;
                     break;
                 default: break;
                 }
