@@ -37,7 +37,8 @@ struct call_io {
 #define NODES_UP lua_upvalueindex(1)
 #define PROXIES_UP lua_upvalueindex(2)
 #define MT_UP lua_upvalueindex(3)
-#define FN_UP lua_upvalueindex(4)
+#define SLOTS_UP lua_upvalueindex(4)
+#define FN_UP lua_upvalueindex(5)
 
 /* The result at -2 (value) and -1 (optional reason) as the registry's contract wants it: the
  * value, or [value, reason]. Never raises. */
@@ -91,18 +92,13 @@ static int run_assertion(lua_State *L)
 {
     struct call_io *io = lua_touserdata(L, 1);
     lua_settop(L, 0);
-    /* run and expected at 1 and 2 (kept there to end them), the function and its arguments */
-    forge_lua_push_view_at(L, io->run, NODES_UP, 0, MT_UP);
-    forge_lua_push_view_at(L, io->expected, NODES_UP, 0, MT_UP);
     lua_pushvalue(L, FN_UP);
-    lua_pushvalue(L, 1);
-    lua_pushvalue(L, 2);
+    forge_lua_push_arg_view(L, io->run, MT_UP, SLOTS_UP, 0);
+    forge_lua_push_arg_view(L, io->expected, MT_UP, SLOTS_UP, 1);
     lua_call(L, 2, 2);
     io->rc = convert_result(L, io);
-    lua_settop(L, 2);
-    forge_lua_view_end_one(L, 1, NODES_UP);
-    forge_lua_view_end_one(L, 2, NODES_UP);
-    forge_lua_views_end_at(L, NODES_UP, PROXIES_UP);
+    lua_settop(L, 0);
+    forge_lua_views_end_at(L, NODES_UP, PROXIES_UP, SLOTS_UP);
     io->ended = true;
     return 0;
 }
@@ -192,7 +188,7 @@ static int l_assertion(lua_State *L)
         return luaL_error(L, "forge.assertion: \"%s\" is already registered", name);
     forge_lua_views_push_state(L);
     lua_pushvalue(L, base + 1);
-    lua_pushcclosure(L, run_assertion, 4);
+    lua_pushcclosure(L, run_assertion, 5);
     int ref = luaL_ref(L, LUA_REGISTRYINDEX);
     struct lfn *f = forge_malloc(sizeof *f);
     if (!f) {

@@ -7,18 +7,33 @@
  * (node -> proxy, so a value read twice is the same table). Both sit in the registry under the
  * addresses below, and are the first two upvalues of every metamethod, which so find a proxy's
  * node with one raw lookup. */
-static const char NODES_KEY = 0, PROXIES_KEY = 0, MT_KEY = 0;
+static const char NODES_KEY = 0, PROXIES_KEY = 0, MT_KEY = 0, SLOTS_KEY = 0;
 static const char VIEW_MT[] = "forge.view";
 #define NODES_UP lua_upvalueindex(1)
 #define PROXIES_UP lua_upvalueindex(2)
 #define MT_UP lua_upvalueindex(3)
+#define SLOTS_UP lua_upvalueindex(4)
+
+/* The arguments of a call (forge_lua_push_arg_view) are known by their table's address, kept
+ * here (a userdata, the fourth upvalue) instead of in the nodes table: a table that a script
+ * still holds is never freed, so no other table can take its address while the slot names it,
+ * and ending the call empties the slots. */
+struct slots {
+    const void *proxy[FORGE_LUA_ARG_VIEWS];
+    const cJSON *node[FORGE_LUA_ARG_VIEWS];
+};
 
 /* The node behind the proxy at <idx>, or NULL when it is not a view of the current scope.
- * <nodes> is the index of the nodes table. */
-static const cJSON *lookup(lua_State *L, int nodes, int idx)
+ * <nodes> and <slots> are the indices of the nodes table and of the slots. */
+static const cJSON *lookup(lua_State *L, int nodes, int slots, int idx)
 {
     if (lua_type(L, idx) != LUA_TTABLE)
         return NULL;
+    const void *p = lua_topointer(L, idx);
+    const struct slots *sl = lua_touserdata(L, slots);
+    for (int i = 0; i < FORGE_LUA_ARG_VIEWS; i++)
+        if (sl->proxy[i] == p)
+            return sl->node[i];
     lua_pushvalue(L, idx);
     const cJSON *v = lua_rawget(L, nodes) == LUA_TLIGHTUSERDATA ? lua_touserdata(L, -1) : NULL;
     lua_pop(L, 1);
@@ -34,15 +49,16 @@ const cJSON *forge_lua_view_node(lua_State *L, int idx)
         lua_pop(L, 1);
         return NULL;
     }
-    const cJSON *v = lookup(L, lua_gettop(L), idx);
-    lua_pop(L, 1);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &SLOTS_KEY);
+    const cJSON *v = lookup(L, lua_gettop(L) - 1, lua_gettop(L), idx);
+    lua_pop(L, 2);
     return v;
 }
 
 /* The node of the view argument 1 of a metamethod, raising when the scope has ended. */
 static const cJSON *check_view(lua_State *L)
 {
-    const cJSON *v = lookup(L, NODES_UP, 1);
+    const cJSON *v = lookup(L, NODES_UP, SLOTS_UP, 1);
     if (!v) {
         luaL_checktype(L, 1, LUA_TTABLE);
         luaL_error(L, "this read-only view (of a run record, a case or a call) is valid only "
@@ -52,8 +68,7 @@ static const cJSON *check_view(lua_State *L)
 }
 
 /* Pushes <v>: a scalar as a value, an object or array as its proxy (made on first use). The
- * tables are at <nodes>, <proxies> and the metatable at <mt>; with <proxies> 0 the proxy is a new
- * one, not kept for later reads. */
+ * tables are at <nodes>, <proxies> and the metatable at <mt>. */
 static void push_node(lua_State *L, const cJSON *v, int nodes, int proxies, int mt)
 {
     if (!(v->type & (cJSON_Object | cJSON_Array))) {
@@ -61,18 +76,14 @@ static void push_node(lua_State *L, const cJSON *v, int nodes, int proxies, int 
         return;
     }
     luaL_checkstack(L, 3, "forge.view");
-    if (proxies) {
-        if (lua_rawgetp(L, proxies, v) == LUA_TTABLE)
-            return;
-        lua_pop(L, 1);
-    }
+    if (lua_rawgetp(L, proxies, v) == LUA_TTABLE)
+        return;
+    lua_pop(L, 1);
     lua_createtable(L, 0, 0);
     lua_pushvalue(L, mt);
     lua_setmetatable(L, -2);
-    if (proxies) {
-        lua_pushvalue(L, -1);
-        lua_rawsetp(L, proxies, v); /* proxies[node] = proxy */
-    }
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, proxies, v); /* proxies[node] = proxy */
     lua_pushvalue(L, -1);
     lua_pushlightuserdata(L, (void *)v);
     lua_rawset(L, nodes); /* nodes[proxy] = node */
@@ -167,7 +178,8 @@ static int view_pairs(lua_State *L)
     lua_pushvalue(L, NODES_UP);
     lua_pushvalue(L, PROXIES_UP);
     lua_pushvalue(L, MT_UP);
-    lua_pushcclosure(L, view_next, 3);
+    lua_pushvalue(L, SLOTS_UP);
+    lua_pushcclosure(L, view_next, 4);
     lua_pushvalue(L, 1);
     lua_pushnil(L);
     return 3;
@@ -185,32 +197,40 @@ void forge_lua_views_push_state(lua_State *L)
 {
     /* The tables live on from scope to scope (emptied at each end): a call pays for the views
      * it makes, not for a scope. */
-    luaL_checkstack(L, 8, "forge.view");
+    luaL_checkstack(L, 10, "forge.view");
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, &NODES_KEY) == LUA_TTABLE) {
         lua_rawgetp(L, LUA_REGISTRYINDEX, &PROXIES_KEY);
         lua_rawgetp(L, LUA_REGISTRYINDEX, &MT_KEY);
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &SLOTS_KEY);
         return;
     }
     lua_pop(L, 1);
     lua_newtable(L);
     lua_newtable(L);
     luaL_newmetatable(L, VIEW_MT); /* the registry's name for it, which convert.c looks for */
+    struct slots *sl = lua_newuserdatauv(L, sizeof *sl, 0);
+    memset(sl, 0, sizeof *sl);
     static const luaL_Reg mm[] = {
         {"__index", view_index}, {"__newindex", view_newindex}, {"__len", view_len},
         {"__pairs", view_pairs}, {"__tostring", view_tostring}, {NULL, NULL},
     };
-    lua_pushvalue(L, -3);
-    lua_pushvalue(L, -3);
-    lua_pushvalue(L, -3);
-    luaL_setfuncs(L, mm, 3); /* upvalues: nodes, proxies, the metatable itself */
+    lua_pushvalue(L, -2);
+    lua_pushvalue(L, -5);
+    lua_pushvalue(L, -5);
+    lua_pushvalue(L, -5);
+    lua_pushvalue(L, -5);
+    luaL_setfuncs(L, mm, 4); /* upvalues: nodes, proxies, the metatable itself, the slots */
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
-    lua_pushvalue(L, -3);
+    lua_pop(L, 1);
+    lua_pushvalue(L, -4);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &NODES_KEY);
-    lua_pushvalue(L, -2);
+    lua_pushvalue(L, -3);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &PROXIES_KEY);
-    lua_pushvalue(L, -1);
+    lua_pushvalue(L, -2);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &MT_KEY);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &SLOTS_KEY);
 }
 
 void forge_lua_push_view_at(lua_State *L, const cJSON *v, int nodes, int proxies, int mt)
@@ -218,19 +238,27 @@ void forge_lua_push_view_at(lua_State *L, const cJSON *v, int nodes, int proxies
     push_node(L, v, nodes, proxies, mt);
 }
 
-void forge_lua_view_end_one(lua_State *L, int idx, int nodes)
+void forge_lua_push_arg_view(lua_State *L, const cJSON *v, int mt, int slots, int i)
 {
-    if (lua_type(L, idx) != LUA_TTABLE)
+    if (!(v->type & (cJSON_Object | cJSON_Array))) {
+        forge_lua_push_scalar(L, v);
         return;
-    lua_pushvalue(L, idx);
-    lua_pushnil(L);
-    lua_rawset(L, nodes); /* nodes[proxy] = nil: an existing key, so nothing is allocated */
+    }
+    luaL_checkstack(L, 2, "forge.view");
+    lua_createtable(L, 0, 0);
+    lua_pushvalue(L, mt);
+    lua_setmetatable(L, -2);
+    struct slots *sl = lua_touserdata(L, slots);
+    sl->proxy[i] = lua_topointer(L, -1);
+    sl->node[i] = v;
 }
 
-void forge_lua_views_end_at(lua_State *L, int nodes, int proxies)
+void forge_lua_views_end_at(lua_State *L, int nodes, int proxies, int slots)
 {
     /* Removing entries while traversing is allowed, and nothing here allocates, so this
      * cannot raise. */
+    struct slots *sl = lua_touserdata(L, slots);
+    memset(sl, 0, sizeof *sl);
     lua_pushnil(L);
     while (lua_next(L, proxies)) {
         lua_pushnil(L);
@@ -244,7 +272,7 @@ void forge_lua_views_end_at(lua_State *L, int nodes, int proxies)
 void forge_lua_views_begin(lua_State *L)
 {
     forge_lua_views_push_state(L);
-    lua_pop(L, 3);
+    lua_pop(L, 4);
 }
 
 void forge_lua_push_view(lua_State *L, const cJSON *v)
@@ -255,30 +283,23 @@ void forge_lua_push_view(lua_State *L, const cJSON *v)
     }
     forge_lua_views_push_state(L);
     int top = lua_gettop(L);
-    push_node(L, v, top - 2, top - 1, top);
-    lua_replace(L, top - 2);
-    lua_pop(L, 2);
+    push_node(L, v, top - 3, top - 2, top - 1);
+    lua_replace(L, top - 3);
+    lua_pop(L, 3);
 }
 
 void forge_lua_views_end(lua_State *L)
 {
     /* Forget every view of the scope. */
-    if (!lua_checkstack(L, 4))
+    if (!lua_checkstack(L, 7))
         return;
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, &NODES_KEY) != LUA_TTABLE) {
         lua_pop(L, 1);
         return;
     }
     lua_rawgetp(L, LUA_REGISTRYINDEX, &PROXIES_KEY);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &SLOTS_KEY);
     int top = lua_gettop(L);
-    forge_lua_views_end_at(L, top - 1, top);
-    /* and the views that were not kept in proxies (see forge_lua_view_end_one) */
-    lua_pushnil(L);
-    while (lua_next(L, top - 1)) {
-        lua_pop(L, 1);
-        lua_pushvalue(L, -1);
-        lua_pushnil(L);
-        lua_rawset(L, top - 1);
-    }
-    lua_pop(L, 2);
+    forge_lua_views_end_at(L, top - 2, top - 1, top);
+    lua_pop(L, 3);
 }

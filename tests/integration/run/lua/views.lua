@@ -15,8 +15,14 @@ forge.assertion("keep_and_fail", function(run, expected)
   kept.failed_run, kept.failed_expected = run, expected
   error("failing on purpose")
 end)
+-- and kept by the last call of a case, when the next call's expected value is not a table
+forge.assertion("keep_last", function(run, expected)
+  kept.last_run, kept.last_expected = run, expected
+  return expected.k == 3
+end)
 forge.assertion("kept_views_die", function(run)
-  local dead = { "run", "calls", "call", "args", "traj", "expected", "failed_run", "failed_expected" }
+  local dead = { "run", "calls", "call", "args", "traj", "expected", "failed_run", "failed_expected",
+                 "last_run", "last_expected" }
   for _, k in ipairs(dead) do
     local ok, err = pcall(function() return kept[k][1] or kept[k].x end)
     if ok or not err:find("valid only during the call", 1, true) then return false, k .. ": " .. tostring(err) end
