@@ -25,83 +25,112 @@ struct lfn {
     int ref; /* the function in the Lua registry */
 };
 
-/* Pushes fn, run, expected: run (and expected, when a table) as read-only views of the C trees,
- * so an assertion that reads two fields pays for two fields. Runs protected (may raise on
- * memory). */
-static int push_args(lua_State *L)
+/* One call's inputs and outputs, shared between call and run_assertion. */
+struct call_io {
+    const cJSON *run, *expected;
+    cJSON *out;           /* the converted result */
+    int rc;               /* the conversion's failure */
+    struct forge_err *err;
+    bool ended;           /* the views of the call are gone */
+};
+
+#define NODES_UP lua_upvalueindex(1)
+#define PROXIES_UP lua_upvalueindex(2)
+#define MT_UP lua_upvalueindex(3)
+#define SLOTS_UP lua_upvalueindex(4)
+#define FN_UP lua_upvalueindex(5)
+
+/* The result at -2 (value) and -1 (optional reason) as the registry's contract wants it: the
+ * value, or [value, reason]. Never raises. */
+static int convert_result(lua_State *L, struct call_io *io)
 {
-    struct lfn *f = lua_touserdata(L, 1);
-    const cJSON *args = lua_touserdata(L, 2);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
-    forge_lua_views_begin(L);
-    forge_lua_push_view(L, cJSON_GetObjectItemCaseSensitive(args, "run"));
-    forge_lua_push_view(L, cJSON_GetObjectItemCaseSensitive(args, "expected"));
-    return 3;
+    io->out = NULL;
+    int vt = lua_type(L, -2);
+    if (vt == LUA_TNIL)
+        return 0;
+    cJSON *v;
+    if (vt == LUA_TBOOLEAN) {
+        v = cJSON_CreateBool(lua_toboolean(L, -2));
+        if (!v)
+            return forge_err_set(io->err, FORGE_ENOMEM, "out of memory");
+    } else {
+        v = forge_lua_to_json(L, -2, io->err);
+        if (!v) {
+            forge_err_prefix(io->err, "the custom assertion returned a value JSON cannot hold");
+            return FORGE_ELUA;
+        }
+    }
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        size_t rlen;
+        const char *reason = lua_tolstring(L, -1, &rlen);
+        if (strlen(reason) != rlen) {
+            cJSON_Delete(v);
+            return forge_err_set(io->err, FORGE_ELUA, "the custom assertion's reason contains a NUL "
+                                 "byte");
+        }
+        cJSON *pair = cJSON_CreateArray();
+        cJSON *why = pair ? cJSON_CreateString(reason) : NULL;
+        if (!why) {
+            cJSON_Delete(pair);
+            cJSON_Delete(v);
+            return forge_err_set(io->err, FORGE_ENOMEM, "out of memory");
+        }
+        cJSON_AddItemToArray(pair, v);
+        cJSON_AddItemToArray(pair, why);
+        v = pair;
+    }
+    io->out = v;
+    return 0;
 }
 
-static int call_locked(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err);
+/* The closure a registered assertion is called through (upvalues: the view state and the
+ * function). Runs under forge_vm_call, whose limits cover the views' memory too: calls the
+ * function with run and expected, run (and expected, when a table) as read-only views of the C
+ * trees, so an assertion that reads two fields pays for two fields; converts what it returns
+ * while the views live (it may be one), then ends them. */
+static int run_assertion(lua_State *L)
+{
+    struct call_io *io = lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    lua_pushvalue(L, FN_UP);
+    forge_lua_push_arg_view(L, io->run, MT_UP, SLOTS_UP, 0);
+    forge_lua_push_arg_view(L, io->expected, MT_UP, SLOTS_UP, 1);
+    lua_call(L, 2, 2);
+    io->rc = convert_result(L, io);
+    lua_settop(L, 0);
+    forge_lua_views_end_at(L, NODES_UP, PROXIES_UP, SLOTS_UP);
+    io->ended = true;
+    return 0;
+}
 
 /* Cases may run on several threads; the VM serves one at a time. */
 static int call(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err)
 {
     struct lfn *f = ctx;
+    *out = NULL;
+    struct call_io io = {cJSON_GetObjectItemCaseSensitive(args, "run"),
+                         cJSON_GetObjectItemCaseSensitive(args, "expected"), NULL, 0, err, false};
+    if (!io.run || !io.expected)
+        return forge_err_set(err, FORGE_EINVAL, "a custom assertion is called with {run, expected}");
     forge_vm_lock(f->vm);
-    int rc = call_locked(ctx, args, out, err);
-    /* The views die with the call (the value returned, which may be one, is converted by now):
-     * a script that kept one gets an error, never the freed tree. */
-    forge_lua_views_end(forge_vm_state(f->vm));
-    forge_vm_unlock(f->vm);
-    return rc;
-}
-
-static int call_locked(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err)
-{
-    struct lfn *f = ctx;
     lua_State *L = forge_vm_state(f->vm);
     int top = lua_gettop(L);
-    *out = NULL;
-    lua_pushcfunction(L, push_args);
-    lua_pushlightuserdata(L, f);
-    lua_pushlightuserdata(L, (void *)args);
-    int status = lua_pcall(L, 2, 3, 0);
-    if (status != LUA_OK) {
-        forge_vm_pcall_error(f->vm, status, "custom assertion", err);
-        lua_settop(L, top);
-        return err->code;
-    }
-    int rc = forge_vm_call(f->vm, 2, 2, err);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
+    lua_pushlightuserdata(L, &io);
+    int rc = forge_vm_call(f->vm, 1, 0, err);
+    if (!rc)
+        rc = io.rc;
+    /* The views die with the call (what it returned is converted by now): a script that kept
+     * one gets an error, never the freed tree. */
+    if (!io.ended)
+        forge_lua_views_end(L);
+    lua_settop(L, top);
+    forge_vm_unlock(f->vm);
     if (rc) {
-        lua_settop(L, top);
+        cJSON_Delete(io.out);
         return rc;
     }
-    /* value at -2, optional reason at -1 */
-    cJSON *v = lua_isnil(L, -2) ? NULL : forge_lua_to_json(L, -2, err);
-    if (!v && !lua_isnil(L, -2)) {
-        forge_err_prefix(err, "the custom assertion returned a value JSON cannot hold");
-        lua_settop(L, top);
-        return FORGE_ELUA;
-    }
-    if (v && lua_type(L, -1) == LUA_TSTRING) {
-        size_t rlen;
-        const char *reason = lua_tolstring(L, -1, &rlen);
-        if (strlen(reason) != rlen) {
-            cJSON_Delete(v);
-            lua_settop(L, top);
-            return forge_err_set(err, FORGE_ELUA, "the custom assertion's reason contains a NUL "
-                                 "byte");
-        }
-        cJSON *pair = cJSON_CreateArray();
-        if (!pair) {
-            cJSON_Delete(v);
-            lua_settop(L, top);
-            return forge_err_set(err, FORGE_ENOMEM, "out of memory");
-        }
-        cJSON_AddItemToArray(pair, v);
-        cJSON_AddItemToArray(pair, cJSON_CreateString(lua_tostring(L, -1)));
-        v = pair;
-    }
-    lua_settop(L, top);
-    *out = v;
+    *out = io.out;
     return 0;
 }
 
@@ -157,12 +186,17 @@ static int l_assertion(lua_State *L)
     lua_pop(L, 1);
     if (forge_assertions_find(r, name))
         return luaL_error(L, "forge.assertion: \"%s\" is already registered", name);
-    struct lfn *f = forge_malloc(sizeof *f);
-    if (!f)
-        return luaL_error(L, "out of memory");
-    f->vm = forge_vm_of(L);
+    forge_lua_views_push_state(L);
     lua_pushvalue(L, base + 1);
-    f->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushcclosure(L, run_assertion, 5);
+    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    struct lfn *f = forge_malloc(sizeof *f);
+    if (!f) {
+        luaL_unref(L, LUA_REGISTRYINDEX, ref);
+        return luaL_error(L, "out of memory");
+    }
+    f->vm = forge_vm_of(L);
+    f->ref = ref;
     struct forge_callable fn = {call, f, NULL, false};
     struct forge_err err = {0};
     if (forge_assertions_add(r, name, &fn, free_lfn, &err)) {

@@ -3,70 +3,90 @@
 
 #include <string.h>
 
-/* Registry keys: the live views of the current scope (proxy -> node, weak keys) and the proxy
- * made for each node (node -> proxy), so a value read twice is the same table. */
-static const char NODES_KEY[] = "forge.view.nodes";
-static const char PROXIES_KEY[] = "forge.view.proxies";
+/* The live views of the current scope are kept in two tables: nodes (proxy -> node) and proxies
+ * (node -> proxy, so a value read twice is the same table). Both sit in the registry under the
+ * addresses below, and are the first two upvalues of every metamethod, which so find a proxy's
+ * node with one raw lookup. */
+static const char NODES_KEY = 0, PROXIES_KEY = 0, MT_KEY = 0, SLOTS_KEY = 0;
 static const char VIEW_MT[] = "forge.view";
+#define NODES_UP lua_upvalueindex(1)
+#define PROXIES_UP lua_upvalueindex(2)
+#define MT_UP lua_upvalueindex(3)
+#define SLOTS_UP lua_upvalueindex(4)
 
-/* The node behind the proxy at <idx>, or NULL when it is not a view of the current scope. */
-static const cJSON *node_of(lua_State *L, int idx)
+/* The arguments of a call (forge_lua_push_arg_view) are known by their table's address, kept
+ * here (a userdata, the fourth upvalue) instead of in the nodes table: a table that a script
+ * still holds is never freed, so no other table can take its address while the slot names it,
+ * and ending the call empties the slots. */
+struct slots {
+    const void *proxy[FORGE_LUA_ARG_VIEWS];
+    const cJSON *node[FORGE_LUA_ARG_VIEWS];
+};
+
+/* The node behind the proxy at <idx>, or NULL when it is not a view of the current scope.
+ * <nodes> and <slots> are the indices of the nodes table and of the slots. */
+static const cJSON *lookup(lua_State *L, int nodes, int slots, int idx)
 {
     if (lua_type(L, idx) != LUA_TTABLE)
         return NULL;
-    idx = lua_absindex(L, idx);
-    if (lua_getfield(L, LUA_REGISTRYINDEX, NODES_KEY) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        return NULL;
-    }
+    const void *p = lua_topointer(L, idx);
+    const struct slots *sl = lua_touserdata(L, slots);
+    for (int i = 0; i < FORGE_LUA_ARG_VIEWS; i++)
+        if (sl->proxy[i] == p)
+            return sl->node[i];
     lua_pushvalue(L, idx);
-    lua_rawget(L, -2);
-    const cJSON *v = lua_touserdata(L, -1);
-    lua_pop(L, 2);
+    const cJSON *v = lua_rawget(L, nodes) == LUA_TLIGHTUSERDATA ? lua_touserdata(L, -1) : NULL;
+    lua_pop(L, 1);
     return v;
 }
 
 const cJSON *forge_lua_view_node(lua_State *L, int idx)
 {
-    return node_of(L, idx);
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return NULL;
+    idx = lua_absindex(L, idx);
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &NODES_KEY) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &SLOTS_KEY);
+    const cJSON *v = lookup(L, lua_gettop(L) - 1, lua_gettop(L), idx);
+    lua_pop(L, 2);
+    return v;
 }
 
 /* The node of the view argument 1 of a metamethod, raising when the scope has ended. */
 static const cJSON *check_view(lua_State *L)
 {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    const cJSON *v = node_of(L, 1);
-    if (!v)
+    const cJSON *v = lookup(L, NODES_UP, SLOTS_UP, 1);
+    if (!v) {
+        luaL_checktype(L, 1, LUA_TTABLE);
         luaL_error(L, "this read-only view (of a run record, a case or a call) is valid only "
                       "during the call it was given to; copy what you keep");
+    }
     return v;
 }
 
-static void push_node(lua_State *L, const cJSON *v)
+/* Pushes <v>: a scalar as a value, an object or array as its proxy (made on first use). The
+ * tables are at <nodes>, <proxies> and the metatable at <mt>. */
+static void push_node(lua_State *L, const cJSON *v, int nodes, int proxies, int mt)
 {
-    if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
-        luaL_checkstack(L, 4, "forge.view");
-        lua_getfield(L, LUA_REGISTRYINDEX, PROXIES_KEY);
-        lua_pushlightuserdata(L, (void *)v);
-        if (lua_rawget(L, -2) == LUA_TTABLE) {
-            lua_remove(L, -2);
-            return;
-        }
-        lua_pop(L, 1);
-        lua_createtable(L, 0, 0);
-        luaL_setmetatable(L, VIEW_MT);
-        lua_pushlightuserdata(L, (void *)v);
-        lua_pushvalue(L, -2);
-        lua_rawset(L, -4); /* proxies[node] = proxy */
-        lua_remove(L, -2);
-        lua_getfield(L, LUA_REGISTRYINDEX, NODES_KEY);
-        lua_pushvalue(L, -2);
-        lua_pushlightuserdata(L, (void *)v);
-        lua_rawset(L, -3); /* nodes[proxy] = node */
-        lua_pop(L, 1);
-    } else {
+    if (!(v->type & (cJSON_Object | cJSON_Array))) {
         forge_lua_push_scalar(L, v);
+        return;
     }
+    luaL_checkstack(L, 3, "forge.view");
+    if (lua_rawgetp(L, proxies, v) == LUA_TTABLE)
+        return;
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 0);
+    lua_pushvalue(L, mt);
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, proxies, v); /* proxies[node] = proxy */
+    lua_pushvalue(L, -1);
+    lua_pushlightuserdata(L, (void *)v);
+    lua_rawset(L, nodes); /* nodes[proxy] = node */
 }
 
 /* The child of <v> at the key on top of the stack (popped), or NULL. */
@@ -102,7 +122,7 @@ static int view_index(lua_State *L)
     const cJSON *c = child(L, v, 2);
     if (!c)
         return 0;
-    push_node(L, c);
+    push_node(L, c, NODES_UP, PROXIES_UP, MT_UP);
     return 1;
 }
 
@@ -148,14 +168,18 @@ static int view_next(lua_State *L)
         lua_pushinteger(L, i);
     else
         lua_pushstring(L, c->string ? c->string : "");
-    push_node(L, c);
+    push_node(L, c, NODES_UP, PROXIES_UP, MT_UP);
     return 2;
 }
 
 static int view_pairs(lua_State *L)
 {
     check_view(L);
-    lua_pushcfunction(L, view_next);
+    lua_pushvalue(L, NODES_UP);
+    lua_pushvalue(L, PROXIES_UP);
+    lua_pushvalue(L, MT_UP);
+    lua_pushvalue(L, SLOTS_UP);
+    lua_pushcclosure(L, view_next, 4);
     lua_pushvalue(L, 1);
     lua_pushnil(L);
     return 3;
@@ -169,53 +193,72 @@ static int view_tostring(lua_State *L)
     return 1;
 }
 
-void forge_lua_views_begin(lua_State *L)
+void forge_lua_views_push_state(lua_State *L)
 {
     /* The tables live on from scope to scope (emptied at each end): a call pays for the views
      * it makes, not for a scope. */
-    if (lua_getfield(L, LUA_REGISTRYINDEX, NODES_KEY) == LUA_TTABLE) {
-        lua_pop(L, 1);
+    luaL_checkstack(L, 10, "forge.view");
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &NODES_KEY) == LUA_TTABLE) {
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &PROXIES_KEY);
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &MT_KEY);
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &SLOTS_KEY);
         return;
     }
     lua_pop(L, 1);
-    if (luaL_newmetatable(L, VIEW_MT)) {
-        static const luaL_Reg mm[] = {
-            {"__index", view_index}, {"__newindex", view_newindex}, {"__len", view_len},
-            {"__pairs", view_pairs}, {"__tostring", view_tostring}, {NULL, NULL},
-        };
-        luaL_setfuncs(L, mm, 0);
-        lua_pushboolean(L, 0);
-        lua_setfield(L, -2, "__metatable");
-    }
+    lua_newtable(L);
+    lua_newtable(L);
+    luaL_newmetatable(L, VIEW_MT); /* the registry's name for it, which convert.c looks for */
+    struct slots *sl = lua_newuserdatauv(L, sizeof *sl, 0);
+    memset(sl, 0, sizeof *sl);
+    static const luaL_Reg mm[] = {
+        {"__index", view_index}, {"__newindex", view_newindex}, {"__len", view_len},
+        {"__pairs", view_pairs}, {"__tostring", view_tostring}, {NULL, NULL},
+    };
+    lua_pushvalue(L, -2);
+    lua_pushvalue(L, -5);
+    lua_pushvalue(L, -5);
+    lua_pushvalue(L, -5);
+    lua_pushvalue(L, -5);
+    luaL_setfuncs(L, mm, 4); /* upvalues: nodes, proxies, the metatable itself, the slots */
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
     lua_pop(L, 1);
-    lua_newtable(L);
-    lua_newtable(L);
-    lua_pushliteral(L, "k");
-    lua_setfield(L, -2, "__mode");
+    lua_pushvalue(L, -4);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &NODES_KEY);
+    lua_pushvalue(L, -3);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &PROXIES_KEY);
+    lua_pushvalue(L, -2);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &MT_KEY);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &SLOTS_KEY);
+}
+
+void forge_lua_push_view_at(lua_State *L, const cJSON *v, int nodes, int proxies, int mt)
+{
+    push_node(L, v, nodes, proxies, mt);
+}
+
+void forge_lua_push_arg_view(lua_State *L, const cJSON *v, int mt, int slots, int i)
+{
+    if (!(v->type & (cJSON_Object | cJSON_Array))) {
+        forge_lua_push_scalar(L, v);
+        return;
+    }
+    luaL_checkstack(L, 2, "forge.view");
+    lua_createtable(L, 0, 0);
+    lua_pushvalue(L, mt);
     lua_setmetatable(L, -2);
-    lua_setfield(L, LUA_REGISTRYINDEX, NODES_KEY);
-    lua_newtable(L);
-    lua_setfield(L, LUA_REGISTRYINDEX, PROXIES_KEY);
+    struct slots *sl = lua_touserdata(L, slots);
+    sl->proxy[i] = lua_topointer(L, -1);
+    sl->node[i] = v;
 }
 
-void forge_lua_push_view(lua_State *L, const cJSON *v)
+void forge_lua_views_end_at(lua_State *L, int nodes, int proxies, int slots)
 {
-    push_node(L, v);
-}
-
-void forge_lua_views_end(lua_State *L)
-{
-    /* Forget every view of the scope. Removing entries while traversing is allowed, and
-     * nothing here allocates, so this cannot raise. */
-    if (!lua_checkstack(L, 4))
-        return;
-    if (lua_getfield(L, LUA_REGISTRYINDEX, PROXIES_KEY) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        return;
-    }
-    int proxies = lua_gettop(L);
-    lua_getfield(L, LUA_REGISTRYINDEX, NODES_KEY);
-    int nodes = lua_gettop(L);
+    /* Removing entries while traversing is allowed, and nothing here allocates, so this
+     * cannot raise. */
+    struct slots *sl = lua_touserdata(L, slots);
+    memset(sl, 0, sizeof *sl);
     lua_pushnil(L);
     while (lua_next(L, proxies)) {
         lua_pushnil(L);
@@ -224,5 +267,39 @@ void forge_lua_views_end(lua_State *L)
         lua_pushnil(L);
         lua_rawset(L, proxies); /* proxies[node] = nil */
     }
-    lua_pop(L, 2);
+}
+
+void forge_lua_views_begin(lua_State *L)
+{
+    forge_lua_views_push_state(L);
+    lua_pop(L, 4);
+}
+
+void forge_lua_push_view(lua_State *L, const cJSON *v)
+{
+    if (!(v->type & (cJSON_Object | cJSON_Array))) {
+        forge_lua_push_scalar(L, v);
+        return;
+    }
+    forge_lua_views_push_state(L);
+    int top = lua_gettop(L);
+    push_node(L, v, top - 3, top - 2, top - 1);
+    lua_replace(L, top - 3);
+    lua_pop(L, 3);
+}
+
+void forge_lua_views_end(lua_State *L)
+{
+    /* Forget every view of the scope. */
+    if (!lua_checkstack(L, 7))
+        return;
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &NODES_KEY) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROXIES_KEY);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &SLOTS_KEY);
+    int top = lua_gettop(L);
+    forge_lua_views_end_at(L, top - 2, top - 1, top);
+    lua_pop(L, 3);
 }

@@ -11,6 +11,7 @@
 #include "data/schema.h"
 
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@ struct call {
     const cJSON *args;   /* object (borrowed or owned by run.owned) or NULL */
     const cJSON *error;  /* non-null error value or NULL */
     const cJSON *obj;    /* the call object */
+    const cJSON *result, *round, *turn_id; /* members of the call and of its turn, or NULL */
     int group;           /* calls with the same group were issued in one round */
 };
 
@@ -1414,16 +1416,136 @@ static void check_verifiers(struct ctx *c)
     forge_buf_free(&b);
 }
 
+/* The `run` record a custom assertion receives, as cJSON nodes laid out in one block that refer
+ * to the trajectory (and to arguments parsed from text, owned by the run): nothing is copied and
+ * no node is allocated on its own. The nodes are never passed to cJSON_Delete; the block is freed
+ * with free_record. */
+struct record_block {
+    cJSON *nodes, *heap;
+    cJSON local[6 + 7 * 4]; /* enough for four calls without allocating */
+};
+
+static void add_node(cJSON *parent, cJSON *n)
+{
+    if (!parent->child) {
+        parent->child = n;
+    } else {
+        cJSON *last = parent->child->prev;
+        last->next = n;
+        n->prev = last;
+    }
+    parent->child->prev = n; /* cJSON keeps the last child in the first's prev */
+}
+
+/* <n> as a member <key> (a literal) of <parent>: a reference to <src>, or null when <src> is NULL. */
+static void add_ref(cJSON *parent, cJSON *n, const char *key, const cJSON *src)
+{
+    if (src) {
+        *n = *src;
+        n->type = (src->type & 0xFF) | cJSON_IsReference;
+    } else {
+        memset(n, 0, sizeof *n);
+        n->type = cJSON_NULL;
+    }
+    n->next = n->prev = NULL;
+    n->string = (char *)key;
+    n->type |= cJSON_StringIsConst;
+    add_node(parent, n);
+}
+
+static void add_number(cJSON *parent, cJSON *n, const char *key, double d)
+{
+    memset(n, 0, sizeof *n);
+    n->type = cJSON_Number | cJSON_StringIsConst;
+    n->string = (char *)key;
+    n->valuedouble = d;
+    n->valueint = d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
+    add_node(parent, n);
+}
+
+static void free_record(struct record_block *b)
+{
+    forge_free(b->heap);
+}
+
+/* Lays out {response, tool_calls: [{name, arguments, result, error, round, turn_id}],
+ * trajectory, latency_ms, cost_usd} for <traj> and its run <r>. NULL when out of memory. */
+static cJSON *build_record(const cJSON *traj, const struct run *r, struct record_block *b)
+{
+    size_t need = 6 + 7 * (size_t)r->ncalls;
+    b->heap = NULL;
+    b->nodes = b->local;
+    if (need > sizeof b->local / sizeof b->local[0]) {
+        if (!(b->heap = forge_calloc(need, sizeof *b->heap))) return NULL;
+        b->nodes = b->heap;
+    }
+    cJSON *n = b->nodes, *v = n++;
+    memset(v, 0, sizeof *v);
+    v->type = cJSON_Object;
+    cJSON *resp = n++;
+    memset(resp, 0, sizeof *resp);
+    resp->type = cJSON_String | cJSON_IsReference | cJSON_StringIsConst;
+    resp->string = (char *)"response";
+    resp->valuestring = (char *)r->response;
+    add_node(v, resp);
+    cJSON *calls = n++;
+    memset(calls, 0, sizeof *calls);
+    calls->type = cJSON_Array | cJSON_StringIsConst;
+    calls->string = (char *)"tool_calls";
+    add_node(v, calls);
+    for (int i = 0; i < r->ncalls; i++) {
+        const struct call *c = &r->calls[i];
+        cJSON *o = n++;
+        memset(o, 0, sizeof *o);
+        o->type = cJSON_Object;
+        add_node(calls, o);
+        cJSON *name = n++;
+        memset(name, 0, sizeof *name);
+        name->type = cJSON_String | cJSON_IsReference | cJSON_StringIsConst;
+        name->string = (char *)"name";
+        name->valuestring = (char *)c->name;
+        add_node(o, name);
+        if (c->args) {
+            add_ref(o, n++, "arguments", c->args); /* parsed from text: owned by the run */
+        } else {
+            cJSON *a = n++;
+            memset(a, 0, sizeof *a);
+            a->type = cJSON_Object | cJSON_StringIsConst;
+            a->string = (char *)"arguments";
+            add_node(o, a);
+        }
+        add_ref(o, n++, "result", c->result);
+        add_ref(o, n++, "error", c->error);
+        add_ref(o, n++, "round", c->round);
+        add_ref(o, n++, "turn_id", c->turn_id);
+    }
+    add_ref(v, n++, "trajectory", traj);
+    /* absent when unmeasured, so that a script sees nil */
+    if (r->has_latency) add_number(v, n++, "latency_ms", r->latency);
+    if (r->has_cost) add_number(v, n++, "cost_usd", r->cost);
+    return v;
+}
+
 static void check_custom(struct ctx *c, const cJSON *traj)
 {
     const cJSON *v = ex(c, "custom");
     if (!cJSON_IsObject(v) || !v->child) return;
-    cJSON *run = forge_assert_run_view(traj);
+    struct record_block block;
+    cJSON *run = build_record(traj, c->r, &block);
     if (!run) return oom(c);
+    /* {"run": RUN, "expected": EXPECTED}, as nodes on the stack that refer to both */
+    cJSON args, run_ref, expected;
+    memset(&args, 0, sizeof args);
+    args.type = cJSON_Object;
+    add_ref(&args, &run_ref, "run", run);
     const cJSON *it;
     cJSON_ArrayForEach(it, v) {
         char type[300];
-        msgf(type, sizeof type, "custom:%s", it->string);
+        size_t nlen = strlen(it->string);
+        if (nlen > sizeof type - 8) nlen = sizeof type - 8;
+        memcpy(type, "custom:", 7);
+        memcpy(type + 7, it->string, nlen);
+        type[7 + nlen] = '\0';
         const struct forge_callable *fn = c->o && c->o->custom ? c->o->custom(c->o->custom_ctx, it->string) : NULL;
         if (!fn) {
             char msg[400];
@@ -1431,17 +1553,12 @@ static void check_custom(struct ctx *c, const cJSON *traj)
             pass_fail(c, type, false, msg);
             continue;
         }
-        cJSON *args = cJSON_CreateObject();
-        if (!args || !cJSON_AddItemReferenceToObject(args, "run", run) ||
-            !cJSON_AddItemReferenceToObject(args, "expected", (cJSON *)it)) {
-            cJSON_Delete(args);
-            oom(c);
-            break;
-        }
+        run_ref.next = NULL;
+        args.child->prev = &run_ref;
+        add_ref(&args, &expected, "expected", it);
         cJSON *res = NULL;
         LOCAL_ERR(e);
-        int rc = fn->call(fn->ctx, args, &res, &e);
-        cJSON_Delete(args);
+        int rc = fn->call(fn->ctx, &args, &res, &e);
         if (rc) {
             if (rc == FORGE_ENOMEM) oom(c);
             pass_fail(c, type, false, e.msg[0] ? e.msg : forge_rc_name(rc));
@@ -1486,21 +1603,15 @@ static void check_custom(struct ctx *c, const cJSON *traj)
         record(c, type, pass, score, reason);
         cJSON_Delete(res);
     }
-    cJSON_Delete(run);
+    free_record(&block);
 }
 
 /* ---- the run view ---- */
 
-static bool is_agent(const cJSON *turn)
-{
-    const char *role = forge_json_str(turn, "role");
-    return role && (strcmp(role, "agent") == 0 || strcmp(role, "assistant") == 0);
-}
-
 /* The members of a turn that scoring reads, found in one pass over the turn. */
 struct turn_view {
     bool agent;
-    const cJSON *content, *latency, *calls;
+    const cJSON *content, *latency, *calls, *turn_id;
 };
 
 static void scan_turn(const cJSON *t, struct turn_view *v)
@@ -1517,7 +1628,10 @@ static void scan_turn(const cJSON *t, struct turn_view *v)
             break;
         case 'c': if (strcmp(k, "content") == 0) v->content = it; break;
         case 'l': if (strcmp(k, "latency_ms") == 0) v->latency = it; break;
-        case 't': if (strcmp(k, "tool_calls") == 0) v->calls = it; break;
+        case 't':
+            if (k[1] == 'o' && strcmp(k, "tool_calls") == 0) v->calls = it;
+            else if (k[1] == 'u' && strcmp(k, "turn_id") == 0) v->turn_id = it;
+            break;
         default: break;
         }
     }
@@ -1557,6 +1671,7 @@ static int build_run(const cJSON *traj, struct run *r)
             c->obj = k;
             c->name = "";
             const cJSON *a = NULL, *e = NULL, *rd = NULL;
+            c->turn_id = tv.turn_id;
             cJSON_ArrayForEach(it, k) {
                 const char *key = it->string;
                 if (!key) continue;
@@ -1564,7 +1679,10 @@ static int build_run(const cJSON *traj, struct run *r)
                 case 'n': if (strcmp(key, "name") == 0 && cJSON_IsString(it)) c->name = it->valuestring; break;
                 case 'a': if (strcmp(key, "arguments") == 0) a = it; break;
                 case 'e': if (strcmp(key, "error") == 0) e = it; break;
-                case 'r': if (strcmp(key, "round") == 0) rd = it; break;
+                case 'r':
+                    if (key[1] == 'o' && strcmp(key, "round") == 0) rd = it;
+                    else if (key[1] == 'e' && strcmp(key, "result") == 0) c->result = it;
+                    break;
                 default: break;
                 }
             }
@@ -1581,6 +1699,7 @@ static int build_run(const cJSON *traj, struct run *r)
             }
             c->args = a;
             c->error = e && !cJSON_IsNull(e) && !cJSON_IsFalse(e) ? e : NULL;
+            c->round = rd;
             if (cJSON_IsNumber(rd) && rd->valueint == last_round) c->group = group;
             else c->group = ++group;
             last_round = cJSON_IsNumber(rd) ? rd->valueint : -1;
@@ -1608,46 +1727,12 @@ cJSON *forge_assert_run_view(const cJSON *traj)
 {
     struct run r;
     cJSON *v = NULL;
-    if (build_run(traj, &r)) goto out;
-    v = cJSON_CreateObject();
-    cJSON *calls = cJSON_AddArrayToObject(v, "tool_calls");
-    if (!v || !calls || !cJSON_AddStringToObject(v, "response", r.response)) goto fail;
-    const cJSON *turns = cJSON_GetObjectItemCaseSensitive(traj, "turns"), *t, *k;
-    int i = 0;
-    cJSON_ArrayForEach(t, turns) {
-        if (!is_agent(t)) continue;
-        const cJSON *tid = cJSON_GetObjectItemCaseSensitive(t, "turn_id");
-        cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(t, "tool_calls")) {
-            const struct call *c = &r.calls[i++];
-            cJSON *o = cJSON_CreateObject();
-            if (!o || !cJSON_AddItemToArray(calls, o)) { cJSON_Delete(o); goto fail; }
-            /* references, not copies: the view lives only as long as the trajectory */
-            cJSON_AddStringToObject(o, "name", c->name);
-            if (c->args && c->args != cJSON_GetObjectItemCaseSensitive(k, "arguments"))
-                cJSON_AddItemToObject(o, "arguments", cJSON_Duplicate(c->args, 1)); /* parsed from text */
-            else if (c->args) cJSON_AddItemReferenceToObject(o, "arguments", (cJSON *)c->args);
-            else cJSON_AddItemToObject(o, "arguments", cJSON_CreateObject());
-            const cJSON *res = cJSON_GetObjectItemCaseSensitive(k, "result");
-            if (res) cJSON_AddItemReferenceToObject(o, "result", (cJSON *)res);
-            else cJSON_AddNullToObject(o, "result");
-            if (c->error) cJSON_AddItemReferenceToObject(o, "error", (cJSON *)c->error);
-            else cJSON_AddNullToObject(o, "error");
-            const cJSON *rd = cJSON_GetObjectItemCaseSensitive(k, "round");
-            if (rd) cJSON_AddItemReferenceToObject(o, "round", (cJSON *)rd);
-            else cJSON_AddNullToObject(o, "round");
-            if (tid) cJSON_AddItemReferenceToObject(o, "turn_id", (cJSON *)tid);
-            else cJSON_AddNullToObject(o, "turn_id");
-        }
+    if (build_run(traj, &r) == 0) {
+        struct record_block block;
+        cJSON *rec = build_record(traj, &r, &block);
+        if (rec) v = cJSON_Duplicate(rec, 1);
+        if (rec) free_record(&block);
     }
-    cJSON_AddItemReferenceToObject(v, "trajectory", (cJSON *)traj);
-    /* absent when unmeasured, so that a script sees nil */
-    if (r.has_latency) cJSON_AddNumberToObject(v, "latency_ms", r.latency);
-    if (r.has_cost) cJSON_AddNumberToObject(v, "cost_usd", r.cost);
-    goto out;
-fail:
-    cJSON_Delete(v);
-    v = NULL;
-out:
     free_run(&r);
     return v;
 }
