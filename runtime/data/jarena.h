@@ -6,6 +6,7 @@
 #ifndef FORGE_DATA_JARENA_H
 #define FORGE_DATA_JARENA_H
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Installs the hooks (off at first). */
 void forge_jarena_install(void);
@@ -14,6 +15,9 @@ void forge_jarena_install(void);
 void forge_jarena_on(bool on);
 /* True while the calling thread allocates from its arena. */
 bool forge_jarena_is_on(void);
+/* Allocates <n> bytes from the calling thread's arena (which must be on), 16-byte aligned;
+ * NULL when out of memory. For builders of cJSON trees that bypass cJSON's allocator. */
+void *forge_jarena_alloc(size_t n);
 /* Releases everything allocated from the arena (keeps one chunk for the next tree). Nothing
  * allocated from it may be used afterwards. */
 void forge_jarena_reset(void);

@@ -149,7 +149,12 @@ cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct f
             return r;
         }
     }
-    cJSON *v = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    size_t fast_end = 0;
+    cJSON *v = forge_json_parse_fast(text, len, &fast_end);
+    if (v)
+        end = text + fast_end;
+    else
+        v = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!v) {
         size_t off = end ? (size_t)(end - text) : 0;
         if (off > len)

@@ -27,6 +27,14 @@ size_t forge_json_nul_escape(const char *text, size_t len);
  * --max-json-nodes)". <name> is the file name or a label such as "<argument>". */
 cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct forge_err *err);
 
+/* The tree cJSON_ParseWithLengthOpts(text, len, &end, 0) would build, built faster, with *end =
+ * the offset just past the value; or NULL where cJSON might read the text differently (rare
+ * escapes and number forms, a byte order mark) or fails, so the caller then asks cJSON (which
+ * also words the error). No checks of UTF-8 or of the value limit: forge_json_parse makes them
+ * first. Allocates from the calling thread's line arena while it is on (data/jarena), else
+ * through cJSON's allocator. */
+cJSON *forge_json_parse_fast(const char *text, size_t len, size_t *end);
+
 /* Counts the values of <text> as forge_json_parse counts them for its limit (the root and every
  * element of every array and object; strings skipped). Returns the count, or <limit> + 1 with
  * *past = the offset where value number <limit> + 1 starts (*past = <len> when within). */
