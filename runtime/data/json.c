@@ -335,6 +335,34 @@ char *forge_json_number(double d, char *out)
             *--p = '-';
         return strcpy(out, p);
     }
+    /* A decimal of at most 15 digits with k <= 8 of them after the point (scores such as 0.7,
+     * prices): m / 10^k for the integer m nearest d * 10^k, when that quotient (correctly
+     * rounded: m and 10^k are exact) is d. It is then the 15-digit form below, trimmed: no
+     * other decimal of 15 digits or fewer reads back as d. */
+    static const double p10[9] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+    double a = fabs(d);
+    if (a >= 1e-8 && a < 1e15) {
+        for (int k = 1; k <= 8; k++) {
+            double m = floor(a * p10[k] + 0.5);
+            if (m >= 1e15)
+                break;
+            if (m == 0 || m / p10[k] != a)
+                continue;
+            char digits[24], t[24], *q = t + sizeof t;
+            unsigned long long u = (unsigned long long)m;
+            int nd = 0;
+            do {
+                *--q = (char)('0' + u % 10);
+                u /= 10;
+                nd++;
+            } while (u);
+            memcpy(digits, q, (size_t)nd);
+            int kd = nd;
+            while (kd > 1 && digits[kd - 1] == '0')
+                kd--;
+            return layout(d < 0, digits, kd, nd - k, out);
+        }
+    }
     /* The shortest digit string that reads back as d. With a full mantissa (not subnormal) it
      * is found among 15, 16 and 17 significant digits: a decimal of k <= 15 digits that reads
      * back as d lies within half an ulp of it, so the correctly rounded 15-digit form is that
