@@ -394,12 +394,30 @@ char *forge_json_number(double d, char *out)
     return layout(neg, digits, k, atoi(p + 1) + 1, out);
 }
 
+/* Bytes a JSON string cannot hold as they are: control characters, '"', '\\' and the non-ASCII
+ * bytes (which are checked as UTF-8). */
+static const unsigned char json_special[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 static int write_string(struct forge_buf *b, const char *s)
 {
     int rc = forge_buf_addc(b, '"');
     const char *run = s;
-    for (const char *p = s; !rc && *p; p++) {
+    const char *p = s;
+    for (; !rc; p++) {
+        while (!json_special[(unsigned char)*p])
+            p++;
         unsigned char c = (unsigned char)*p;
+        if (!c)
+            break;
         const char *esc = NULL;
         char u[8];
         switch (c) {
@@ -414,7 +432,7 @@ static int write_string(struct forge_buf *b, const char *s)
             if (c < 0x20) {
                 snprintf(u, sizeof u, "\\u%04x", c);
                 esc = u;
-            } else if (c >= 0x80) {
+            } else {
                 unsigned cp;
                 int n = forge_utf8_decode(p, 4, &cp); /* stops at the NUL */
                 if (n) {
@@ -424,15 +442,13 @@ static int write_string(struct forge_buf *b, const char *s)
                 esc = FORGE_UTF8_REPLACEMENT;
             }
         }
-        if (esc) {
-            rc = forge_buf_add(b, run, (size_t)(p - run));
-            if (!rc)
-                rc = forge_buf_adds(b, esc);
-            run = p + 1;
-        }
+        rc = forge_buf_add(b, run, (size_t)(p - run));
+        if (!rc)
+            rc = forge_buf_adds(b, esc);
+        run = p + 1;
     }
     if (!rc)
-        rc = forge_buf_adds(b, run);
+        rc = forge_buf_add(b, run, (size_t)(p - run));
     if (!rc)
         rc = forge_buf_addc(b, '"');
     return rc;

@@ -317,8 +317,15 @@ int forge_tooluse_lower(struct forge_buf *out, const char *s, size_t n)
     size_t i = 0;
     int rc = 0;
     while (i < n && !rc) {
-        /* ASCII run */
+        /* ASCII run: found, then lowered, eight bytes at a time */
         size_t j = i;
+        while (j + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, u + j, 8);
+            if (w & 0x8080808080808080ull)
+                break;
+            j += 8;
+        }
         while (j < n && u[j] < 0x80)
             j++;
         if (j > i) {
@@ -326,9 +333,20 @@ int forge_tooluse_lower(struct forge_buf *out, const char *s, size_t n)
             rc = forge_buf_add(out, s + i, j - i);
             if (rc)
                 break;
-            for (size_t k = at; k < out->len; k++)
-                if (out->data[k] >= 'A' && out->data[k] <= 'Z')
-                    out->data[k] = (char)(out->data[k] + 32);
+            char *d = out->data;
+            size_t k = at;
+            for (; k + 8 <= out->len; k += 8) {
+                uint64_t w;
+                memcpy(&w, d + k, 8);
+                /* per byte (all below 0x80): bit 7 of w + (0x80 - 'A') is set from 'A' up, of
+                 * w + (0x7F - 'Z') from past 'Z' up; their difference marks 'A'..'Z' */
+                uint64_t ge_a = w + 0x3F3F3F3F3F3F3F3Full, gt_z = w + 0x2525252525252525ull;
+                w |= ((ge_a ^ gt_z) & 0x8080808080808080ull) >> 2;
+                memcpy(d + k, &w, 8);
+            }
+            for (; k < out->len; k++)
+                if (d[k] >= 'A' && d[k] <= 'Z')
+                    d[k] = (char)(d[k] + 32);
             i = j;
             continue;
         }
@@ -2135,12 +2153,14 @@ static int scan_words(const char *s, size_t n, int want)
  * take part in a match). */
 static int scan_string(const char *s, struct forge_buf *scratch, int want)
 {
+    /* the bytes JSON.stringify escapes, and the end */
+    static const unsigned char stop[256] = {
+        1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+        0, 0, 1, ['\\'] = 1};
     size_t n = 0;
-    bool plain = true;
-    for (; s[n]; n++)
-        if ((unsigned char)s[n] < 0x20 || s[n] == '"' || s[n] == '\\')
-            plain = false;
-    if (plain)
+    while (!stop[(unsigned char)s[n]])
+        n++;
+    if (!s[n])
         return scan_words(s, n, want);
     forge_buf_reset(scratch);
     cJSON tmp = {0};
