@@ -333,7 +333,7 @@ static void check_line(const struct cfg *cfg, const char *text, size_t len, cons
 /* ---------------------------------------------------------------------------------------- */
 /* Worker pool: chunks of lines checked in parallel, output in input order                   */
 
-#define CHUNK_BYTES (256u << 10)
+#define CHUNK_BYTES (64u << 10)
 
 struct job {
     struct forge_buf in;  /* lines, each followed by '\0' */
