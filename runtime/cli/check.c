@@ -88,6 +88,10 @@ static const char *const sev_names[4] = {"critical", "high", "medium", "low"};
 struct stats {
     long trajectories, passed, failed, bad, calls;
     double score_sum;
+    /* a chunk's scores in input order (NULL outside chunks): the run's sum adds them one by
+     * one, so the mean is the same whatever the chunk size and thread count */
+    double *scores;
+    int nscores;
     long sev[5]; /* critical, high, medium, low, other */
 };
 
@@ -99,6 +103,8 @@ static void stats_merge(struct stats *a, const struct stats *b)
     a->bad += b->bad;
     a->calls += b->calls;
     a->score_sum += b->score_sum;
+    for (int i = 0; i < b->nscores; i++)
+        a->score_sum += b->scores[i];
     for (int i = 0; i < 5; i++)
         a->sev[i] += b->sev[i];
 }
@@ -141,25 +147,25 @@ static char *short_num(double d, char *out)
 }
 
 /* JSON output as forge_json_write writes it (JavaScript's JSON.stringify), numbers through the
- * fast formatter. */
+ * fast formatter; the kinds read from the type byte, keys written straight. */
 static int out_json(struct forge_buf *b, const cJSON *v)
 {
-    if (cJSON_IsNumber(v)) {
+    int kind = v->type & 0xFF;
+    if (kind == cJSON_Number) {
         char t[40];
         return forge_buf_adds(b, forge_json_number(v->valuedouble, t));
     }
-    if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
+    if (kind == cJSON_String)
+        return forge_json_write_string(b, v->valuestring ? v->valuestring : "");
+    if (kind != cJSON_Array && kind != cJSON_Object)
         return forge_json_write(b, v, 0);
-    bool obj = cJSON_IsObject(v);
+    bool obj = kind == cJSON_Object;
     int rc = forge_buf_addc(b, obj ? '{' : '[');
     for (const cJSON *c = v->child; c && !rc; c = c->next) {
         if (c != v->child)
             rc = forge_buf_addc(b, ',');
         if (!rc && obj) {
-            cJSON key = {0};
-            key.type = cJSON_String;
-            key.valuestring = c->string;
-            rc = forge_json_write(b, &key, 0);
+            rc = forge_json_write_string(b, c->string ? c->string : "");
             if (!rc)
                 rc = forge_buf_addc(b, ':');
         }
@@ -214,7 +220,10 @@ static int check_one(const struct cfg *cfg, const cJSON *traj, const char *file,
     else
         st->failed++;
     st->calls += (long)forge_json_num(sum, "totalTools", 0);
-    st->score_sum += score;
+    if (st->scores)
+        st->scores[st->nscores++] = score;
+    else
+        st->score_sum += score;
     for (int i = 0; i < 5; i++)
         st->sev[i] += sev[i];
     const char *id = forge_json_str(traj, "trajectory_id");
@@ -431,7 +440,9 @@ static void flush_one(struct pool *p, struct emit *e)
     forge_buf_reset(&j->in);
     forge_buf_reset(&j->out);
     forge_buf_reset(&j->dg);
+    double *scores = j->st.scores;
     memset(&j->st, 0, sizeof j->st);
+    j->st.scores = scores;
     j->n = 0;
     j->state = 0;
     p->flush++;
@@ -481,6 +492,7 @@ static void pool_stop(struct pool *p, struct emit *e)
         forge_buf_free(&p->jobs[i].dg);
         forge_free(p->jobs[i].lines);
         forge_free(p->jobs[i].offs);
+        forge_free(p->jobs[i].st.scores);
     }
     forge_free(p->jobs);
     forge_free(p->threads);
@@ -518,6 +530,10 @@ static int job_add(struct job *j, const char *s, size_t n, long line)
         if (!o)
             return FORGE_ENOMEM;
         j->offs = o;
+        double *sc = forge_realloc(j->st.scores, sizeof *sc * (size_t)cap);
+        if (!sc)
+            return FORGE_ENOMEM;
+        j->st.scores = sc;
         j->cap = cap;
     }
     j->offs[j->n] = j->in.len;

@@ -529,6 +529,11 @@ static int write_value(struct forge_buf *b, const cJSON *v, int flags, int depth
     return rc;
 }
 
+int forge_json_write_string(struct forge_buf *b, const char *s)
+{
+    return write_string(b, s);
+}
+
 int forge_json_write(struct forge_buf *b, const cJSON *v, int flags)
 {
     return write_value(b, v, flags, 0);

@@ -74,6 +74,10 @@ enum {
  * buffer's FORGE_ENOMEM / FORGE_ELIMIT. */
 int forge_json_write(struct forge_buf *b, const cJSON *v, int flags);
 
+/* Appends the NUL-terminated <s> as a JSON string, escaped as forge_json_write escapes strings.
+ * Returns 0 or the buffer's error. */
+int forge_json_write_string(struct forge_buf *b, const char *s);
+
 /* Returns <v> as a new JSON string (free with forge_free), or NULL when out of memory. */
 char *forge_json_print(const cJSON *v, int flags);
 
