@@ -127,20 +127,20 @@ static char *fp_string(struct fp *f)
         case 't': *o++ = '\t'; r += 2; continue;
         case '"': case '\\': case '/': *o++ = c; r += 2; continue;
         case 'u': break;
-        default: return NULL;
+        default: goto bad;
         }
         if (q - r < 6)
-            return NULL;
+            goto bad;
         int cp = hex4(r + 2);
         if (cp <= 0 || (cp >= 0xDC00 && cp <= 0xDFFF))
-            return NULL; /* "\u0000" cuts cJSON's string; bad digits and lone low halves */
+            goto bad; /* "\u0000" cuts cJSON's string; bad digits and lone low halves */
         r += 6;
         if (cp >= 0xD800 && cp <= 0xDBFF) {
             if (q - r < 6 || r[0] != '\\' || r[1] != 'u')
-                return NULL;
+                goto bad;
             int lo = hex4(r + 2);
             if (lo < 0xDC00 || lo > 0xDFFF)
-                return NULL;
+                goto bad;
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
             r += 6;
         }
@@ -163,6 +163,10 @@ static char *fp_string(struct fp *f)
     *o = '\0';
     f->p = q + 1;
     return out;
+bad:
+    if (!f->arena)
+        cJSON_free(out);
+    return NULL;
 }
 
 static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
