@@ -177,7 +177,7 @@ static int out_json(struct forge_buf *b, const cJSON *v)
 
 static int text_issue(struct forge_buf *b, const cJSON *is)
 {
-    const cJSON *tid = cJSON_GetObjectItemCaseSensitive(is, "turnId");
+    const cJSON *tid = forge_json_get(is, "turnId");
     int rc = forge_buf_adds(b, "  ");
     if (!rc && cJSON_IsNumber(tid)) {
         rc = forge_buf_adds(b, "turn ");
@@ -200,16 +200,16 @@ static int check_one(const struct cfg *cfg, const cJSON *traj, const char *file,
     if (!r)
         return err->code;
     int rc = 0;
-    const cJSON *val = cJSON_GetObjectItemCaseSensitive(r, "validation");
-    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(r, "summary");
+    const cJSON *val = forge_json_get(r, "validation");
+    const cJSON *sum = forge_json_get(r, "summary");
     double vsum = 0;
     int nv = 0;
     long sev[5] = {0};
     for (const cJSON *v = val->child; v; v = v->next, nv++) {
         vsum += forge_json_num(v, "score", 0);
-        count_issues(cJSON_GetObjectItemCaseSensitive(v, "issues"), sev);
+        count_issues(forge_json_get(v, "issues"), sev);
     }
-    count_issues(cJSON_GetObjectItemCaseSensitive(sum, "issues"), sev);
+    count_issues(forge_json_get(sum, "issues"), sev);
     double vscore = nv ? vsum / nv : 1;
     double rscore = forge_json_num(sum, "averageScore", 1);
     double score = (vscore + rscore) / 2;
@@ -248,11 +248,11 @@ static int check_one(const struct cfg *cfg, const cJSON *traj, const char *file,
                                 (long)forge_json_num(sum, "totalTools", 0), sev[0], sev[1], sev[2],
                                 sev[3] + sev[4]);
         for (const cJSON *v = val->child; v && !rc; v = v->next) {
-            const cJSON *is = cJSON_GetObjectItemCaseSensitive(v, "issues");
+            const cJSON *is = forge_json_get(v, "issues");
             for (const cJSON *i = is ? is->child : NULL; i && !rc; i = i->next)
                 rc = text_issue(out, i);
         }
-        const cJSON *is = cJSON_GetObjectItemCaseSensitive(sum, "issues");
+        const cJSON *is = forge_json_get(sum, "issues");
         for (const cJSON *i = is ? is->child : NULL; i && !rc; i = i->next)
             rc = text_issue(out, i);
     } else {
@@ -714,7 +714,7 @@ static int check_document(const struct cfg *cfg, const cJSON *doc, const char *f
     forge_buf_init(&out, 0);
     forge_buf_init(&dg, 0);
     bool list = cJSON_IsArray(doc) && doc->child && cJSON_IsObject(doc->child) &&
-                cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc->child, "turns"));
+                cJSON_IsArray(forge_json_get(doc->child, "turns"));
     int rc = 0;
     if (list) {
         int i = 0;
@@ -879,7 +879,7 @@ int forge_cmd_check(int argc, char **argv)
                 cfg.tools = t;
             } else {
                 for (cJSON *c = t->child; c; c = c->next)
-                    if (cJSON_GetObjectItemCaseSensitive(cfg.tools, c->string)) {
+                    if (forge_json_get(cfg.tools, c->string)) {
                         forge_cli_error("check: %s: tool '%s' is already defined by an earlier "
                                         "--tools file", v, c->string);
                         cJSON_Delete(t);

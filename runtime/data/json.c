@@ -572,12 +572,12 @@ size_t forge_utf16_len(const char *s, size_t n)
 
 const char *forge_json_str(const cJSON *obj, const char *key)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *v = forge_json_get(obj, key);
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 double forge_json_num(const cJSON *obj, const char *key, double dflt)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *v = forge_json_get(obj, key);
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }

@@ -5,6 +5,7 @@
 #define FORGE_DATA_JSON_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <cjson/cJSON.h>
 #include "base/buf.h"
 #include "base/err.h"
@@ -88,6 +89,22 @@ char *forge_json_number(double d, char *out);
 /* Number of UTF-16 code units in the UTF-8 string <s> of <n> bytes (JavaScript's .length).
  * Invalid bytes count one unit each. */
 size_t forge_utf16_len(const char *s, size_t n);
+
+/* cJSON_GetObjectItemCaseSensitive, inlined, comparing first bytes before strcmp: the first
+ * member of <obj> named <key> (borrowed), or NULL (also when a member without a name comes
+ * first, as cJSON's lookup stops there, or <obj> or <key> is NULL). */
+static inline cJSON *forge_json_get(const cJSON *obj, const char *key)
+{
+    if (!obj || !key)
+        return NULL;
+    for (cJSON *c = obj->child; c; c = c->next) {
+        if (!c->string)
+            return NULL;
+        if (c->string[0] == key[0] && strcmp(c->string, key) == 0)
+            return c;
+    }
+    return NULL;
+}
 
 /* cJSON conveniences: the string value of <key> in <obj> (borrowed) or NULL; number or <dflt>. */
 const char *forge_json_str(const cJSON *obj, const char *key);
