@@ -57,13 +57,18 @@ static void jfree(void *p)
     free(p);
 }
 
+/* Whether cJSON's hooks are the arena's: without them cJSON would free() arena memory, so the
+ * arena stays off (forge_jarena_on does nothing) until they are installed. */
+static bool installed;
+
 void forge_jarena_install(void)
 {
+    installed = true;
     cJSON_Hooks hooks = {jmalloc, jfree};
     cJSON_InitHooks(&hooks);
 }
 
-void forge_jarena_on(bool on) { arena.on = on; }
+void forge_jarena_on(bool on) { arena.on = on && installed; }
 
 bool forge_jarena_is_on(void) { return arena.on; }
 
@@ -98,4 +103,5 @@ void forge_jarena_release(void)
 {
     forge_jarena_drop();
     cJSON_InitHooks(NULL);
+    installed = false;
 }

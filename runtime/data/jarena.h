@@ -10,8 +10,8 @@
 
 /* Installs the hooks (off at first). */
 void forge_jarena_install(void);
-/* Turns allocation from the calling thread's arena on or off; what was allocated stays valid
- * until reset. */
+/* Turns allocation from the calling thread's arena on or off (on only once the hooks are
+ * installed); what was allocated stays valid until reset. */
 void forge_jarena_on(bool on);
 /* True while the calling thread allocates from its arena. */
 bool forge_jarena_is_on(void);
