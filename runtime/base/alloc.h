@@ -15,7 +15,8 @@ void forge_free(void *p);
 char *forge_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Test hook: the <n>th allocation from now fails (1 = the next one); 0 turns injection off.
- * Returns how many allocations were attempted since the last call. */
+ * Returns how many allocations were attempted since the last call (counted while injection is
+ * on only; the hook is for single-threaded tests). */
 long forge_alloc_fail_at(long n);
 
 /* How many allocations have failed on this thread so far (injected or real). Code that builds

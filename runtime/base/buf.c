@@ -59,16 +59,6 @@ int forge_buf_adds(struct forge_buf *b, const char *s)
     return forge_buf_add(b, s, strlen(s));
 }
 
-int forge_buf_addc(struct forge_buf *b, char c)
-{
-    if (b->len + 1 < b->cap && b->len < b->limit) {
-        b->data[b->len++] = c;
-        b->data[b->len] = '\0';
-        return 0;
-    }
-    return forge_buf_add(b, &c, 1);
-}
-
 int forge_buf_addf(struct forge_buf *b, const char *fmt, ...)
 {
     char small[256];

@@ -16,7 +16,16 @@ void forge_buf_init(struct forge_buf *b, size_t limit);
  * keeps what it had). */
 int forge_buf_add(struct forge_buf *b, const void *p, size_t n);
 int forge_buf_adds(struct forge_buf *b, const char *s);
-int forge_buf_addc(struct forge_buf *b, char c);
+/* One byte; inlined (room and limit checked, else forge_buf_add). */
+static inline int forge_buf_addc(struct forge_buf *b, char c)
+{
+    if (b->len + 1 < b->cap && b->len < b->limit) {
+        b->data[b->len++] = c;
+        b->data[b->len] = '\0';
+        return 0;
+    }
+    return forge_buf_add(b, &c, 1);
+}
 int forge_buf_addf(struct forge_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Returns the data (never NULL: "" when empty), transferring ownership; the buffer is reset. */
 char *forge_buf_take(struct forge_buf *b);

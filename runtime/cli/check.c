@@ -88,6 +88,10 @@ static const char *const sev_names[4] = {"critical", "high", "medium", "low"};
 struct stats {
     long trajectories, passed, failed, bad, calls;
     double score_sum;
+    /* a chunk's scores in input order (NULL outside chunks): the run's sum adds them one by
+     * one, so the mean is the same whatever the chunk size and thread count */
+    double *scores;
+    int nscores;
     long sev[5]; /* critical, high, medium, low, other */
 };
 
@@ -99,6 +103,8 @@ static void stats_merge(struct stats *a, const struct stats *b)
     a->bad += b->bad;
     a->calls += b->calls;
     a->score_sum += b->score_sum;
+    for (int i = 0; i < b->nscores; i++)
+        a->score_sum += b->scores[i];
     for (int i = 0; i < 5; i++)
         a->sev[i] += b->sev[i];
 }
@@ -141,25 +147,25 @@ static char *short_num(double d, char *out)
 }
 
 /* JSON output as forge_json_write writes it (JavaScript's JSON.stringify), numbers through the
- * fast formatter. */
+ * fast formatter; the kinds read from the type byte, keys written straight. */
 static int out_json(struct forge_buf *b, const cJSON *v)
 {
-    if (cJSON_IsNumber(v)) {
+    int kind = v->type & 0xFF;
+    if (kind == cJSON_Number) {
         char t[40];
         return forge_buf_adds(b, forge_json_number(v->valuedouble, t));
     }
-    if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
+    if (kind == cJSON_String)
+        return forge_json_write_string(b, v->valuestring ? v->valuestring : "");
+    if (kind != cJSON_Array && kind != cJSON_Object)
         return forge_json_write(b, v, 0);
-    bool obj = cJSON_IsObject(v);
+    bool obj = kind == cJSON_Object;
     int rc = forge_buf_addc(b, obj ? '{' : '[');
     for (const cJSON *c = v->child; c && !rc; c = c->next) {
         if (c != v->child)
             rc = forge_buf_addc(b, ',');
         if (!rc && obj) {
-            cJSON key = {0};
-            key.type = cJSON_String;
-            key.valuestring = c->string;
-            rc = forge_json_write(b, &key, 0);
+            rc = forge_json_write_string(b, c->string ? c->string : "");
             if (!rc)
                 rc = forge_buf_addc(b, ':');
         }
@@ -171,7 +177,7 @@ static int out_json(struct forge_buf *b, const cJSON *v)
 
 static int text_issue(struct forge_buf *b, const cJSON *is)
 {
-    const cJSON *tid = cJSON_GetObjectItemCaseSensitive(is, "turnId");
+    const cJSON *tid = forge_json_get(is, "turnId");
     int rc = forge_buf_adds(b, "  ");
     if (!rc && cJSON_IsNumber(tid)) {
         rc = forge_buf_adds(b, "turn ");
@@ -194,16 +200,16 @@ static int check_one(const struct cfg *cfg, const cJSON *traj, const char *file,
     if (!r)
         return err->code;
     int rc = 0;
-    const cJSON *val = cJSON_GetObjectItemCaseSensitive(r, "validation");
-    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(r, "summary");
+    const cJSON *val = forge_json_get(r, "validation");
+    const cJSON *sum = forge_json_get(r, "summary");
     double vsum = 0;
     int nv = 0;
     long sev[5] = {0};
     for (const cJSON *v = val->child; v; v = v->next, nv++) {
         vsum += forge_json_num(v, "score", 0);
-        count_issues(cJSON_GetObjectItemCaseSensitive(v, "issues"), sev);
+        count_issues(forge_json_get(v, "issues"), sev);
     }
-    count_issues(cJSON_GetObjectItemCaseSensitive(sum, "issues"), sev);
+    count_issues(forge_json_get(sum, "issues"), sev);
     double vscore = nv ? vsum / nv : 1;
     double rscore = forge_json_num(sum, "averageScore", 1);
     double score = (vscore + rscore) / 2;
@@ -214,7 +220,10 @@ static int check_one(const struct cfg *cfg, const cJSON *traj, const char *file,
     else
         st->failed++;
     st->calls += (long)forge_json_num(sum, "totalTools", 0);
-    st->score_sum += score;
+    if (st->scores)
+        st->scores[st->nscores++] = score;
+    else
+        st->score_sum += score;
     for (int i = 0; i < 5; i++)
         st->sev[i] += sev[i];
     const char *id = forge_json_str(traj, "trajectory_id");
@@ -239,11 +248,11 @@ static int check_one(const struct cfg *cfg, const cJSON *traj, const char *file,
                                 (long)forge_json_num(sum, "totalTools", 0), sev[0], sev[1], sev[2],
                                 sev[3] + sev[4]);
         for (const cJSON *v = val->child; v && !rc; v = v->next) {
-            const cJSON *is = cJSON_GetObjectItemCaseSensitive(v, "issues");
+            const cJSON *is = forge_json_get(v, "issues");
             for (const cJSON *i = is ? is->child : NULL; i && !rc; i = i->next)
                 rc = text_issue(out, i);
         }
-        const cJSON *is = cJSON_GetObjectItemCaseSensitive(sum, "issues");
+        const cJSON *is = forge_json_get(sum, "issues");
         for (const cJSON *i = is ? is->child : NULL; i && !rc; i = i->next)
             rc = text_issue(out, i);
     } else {
@@ -333,7 +342,7 @@ static void check_line(const struct cfg *cfg, const char *text, size_t len, cons
 /* ---------------------------------------------------------------------------------------- */
 /* Worker pool: chunks of lines checked in parallel, output in input order                   */
 
-#define CHUNK_BYTES (256u << 10)
+#define CHUNK_BYTES (64u << 10)
 
 struct job {
     struct forge_buf in;  /* lines, each followed by '\0' */
@@ -431,7 +440,9 @@ static void flush_one(struct pool *p, struct emit *e)
     forge_buf_reset(&j->in);
     forge_buf_reset(&j->out);
     forge_buf_reset(&j->dg);
+    double *scores = j->st.scores;
     memset(&j->st, 0, sizeof j->st);
+    j->st.scores = scores;
     j->n = 0;
     j->state = 0;
     p->flush++;
@@ -481,6 +492,7 @@ static void pool_stop(struct pool *p, struct emit *e)
         forge_buf_free(&p->jobs[i].dg);
         forge_free(p->jobs[i].lines);
         forge_free(p->jobs[i].offs);
+        forge_free(p->jobs[i].st.scores);
     }
     forge_free(p->jobs);
     forge_free(p->threads);
@@ -518,6 +530,10 @@ static int job_add(struct job *j, const char *s, size_t n, long line)
         if (!o)
             return FORGE_ENOMEM;
         j->offs = o;
+        double *sc = forge_realloc(j->st.scores, sizeof *sc * (size_t)cap);
+        if (!sc)
+            return FORGE_ENOMEM;
+        j->st.scores = sc;
         j->cap = cap;
     }
     j->offs[j->n] = j->in.len;
@@ -698,7 +714,7 @@ static int check_document(const struct cfg *cfg, const cJSON *doc, const char *f
     forge_buf_init(&out, 0);
     forge_buf_init(&dg, 0);
     bool list = cJSON_IsArray(doc) && doc->child && cJSON_IsObject(doc->child) &&
-                cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc->child, "turns"));
+                cJSON_IsArray(forge_json_get(doc->child, "turns"));
     int rc = 0;
     if (list) {
         int i = 0;
@@ -863,7 +879,7 @@ int forge_cmd_check(int argc, char **argv)
                 cfg.tools = t;
             } else {
                 for (cJSON *c = t->child; c; c = c->next)
-                    if (cJSON_GetObjectItemCaseSensitive(cfg.tools, c->string)) {
+                    if (forge_json_get(cfg.tools, c->string)) {
                         forge_cli_error("check: %s: tool '%s' is already defined by an earlier "
                                         "--tools file", v, c->string);
                         cJSON_Delete(t);

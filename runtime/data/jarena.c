@@ -8,33 +8,40 @@
 
 struct chunk {
     struct chunk *next;
-    size_t cap, used;
+    size_t cap;
     char *data; /* follows the header, 16-byte aligned */
 };
 
 static _Thread_local struct {
-    struct chunk *head; /* current chunk first */
+    struct chunk *head; /* current chunk first; its free room is [forge_jarena_next, _end) */
     bool on;
 } arena;
+
+_Thread_local char *forge_jarena_next, *forge_jarena_end;
+
+void *forge_jarena_alloc(size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if ((size_t)(forge_jarena_end - forge_jarena_next) < n) {
+        size_t cap = n > CHUNK ? n : CHUNK;
+        struct chunk *c = malloc(sizeof *c + cap + 16);
+        if (!c) return NULL;
+        c->cap = cap;
+        c->data = (char *)(((uintptr_t)(c + 1) + 15) & ~(uintptr_t)15);
+        c->next = arena.head;
+        arena.head = c;
+        forge_jarena_next = c->data;
+        forge_jarena_end = c->data + cap;
+    }
+    void *p = forge_jarena_next;
+    forge_jarena_next += n;
+    return p;
+}
 
 static void *jmalloc(size_t n)
 {
     if (!arena.on) return malloc(n);
-    n = (n + 15) & ~(size_t)15;
-    struct chunk *c = arena.head;
-    if (!c || c->cap - c->used < n) {
-        size_t cap = n > CHUNK ? n : CHUNK;
-        c = malloc(sizeof *c + cap + 16);
-        if (!c) return NULL;
-        c->cap = cap;
-        c->used = 0;
-        c->data = (char *)(((uintptr_t)(c + 1) + 15) & ~(uintptr_t)15);
-        c->next = arena.head;
-        arena.head = c;
-    }
-    void *p = c->data + c->used;
-    c->used += n;
-    return p;
+    return forge_jarena_alloc_fast(n);
 }
 
 static bool in_arena(const void *p)
@@ -50,13 +57,18 @@ static void jfree(void *p)
     free(p);
 }
 
+/* Whether cJSON's hooks are the arena's: without them cJSON would free() arena memory, so the
+ * arena stays off (forge_jarena_on does nothing) until they are installed. */
+static bool installed;
+
 void forge_jarena_install(void)
 {
+    installed = true;
     cJSON_Hooks hooks = {jmalloc, jfree};
     cJSON_InitHooks(&hooks);
 }
 
-void forge_jarena_on(bool on) { arena.on = on; }
+void forge_jarena_on(bool on) { arena.on = on && installed; }
 
 bool forge_jarena_is_on(void) { return arena.on; }
 
@@ -72,7 +84,8 @@ void forge_jarena_reset(void)
         c = next;
     }
     arena.head = keep;
-    if (keep) keep->used = 0;
+    forge_jarena_next = keep ? keep->data : NULL;
+    forge_jarena_end = keep ? keep->data + keep->cap : NULL;
 }
 
 void forge_jarena_drop(void)
@@ -83,10 +96,12 @@ void forge_jarena_drop(void)
         free(arena.head);
         arena.head = n;
     }
+    forge_jarena_next = forge_jarena_end = NULL;
 }
 
 void forge_jarena_release(void)
 {
     forge_jarena_drop();
     cJSON_InitHooks(NULL);
+    installed = false;
 }

@@ -6,14 +6,31 @@
 #ifndef FORGE_DATA_JARENA_H
 #define FORGE_DATA_JARENA_H
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Installs the hooks (off at first). */
 void forge_jarena_install(void);
-/* Turns allocation from the calling thread's arena on or off; what was allocated stays valid
- * until reset. */
+/* Turns allocation from the calling thread's arena on or off (on only once the hooks are
+ * installed); what was allocated stays valid until reset. */
 void forge_jarena_on(bool on);
 /* True while the calling thread allocates from its arena. */
 bool forge_jarena_is_on(void);
+/* Allocates <n> bytes from the calling thread's arena (which must be on), 16-byte aligned;
+ * NULL when out of memory. For builders of cJSON trees that bypass cJSON's allocator
+ * (forge_jarena_alloc_fast is the same, inlined: the current chunk's free room is the
+ * thread's [forge_jarena_next, forge_jarena_end)). */
+void *forge_jarena_alloc(size_t n);
+extern _Thread_local char *forge_jarena_next, *forge_jarena_end;
+static inline void *forge_jarena_alloc_fast(size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if ((size_t)(forge_jarena_end - forge_jarena_next) >= n) {
+        void *p = forge_jarena_next;
+        forge_jarena_next += n;
+        return p;
+    }
+    return forge_jarena_alloc(n);
+}
 /* Releases everything allocated from the arena (keeps one chunk for the next tree). Nothing
  * allocated from it may be used afterwards. */
 void forge_jarena_reset(void);

@@ -378,7 +378,7 @@ int forge_jstr_append(const struct forge_jstr *v, struct forge_buf *b)
         }
         if (p > run && (rc = forge_buf_add(b, run, (size_t)(p - run))))
             break;
-        unsigned cp;
+        unsigned cp = 0; /* escape() sets it: the string was checked when scanned */
         size_t n = escape(p, end, &cp);
         char u[4];
         size_t k;

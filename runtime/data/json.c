@@ -149,7 +149,12 @@ cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct f
             return r;
         }
     }
-    cJSON *v = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    size_t fast_end = 0;
+    cJSON *v = forge_json_parse_fast(text, len, &fast_end);
+    if (v)
+        end = text + fast_end;
+    else
+        v = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!v) {
         size_t off = end ? (size_t)(end - text) : 0;
         if (off > len)
@@ -330,6 +335,34 @@ char *forge_json_number(double d, char *out)
             *--p = '-';
         return strcpy(out, p);
     }
+    /* A decimal of at most 15 digits with k <= 8 of them after the point (scores such as 0.7,
+     * prices): m / 10^k for the integer m nearest d * 10^k, when that quotient (correctly
+     * rounded: m and 10^k are exact) is d. It is then the 15-digit form below, trimmed: no
+     * other decimal of 15 digits or fewer reads back as d. */
+    static const double p10[9] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+    double a = fabs(d);
+    if (a >= 1e-8 && a < 1e15) {
+        for (int k = 1; k <= 8; k++) {
+            double m = floor(a * p10[k] + 0.5);
+            if (m >= 1e15)
+                break;
+            if (m == 0 || m / p10[k] != a)
+                continue;
+            char digits[24], t[24], *q = t + sizeof t;
+            unsigned long long u = (unsigned long long)m;
+            int nd = 0;
+            do {
+                *--q = (char)('0' + u % 10);
+                u /= 10;
+                nd++;
+            } while (u);
+            memcpy(digits, q, (size_t)nd);
+            int kd = nd;
+            while (kd > 1 && digits[kd - 1] == '0')
+                kd--;
+            return layout(d < 0, digits, kd, nd - k, out);
+        }
+    }
     /* The shortest digit string that reads back as d. With a full mantissa (not subnormal) it
      * is found among 15, 16 and 17 significant digits: a decimal of k <= 15 digits that reads
      * back as d lies within half an ulp of it, so the correctly rounded 15-digit form is that
@@ -361,12 +394,30 @@ char *forge_json_number(double d, char *out)
     return layout(neg, digits, k, atoi(p + 1) + 1, out);
 }
 
+/* Bytes a JSON string cannot hold as they are: control characters, '"', '\\' and the non-ASCII
+ * bytes (which are checked as UTF-8). */
+static const unsigned char json_special[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 static int write_string(struct forge_buf *b, const char *s)
 {
     int rc = forge_buf_addc(b, '"');
     const char *run = s;
-    for (const char *p = s; !rc && *p; p++) {
+    const char *p = s;
+    for (; !rc; p++) {
+        while (!json_special[(unsigned char)*p])
+            p++;
         unsigned char c = (unsigned char)*p;
+        if (!c)
+            break;
         const char *esc = NULL;
         char u[8];
         switch (c) {
@@ -381,7 +432,7 @@ static int write_string(struct forge_buf *b, const char *s)
             if (c < 0x20) {
                 snprintf(u, sizeof u, "\\u%04x", c);
                 esc = u;
-            } else if (c >= 0x80) {
+            } else {
                 unsigned cp;
                 int n = forge_utf8_decode(p, 4, &cp); /* stops at the NUL */
                 if (n) {
@@ -391,15 +442,13 @@ static int write_string(struct forge_buf *b, const char *s)
                 esc = FORGE_UTF8_REPLACEMENT;
             }
         }
-        if (esc) {
-            rc = forge_buf_add(b, run, (size_t)(p - run));
-            if (!rc)
-                rc = forge_buf_adds(b, esc);
-            run = p + 1;
-        }
+        rc = forge_buf_add(b, run, (size_t)(p - run));
+        if (!rc)
+            rc = forge_buf_adds(b, esc);
+        run = p + 1;
     }
     if (!rc)
-        rc = forge_buf_adds(b, run);
+        rc = forge_buf_add(b, run, (size_t)(p - run));
     if (!rc)
         rc = forge_buf_addc(b, '"');
     return rc;
@@ -480,6 +529,11 @@ static int write_value(struct forge_buf *b, const cJSON *v, int flags, int depth
     return rc;
 }
 
+int forge_json_write_string(struct forge_buf *b, const char *s)
+{
+    return write_string(b, s);
+}
+
 int forge_json_write(struct forge_buf *b, const cJSON *v, int flags)
 {
     return write_value(b, v, flags, 0);
@@ -518,12 +572,12 @@ size_t forge_utf16_len(const char *s, size_t n)
 
 const char *forge_json_str(const cJSON *obj, const char *key)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *v = forge_json_get(obj, key);
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 double forge_json_num(const cJSON *obj, const char *key, double dflt)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *v = forge_json_get(obj, key);
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }

@@ -205,7 +205,7 @@ static const cJSON *own(const cJSON *obj, const char *key)
     if (!cJSON_IsObject(obj))
         return NULL;
     for (const cJSON *c = obj->child; c; c = c->next)
-        if (c->string && strcmp(c->string, key) == 0)
+        if (c->string && c->string[0] == key[0] && strcmp(c->string, key) == 0)
             return c;
     return NULL;
 }
@@ -317,8 +317,15 @@ int forge_tooluse_lower(struct forge_buf *out, const char *s, size_t n)
     size_t i = 0;
     int rc = 0;
     while (i < n && !rc) {
-        /* ASCII run */
+        /* ASCII run: found, then lowered, eight bytes at a time */
         size_t j = i;
+        while (j + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, u + j, 8);
+            if (w & 0x8080808080808080ull)
+                break;
+            j += 8;
+        }
         while (j < n && u[j] < 0x80)
             j++;
         if (j > i) {
@@ -326,9 +333,20 @@ int forge_tooluse_lower(struct forge_buf *out, const char *s, size_t n)
             rc = forge_buf_add(out, s + i, j - i);
             if (rc)
                 break;
-            for (size_t k = at; k < out->len; k++)
-                if (out->data[k] >= 'A' && out->data[k] <= 'Z')
-                    out->data[k] = (char)(out->data[k] + 32);
+            char *d = out->data;
+            size_t k = at;
+            for (; k + 8 <= out->len; k += 8) {
+                uint64_t w;
+                memcpy(&w, d + k, 8);
+                /* per byte (all below 0x80): bit 7 of w + (0x80 - 'A') is set from 'A' up, of
+                 * w + (0x7F - 'Z') from past 'Z' up; their difference marks 'A'..'Z' */
+                uint64_t ge_a = w + 0x3F3F3F3F3F3F3F3Full, gt_z = w + 0x2525252525252525ull;
+                w |= ((ge_a ^ gt_z) & 0x8080808080808080ull) >> 2;
+                memcpy(d + k, &w, 8);
+            }
+            for (; k < out->len; k++)
+                if (d[k] >= 'A' && d[k] <= 'Z')
+                    d[k] = (char)(d[k] + 32);
             i = j;
             continue;
         }
@@ -529,7 +547,7 @@ static void issue_tail(struct out *o, cJSON *is, const cJSON *turn, const cJSON 
 {
     if (!is)
         return;
-    add_copy(o, is, "turnId", cJSON_GetObjectItemCaseSensitive(turn, "turn_id"));
+    add_copy(o, is, "turnId", forge_json_get(turn, "turn_id"));
     if (name)
         add_copy(o, is, "toolName", name);
 }
@@ -580,7 +598,7 @@ struct tctx {
 
 static const char *content_of(const cJSON *turn, size_t *n)
 {
-    const char *s = sval(cJSON_GetObjectItemCaseSensitive(turn, "content"));
+    const char *s = sval(forge_json_get(turn, "content"));
     if (!s)
         s = "";
     *n = strlen(s);
@@ -596,7 +614,7 @@ static int tctx_init(struct tctx *t, const cJSON *traj)
     forge_buf_init(&t->kb, 0);
     forge_buf_init(&t->tmp, 0);
     forge_buf_init(&t->all, 0);
-    const cJSON *turns = cJSON_GetObjectItemCaseSensitive(traj, "turns");
+    const cJSON *turns = forge_json_get(traj, "turns");
     if (!cJSON_IsArray(turns))
         return 0;
     int n = cJSON_GetArraySize(turns);
@@ -889,7 +907,7 @@ static void validate_arguments(struct out *o, cJSON *issues, const cJSON *call, 
                                const cJSON *turn, const cJSON *tool_name, const char *name)
 {
     const cJSON *params = own(schema, "parameters");
-    const cJSON *args = cJSON_GetObjectItemCaseSensitive(call, "arguments");
+    const cJSON *args = forge_json_get(call, "arguments");
     const cJSON *req = own(params, "required");
     if (truthy(req)) {
         /* iterate `required` (an array; a string iterates its characters) */
@@ -988,12 +1006,12 @@ static bool ci_contains(const char *hay, const char *needle)
 /* The message of a call's recorded error: call.error (a string or {message}) or result.error. */
 static const char *call_error_text(const cJSON *call)
 {
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(call, "error");
+    const cJSON *e = forge_json_get(call, "error");
     if (cJSON_IsString(e))
         return e->valuestring;
     if (cJSON_IsObject(e) && sval(own(e, "message")))
         return sval(own(e, "message"));
-    const cJSON *r = cJSON_GetObjectItemCaseSensitive(call, "result");
+    const cJSON *r = forge_json_get(call, "result");
     if (cJSON_IsObject(r) && sval(own(r, "error")))
         return sval(own(r, "error"));
     return NULL;
@@ -1029,8 +1047,8 @@ static void deep_tool_not_found(struct out *o, cJSON *issues, const cJSON *call,
 static void deep_tool_misuse(struct out *o, cJSON *issues, const cJSON *call, const cJSON *turn,
                              const cJSON *traj, const cJSON *tool_name, const char *name)
 {
-    const cJSON *args = cJSON_GetObjectItemCaseSensitive(call, "arguments");
-    const cJSON *turns = cJSON_GetObjectItemCaseSensitive(traj, "turns");
+    const cJSON *args = forge_json_get(call, "arguments");
+    const cJSON *turns = forge_json_get(traj, "turns");
     const cJSON *only[1] = {turn};
     const cJSON *tl = cJSON_IsArray(turns) ? turns->child : NULL;
     bool single = !tl;
@@ -1038,15 +1056,15 @@ static void deep_tool_misuse(struct out *o, cJSON *issues, const cJSON *call, co
         const cJSON *t = single ? (k == 0 ? only[0] : NULL) : tl;
         if (!t)
             break;
-        const cJSON *calls = cJSON_GetObjectItemCaseSensitive(t, "tool_calls");
+        const cJSON *calls = forge_json_get(t, "tool_calls");
         const char *role = forge_json_str(t, "role");
         int idx = 0;
         if (cJSON_IsArray(calls) && role && strcmp(role, "agent") == 0) {
             for (const cJSON *c = calls->child; c; c = c->next, idx++) {
                 if (c == call)
                     return; /* reached the call itself: no earlier twin */
-                const cJSON *cn = cJSON_GetObjectItemCaseSensitive(c, "name");
-                const cJSON *ca = cJSON_GetObjectItemCaseSensitive(c, "arguments");
+                const cJSON *cn = forge_json_get(c, "name");
+                const cJSON *ca = forge_json_get(c, "arguments");
                 if (!sval(cn) || strcmp(cn->valuestring, name) != 0)
                     continue;
                 if ((!args && !ca) || (args && ca && forge_json_equal(args, ca))) {
@@ -1058,7 +1076,7 @@ static void deep_tool_misuse(struct out *o, cJSON *issues, const cJSON *call, co
                     issue_tail(o, is, turn, tool_name);
                     cJSON *d = add(o, is, "details", cJSON_CreateObject());
                     if (d) {
-                        add_dup(o, d, "repeatOfTurn", cJSON_GetObjectItemCaseSensitive(t, "turn_id"));
+                        add_dup(o, d, "repeatOfTurn", forge_json_get(t, "turn_id"));
                         add_num(o, d, "repeatOfCall", idx);
                     }
                     return;
@@ -1079,14 +1097,14 @@ static void deep_result_unused(struct out *o, cJSON *issues, const cJSON *call, 
 {
     if (!t || t->n <= 1)
         return;
-    const cJSON *result = cJSON_GetObjectItemCaseSensitive(call, "result");
+    const cJSON *result = forge_json_get(call, "result");
     struct entry *e;
     int n = entries(result, &e, NULL, 0);
     if (n < 0) {
         o->oom = true;
         return;
     }
-    const cJSON *tid = cJSON_GetObjectItemCaseSensitive(turn, "turn_id");
+    const cJSON *tid = forge_json_get(turn, "turn_id");
     struct forge_buf lb;
     forge_buf_init(&lb, 0);
     for (int i = 0; i < n && !o->oom; i++) {
@@ -1102,7 +1120,7 @@ static void deep_result_unused(struct out *o, cJSON *issues, const cJSON *call, 
             continue;
         bool found = false;
         for (int k = 0; k < t->n && !found; k++) {
-            if (!id_gt(cJSON_GetObjectItemCaseSensitive(t->turns[k], "turn_id"), tid))
+            if (!id_gt(forge_json_get(t->turns[k], "turn_id"), tid))
                 continue;
             const struct lowtext *lt = tctx_low(t, k);
             if (!lt) {
@@ -1240,10 +1258,10 @@ static void tree_mark(const cJSON *v, struct said *sd)
 /* A turn as a source: its calls' arguments and results, and (for earlier turns) its text. */
 static void turn_mark(const cJSON *turn, bool with_text, struct said *sd)
 {
-    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(turn, "tool_calls");
+    const cJSON *tc = forge_json_get(turn, "tool_calls");
     for (const cJSON *c = cJSON_IsArray(tc) ? tc->child : NULL; c && sd->left; c = c->next) {
-        tree_mark(cJSON_GetObjectItemCaseSensitive(c, "result"), sd);
-        tree_mark(cJSON_GetObjectItemCaseSensitive(c, "arguments"), sd);
+        tree_mark(forge_json_get(c, "result"), sd);
+        tree_mark(forge_json_get(c, "arguments"), sd);
     }
     size_t cn;
     if (with_text && sd->left)
@@ -1256,10 +1274,10 @@ static void turn_mark(const cJSON *turn, bool with_text, struct said *sd)
 static void deep_hallucinated_result(struct out *o, cJSON *issues, const cJSON *turn,
                                      struct tctx *t)
 {
-    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(turn, "tool_calls");
+    const cJSON *calls = forge_json_get(turn, "tool_calls");
     bool any_result = false;
     for (const cJSON *c = cJSON_IsArray(calls) ? calls->child : NULL; c; c = c->next)
-        if (truthy(cJSON_GetObjectItemCaseSensitive(c, "result")))
+        if (truthy(forge_json_get(c, "result")))
             any_result = true;
     size_t cn;
     const char *content = content_of(turn, &cn);
@@ -1281,7 +1299,7 @@ static void deep_hallucinated_result(struct out *o, cJSON *issues, const cJSON *
     turn_mark(turn, false, &sd);
     int ix = tctx_index(t, turn);
     if (ix < 0 && t->traj) { /* not one of the context's turns: every turn before it by pointer */
-        const cJSON *turns = cJSON_GetObjectItemCaseSensitive(t->traj, "turns");
+        const cJSON *turns = forge_json_get(t->traj, "turns");
         for (const cJSON *p = cJSON_IsArray(turns) ? turns->child : NULL; p && p != turn && sd.left;
              p = p->next)
             turn_mark(p, true, &sd);
@@ -1323,7 +1341,7 @@ static void deep_schema_violation(struct out *o, cJSON *issues, const cJSON *cal
                                   const struct forge_tooluse_opts *opt, const cJSON *tool_name,
                                   const char *name)
 {
-    const cJSON *args = cJSON_GetObjectItemCaseSensitive(call, "arguments");
+    const cJSON *args = forge_json_get(call, "arguments");
     if (!opt->schema_check || !args)
         return;
     cJSON *errors = NULL;
@@ -1368,12 +1386,12 @@ static cJSON *validate_turn_impl(const cJSON *turn, const cJSON *schemas, struct
         o.oom = true;
         goto out;
     }
-    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(turn, "tool_calls");
+    const cJSON *calls = forge_json_get(turn, "tool_calls");
     const struct lowtext *own_low = NULL;
     struct lowtext tmp_low = {0};
     for (const cJSON *call = cJSON_IsArray(calls) ? calls->child : NULL; call && !o.oom;
          call = call->next) {
-        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(call, "name");
+        const cJSON *nm = forge_json_get(call, "name");
         if (!truthy(nm)) {
             cJSON *is = issue_new(&o, issues, "missing_tool_name", "critical", turn);
             if (is) {
@@ -1420,14 +1438,14 @@ static cJSON *validate_turn_impl(const cJSON *turn, const cJSON *schemas, struct
             if (opt->validate_schemas)
                 validate_arguments(&o, issues, call, schema, turn, nm, name);
         }
-        if (!truthy(cJSON_GetObjectItemCaseSensitive(call, "arguments"))) {
+        if (!truthy(forge_json_get(call, "arguments"))) {
             cJSON *is = issue_new(&o, issues, "missing_arguments", "high", turn);
             if (is) {
                 add_fmt(&o, is, "description", "Tool \"%s\" has no arguments", name);
                 issue_tail(&o, is, turn, nm);
             }
         }
-        bool has_result = truthy(cJSON_GetObjectItemCaseSensitive(call, "result"));
+        bool has_result = truthy(forge_json_get(call, "result"));
         if (opt->check_result_usage && !has_result) {
             cJSON *is = issue_new(&o, issues, "missing_result", "medium", turn);
             if (is) {
@@ -1514,7 +1532,7 @@ cJSON *forge_tooluse_validate_tool_call(const cJSON *call, const cJSON *schema,
     /* The call is referenced, not copied: the synthetic turn borrows it. */
     add(&oo, calls, NULL, cJSON_CreateObjectReference(call ? call->child : NULL));
     if (schema && truthy(schema)) {
-        char *nm = strv(&oo, cJSON_GetObjectItemCaseSensitive(call, "name"));
+        char *nm = strv(&oo, forge_json_get(call, "name"));
         if (nm)
             add_k(&oo, schemas, nm, cJSON_CreateObjectReference(schema->child));
         forge_free(nm);
@@ -1551,7 +1569,7 @@ cJSON *forge_tooluse_validate_trajectory(const cJSON *traj, const cJSON *schemas
         const cJSON *turn = t.turns[i];
         const char *role = forge_json_str(turn, "role");
         if (!role || strcmp(role, "agent") != 0 ||
-            !truthy(cJSON_GetObjectItemCaseSensitive(turn, "tool_calls")))
+            !truthy(forge_json_get(turn, "tool_calls")))
             continue;
         cJSON *r = validate_turn_impl(turn, schemas, &t, o, err);
         if (!r || !cJSON_AddItemToArray(arr, r)) {
@@ -1897,7 +1915,7 @@ cJSON *forge_tooluse_validate_schema(const cJSON *call, const cJSON *schema, str
         o.oom = true;
         goto out;
     }
-    const cJSON *args = cJSON_GetObjectItemCaseSensitive(call, "arguments");
+    const cJSON *args = forge_json_get(call, "arguments");
     if (!truthy(args)) {
         schema_issue(&o, issues, "missing_arguments", "critical", "", "No arguments provided",
                      NULL, NULL, NULL, NULL);
@@ -2135,12 +2153,14 @@ static int scan_words(const char *s, size_t n, int want)
  * take part in a match). */
 static int scan_string(const char *s, struct forge_buf *scratch, int want)
 {
+    /* the bytes JSON.stringify escapes, and the end */
+    static const unsigned char stop[256] = {
+        1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+        0, 0, 1, ['\\'] = 1};
     size_t n = 0;
-    bool plain = true;
-    for (; s[n]; n++)
-        if ((unsigned char)s[n] < 0x20 || s[n] == '"' || s[n] == '\\')
-            plain = false;
-    if (plain)
+    while (!stop[(unsigned char)s[n]])
+        n++;
+    if (!s[n])
         return scan_words(s, n, want);
     forge_buf_reset(scratch);
     cJSON tmp = {0};
@@ -2240,7 +2260,7 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
         o.oom = true;
         goto out;
     }
-    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(call, "name");
+    const cJSON *nm = forge_json_get(call, "name");
     char *name_alloc = NULL;
     const char *name = sval(nm);
     if (!name)
@@ -2249,7 +2269,7 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
         cJSON_Delete(issues);
         goto out;
     }
-    const cJSON *result = cJSON_GetObjectItemCaseSensitive(call, "result");
+    const cJSON *result = forge_json_get(call, "result");
     if (!truthy(result)) {
         cJSON *is = issue_new(&o, issues, "missing_result", "medium", turn);
         if (is) {
@@ -2419,7 +2439,7 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
             }
         }
         if (!any && t->traj && !o.oom) {
-            const cJSON *tid = cJSON_GetObjectItemCaseSensitive(turn, "turn_id");
+            const cJSON *tid = forge_json_get(turn, "turn_id");
             for (int i = 0; i < n && !o.oom; i++) {
                 const cJSON *v = e[i].val;
                 if (cJSON_IsNull(v))
@@ -2434,7 +2454,7 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
                     continue;
                 bool found = false;
                 for (int k = 0; k < t->n && !found; k++) {
-                    if (!id_gt(cJSON_GetObjectItemCaseSensitive(t->turns[k], "turn_id"), tid))
+                    if (!id_gt(forge_json_get(t->turns[k], "turn_id"), tid))
                         continue;
                     const struct lowtext *lt = tctx_low(t, k);
                     if (!lt) {
@@ -2609,7 +2629,7 @@ cJSON *forge_tooluse_verify_turn_results(const cJSON *turn, const cJSON *traj,
         forge_err_set(err, FORGE_ENOMEM, "out of memory");
         return NULL;
     }
-    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(turn, "tool_calls");
+    const cJSON *calls = forge_json_get(turn, "tool_calls");
     if (truthy(calls)) {
         for (const cJSON *c = cJSON_IsArray(calls) ? calls->child : NULL; c; c = c->next) {
             cJSON *r = verify_impl(c, turn, &t, o, err);
@@ -2634,9 +2654,9 @@ struct sum {
 static void sum_add(struct sum *s, const cJSON *r)
 {
     s->total++;
-    s->valid += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "valid"));
-    s->halluc += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "hallucinated"));
-    s->integ += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "integrated"));
+    s->valid += cJSON_IsTrue(forge_json_get(r, "valid"));
+    s->halluc += cJSON_IsTrue(forge_json_get(r, "hallucinated"));
+    s->integ += cJSON_IsTrue(forge_json_get(r, "integrated"));
 }
 
 static cJSON *sum_json(struct out *o, const struct sum *s, double *scores, cJSON *issues)
@@ -2675,7 +2695,7 @@ static cJSON *summarize_impl(struct tctx *t, const struct forge_verify_opts *opt
     for (int i = 0; i < t->n && !o.oom; i++) {
         const cJSON *turn = t->turns[i];
         const char *role = forge_json_str(turn, "role");
-        const cJSON *calls = cJSON_GetObjectItemCaseSensitive(turn, "tool_calls");
+        const cJSON *calls = forge_json_get(turn, "tool_calls");
         if (!role || strcmp(role, "agent") != 0 || !truthy(calls) || !cJSON_IsArray(calls))
             continue;
         for (const cJSON *c = calls->child; c && !o.oom; c = c->next) {
@@ -2696,13 +2716,13 @@ static cJSON *summarize_impl(struct tctx *t, const struct forge_verify_opts *opt
             }
             scores[s.total] = forge_json_num(r, "score", 0);
             sum_add(&s, r);
-            cJSON *ri = cJSON_GetObjectItemCaseSensitive(r, "issues");
+            cJSON *ri = forge_json_get(r, "issues");
             if (per_call) {
                 /* the summary lists the very issue objects of the per-call results */
                 for (const cJSON *x = ri ? ri->child : NULL; x; x = x->next)
                     add(&o, issues, NULL, cJSON_CreateObjectReference(x->child));
-                add_copy(&o, r, "turn_id", cJSON_GetObjectItemCaseSensitive(turn, "turn_id"));
-                add_copy(&o, r, "tool", cJSON_GetObjectItemCaseSensitive(c, "name"));
+                add_copy(&o, r, "turn_id", forge_json_get(turn, "turn_id"));
+                add_copy(&o, r, "tool", forge_json_get(c, "name"));
                 add(&o, per_call, NULL, r);
             } else {
                 while (ri && ri->child)
@@ -2772,14 +2792,14 @@ cJSON *forge_tooluse_check(const cJSON *traj, const cJSON *schemas,
         const cJSON *turn = t.turns[i];
         const char *role = forge_json_str(turn, "role");
         if (!role || strcmp(role, "agent") != 0 ||
-            !truthy(cJSON_GetObjectItemCaseSensitive(turn, "tool_calls")))
+            !truthy(forge_json_get(turn, "tool_calls")))
             continue;
         cJSON *r = validate_turn_impl(turn, schemas, &t, vo, err);
         if (!r) {
             o.oom = true;
             break;
         }
-        add_copy(&o, r, "turn_id", cJSON_GetObjectItemCaseSensitive(turn, "turn_id"));
+        add_copy(&o, r, "turn_id", forge_json_get(turn, "turn_id"));
         add(&o, val, NULL, r);
     }
     cJSON *per = o.oom ? NULL : add(&o, out, "results", cJSON_CreateArray());

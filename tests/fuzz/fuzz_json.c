@@ -1,5 +1,6 @@
 /* JSON parsing (forge_json_parse: errors as "<name>:<line>:<col>: ...") and JavaScript-
- * compatible printing (forge_json_write). Properties: a failed parse names the input with a
+ * compatible printing (forge_json_write). Properties: the fast reader builds cJSON's tree or
+ * gives up; a failed parse names the input with a
  * position inside it; printed text parses again to an equal value and prints the same text;
  * path lookups and UTF-16 lengths do not crash. */
 #include <cjson/cJSON.h>
@@ -24,12 +25,40 @@ static bool finite_only(const cJSON *v)
     return true;
 }
 
+/* The fast reader's tree is cJSON's: same kinds, values bit for bit, keys, order, links. */
+static bool same_tree(const cJSON *a, const cJSON *b)
+{
+    if (a->type != b->type || a->valueint != b->valueint ||
+        memcmp(&a->valuedouble, &b->valuedouble, sizeof a->valuedouble) != 0)
+        return false;
+    if (!a->valuestring != !b->valuestring || (a->valuestring && strcmp(a->valuestring, b->valuestring)))
+        return false;
+    if (!a->string != !b->string || (a->string && strcmp(a->string, b->string)))
+        return false;
+    const cJSON *x = a->child, *y = b->child, *px = NULL, *py = NULL;
+    for (; x && y; px = x, py = y, x = x->next, y = y->next)
+        if ((px && (x->prev != px || y->prev != py)) || !same_tree(x, y))
+            return false;
+    return !x && !y && (!a->child || (a->child->prev == px && b->child->prev == py));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > FUZZ_MAX_INPUT)
         return 0;
     const char *text = (const char *)data;
     struct forge_err err = {0};
+    /* forge_json_parse_fast builds cJSON's tree or gives up, never a tree cJSON would not */
+    size_t fend = 0;
+    const char *cend = NULL;
+    cJSON *fast = forge_json_parse_fast(text, size, &fend);
+    if (fast) {
+        cJSON *slow = cJSON_ParseWithLengthOpts(text, size, &cend, 0);
+        FUZZ_CHECK(slow, "the fast reader read what cJSON refuses");
+        FUZZ_CHECK(same_tree(fast, slow) && text + fend == cend, "the fast reader's tree differs");
+        cJSON_Delete(slow);
+        cJSON_Delete(fast);
+    }
     cJSON *v = forge_json_parse(text, size, "<fuzz>", &err);
     int line = 0, col = 0;
     forge_json_position(text, size, &line, &col);

@@ -153,6 +153,21 @@ expect("order.same", out1 == out2 and code1 == code2, "outputs differ")
 ids = [json.loads(l).get("trajectory_id") for l in out2.splitlines()[:-1]]
 expect("order.ids", ids == [f"t{i}" for i in range(5000)], ids[:5])
 
+# 8b. the mean score adds the trajectories' scores in input order, one by one: the same for any
+# -j and chunking (this file spans many 64 KiB chunks), and for the same trajectories as a JSON array
+lines = out1.splitlines()
+total = 0.0
+for l in lines[:-1]:
+    total += json.loads(l)["score"]
+mean = json.loads(lines[-1])["summary"]["meanScore"]
+expect("mean.sequential", mean == total / 5000, f"{mean!r} != {total / 5000!r}")
+code3, out3, _ = run(f, "--tools", tools, "--format", "jsonl", "-j", "3")
+expect("mean.any-j", out3.splitlines()[-1] == lines[-1], out3.splitlines()[-1])
+with open(f) as fh:
+    arr = write("big.json", "[" + ",".join(fh.read().split("\n")[:-1]) + "]")
+code4, out4, _ = run(arr, "--tools", tools, "--format", "json")
+expect("mean.array", json.loads(out4)["summary"] == json.loads(lines[-1])["summary"], out4[-300:])
+
 # 9. stdin
 code, out, err = run("-", "--allow-unknown-tools", stdin=traj("s") + "\n")
 expect("stdin", code == 0 and out.startswith("PASS s  <stdin>:1  "), out + err)

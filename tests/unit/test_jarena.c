@@ -52,8 +52,22 @@ static void trees_in_the_arena(void)
     forge_jarena_release();
 }
 
+/* Without the hooks the arena stays off: a parsed tree is plain malloc memory, freed whole. */
+static void off_until_installed(void)
+{
+    struct forge_err err = {0};
+    forge_jarena_on(true);
+    CHECK(!forge_jarena_is_on());
+    cJSON *v = forge_json_parse("{\"a\":[1,\"x\"]}", 13, "t", &err);
+    CHECK(v != NULL);
+    cJSON_Delete(v);
+    forge_jarena_on(false);
+}
+
 int main(void)
 {
+    RUN(off_until_installed);
     RUN(trees_in_the_arena);
+    RUN(off_until_installed); /* after forge_jarena_release */
     return TEST_DONE();
 }

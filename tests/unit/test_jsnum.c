@@ -1,4 +1,4 @@
-/* JavaScript number formatting: forge_json_number's shortcuts (whole numbers, 15 to 17 digits)
+/* JavaScript number formatting: forge_json_number's shortcuts (whole numbers, few decimals, 15 to 17 digits)
  * give exactly what the plain search over every digit count gives. */
 #include "test.h"
 #include "data/json.h"
@@ -108,9 +108,38 @@ TEST(random_doubles)
     }
 }
 
+/* The few-decimals shortcut (m / 10^k, k <= 8, m below 10^15): such decimals, their
+ * neighbours one ulp away (which it must leave to the search) and the edges of its range. */
+TEST(short_decimals)
+{
+    static const double p10[9] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        int k = (int)(x % 9);
+        uint64_t m = (x >> 8) % (i % 2 ? 1000000000000000ULL : 100000ULL);
+        double d = (double)m / p10[k];
+        if (x & 1 << 4)
+            d = -d;
+        same(d);
+        same(nextafter(d, INFINITY));
+        same(nextafter(d, -INFINITY));
+    }
+    const double edge[] = {1e-8, 1.1e-8, 9.99999999e-9, 999999999999999.9, 99999999999999.99,
+                           999999999999999.0, 1e15 - 0.5, 12345678.12345678, 0.00000001,
+                           0.99999999, 1.00000001, 123456.7890123};
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+        same(edge[i]);
+        same(-edge[i]);
+    }
+}
+
 int main(void)
 {
     RUN(fixed_values);
+    RUN(short_decimals);
     RUN(random_doubles);
     return TEST_DONE();
 }

@@ -44,6 +44,34 @@ TEST(parse_errors_name_line_and_column)
     CHECK_STR(err.msg, "z:1:3: expected a JSON value, found end of input");
 }
 
+/* Every byte in a string, as JSON.stringify escapes it (invalid UTF-8 bytes as U+FFFD). */
+TEST(strings_escape_every_byte)
+{
+    for (int c = 1; c < 256; c++) {
+        char in[8] = {'a', (char)c, 'b', 0}, want[16];
+        if (c == '"' || c == '\\')
+            snprintf(want, sizeof want, "\"a\\%cb\"", c);
+        else if (c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t')
+            snprintf(want, sizeof want, "\"a\\%cb\"", c == '\b' ? 'b' : c == '\f' ? 'f' : c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+        else if (c < 0x20)
+            snprintf(want, sizeof want, "\"a\\u%04xb\"", c);
+        else if (c >= 0x80)
+            snprintf(want, sizeof want, "\"a\xef\xbf\xbd" "b\"");
+        else
+            snprintf(want, sizeof want, "\"a%cb\"", c);
+        cJSON *v = cJSON_CreateString(in);
+        char *s = forge_json_print(v, 0);
+        CHECK_STR(s, want);
+        forge_free(s);
+        cJSON_Delete(v);
+    }
+    cJSON *v = cJSON_CreateString("caf\xc3\xa9 \xf0\x9f\x98\x80 \xe2\x82");
+    char *s = forge_json_print(v, 0);
+    CHECK_STR(s, "\"caf\xc3\xa9 \xf0\x9f\x98\x80 \xef\xbf\xbd\xef\xbf\xbd\"");
+    forge_free(s);
+    cJSON_Delete(v);
+}
+
 TEST(print_keeps_order_sorts_and_escapes)
 {
     struct forge_err err = {0};
@@ -174,6 +202,7 @@ int main(void)
     RUN(numbers_print_like_javascript);
     RUN(parse_errors_name_line_and_column);
     RUN(print_keeps_order_sorts_and_escapes);
+    RUN(strings_escape_every_byte);
     RUN(equality_and_paths);
     RUN(utf16_lengths);
     RUN(input_must_be_utf8_with_nothing_after_the_value);

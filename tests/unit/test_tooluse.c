@@ -44,6 +44,24 @@ TEST(lower_case)
     check_lower("ΟΔΟΣ ΣΑΣ", "οδος σας");               /* final sigma */
     check_lower("Σ", "σ");
     check_lower("\xff\xfe" "ABC", "\xff\xfe" "abc");       /* invalid bytes kept */
+    /* every ASCII byte, at every offset of the eight-byte steps, runs cut by a non-ASCII one */
+    char in[300], want[300];
+    for (int shift = 0; shift < 9; shift++) {
+        size_t n = 0;
+        for (int i = 0; i < shift; i++)
+            in[n] = want[n] = 'q', n++;
+        for (int c = 1; c < 128; c++) {
+            in[n] = (char)c;
+            want[n++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+            if (c == 77 + shift) {
+                memcpy(in + n, "\xc3\x89", 2); /* É */
+                memcpy(want + n, "\xc3\xa9", 2);
+                n += 2;
+            }
+        }
+        in[n] = want[n] = '\0';
+        check_lower(in, want);
+    }
 }
 
 static cJSON *validate_call(const char *call, const char *schema, const char *opts)

@@ -3,7 +3,13 @@
 same generated JSONL trajectories, plus a cJSON parse-only ceiling. Prints seconds, MB/s,
 trajectories/s and peak RSS side by side, and the ratios. Not a test: no timed assertions.
 
-usage: tests/bench/check/run.py [--mb 77] [--reference-src DIR] [--forge BIN] [--runs 3]
+usage: tests/bench/check/run.py [--mb 77] [--reference-src DIR] [--forge BIN] [--runs 3] [--rounds 8]
+
+Then the two ratios of the performance goals, measured in alternation in one run (--rounds times;
+best and median): `forge check -j 1` against the parse-only pass (wall and CPU), and the throughput
+of `-j N` (N = the CPUs) against `-j 1`, with the parse-only pass's own N-thread speed-up beside it
+as the control (on a busy machine neither reaches N). The load average is printed before and after:
+figures taken while other work runs say so.
 
 --reference-src is a checkout (or bare git directory) of github.com/reaatech/agent-eval-harness;
 its packages/tool-use/src/*.ts are transpiled with TypeScript (installed from npm into
@@ -55,6 +61,7 @@ def main():
     ap.add_argument("--reference-src", default=os.environ.get("AEH_SRC"))
     ap.add_argument("--forge")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=8)
     a = ap.parse_args()
     os.makedirs(SCRATCH, exist_ok=True)
 
@@ -123,6 +130,30 @@ def main():
     for name, t, rss, cpu in rows:
         ratio = f"  {ref_t / t:6.1f}x {ref_cpu / cpu:6.1f}x" if ref_t else ""
         print(f"{name:34} {t:8.2f} {size_mb / t:8.0f} {ntraj / t:9.0f} {rss:7.1f}MB {cpu:7.2f}{ratio}")
+
+    # The goals' ratios, alternating the commands so that load changes hit them alike.
+    load0 = os.getloadavg()
+    alt = {"parse 1": [parse_only, data, "1"], f"parse {ncpu}": [parse_only, data, str(ncpu)],
+           "check -j 1": base + ["-j", "1"], f"check -j {ncpu}": base + ["-j", str(ncpu)]}
+    got = {k: [] for k in alt}
+    for _ in range(a.rounds):
+        for k, cmd in alt.items():
+            t, _, _, cpu = measure(cmd)
+            got[k].append((t, cpu))
+    load1 = os.getloadavg()
+
+    def stat(k, i, f):
+        v = sorted(x[i] for x in got[k])
+        return v[0] if f == "best" else v[len(v) // 2]
+
+    print(f"\nalternating {a.rounds} rounds; load average (1, 5, 15 min) before "
+          f"{load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, after {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}"
+          f" on {ncpu} CPUs")
+    for f in ("best", "median"):
+        print(f"  {f:6}: check -j 1 / parse only: wall {stat('check -j 1', 0, f) / stat('parse 1', 0, f):.2f}x, "
+              f"CPU {stat('check -j 1', 1, f) / stat('parse 1', 1, f):.2f}x (goal <= 1.2x);  "
+              f"-j {ncpu} speed-up over -j 1: x{stat('check -j 1', 0, f) / stat(f'check -j {ncpu}', 0, f):.2f} "
+              f"(parse only, {ncpu} threads over 1: x{stat('parse 1', 0, f) / stat(f'parse {ncpu}', 0, f):.2f})")
 
     # Memory on a stream four times the size, through stdin.
     t, rss, _, _ = measure([forge, "check", "-", "--tools", tools, "--format", "jsonl"],
