@@ -386,6 +386,8 @@ TEST(errors_arena)
     cJSON *i = J("{\"days\": 30, \"wind\": true}");
     CHECK_INT(forge_schema_check(s, i, &e), 0);
     CHECK_INT(e.n, 3);
+    CHECK_INT(forge_schema_errors_render(&e), 0);
+    CHECK_INT(forge_schema_errors_render(&e), 0); /* once rendered, the same text */
     CHECK_STR(e.list[0].instance_location, "/days");
     CHECK_STR(e.list[0].keyword_location, "/properties/days/maximum");
     CHECK_STR(e.list[0].absolute_keyword_location, "https://example.com/w.json#/properties/days/maximum");
@@ -411,9 +413,13 @@ TEST(errors_arena)
     CHECK_INT(forge_schema_check(s, i, &e), 0);
     CHECK_INT(forge_alloc_fail_at(0), 0);
     CHECK_INT(e.n, 3);
+    CHECK_INT(forge_schema_errors_render(&e), 0);
     CHECK_STR(e.list[0].instance_location, "/days");
     CHECK_INT(forge_schema_check(s, j, &e), 0);
     CHECK_INT(e.n, 2);
+    forge_alloc_fail_at(1); /* the text's room was made rendering the three errors before */
+    CHECK_INT(forge_schema_errors_render(&e), 0);
+    CHECK_INT(forge_alloc_fail_at(0), 0);
     CHECK_STR(e.list[0].message, "string has 0 characters, fewer than the minimum 1");
     CHECK_STR(e.list[1].message, "expected integer, got string");
     /* a valid instance empties the list; no list wanted is the fastest form */
@@ -434,6 +440,7 @@ TEST(errors_arena)
     s = compile("{\"properties\": {\"a\": {\"type\": \"string\"}, \"b\": {\"type\": \"string\"}}}", NULL, &err);
     CHECK_INT(forge_schema_check(s, J_tmp(&a, "{\"a\": 1, \"b\": 2}"), &e), 0);
     CHECK_INT(e.n, 1);
+    CHECK_INT(forge_schema_errors_render(&e), 0);
     CHECK_STR(e.list[0].instance_location, "/a");
     cJSON_Delete(a);
     forge_schema_errors_free(&e);
@@ -480,6 +487,7 @@ TEST(property_tables)
         CHECK_INT(forge_schema_check(s, inst, &e), 1);
         CHECK_INT(forge_schema_check(s, bad, &e), 0);
         CHECK_INT(e.n, cJSON_GetArraySize(names) + 2);
+        CHECK_INT(forge_schema_errors_render(&e), 0);
         int i = 0;
         cJSON_ArrayForEach(x, names) {
             CHECK_STR(e.list[i].message, "expected integer, got string");
