@@ -150,9 +150,15 @@ static inline int ntab_find(const struct ntab *t, const char *key)
         return ntab_hfind(t, key);
     /* a few names: compared in turn (the first of duplicates wins, as in the table) */
     unsigned char k0 = (unsigned char)key[0];
-    for (int j = 0; j < t->n; j++)
-        if (t->first[j] == k0 && (!k0 || !strcmp(key + 1, t->names[j] + 1)))
+    for (int j = 0; j < t->n; j++) {
+        if (t->first[j] != k0)
+            continue;
+        if (!k0)
             return j;
+        /* short names: compared inline (no call) */
+        if (!strcmp(key + 1, t->names[j] + 1))
+            return j;
+    }
     return -1;
 }
 
@@ -3091,9 +3097,40 @@ static inline bool leaf_pass(const struct node *n, const cJSON *inst)
     return true;
 }
 
+static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
+               const struct iloc *il, const struct kloc *kl, struct ann *ann);
+
 /* vnode for a child value: a leaf that passes returns without a call. */
-#define VCHILD(c, sub, x, il, kl, ann) \
-    (((sub)->leaf && leaf_pass((sub), (x))) ? 1 : vnode((c), (sub), (x), (il), (kl), (ann)))
+#define VCHILD(c, sub, x, il, kl, ann)                                                   \
+    ((sub)->leaf ? (leaf_pass((sub), (x)) ? 1 : leaf_failed((c), (sub), (x), (il), (kl))) \
+                 : vnode((c), (sub), (x), (il), (kl), (ann)))
+
+/* A leaf whose leaf_pass failed: invalid, explained by the full evaluation when errors are
+ * wanted (a leaf collects no annotations). */
+static int leaf_failed(struct vctx *c, const struct node *n, const cJSON *inst,
+                       const struct iloc *il, const struct kloc *kl)
+{
+    if (n->lexact && (c->quiet || !c->out))
+        return 0;
+    /* the keywords in turn, as vnode_body would (a leaf has no subschemas: no nesting, no
+     * scope, no annotations, no step) */
+    long slen = -1;
+    int kind = kind_of(inst), ok = 1;
+    const struct kw *const *ks = n->kinds[kind];
+    for (int i = 0, nk = n->nkinds[kind]; i < nk; i++) {
+        if (quick_pass(ks[i], inst, &slen))
+            continue;
+        int r = vkw(c, n, ks[i], inst, il, kl, NULL);
+        if (r < 0)
+            return r;
+        if (!r) {
+            ok = 0;
+            if (!c->all || c->quiet)
+                return 0;
+        }
+    }
+    return ok;
+}
 
 /* "properties" with its fused siblings "required" and "additionalProperties": one pass over the
  * members of the object <inst>. */
@@ -3599,13 +3636,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
 static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
                  const struct kloc *kl, struct ann *ann)
 {
-    if (n->leaf) {
-        if (leaf_pass(n, inst))
-            return 1;
-        if (n->lexact && (c->quiet || !c->out))
-            return 0; /* certainly invalid, and no error to explain */
-        /* the full evaluation explains the failure */
-    }
+    if (n->leaf) /* certainly invalid, and no error to explain, or explained in full */
+        return leaf_pass(n, inst) ? 1 : leaf_failed(c, n, inst, il, kl);
     return vnode_body(c, n, inst, il, kl, ann);
 }
 
