@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <float.h>
 #include <limits.h>
 #include <string.h>
 
@@ -2824,7 +2825,12 @@ static size_t cp_len(const char *s)
 
 static inline bool is_integer(const cJSON *v)
 {
-    return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble == floor(v->valuedouble);
+    if (!cJSON_IsNumber(v))
+        return false;
+    /* below 2^52 in magnitude a conversion to an integer tells; above, every finite double is
+     * one (NaN fails both tests) */
+    double d = v->valuedouble, a = fabs(d);
+    return a < 4503599627370496.0 ? d == (double)(long long)d : a <= DBL_MAX;
 }
 
 static inline bool type_ok(unsigned t, const cJSON *v)
@@ -2973,14 +2979,12 @@ static inline bool required_ok(const struct kw *w, const cJSON *inst)
     return (seen & want) == want;
 }
 
-/* True when keyword <w> certainly passes on <inst> by a cheap test; false means "evaluate it
- * fully" (vkw), which also produces the error. <slen> caches the string length (-1: unknown). */
-static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
+/* The cases of quick_pass that call out (kept apart so that the common ones need no saved
+ * registers). */
+static __attribute__((noinline)) bool quick_pass_call(const struct kw *w, const cJSON *inst, long *slen)
 {
     int t = inst->type & 0xFF;
     switch (w->op) {
-    case OP_TYPE:
-        return type_ok((unsigned)w->num, inst);
     case OP_ENUM:
         if (w->all_strings) {
             if (t != cJSON_String)
@@ -2997,10 +3001,6 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
         return false;
     case OP_CONST:
         return json_eq(w->json, inst);
-    case OP_MAX: return t != cJSON_Number || inst->valuedouble <= w->num;
-    case OP_XMAX: return t != cJSON_Number || inst->valuedouble < w->num;
-    case OP_MIN: return t != cJSON_Number || inst->valuedouble >= w->num;
-    case OP_XMIN: return t != cJSON_Number || inst->valuedouble > w->num;
     case OP_MAXLEN:
     case OP_MINLEN:
         if (t != cJSON_String)
@@ -3015,6 +3015,33 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
         return w->op == OP_MAXLEN ? (double)*slen <= w->num : (double)*slen >= w->num;
     case OP_REQUIRED:
         return w->fused || t != cJSON_Object || required_ok(w, inst);
+    default:
+        return false;
+    }
+}
+
+/* True when keyword <w> certainly passes on <inst> by a cheap test; false means "evaluate it
+ * fully" (vkw), which also produces the error. <slen> caches the string length (-1: unknown). */
+static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
+{
+    int t = inst->type & 0xFF;
+    switch (w->op) {
+    case OP_TYPE:
+        return type_ok((unsigned)w->num, inst);
+    case OP_ENUM:
+        if (w->all_strings && t != cJSON_String)
+            return false;
+        return quick_pass_call(w, inst, slen);
+    case OP_CONST:
+    case OP_REQUIRED:
+        return quick_pass_call(w, inst, slen);
+    case OP_MAX: return t != cJSON_Number || inst->valuedouble <= w->num;
+    case OP_XMAX: return t != cJSON_Number || inst->valuedouble < w->num;
+    case OP_MIN: return t != cJSON_Number || inst->valuedouble >= w->num;
+    case OP_XMIN: return t != cJSON_Number || inst->valuedouble > w->num;
+    case OP_MAXLEN:
+    case OP_MINLEN:
+        return t != cJSON_String || quick_pass_call(w, inst, slen);
     case OP_ADDPROPS:
         return w->fused || t != cJSON_Object;
     case OP_PATTERN:
