@@ -156,7 +156,6 @@ static inline int ntab_find(const struct ntab *t, const char *key)
             continue;
         if (!k0)
             return j;
-        /* short names: compared inline (no call) */
         if (!strcmp(key + 1, t->names[j] + 1))
             return j;
     }

@@ -548,6 +548,75 @@ TEST(discriminators)
     forge_schema_free(s);
 }
 
+/* Errors are recorded as paths and operands and written out only when asked for: the text is
+ * the same through forge_schema_errors_render and forge_schema_errors_json, paths longer than
+ * the arena's first room grow it, numbers are written as JavaScript does, and a message stops
+ * at 1023 bytes. */
+TEST(errors_rendered_on_demand)
+{
+    struct forge_err err;
+    struct forge_schema_opts o = {0};
+    o.all_errors = true;
+    struct forge_schema *s = compile(
+        "{\"type\": [\"array\", \"number\"], \"items\": {\"$ref\": \"#\"}, \"maximum\": 0.5,"
+        " \"multipleOf\": 0.25}", &o, &err);
+    CHECK(s != NULL);
+    /* 100 nested arrays around 1e21: 100 indexes and 200 keyword segments */
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    for (int i = 0; i < 100; i++)
+        forge_buf_adds(&b, "[");
+    forge_buf_adds(&b, "1e21");
+    for (int i = 0; i < 100; i++)
+        forge_buf_adds(&b, "]");
+    cJSON *deep = J(b.data);
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    CHECK_INT(forge_schema_check(s, deep, &e), 0);
+    CHECK_INT(e.n, 1);
+    CHECK_INT(forge_schema_errors_render(&e), 0);
+    CHECK_STR(e.list[0].message, "1e+21 is greater than the maximum 0.5");
+    CHECK_INT((int)strlen(e.list[0].instance_location), 200);
+    CHECK_INT((int)strlen(e.list[0].keyword_location), 100 * (int)strlen("/items/$ref") + 8);
+    CHECK(!strncmp(e.list[0].keyword_location, "/items/$ref/items/$ref", 22));
+    CHECK_STR(e.list[0].keyword_location + 1100, "/maximum");
+    CHECK(e.list[0].absolute_keyword_location == NULL);
+    cJSON *js = forge_schema_errors_json(&e);
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(js, 0), "instanceLocation")->valuestring,
+              e.list[0].instance_location);
+    cJSON_Delete(js);
+    cJSON *i2 = J("[19.999, -3, 0.75]");
+    CHECK_INT(forge_schema_check(s, i2, &e), 0);
+    CHECK_INT(e.n, 3);
+    CHECK_INT(forge_schema_errors_render(&e), 0);
+    CHECK_STR(e.list[0].instance_location, "/0");
+    CHECK_STR(e.list[0].message, "19.999 is greater than the maximum 0.5");
+    CHECK_STR(e.list[1].message, "19.999 is not a multiple of 0.25");
+    CHECK_STR(e.list[2].instance_location, "/2");
+    CHECK_STR(e.list[2].keyword_location, "/items/$ref/maximum");
+    forge_schema_free(s);
+    /* a message is cut at 1023 bytes (here a long member name) */
+    s = compile("{\"additionalProperties\": false}", &o, &err);
+    b.len = 0;
+    forge_buf_adds(&b, "{\"");
+    for (int i = 0; i < 1100; i++)
+        forge_buf_adds(&b, "k");
+    forge_buf_adds(&b, "\": 1}");
+    cJSON *wide = J(b.data);
+    CHECK_INT(forge_schema_check(s, wide, &e), 0);
+    CHECK_INT(forge_schema_errors_render(&e), 0);
+    CHECK_INT((int)strlen(e.list[0].message), 1023);
+    CHECK(!strncmp(e.list[0].message, "property 'kkk", 13));
+    js = forge_schema_errors_json(&e);
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(js, 0), "error")->valuestring, e.list[0].message);
+    cJSON_Delete(js);
+    forge_schema_errors_free(&e);
+    forge_schema_free(s);
+    forge_buf_free(&b);
+    cJSON_Delete(deep);
+    cJSON_Delete(i2);
+    cJSON_Delete(wide);
+}
+
 int main(void)
 {
     RUN(locations_through_refs);
@@ -564,5 +633,6 @@ int main(void)
     RUN(errors_arena);
     RUN(property_tables);
     RUN(discriminators);
+    RUN(errors_rendered_on_demand);
     return TEST_DONE();
 }
