@@ -2832,18 +2832,19 @@ static inline bool is_integer(const cJSON *v)
     return a < 4503599627370496.0 ? d == (double)(long long)d : a <= DBL_MAX;
 }
 
+/* The type bit of each cJSON type (a one-hot byte; Raw and Invalid: none). */
+static const unsigned char type_bits[256] = {
+    [cJSON_False] = T_BOOL, [cJSON_True] = T_BOOL, [cJSON_NULL] = T_NULL,
+    [cJSON_Number] = T_NUMBER, [cJSON_String] = T_STRING, [cJSON_Array] = T_ARRAY,
+    [cJSON_Object] = T_OBJECT,
+};
+
 static inline bool type_ok(unsigned t, const cJSON *v)
 {
-    switch (v->type & 0xFF) {
-    case cJSON_NULL: return t & T_NULL;
-    case cJSON_True:
-    case cJSON_False: return t & T_BOOL;
-    case cJSON_Object: return t & T_OBJECT;
-    case cJSON_Array: return t & T_ARRAY;
-    case cJSON_String: return t & T_STRING;
-    case cJSON_Number: return (t & T_NUMBER) || ((t & T_INTEGER) && is_integer(v));
-    default: return false;
-    }
+    unsigned b = type_bits[v->type & 0xFF];
+    if (t & b)
+        return true;
+    return b == T_NUMBER && (t & T_INTEGER) && is_integer(v);
 }
 
 static void type_list(unsigned t, char *out, size_t cap)
@@ -3170,14 +3171,20 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
     const struct kw *a = w->fadd;
     for (const cJSON *x = inst->child; x; x = x->next, i++) {
         const char *key = x->string;
-        struct iloc i1 = {il, key, 0};
         int j = ntab_find(&w->tab, key);
         if (j >= 0) {
             if (w->reqbits)
                 seen |= w->reqbits[j];
+            const struct node *sub = w->subs[j];
+            if (sub->leaf && leaf_pass(sub, x)) { /* no locations needed */
+                ann_set(ann, i);
+                continue;
+            }
+            struct iloc i1 = {il, key, 0};
             struct kloc k2 = {&k1, w->names[j], 0};
-            r = VCHILD(c, w->subs[j], x, &i1, &k2, NULL);
+            r = sub->leaf ? leaf_failed(c, sub, x, &i1, &k2) : vnode(c, sub, x, &i1, &k2, NULL);
         } else if (a) {
+            struct iloc i1 = {il, key, 0};
             if (a->sub->is_bool && !a->sub->bval) {
                 r = FAIL(c, n, il, kl, a->name, NULL, "property '%s' is not allowed", EA_S(key));
             } else {
