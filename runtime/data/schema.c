@@ -2536,7 +2536,7 @@ static void etext_write(const struct forge_schema_errors *e, int i, const struct
 static int seg_reserve(struct forge_schema_errors *e, size_t need)
 {
     size_t want = (size_t)e->nsegs + need;
-    if (want <= (size_t)e->capsegs)
+    if (want <= (size_t)e->capsegs && e->segs) /* (made with the first record: never NULL) */
         return 0;
     if (want > (size_t)INT_MAX / 2)
         return FORGE_ENOMEM;
