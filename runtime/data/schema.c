@@ -338,6 +338,9 @@ struct node {
     bool lexact;           /* a leaf whose leaf_pass is exact: false means invalid (no limit,
                             * no keyword it leaves to the full evaluation) */
     bool recursive_anchor; /* $recursiveAnchor: true */
+    /* a node of one "$ref" and nothing else, in a schema without dynamic references: entered
+     * by vnode without the keyword loop */
+    const struct kw *refonly;
     const char *dyn_anchor;
     struct dynanchor *dynanchors; /* on resource roots: every $dynamicAnchor in the resource */
     struct node *resource; /* the root of the schema resource this node belongs to */
@@ -1971,6 +1974,9 @@ static int build_kinds(struct forge_schema *s)
                 if (m >> k & 1)
                     n->kinds[k][n->nkinds[k]++] = w;
         }
+        if (!s->dynamic && !n->is_bool && !n->leaf && !n->has_uneval && n->nkws == 1 &&
+            n->kws[0].op == OP_REF)
+            n->refonly = &n->kws[0];
     }
     return 0;
 }
@@ -3671,6 +3677,16 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
 {
     if (n->leaf) /* certainly invalid, and no error to explain, or explained in full */
         return leaf_pass(n, inst) ? 1 : leaf_failed(c, n, inst, il, kl);
+    if (n->refonly) { /* vnode_body for a node of one $ref: its step, nesting and keyword */
+        if (c->depth >= MAX_DEPTH || c->steps >= max_steps)
+            return vnode_body(c, n, inst, il, kl, ann); /* which reports the limit */
+        c->steps++;
+        c->depth++;
+        struct kloc k1 = {kl, n->refonly->name, 0};
+        int r = vnode(c, n->refonly->sub, inst, il, &k1, ann);
+        c->depth--;
+        return r;
+    }
     return vnode_body(c, n, inst, il, kl, ann);
 }
 
