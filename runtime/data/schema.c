@@ -339,7 +339,7 @@ struct node {
                             * no keyword it leaves to the full evaluation) */
     bool recursive_anchor; /* $recursiveAnchor: true */
     /* a node of one "$ref" and nothing else, in a schema without dynamic references: entered
-     * by vnode without the keyword loop */
+     * by vnode_body without the keyword loop */
     const struct kw *refonly;
     const char *dyn_anchor;
     struct dynanchor *dynanchors; /* on resource roots: every $dynamicAnchor in the resource */
@@ -3677,16 +3677,6 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
 {
     if (n->leaf) /* certainly invalid, and no error to explain, or explained in full */
         return leaf_pass(n, inst) ? 1 : leaf_failed(c, n, inst, il, kl);
-    if (n->refonly) { /* vnode_body for a node of one $ref: its step, nesting and keyword */
-        if (c->depth >= MAX_DEPTH || c->steps >= max_steps)
-            return vnode_body(c, n, inst, il, kl, ann); /* which reports the limit */
-        c->steps++;
-        c->depth++;
-        struct kloc k1 = {kl, n->refonly->name, 0};
-        int r = vnode(c, n->refonly->sub, inst, il, &k1, ann);
-        c->depth--;
-        return r;
-    }
     return vnode_body(c, n, inst, il, kl, ann);
 }
 
@@ -3710,6 +3700,12 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
         return FORGE_ELIMIT;
     }
     c->depth++;
+    if (n->refonly) { /* one $ref (no dynamic scope, no annotations of its own) */
+        struct kloc k1 = {kl, n->refonly->name, 0};
+        int r = vnode(c, n->refonly->sub, inst, il, &k1, ann);
+        c->depth--;
+        return r;
+    }
     bool pushed = false;
     /* the dynamic scope matters only to $dynamicRef and $recursiveRef */
     if (c->s->dynamic && (!c->nscope || c->scope[c->nscope - 1] != n->resource)) {
