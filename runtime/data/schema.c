@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <float.h>
 #include <limits.h>
 #include <string.h>
 
@@ -150,9 +151,14 @@ static inline int ntab_find(const struct ntab *t, const char *key)
         return ntab_hfind(t, key);
     /* a few names: compared in turn (the first of duplicates wins, as in the table) */
     unsigned char k0 = (unsigned char)key[0];
-    for (int j = 0; j < t->n; j++)
-        if (t->first[j] == k0 && (!k0 || !strcmp(key + 1, t->names[j] + 1)))
+    for (int j = 0; j < t->n; j++) {
+        if (t->first[j] != k0)
+            continue;
+        if (!k0)
             return j;
+        if (!strcmp(key + 1, t->names[j] + 1))
+            return j;
+    }
     return -1;
 }
 
@@ -332,6 +338,9 @@ struct node {
     bool lexact;           /* a leaf whose leaf_pass is exact: false means invalid (no limit,
                             * no keyword it leaves to the full evaluation) */
     bool recursive_anchor; /* $recursiveAnchor: true */
+    /* a node of one "$ref" and nothing else, in a schema without dynamic references: entered
+     * by vnode_body without the keyword loop */
+    const struct kw *refonly;
     const char *dyn_anchor;
     struct dynanchor *dynanchors; /* on resource roots: every $dynamicAnchor in the resource */
     struct node *resource; /* the root of the schema resource this node belongs to */
@@ -1965,6 +1974,9 @@ static int build_kinds(struct forge_schema *s)
                 if (m >> k & 1)
                     n->kinds[k][n->nkinds[k]++] = w;
         }
+        if (!s->dynamic && !n->is_bool && !n->leaf && !n->has_uneval && n->nkws == 1 &&
+            n->kws[0].op == OP_REF)
+            n->refonly = &n->kws[0];
     }
     return 0;
 }
@@ -2273,18 +2285,63 @@ static const char *type_name(const cJSON *v)
     return "object";
 }
 
-/* Records an error. Returns 0 (the keyword failed), or a negative code on out of memory. */
-static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
-                const char *kw, const char *sub, const char *fmt, ...)
-    __attribute__((format(printf, 7, 8)));
+/* ---------- errors ----------
+ * A failing keyword records its error compactly in the caller's forge_schema_errors: the
+ * message's format and operands, the node and keyword, and the instance and keyword paths as
+ * arrays of segments (a name pointer, or an index) copied from the walk's stack. Nothing is
+ * measured, formatted or escaped then: the text (JSON pointers, absolute location, message) is
+ * made only when a caller asks (forge_schema_errors_render, forge_schema_errors_json). Names
+ * are borrowed from the instance (member names) and the compiled schema. */
 
-/* A small vsnprintf for error messages: %s %d %lld %zu and %%, which is all they use (the
- * format attribute on fail() checks the arguments). Several times cheaper than the stdio one.
- * Returns the length written (at most cap - 1). */
-static size_t msg_format(char *out, size_t cap, const char *fmt, va_list ap)
+/* One operand of an error message: %s a string, %d an integer, %g a number (JavaScript's
+ * String(n)), %T a set of type bits ("integer or string"). */
+union earg {
+    const char *s;
+    long long i;
+    double d;
+    unsigned u;
+};
+#define EA_S(x) ((union earg){.s = (x)})
+#define EA_I(x) ((union earg){.i = (long long)(x)})
+#define EA_D(x) ((union earg){.d = (x)})
+#define EA_U(x) ((union earg){.u = (unsigned)(x)})
+#define EA_NONE ((union earg){.i = 0})
+
+/* One path segment: a member name, or an index when s is NULL. iloc and kloc have this shape
+ * after their link. */
+struct eseg {
+    const char *s;
+    long idx;
+};
+
+struct erec {
+    const char *fmt;
+    const struct node *n;     /* its absolute location */
+    const char *kw, *sub;     /* the keyword (NULL: a false schema) and a segment after it */
+    uint32_t iseg, kseg;      /* the first segment of each path in segs, from the leaf up */
+    uint32_t nis, nks;
+    union earg a[3];
+};
+
+static const char *num_text(double d, char *out);
+static void type_list(unsigned t, char *out, size_t cap);
+
+/* Records an error. Returns 0 (the keyword failed), or FORGE_ENOMEM. Use FAIL. */
+static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
+                const char *kw, const char *sub, const char *fmt, union earg a0, union earg a1,
+                union earg a2);
+#define FAIL_ARGS(fmt, a0, a1, a2, ...) fmt, a0, a1, a2
+/* FAIL(c, n, il, kl, kw, sub, fmt, operands...): up to three operands (EA_*). */
+#define FAIL(c, n, il, kl, kw, sub, ...) \
+    fail(c, n, il, kl, kw, sub, FAIL_ARGS(__VA_ARGS__, EA_NONE, EA_NONE, EA_NONE, EA_NONE))
+
+/* A small formatter for error messages (the operand kinds of union earg). Returns the length
+ * written (at most cap - 1). */
+static size_t msg_format(char *out, size_t cap, const char *fmt, const union earg *args)
 {
     size_t o = 0;
-    char num[24];
+    char num[512];
+    int ai = 0;
     for (const char *f = fmt; *f && o + 1 < cap; f++) {
         if (*f != '%') {
             const char *pct = strchr(f, '%');
@@ -2297,29 +2354,25 @@ static size_t msg_format(char *out, size_t cap, const char *fmt, va_list ap)
             continue;
         }
         f++;
-        const char *str = NULL;
-        long long v = 0;
-        bool isnum = true;
-        if (*f == 's') {
-            str = va_arg(ap, const char *);
-            isnum = false;
-        } else if (*f == 'd') {
-            v = va_arg(ap, int);
-        } else if (f[0] == 'l' && f[1] == 'l' && f[2] == 'd') {
-            v = va_arg(ap, long long);
-            f += 2;
-        } else if (f[0] == 'z' && f[1] == 'u') {
-            v = (long long)va_arg(ap, size_t);
-            f += 1;
-        } else if (*f == '%') {
+        const char *str;
+        if (*f == '%') {
             out[o++] = '%';
             continue;
-        } else {
-            break; /* not used by any message */
         }
-        if (isnum) {
+        if (ai >= 3)
+            break;
+        union earg a = args[ai++];
+        if (*f == 's') {
+            str = a.s;
+        } else if (*f == 'g') {
+            str = num_text(a.d, num);
+        } else if (*f == 'T') {
+            type_list(a.u, num, sizeof num);
+            str = num;
+        } else if (*f == 'd') {
+            long long v = a.i;
             unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-            int k = (int)sizeof num;
+            int k = 24;
             num[--k] = 0;
             do {
                 num[--k] = (char)('0' + u % 10);
@@ -2328,6 +2381,8 @@ static size_t msg_format(char *out, size_t cap, const char *fmt, va_list ap)
             if (v < 0)
                 num[--k] = '-';
             str = num + k;
+        } else {
+            break; /* not used by any message */
         }
         size_t l = strlen(str);
         if (l > cap - 1 - o)
@@ -2339,18 +2394,19 @@ static size_t msg_format(char *out, size_t cap, const char *fmt, va_list ap)
     return o;
 }
 
-
-/* A JSON pointer token measured once: <raw> bytes, <esc> of them "~" or "/" (two bytes each
- * once escaped). */
+/* A JSON pointer token measured: <raw> bytes, <esc> of them "~" or "/" (two bytes each once
+ * escaped). */
 struct tok {
     size_t raw, esc;
 };
 
-#define TOKS_MAX 64 /* tokens of one location remembered between measuring and writing */
-
-static inline struct tok tok_measure(const char *seg)
+static inline struct tok tok_measure(const char *seg, bool plain)
 {
     struct tok t = {0, 0};
+    if (plain) { /* known to hold neither "~" nor "/" */
+        t.raw = strlen(seg);
+        return t;
+    }
     const char *p = seg;
     for (; *p; p++)
         t.esc += (*p == '~') | (*p == '/');
@@ -2358,15 +2414,9 @@ static inline struct tok tok_measure(const char *seg)
     return t;
 }
 
-/* The measure of a token known to hold neither "~" nor "/". */
-static inline struct tok tok_plain(const char *seg)
-{
-    return (struct tok){strlen(seg), 0};
-}
-
 /* Writes "/" + <seg> (measured as <t>) escaped so that it ends just before <end>; returns its
  * first byte. */
-static inline char *tok_back(char *end, const char *seg, struct tok t)
+static char *tok_back(char *end, const char *seg, struct tok t)
 {
     if (!t.esc) {
         end -= t.raw;
@@ -2387,7 +2437,7 @@ static inline char *tok_back(char *end, const char *seg, struct tok t)
     return end;
 }
 
-static inline size_t idx_len(long i)
+static size_t idx_len(long i)
 {
     unsigned long u = (unsigned long)(i < 0 ? 0 : i);
     size_t n = 1;
@@ -2398,7 +2448,7 @@ static inline size_t idx_len(long i)
     return n;
 }
 
-static inline char *idx_back(char *end, long i)
+static char *idx_back(char *end, long i)
 {
     unsigned long u = (unsigned long)(i < 0 ? 0 : i);
     do {
@@ -2409,44 +2459,234 @@ static inline char *idx_back(char *end, long i)
     return end;
 }
 
-/* Bytes of the JSON pointer of a location (without the NUL); the measures of its first
- * TOKS_MAX tokens from the leaf up go to <toks>. iloc and kloc have the same shape. */
-#define LOC_LEN(T, NAME)                                                         \
-    static size_t NAME(const struct T *l, struct tok *toks, bool plain)          \
-    {                                                                            \
-        size_t n = 0;                                                            \
-        for (int i = 0; l; l = l->up, i++) {                                     \
-            if (!l->LOC_SEG) {                                                   \
-                n += 1 + idx_len(l->idx);                                        \
-                continue;                                                        \
-            }                                                                    \
-            struct tok t = plain ? tok_plain(l->LOC_SEG) : tok_measure(l->LOC_SEG); \
-            if (i < TOKS_MAX)                                                    \
-                toks[i] = t;                                                     \
-            n += 1 + t.raw + t.esc;                                              \
-        }                                                                        \
-        return n;                                                                \
+/* Bytes of the JSON pointer of <n> segments (without the NUL). */
+static size_t path_len(const struct eseg *g, uint32_t n, bool plain)
+{
+    size_t len = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!g[i].s) {
+            len += 1 + idx_len(g[i].idx);
+        } else {
+            struct tok t = tok_measure(g[i].s, plain);
+            len += 1 + t.raw + t.esc;
+        }
     }
-/* Writes the pointer of <l> so that it ends just before <end> (from the leaf up). */
-#define LOC_BACK(T, NAME)                                                        \
-    static void NAME(char *end, const struct T *l, const struct tok *toks)       \
-    {                                                                            \
-        for (int i = 0; l; l = l->up, i++) {                                     \
-            if (!l->LOC_SEG)                                                     \
-                end = idx_back(end, l->idx);                                     \
-            else                                                                 \
-                end = tok_back(end, l->LOC_SEG,                                  \
-                               i < TOKS_MAX ? toks[i] : tok_measure(l->LOC_SEG)); \
-        }                                                                        \
+    return len;
+}
+
+/* Writes the pointer of <n> segments (leaf first) so that it ends just before <end>; returns
+ * its first byte. */
+static char *path_back(char *end, const struct eseg *g, uint32_t n, bool plain)
+{
+    for (uint32_t i = 0; i < n; i++)
+        end = g[i].s ? tok_back(end, g[i].s, tok_measure(g[i].s, plain)) : idx_back(end, g[i].idx);
+    return end;
+}
+
+#define ERR_TEXT_MAX ((size_t)16 << 20) /* one error's strings: 16 MiB at most */
+#define MSG_MAX 1024                     /* one error's message, with its NUL */
+
+/* One error's text, measured: the lengths of its four strings (la: 0 without an absolute
+ * location) and its message. */
+struct etext {
+    size_t li, lk, la, lm;
+    bool has_abs;
+    char msg[MSG_MAX];
+};
+
+/* Measures error <i> of <e> and formats its message. Returns 0, or FORGE_ENOMEM when its
+ * strings pass ERR_TEXT_MAX. */
+static int etext_measure(const struct forge_schema_errors *e, int i, struct etext *x)
+{
+    const struct erec *r = (const struct erec *)e->recs + i;
+    const struct eseg *g = e->segs;
+    bool plain = e->plain_names;
+    size_t tail = (r->kw ? path_len(&(struct eseg){r->kw, 0}, 1, plain) : 0) +
+                  (r->sub ? path_len(&(struct eseg){r->sub, 0}, 1, plain) : 0);
+    x->li = path_len(g + r->iseg, r->nis, false);
+    x->lk = path_len(g + r->kseg, r->nks, plain) + tail;
+    x->has_abs = r->n->abs_shown;
+    x->la = x->has_abs ? strlen(r->n->abs) + tail : 0;
+    if (x->li + x->lk + x->la + 3 + MSG_MAX > ERR_TEXT_MAX)
+        return FORGE_ENOMEM;
+    x->lm = msg_format(x->msg, MSG_MAX, r->fmt, r->a);
+    return 0;
+}
+
+/* Writes error <i>'s strings, each with its NUL, at <pi>, <pk>, <pa> (when it has one) and
+ * <pm>. */
+static void etext_write(const struct forge_schema_errors *e, int i, const struct etext *x,
+                        char *pi, char *pk, char *pa, char *pm)
+{
+    const struct erec *r = (const struct erec *)e->recs + i;
+    const struct eseg *g = e->segs;
+    bool plain = e->plain_names;
+    pi[x->li] = 0;
+    path_back(pi + x->li, g + r->iseg, r->nis, false);
+    char *end = pk + x->lk;
+    *end = 0;
+    if (r->sub)
+        end = tok_back(end, r->sub, tok_measure(r->sub, plain));
+    if (r->kw)
+        end = tok_back(end, r->kw, tok_measure(r->kw, plain));
+    path_back(end, g + r->kseg, r->nks, plain);
+    if (x->has_abs) {
+        size_t lbase = strlen(r->n->abs);
+        memcpy(pa, r->n->abs, lbase);
+        memcpy(pa + lbase, end, x->lk - (size_t)(end - pk) + 1); /* the keyword tail, NUL */
     }
-#define LOC_SEG key
-LOC_LEN(iloc, iloc_len)
-LOC_BACK(iloc, iloc_back)
-#undef LOC_SEG
-#define LOC_SEG seg
-LOC_LEN(kloc, kloc_len)
-LOC_BACK(kloc, kloc_back)
-#undef LOC_SEG
+    memcpy(pm, x->msg, x->lm + 1);
+}
+
+/* Room for <need> more segments. */
+static int seg_reserve(struct forge_schema_errors *e, size_t need)
+{
+    size_t want = (size_t)e->nsegs + need;
+    if (want <= (size_t)e->capsegs && e->segs) /* (made with the first record: never NULL) */
+        return 0;
+    if (want > (size_t)INT_MAX / 2)
+        return FORGE_ENOMEM;
+    size_t nc = e->capsegs ? (size_t)e->capsegs * 2 : 64;
+    while (nc < want)
+        nc *= 2;
+    struct eseg *g = forge_realloc(e->segs, nc * sizeof *g);
+    if (!g)
+        return FORGE_ENOMEM;
+    e->segs = g;
+    e->capsegs = (int)nc;
+    return 0;
+}
+
+/* The slow path of fail: room for one more record and <need> segments. */
+static __attribute__((noinline)) int err_grow(struct forge_schema_errors *e, size_t need)
+{
+    if (e->n == e->caprecs) {
+        int nc = e->caprecs ? e->caprecs * 2 : 8;
+        struct erec *l = forge_realloc(e->recs, (size_t)nc * sizeof *l);
+        if (!l)
+            return FORGE_ENOMEM;
+        e->recs = l;
+        e->caprecs = nc;
+    }
+    return seg_reserve(e, need);
+}
+
+static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
+                const char *kw, const char *sub, const char *fmt, union earg a0, union earg a1,
+                union earg a2)
+{
+    if (c->quiet || !c->out)
+        return 0;
+    struct forge_schema_errors *e = c->out;
+    if (e->n == e->caprecs && err_grow(e, 0))
+        goto nomem;
+    struct erec *r = (struct erec *)e->recs + e->n;
+    struct eseg *g = e->segs;
+    uint32_t k = (uint32_t)e->nsegs, cap = (uint32_t)e->capsegs;
+    r->fmt = fmt;
+    r->n = n;
+    r->kw = kw;
+    r->sub = sub;
+    r->a[0] = a0;
+    r->a[1] = a1;
+    r->a[2] = a2;
+    r->iseg = k;
+    for (; il; il = il->up) {
+        if (k == cap) {
+            e->nsegs = (int)k;
+            if (seg_reserve(e, 1))
+                goto nomem;
+            g = e->segs;
+            cap = (uint32_t)e->capsegs;
+        }
+        g[k++] = (struct eseg){il->key, il->idx};
+    }
+    r->nis = k - r->iseg;
+    r->kseg = k;
+    for (; kl; kl = kl->up) {
+        if (k == cap) {
+            e->nsegs = (int)k;
+            if (seg_reserve(e, 1))
+                goto nomem;
+            g = e->segs;
+            cap = (uint32_t)e->capsegs;
+        }
+        g[k++] = (struct eseg){kl->seg, kl->idx};
+    }
+    r->nks = k - r->kseg;
+    e->nsegs = (int)k;
+    e->n++;
+    return 0;
+nomem:
+    c->rc = FORGE_ENOMEM;
+    return FORGE_ENOMEM;
+}
+
+void forge_schema_errors_free(struct forge_schema_errors *e)
+{
+    if (!e)
+        return;
+    forge_free(e->list);
+    forge_free(e->recs);
+    forge_free(e->segs);
+    forge_free(e->text);
+    forge_free(e->offs);
+    memset(e, 0, sizeof *e);
+}
+
+int forge_schema_errors_render(struct forge_schema_errors *e)
+{
+    if (e->rendered)
+        return 0;
+    if (e->caplist < e->n) {
+        struct forge_schema_error *l = forge_realloc(e->list, (size_t)e->n * sizeof *l);
+        if (!l)
+            return FORGE_ENOMEM;
+        e->list = l;
+        size_t *o = forge_realloc(e->offs, (size_t)e->n * 4 * sizeof *o);
+        if (!o)
+            return FORGE_ENOMEM;
+        e->offs = o;
+        e->caplist = e->n;
+    }
+    e->len = 0;
+    struct etext x;
+    for (int i = 0; i < e->n; i++) {
+        if (etext_measure(e, i, &x))
+            return FORGE_ENOMEM;
+        size_t total = x.li + 1 + x.lk + 1 + (x.has_abs ? x.la + 1 : 0) + x.lm + 1;
+        if (e->size - e->len < total) {
+            size_t ns = e->size ? e->size * 2 : 1024;
+            while (ns - e->len < total)
+                ns *= 2;
+            char *t = forge_realloc(e->text, ns);
+            if (!t)
+                return FORGE_ENOMEM;
+            e->text = t;
+            e->size = ns;
+        }
+        char *pi = e->text + e->len, *pk = pi + x.li + 1, *pa = pk + x.lk + 1;
+        char *pm = x.has_abs ? pa + x.la + 1 : pa;
+        etext_write(e, i, &x, pi, pk, pa, pm);
+        size_t *o = e->offs + (size_t)i * 4;
+        o[0] = (size_t)(pi - e->text);
+        o[1] = (size_t)(pk - e->text);
+        o[2] = x.has_abs ? (size_t)(pa - e->text) : SIZE_MAX;
+        o[3] = (size_t)(pm - e->text);
+        e->len += total;
+    }
+    /* the text may have moved as it grew: pointers last */
+    for (int i = 0; i < e->n; i++) {
+        const size_t *o = e->offs + (size_t)i * 4;
+        struct forge_schema_error *l = &e->list[i];
+        l->instance_location = e->text + o[0];
+        l->keyword_location = e->text + o[1];
+        l->absolute_keyword_location = o[2] == SIZE_MAX ? NULL : e->text + o[2];
+        l->message = e->text + o[3];
+    }
+    e->rendered = true;
+    return 0;
+}
 
 /* A string member that references text owned elsewhere (cJSON_Delete frees only the node). */
 static cJSON *str_ref(const char *text)
@@ -2477,132 +2717,33 @@ static inline void member_add(cJSON *o, cJSON **last, cJSON *item, const char *k
     *last = item;
 }
 
-#define ERR_TEXT_MAX ((size_t)16 << 20) /* one error's strings: 16 MiB at most */
-#define MSG_MAX 1024                     /* one error's message, with its NUL */
-
-/* Room in <e> for one more error of <bytes> bytes of text. Returns 0 or FORGE_ENOMEM. */
-static int err_reserve(struct forge_schema_errors *e, size_t bytes)
-{
-    if (e->n == e->cap) {
-        int nc = e->cap ? e->cap * 2 : 8;
-        struct forge_schema_error *l = forge_realloc(e->list, (size_t)nc * sizeof *l);
-        if (!l)
-            return FORGE_ENOMEM;
-        e->list = l;
-        size_t *o = forge_realloc(e->offs, (size_t)nc * 4 * sizeof *o);
-        if (!o)
-            return FORGE_ENOMEM;
-        e->offs = o;
-        e->cap = nc;
-    }
-    if (e->size - e->len < bytes) {
-        size_t ns = e->size ? e->size * 2 : 1024;
-        while (ns - e->len < bytes)
-            ns *= 2;
-        char *t = forge_realloc(e->text, ns);
-        if (!t)
-            return FORGE_ENOMEM;
-        e->text = t;
-        e->size = ns;
-    }
-    return 0;
-}
-
-void forge_schema_errors_free(struct forge_schema_errors *e)
-{
-    if (!e)
-        return;
-    forge_free(e->list);
-    forge_free(e->offs);
-    forge_free(e->text);
-    memset(e, 0, sizeof *e);
-}
-
-/* Records an error in the validation's error arena: its four strings are written one after
- * the other (NUL-separated) into the arena's text. Lengths are measured first, then each
- * pointer is written from its leaf up, so nothing is copied twice. Returns 0 (the keyword
- * failed), or FORGE_ENOMEM. */
-static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
-                const char *kw, const char *sub, const char *fmt, ...)
-{
-    if (c->quiet || !c->out)
-        return 0;
-    struct forge_schema_errors *out = c->out;
-    bool has_abs = n->abs_shown;
-    /* keyword locations are made of names from the schema documents (and keywords) */
-    bool plain = !c->s->escaped_names;
-    struct tok tkw = kw ? (plain ? tok_plain(kw) : tok_measure(kw)) : (struct tok){0, 0};
-    struct tok tsub = sub ? (plain ? tok_plain(sub) : tok_measure(sub)) : (struct tok){0, 0};
-    size_t tail = (kw ? 1 + tkw.raw + tkw.esc : 0) + (sub ? 1 + tsub.raw + tsub.esc : 0);
-    struct tok itoks[TOKS_MAX], ktoks[TOKS_MAX];
-    size_t lil = iloc_len(il, itoks, false), lkl = kloc_len(kl, ktoks, plain) + tail;
-    size_t lbase = has_abs ? strlen(n->abs) : 0, labs = lbase + tail;
-    /* the locations first, then the message, formatted in place (at most MSG_MAX bytes) */
-    size_t locs = lil + 1 + lkl + 1 + (has_abs ? labs + 1 : 0);
-    if (locs + MSG_MAX > ERR_TEXT_MAX || err_reserve(out, locs + MSG_MAX)) {
-        c->rc = FORGE_ENOMEM;
-        return FORGE_ENOMEM;
-    }
-    char *pi = out->text + out->len, *pk = pi + lil + 1, *pa = pk + lkl + 1;
-    char *pm = pi + locs;
-    iloc_back(pi + lil, il, itoks);
-    pi[lil] = 0;
-    char *end = pk + lkl;
-    *end = 0;
-    if (sub)
-        end = tok_back(end, sub, tsub);
-    if (kw)
-        end = tok_back(end, kw, tkw);
-    kloc_back(end, kl, ktoks);
-    if (has_abs) {
-        memcpy(pa, n->abs, lbase);
-        memcpy(pa + lbase, end, tail + 1); /* the same keyword tail, and the NUL */
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    size_t lmsg = msg_format(pm, MSG_MAX, fmt, ap);
-    va_end(ap);
-    size_t total = locs + lmsg + 1, base = (size_t)(pm - out->text);
-    size_t *o = out->offs + (size_t)out->n * 4;
-    o[0] = (size_t)(pi - out->text);
-    o[1] = (size_t)(pk - out->text);
-    o[2] = has_abs ? (size_t)(pa - out->text) : SIZE_MAX;
-    o[3] = base;
-    out->len += total;
-    out->n++;
-    return 0;
-}
-
 cJSON *forge_schema_errors_json(const struct forge_schema_errors *e)
 {
     cJSON *arr = cJSON_CreateArray();
     if (!arr)
         return NULL;
+    struct etext x;
     for (int i = 0; i < e->n; i++) {
         /* one block holds the four strings; the "error" member owns it, the others reference
          * it (cJSON frees only the owner, and cJSON_Duplicate copies referenced strings) */
-        const struct forge_schema_error *x = &e->list[i];
-        size_t lm = strlen(x->message), li = strlen(x->instance_location),
-               lk = strlen(x->keyword_location),
-               la = x->absolute_keyword_location ? strlen(x->absolute_keyword_location) : 0;
-        size_t total = lm + 1 + li + 1 + lk + 1 + (x->absolute_keyword_location ? la + 1 : 0);
+        if (etext_measure(e, i, &x)) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+        size_t total = x.lm + 1 + x.li + 1 + x.lk + 1 + (x.has_abs ? x.la + 1 : 0);
         char *block = cJSON_malloc(total);
         cJSON *o = NULL, *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
         if (block && (o = cJSON_malloc(sizeof *o)) != NULL) {
             memset(o, 0, sizeof *o);
             o->type = cJSON_Object;
-            char *pm = block, *pi = pm + lm + 1, *pk = pi + li + 1, *pa = pk + lk + 1;
-            memcpy(pm, x->message, lm + 1);
-            memcpy(pi, x->instance_location, li + 1);
-            memcpy(pk, x->keyword_location, lk + 1);
-            if (x->absolute_keyword_location)
-                memcpy(pa, x->absolute_keyword_location, la + 1);
+            char *pm = block, *pi = pm + x.lm + 1, *pk = pi + x.li + 1, *pa = pk + x.lk + 1;
+            etext_write(e, i, &x, pi, pk, pa, pm);
             vi = str_ref(pi);
             vk = str_ref(pk);
-            va = x->absolute_keyword_location ? str_ref(pa) : NULL;
+            va = x.has_abs ? str_ref(pa) : NULL;
             vm = str_ref(pm);
         }
-        if (!o || !vm || !vi || !vk || (x->absolute_keyword_location && !va)) {
+        if (!o || !vm || !vi || !vk || (x.has_abs && !va)) {
             void *parts[] = {vm, vi, vk, va, o, block};
             for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
                 if (parts[k])
@@ -2689,21 +2830,27 @@ static size_t cp_len(const char *s)
 
 static inline bool is_integer(const cJSON *v)
 {
-    return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble == floor(v->valuedouble);
+    if (!cJSON_IsNumber(v))
+        return false;
+    /* below 2^52 in magnitude a conversion to an integer tells; above, every finite double is
+     * one (NaN fails both tests) */
+    double d = v->valuedouble, a = fabs(d);
+    return a < 4503599627370496.0 ? d == (double)(long long)d : a <= DBL_MAX;
 }
+
+/* The type bit of each cJSON type (a one-hot byte; Raw and Invalid: none). */
+static const unsigned char type_bits[256] = {
+    [cJSON_False] = T_BOOL, [cJSON_True] = T_BOOL, [cJSON_NULL] = T_NULL,
+    [cJSON_Number] = T_NUMBER, [cJSON_String] = T_STRING, [cJSON_Array] = T_ARRAY,
+    [cJSON_Object] = T_OBJECT,
+};
 
 static inline bool type_ok(unsigned t, const cJSON *v)
 {
-    switch (v->type & 0xFF) {
-    case cJSON_NULL: return t & T_NULL;
-    case cJSON_True:
-    case cJSON_False: return t & T_BOOL;
-    case cJSON_Object: return t & T_OBJECT;
-    case cJSON_Array: return t & T_ARRAY;
-    case cJSON_String: return t & T_STRING;
-    case cJSON_Number: return (t & T_NUMBER) || ((t & T_INTEGER) && is_integer(v));
-    default: return false;
-    }
+    unsigned b = type_bits[v->type & 0xFF];
+    if (t & b)
+        return true;
+    return b == T_NUMBER && (t & T_INTEGER) && is_integer(v);
 }
 
 static void type_list(unsigned t, char *out, size_t cap)
@@ -2838,14 +2985,12 @@ static inline bool required_ok(const struct kw *w, const cJSON *inst)
     return (seen & want) == want;
 }
 
-/* True when keyword <w> certainly passes on <inst> by a cheap test; false means "evaluate it
- * fully" (vkw), which also produces the error. <slen> caches the string length (-1: unknown). */
-static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
+/* The cases of quick_pass that call out (kept apart so that the common ones need no saved
+ * registers). */
+static __attribute__((noinline)) bool quick_pass_call(const struct kw *w, const cJSON *inst, long *slen)
 {
     int t = inst->type & 0xFF;
     switch (w->op) {
-    case OP_TYPE:
-        return type_ok((unsigned)w->num, inst);
     case OP_ENUM:
         if (w->all_strings) {
             if (t != cJSON_String)
@@ -2862,10 +3007,6 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
         return false;
     case OP_CONST:
         return json_eq(w->json, inst);
-    case OP_MAX: return t != cJSON_Number || inst->valuedouble <= w->num;
-    case OP_XMAX: return t != cJSON_Number || inst->valuedouble < w->num;
-    case OP_MIN: return t != cJSON_Number || inst->valuedouble >= w->num;
-    case OP_XMIN: return t != cJSON_Number || inst->valuedouble > w->num;
     case OP_MAXLEN:
     case OP_MINLEN:
         if (t != cJSON_String)
@@ -2880,6 +3021,33 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
         return w->op == OP_MAXLEN ? (double)*slen <= w->num : (double)*slen >= w->num;
     case OP_REQUIRED:
         return w->fused || t != cJSON_Object || required_ok(w, inst);
+    default:
+        return false;
+    }
+}
+
+/* True when keyword <w> certainly passes on <inst> by a cheap test; false means "evaluate it
+ * fully" (vkw), which also produces the error. <slen> caches the string length (-1: unknown). */
+static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
+{
+    int t = inst->type & 0xFF;
+    switch (w->op) {
+    case OP_TYPE:
+        return type_ok((unsigned)w->num, inst);
+    case OP_ENUM:
+        if (w->all_strings && t != cJSON_String)
+            return false;
+        return quick_pass_call(w, inst, slen);
+    case OP_CONST:
+    case OP_REQUIRED:
+        return quick_pass_call(w, inst, slen);
+    case OP_MAX: return t != cJSON_Number || inst->valuedouble <= w->num;
+    case OP_XMAX: return t != cJSON_Number || inst->valuedouble < w->num;
+    case OP_MIN: return t != cJSON_Number || inst->valuedouble >= w->num;
+    case OP_XMIN: return t != cJSON_Number || inst->valuedouble > w->num;
+    case OP_MAXLEN:
+    case OP_MINLEN:
+        return t != cJSON_String || quick_pass_call(w, inst, slen);
     case OP_ADDPROPS:
         return w->fused || t != cJSON_Object;
     case OP_PATTERN:
@@ -2962,9 +3130,40 @@ static inline bool leaf_pass(const struct node *n, const cJSON *inst)
     return true;
 }
 
+static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
+               const struct iloc *il, const struct kloc *kl, struct ann *ann);
+
 /* vnode for a child value: a leaf that passes returns without a call. */
-#define VCHILD(c, sub, x, il, kl, ann) \
-    (((sub)->leaf && leaf_pass((sub), (x))) ? 1 : vnode((c), (sub), (x), (il), (kl), (ann)))
+#define VCHILD(c, sub, x, il, kl, ann)                                                   \
+    ((sub)->leaf ? (leaf_pass((sub), (x)) ? 1 : leaf_failed((c), (sub), (x), (il), (kl))) \
+                 : vnode((c), (sub), (x), (il), (kl), (ann)))
+
+/* A leaf whose leaf_pass failed: invalid, explained by the full evaluation when errors are
+ * wanted (a leaf collects no annotations). */
+static int leaf_failed(struct vctx *c, const struct node *n, const cJSON *inst,
+                       const struct iloc *il, const struct kloc *kl)
+{
+    if (n->lexact && (c->quiet || !c->out))
+        return 0;
+    /* the keywords in turn, as vnode_body would (a leaf has no subschemas: no nesting, no
+     * scope, no annotations, no step) */
+    long slen = -1;
+    int kind = kind_of(inst), ok = 1;
+    const struct kw *const *ks = n->kinds[kind];
+    for (int i = 0, nk = n->nkinds[kind]; i < nk; i++) {
+        if (quick_pass(ks[i], inst, &slen))
+            continue;
+        int r = vkw(c, n, ks[i], inst, il, kl, NULL);
+        if (r < 0)
+            return r;
+        if (!r) {
+            ok = 0;
+            if (!c->all || c->quiet)
+                return 0;
+        }
+    }
+    return ok;
+}
 
 /* "properties" with its fused siblings "required" and "additionalProperties": one pass over the
  * members of the object <inst>. */
@@ -2978,16 +3177,22 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
     const struct kw *a = w->fadd;
     for (const cJSON *x = inst->child; x; x = x->next, i++) {
         const char *key = x->string;
-        struct iloc i1 = {il, key, 0};
         int j = ntab_find(&w->tab, key);
         if (j >= 0) {
             if (w->reqbits)
                 seen |= w->reqbits[j];
+            const struct node *sub = w->subs[j];
+            if (sub->leaf && leaf_pass(sub, x)) { /* no locations needed */
+                ann_set(ann, i);
+                continue;
+            }
+            struct iloc i1 = {il, key, 0};
             struct kloc k2 = {&k1, w->names[j], 0};
-            r = VCHILD(c, w->subs[j], x, &i1, &k2, NULL);
+            r = sub->leaf ? leaf_failed(c, sub, x, &i1, &k2) : vnode(c, sub, x, &i1, &k2, NULL);
         } else if (a) {
+            struct iloc i1 = {il, key, 0};
             if (a->sub->is_bool && !a->sub->bval) {
-                r = fail(c, n, il, kl, a->name, NULL, "property '%s' is not allowed", key);
+                r = FAIL(c, n, il, kl, a->name, NULL, "property '%s' is not allowed", EA_S(key));
             } else {
                 struct kloc ka = {kl, a->name, 0};
                 r = VCHILD(c, a->sub, x, &i1, &ka, NULL);
@@ -3012,7 +3217,7 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
                 if (seen >> j & 1)
                     continue;
                 ok = 0;
-                if ((r = fail(c, n, il, kl, q->name, NULL, "missing required property '%s'", q->names[j])) < 0)
+                if ((r = FAIL(c, n, il, kl, q->name, NULL, "missing required property '%s'", EA_S(q->names[j]))) < 0)
                     return r;
                 if (!c->all || c->quiet)
                     return 0;
@@ -3026,15 +3231,13 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
 static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
                const struct iloc *il, const struct kloc *kl, struct ann *ann)
 {
-    char buf[512];
     int r;
     struct kloc k1 = {kl, w->name, 0};
     switch (w->op) {
     case OP_TYPE:
         if (type_ok((unsigned)w->num, inst))
             return 1;
-        type_list((unsigned)w->num, buf, sizeof buf);
-        return fail(c, n, il, kl, w->name, NULL, "expected %s, got %s", buf, type_name(inst));
+        return FAIL(c, n, il, kl, w->name, NULL, "expected %T, got %s", EA_U(w->num), EA_S(type_name(inst)));
     case OP_ENUM:
         if (w->all_strings) {
             if (cJSON_IsString(inst))
@@ -3046,33 +3249,32 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                 if (json_eq(x, inst))
                     return 1;
         }
-        return fail(c, n, il, kl, w->name, NULL, "value must be one of %s", w->text);
+        return FAIL(c, n, il, kl, w->name, NULL, "value must be one of %s", EA_S(w->text));
     case OP_CONST:
         if (json_eq(w->json, inst))
             return 1;
-        return fail(c, n, il, kl, w->name, NULL, "value must be %s", w->text);
+        return FAIL(c, n, il, kl, w->name, NULL, "value must be %s", EA_S(w->text));
     default:
         break;
     }
     if (cJSON_IsNumber(inst)) {
         double x = inst->valuedouble;
-        char a[32], b[32];
         switch (w->op) {
         case OP_MULTOF:
             if (multiple_of(x, w->num)) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "%s is not a multiple of %s", num_text(x, a), num_text(w->num, b));
+            return FAIL(c, n, il, kl, w->name, NULL, "%g is not a multiple of %g", EA_D(x), EA_D(w->num));
         case OP_MAX:
             if (x <= w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "%s is greater than the maximum %s", num_text(x, a), num_text(w->num, b));
+            return FAIL(c, n, il, kl, w->name, NULL, "%g is greater than the maximum %g", EA_D(x), EA_D(w->num));
         case OP_XMAX:
             if (x < w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "%s is not less than the exclusive maximum %s", num_text(x, a), num_text(w->num, b));
+            return FAIL(c, n, il, kl, w->name, NULL, "%g is not less than the exclusive maximum %g", EA_D(x), EA_D(w->num));
         case OP_MIN:
             if (x >= w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "%s is less than the minimum %s", num_text(x, a), num_text(w->num, b));
+            return FAIL(c, n, il, kl, w->name, NULL, "%g is less than the minimum %g", EA_D(x), EA_D(w->num));
         case OP_XMIN:
             if (x > w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "%s is not greater than the exclusive minimum %s", num_text(x, a), num_text(w->num, b));
+            return FAIL(c, n, il, kl, w->name, NULL, "%g is not greater than the exclusive minimum %g", EA_D(x), EA_D(w->num));
         default:
             break;
         }
@@ -3085,8 +3287,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             size_t len = cp_len(sv);
             if (w->op == OP_MAXLEN ? (double)len <= w->num : (double)len >= w->num)
                 return 1;
-            return fail(c, n, il, kl, w->name, NULL, "string has %zu characters, %s %s", len,
-                        w->op == OP_MAXLEN ? "more than the maximum" : "fewer than the minimum", num_text(w->num, (char[32]){0}));
+            return FAIL(c, n, il, kl, w->name, NULL, "string has %d characters, %s %g", EA_I(len),
+                        EA_S(w->op == OP_MAXLEN ? "more than the maximum" : "fewer than the minimum"), EA_D(w->num));
         }
         case OP_PATTERN:
             r = forge_ecmare_test(w->re, sv, strlen(sv));
@@ -3097,10 +3299,10 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                 return r;
             }
             if (r) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "string does not match the pattern %s", w->text);
+            return FAIL(c, n, il, kl, w->name, NULL, "string does not match the pattern %s", EA_S(w->text));
         case OP_FORMAT:
             if (forge_format_check(w->fmt, sv, strlen(sv))) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "string is not a valid %s", w->text);
+            return FAIL(c, n, il, kl, w->name, NULL, "string is not a valid %s", EA_S(w->text));
         default:
             break;
         }
@@ -3110,17 +3312,17 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         switch (w->op) {
         case OP_MAXITEMS:
             if (cnt <= w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "array has %d items, more than the maximum %s", cnt, num_text(w->num, (char[32]){0}));
+            return FAIL(c, n, il, kl, w->name, NULL, "array has %d items, more than the maximum %g", EA_I(cnt), EA_D(w->num));
         case OP_MINITEMS:
             if (cnt >= w->num) return 1;
-            return fail(c, n, il, kl, w->name, NULL, "array has %d items, fewer than the minimum %s", cnt, num_text(w->num, (char[32]){0}));
+            return FAIL(c, n, il, kl, w->name, NULL, "array has %d items, fewer than the minimum %g", EA_I(cnt), EA_D(w->num));
         case OP_UNIQUE: {
             int i = 0;
             for (const cJSON *x = inst->child; x; x = x->next, i++) {
                 int j = i + 1;
                 for (const cJSON *y = x->next; y; y = y->next, j++)
                     if (json_eq(x, y))
-                        return fail(c, n, il, kl, w->name, NULL, "items %d and %d are equal", i, j);
+                        return FAIL(c, n, il, kl, w->name, NULL, "items %d and %d are equal", EA_I(i), EA_I(j));
             }
             return 1;
         }
@@ -3173,11 +3375,11 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             }
             if (matches < w->num) {
                 if (w->num == 1)
-                    return fail(c, n, il, kl, w->name, NULL, "no item matches the contains schema");
-                return fail(c, n, il, kl, w->name, NULL, "%d items match the contains schema, fewer than minContains %s", matches, num_text(w->num, (char[32]){0}));
+                    return FAIL(c, n, il, kl, w->name, NULL, "no item matches the contains schema");
+                return FAIL(c, n, il, kl, w->name, NULL, "%d items match the contains schema, fewer than minContains %g", EA_I(matches), EA_D(w->num));
             }
             if (w->num2 >= 0 && matches > w->num2)
-                return fail(c, n, il, kl, w->name, NULL, "%d items match the contains schema, more than maxContains %s", matches, num_text(w->num2, (char[32]){0}));
+                return FAIL(c, n, il, kl, w->name, NULL, "%d items match the contains schema, more than maxContains %g", EA_I(matches), EA_D(w->num2));
             return 1;
         }
         default:
@@ -3191,8 +3393,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             int cnt = member_count(inst);
             if (w->op == OP_MAXPROPS ? cnt <= w->num : cnt >= w->num)
                 return 1;
-            return fail(c, n, il, kl, w->name, NULL, "object has %d properties, %s %s", cnt,
-                        w->op == OP_MAXPROPS ? "more than the maximum" : "fewer than the minimum", num_text(w->num, (char[32]){0}));
+            return FAIL(c, n, il, kl, w->name, NULL, "object has %d properties, %s %g", EA_I(cnt),
+                        EA_S(w->op == OP_MAXPROPS ? "more than the maximum" : "fewer than the minimum"), EA_D(w->num));
         }
         case OP_REQUIRED: {
             int ok = 1;
@@ -3201,7 +3403,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             for (const cJSON *x = w->json->child; x; x = x->next)
                 if (!get(inst, x->valuestring)) {
                     ok = 0;
-                    if ((r = fail(c, n, il, kl, w->name, NULL, "missing required property '%s'", x->valuestring)) < 0)
+                    if ((r = FAIL(c, n, il, kl, w->name, NULL, "missing required property '%s'", EA_S(x->valuestring))) < 0)
                         return r;
                     if (!c->all || c->quiet)
                         return 0;
@@ -3236,7 +3438,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                     for (const cJSON *x = arr->child; x; x = x->next)
                         if (cJSON_IsString(x) && !get(inst, x->valuestring)) {
                             ok = 0;
-                            if ((r = fail(c, n, il, kl, w->name, name, "property '%s' requires property '%s'", name, x->valuestring)) < 0)
+                            if ((r = FAIL(c, n, il, kl, w->name, name, "property '%s' requires property '%s'", EA_S(name), EA_S(x->valuestring))) < 0)
                                 return r;
                             if (!c->all || c->quiet)
                                 return 0;
@@ -3327,7 +3529,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                             continue;
                     }
                     if (w->sub->is_bool && !w->sub->bval) {
-                        r = fail(c, n, il, kl, w->name, NULL, "property '%s' is not allowed", key);
+                        r = FAIL(c, n, il, kl, w->name, NULL, "property '%s' is not allowed", EA_S(key));
                         if (r < 0)
                             return r;
                         ok = 0;
@@ -3407,13 +3609,13 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         if (w->op == OP_ANYOF) {
             if (matched)
                 return 1;
-            return fail(c, n, il, kl, w->name, NULL, "value matches none of the %d anyOf schemas", w->n);
+            return FAIL(c, n, il, kl, w->name, NULL, "value matches none of the %d anyOf schemas", EA_I(w->n));
         }
         if (matched == 1)
             return 1;
         if (!matched)
-            return fail(c, n, il, kl, w->name, NULL, "value matches none of the %d oneOf schemas", w->n);
-        return fail(c, n, il, kl, w->name, NULL, "value matches oneOf schemas %d and %d; exactly one must match", first, second);
+            return FAIL(c, n, il, kl, w->name, NULL, "value matches none of the %d oneOf schemas", EA_I(w->n));
+        return FAIL(c, n, il, kl, w->name, NULL, "value matches oneOf schemas %d and %d; exactly one must match", EA_I(first), EA_I(second));
     }
     case OP_NOT:
         r = probe(c, w->sub, inst, il, &k1, NULL);
@@ -3421,7 +3623,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             return r;
         if (!r)
             return 1;
-        return fail(c, n, il, kl, w->name, NULL, "value must not match the 'not' schema");
+        return FAIL(c, n, il, kl, w->name, NULL, "value must not match the 'not' schema");
     case OP_IF: {
         struct ann tmp;
         if (!ann && !w->then_ && !w->else_)
@@ -3473,13 +3675,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
 static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
                  const struct kloc *kl, struct ann *ann)
 {
-    if (n->leaf) {
-        if (leaf_pass(n, inst))
-            return 1;
-        if (n->lexact && (c->quiet || !c->out))
-            return 0; /* certainly invalid, and no error to explain */
-        /* the full evaluation explains the failure */
-    }
+    if (n->leaf) /* certainly invalid, and no error to explain, or explained in full */
+        return leaf_pass(n, inst) ? 1 : leaf_failed(c, n, inst, il, kl);
     return vnode_body(c, n, inst, il, kl, ann);
 }
 
@@ -3490,7 +3687,7 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
     if (n->is_bool) {
         if (n->bval)
             return 1;
-        return fail(c, n, il, kl, NULL, NULL, "no value is allowed here (schema false)");
+        return FAIL(c, n, il, kl, NULL, NULL, "no value is allowed here (schema false)");
     }
     if (c->depth >= MAX_DEPTH) {
         last_limit = LIM_DEPTH;
@@ -3503,6 +3700,12 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
         return FORGE_ELIMIT;
     }
     c->depth++;
+    if (n->refonly) { /* one $ref (no dynamic scope, no annotations of its own) */
+        struct kloc k1 = {kl, n->refonly->name, 0};
+        int r = vnode(c, n->refonly->sub, inst, il, &k1, ann);
+        c->depth--;
+        return r;
+    }
     bool pushed = false;
     /* the dynamic scope matters only to $dynamicRef and $recursiveRef */
     if (c->s->dynamic && (!c->nscope || c->scope[c->nscope - 1] != n->resource)) {
@@ -3570,7 +3773,9 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
     last_limit = LIM_NONE;
     if (errors) {
         errors->n = 0;
-        errors->len = 0;
+        errors->nsegs = 0;
+        errors->rendered = false;
+        errors->plain_names = !s->escaped_names;
     }
     int r = vnode(&c, s->root, instance, NULL, NULL, NULL);
     if (c.memo.e)
@@ -3580,18 +3785,8 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
             errors->n = 0;
         return c.rc < 0 ? c.rc : r;
     }
-    if (errors) {
-        if (r)
-            errors->n = 0;
-        for (int i = 0; i < errors->n; i++) {
-            const size_t *o = errors->offs + (size_t)i * 4;
-            struct forge_schema_error *x = &errors->list[i];
-            x->instance_location = errors->text + o[0];
-            x->keyword_location = errors->text + o[1];
-            x->absolute_keyword_location = o[2] == SIZE_MAX ? NULL : errors->text + o[2];
-            x->message = errors->text + o[3];
-        }
-    }
+    if (errors && r)
+        errors->n = 0;
     return r;
 }
 

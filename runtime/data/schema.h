@@ -49,9 +49,8 @@ struct forge_schema *forge_schema_compile(const cJSON *schema, const struct forg
  * allocates nothing (unevaluated* over an object or array of more than 256 members excepted). */
 int forge_schema_validate(const struct forge_schema *s, const cJSON *instance, cJSON **errors);
 
-/* One error of a validation, in the standard output format. The strings live in the
- * forge_schema_errors that holds the error (absolute_keyword_location is NULL when the schema
- * has no absolute URI). */
+/* One error of a validation, in the standard output format (see forge_schema_errors_render;
+ * absolute_keyword_location is NULL when the schema has no absolute URI). */
 struct forge_schema_error {
     const char *instance_location;
     const char *keyword_location;
@@ -59,15 +58,24 @@ struct forge_schema_error {
     const char *message;
 };
 
-/* The errors of one validation, written into memory that the caller reuses from validation to
- * validation: after the first few validations, reporting an error allocates nothing. Zero it
- * (or use FORGE_SCHEMA_ERRORS_INIT) before the first use; forge_schema_errors_free releases
- * the memory. Not thread-safe: one per thread. */
+/* The errors of one validation, in memory that the caller reuses from validation to
+ * validation: after the first few validations, recording an error allocates nothing. A
+ * validation records each error compactly (the failing keyword, the message's operands, the
+ * instance and keyword paths as arrays of names and indexes); their text is made only when
+ * asked for, by forge_schema_errors_render or forge_schema_errors_json.
+ *
+ * Lifetime: until then the recorded errors borrow from the instance (its member names) and
+ * from the compiled schema, so both must stay alive and unchanged between forge_schema_check
+ * and the rendering (forge_schema_validate renders before it returns, so its callers need not
+ * care). Zero it (or use FORGE_SCHEMA_ERRORS_INIT) before the first use;
+ * forge_schema_errors_free releases the memory. Not thread-safe: one per thread. */
 struct forge_schema_errors {
-    struct forge_schema_error *list; /* n errors, valid until the next validation with it */
-    int n;
+    int n;                           /* errors recorded by the last validation */
+    struct forge_schema_error *list; /* n errors once rendered, valid until the next validation */
     /* internal */
-    int cap;
+    void *recs, *segs;
+    int caprecs, nsegs, capsegs, caplist;
+    bool plain_names, rendered;
     size_t *offs; /* per error, the offsets of its four strings in text (SIZE_MAX: none) */
     char *text;
     size_t len, size;
@@ -75,15 +83,21 @@ struct forge_schema_errors {
 #define FORGE_SCHEMA_ERRORS_INIT {0}
 void forge_schema_errors_free(struct forge_schema_errors *e);
 
-/* Validates <instance> (borrowed) like forge_schema_validate, with the errors written into
+/* Validates <instance> (borrowed) like forge_schema_validate, with the errors recorded in
  * <errors> (emptied first; NULL: no errors wanted, the fastest). In first-error mode
  * validation stops at the first failing keyword. Returns 1, 0 or negative FORGE_E*. */
 int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
                        struct forge_schema_errors *errors);
 
-/* The errors as a new cJSON array of {"instanceLocation", "keywordLocation",
- * "absoluteKeywordLocation", "error"} objects (the shape forge_schema_validate returns), or
- * NULL when out of memory. */
+/* Writes the text of the errors of the last forge_schema_check into <e> and points e->list at
+ * it (the instance and schema it checked must still be alive). Returns 0, or FORGE_ENOMEM
+ * (also when one error's strings would pass 16 MiB). Rendering twice does the work once. */
+int forge_schema_errors_render(struct forge_schema_errors *e);
+
+/* The errors of the last forge_schema_check as a new cJSON array of {"instanceLocation",
+ * "keywordLocation", "absoluteKeywordLocation", "error"} objects (the shape
+ * forge_schema_validate returns), or NULL when out of memory. The instance and schema it
+ * checked must still be alive. */
 cJSON *forge_schema_errors_json(const struct forge_schema_errors *e);
 
 /* Like forge_schema_compile, with <base_uri> as the schema's own URI (its retrieval URI, such

@@ -65,6 +65,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     FUZZ_CHECK(cJSON_Compare(again, errors, 1), "the arena's errors differ");
                     cJSON_Delete(again);
                 }
+                /* the rendered list says the same as the JSON form */
+                if (forge_schema_errors_render(&arena) == 0) {
+                    FUZZ_CHECK(cJSON_GetArraySize(errors) == arena.n, "rendered %d errors of %d",
+                               arena.n, cJSON_GetArraySize(errors));
+                    int k = 0;
+                    const cJSON *x;
+                    cJSON_ArrayForEach(x, errors) {
+                        const struct forge_schema_error *l = &arena.list[k++];
+                        const cJSON *abs = cJSON_GetObjectItemCaseSensitive(x, "absoluteKeywordLocation");
+                        FUZZ_CHECK(!strcmp(l->instance_location, cJSON_GetObjectItemCaseSensitive(x, "instanceLocation")->valuestring) &&
+                                       !strcmp(l->keyword_location, cJSON_GetObjectItemCaseSensitive(x, "keywordLocation")->valuestring) &&
+                                       !strcmp(l->message, cJSON_GetObjectItemCaseSensitive(x, "error")->valuestring) &&
+                                       (abs ? l->absolute_keyword_location &&
+                                                  !strcmp(l->absolute_keyword_location, abs->valuestring)
+                                            : !l->absolute_keyword_location),
+                                   "rendered error %d differs", k - 1);
+                    }
+                }
             }
         }
         forge_schema_errors_free(&arena);

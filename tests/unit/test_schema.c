@@ -386,6 +386,8 @@ TEST(errors_arena)
     cJSON *i = J("{\"days\": 30, \"wind\": true}");
     CHECK_INT(forge_schema_check(s, i, &e), 0);
     CHECK_INT(e.n, 3);
+    CHECK_INT(forge_schema_errors_render(&e), 0);
+    CHECK_INT(forge_schema_errors_render(&e), 0); /* once rendered, the same text */
     CHECK_STR(e.list[0].instance_location, "/days");
     CHECK_STR(e.list[0].keyword_location, "/properties/days/maximum");
     CHECK_STR(e.list[0].absolute_keyword_location, "https://example.com/w.json#/properties/days/maximum");
@@ -411,9 +413,13 @@ TEST(errors_arena)
     CHECK_INT(forge_schema_check(s, i, &e), 0);
     CHECK_INT(forge_alloc_fail_at(0), 0);
     CHECK_INT(e.n, 3);
+    CHECK_INT(forge_schema_errors_render(&e), 0);
     CHECK_STR(e.list[0].instance_location, "/days");
     CHECK_INT(forge_schema_check(s, j, &e), 0);
     CHECK_INT(e.n, 2);
+    forge_alloc_fail_at(1); /* the text's room was made rendering the three errors before */
+    CHECK_INT(forge_schema_errors_render(&e), 0);
+    CHECK_INT(forge_alloc_fail_at(0), 0);
     CHECK_STR(e.list[0].message, "string has 0 characters, fewer than the minimum 1");
     CHECK_STR(e.list[1].message, "expected integer, got string");
     /* a valid instance empties the list; no list wanted is the fastest form */
@@ -434,6 +440,7 @@ TEST(errors_arena)
     s = compile("{\"properties\": {\"a\": {\"type\": \"string\"}, \"b\": {\"type\": \"string\"}}}", NULL, &err);
     CHECK_INT(forge_schema_check(s, J_tmp(&a, "{\"a\": 1, \"b\": 2}"), &e), 0);
     CHECK_INT(e.n, 1);
+    CHECK_INT(forge_schema_errors_render(&e), 0);
     CHECK_STR(e.list[0].instance_location, "/a");
     cJSON_Delete(a);
     forge_schema_errors_free(&e);
@@ -480,6 +487,7 @@ TEST(property_tables)
         CHECK_INT(forge_schema_check(s, inst, &e), 1);
         CHECK_INT(forge_schema_check(s, bad, &e), 0);
         CHECK_INT(e.n, cJSON_GetArraySize(names) + 2);
+        CHECK_INT(forge_schema_errors_render(&e), 0);
         int i = 0;
         cJSON_ArrayForEach(x, names) {
             CHECK_STR(e.list[i].message, "expected integer, got string");
@@ -540,6 +548,75 @@ TEST(discriminators)
     forge_schema_free(s);
 }
 
+/* Errors are recorded as paths and operands and written out only when asked for: the text is
+ * the same through forge_schema_errors_render and forge_schema_errors_json, paths longer than
+ * the arena's first room grow it, numbers are written as JavaScript does, and a message stops
+ * at 1023 bytes. */
+TEST(errors_rendered_on_demand)
+{
+    struct forge_err err;
+    struct forge_schema_opts o = {0};
+    o.all_errors = true;
+    struct forge_schema *s = compile(
+        "{\"type\": [\"array\", \"number\"], \"items\": {\"$ref\": \"#\"}, \"maximum\": 0.5,"
+        " \"multipleOf\": 0.25}", &o, &err);
+    CHECK(s != NULL);
+    /* 100 nested arrays around 1e21: 100 indexes and 200 keyword segments */
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    for (int i = 0; i < 100; i++)
+        forge_buf_adds(&b, "[");
+    forge_buf_adds(&b, "1e21");
+    for (int i = 0; i < 100; i++)
+        forge_buf_adds(&b, "]");
+    cJSON *deep = J(b.data);
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    CHECK_INT(forge_schema_check(s, deep, &e), 0);
+    CHECK_INT(e.n, 1);
+    CHECK_INT(forge_schema_errors_render(&e), 0);
+    CHECK_STR(e.list[0].message, "1e+21 is greater than the maximum 0.5");
+    CHECK_INT((int)strlen(e.list[0].instance_location), 200);
+    CHECK_INT((int)strlen(e.list[0].keyword_location), 100 * (int)strlen("/items/$ref") + 8);
+    CHECK(!strncmp(e.list[0].keyword_location, "/items/$ref/items/$ref", 22));
+    CHECK_STR(e.list[0].keyword_location + 1100, "/maximum");
+    CHECK(e.list[0].absolute_keyword_location == NULL);
+    cJSON *js = forge_schema_errors_json(&e);
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(js, 0), "instanceLocation")->valuestring,
+              e.list[0].instance_location);
+    cJSON_Delete(js);
+    cJSON *i2 = J("[19.999, -3, 0.75]");
+    CHECK_INT(forge_schema_check(s, i2, &e), 0);
+    CHECK_INT(e.n, 3);
+    CHECK_INT(forge_schema_errors_render(&e), 0);
+    CHECK_STR(e.list[0].instance_location, "/0");
+    CHECK_STR(e.list[0].message, "19.999 is greater than the maximum 0.5");
+    CHECK_STR(e.list[1].message, "19.999 is not a multiple of 0.25");
+    CHECK_STR(e.list[2].instance_location, "/2");
+    CHECK_STR(e.list[2].keyword_location, "/items/$ref/maximum");
+    forge_schema_free(s);
+    /* a message is cut at 1023 bytes (here a long member name) */
+    s = compile("{\"additionalProperties\": false}", &o, &err);
+    b.len = 0;
+    forge_buf_adds(&b, "{\"");
+    for (int i = 0; i < 1100; i++)
+        forge_buf_adds(&b, "k");
+    forge_buf_adds(&b, "\": 1}");
+    cJSON *wide = J(b.data);
+    CHECK_INT(forge_schema_check(s, wide, &e), 0);
+    CHECK_INT(forge_schema_errors_render(&e), 0);
+    CHECK_INT((int)strlen(e.list[0].message), 1023);
+    CHECK(!strncmp(e.list[0].message, "property 'kkk", 13));
+    js = forge_schema_errors_json(&e);
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(js, 0), "error")->valuestring, e.list[0].message);
+    cJSON_Delete(js);
+    forge_schema_errors_free(&e);
+    forge_schema_free(s);
+    forge_buf_free(&b);
+    cJSON_Delete(deep);
+    cJSON_Delete(i2);
+    cJSON_Delete(wide);
+}
+
 int main(void)
 {
     RUN(locations_through_refs);
@@ -556,5 +633,6 @@ int main(void)
     RUN(errors_arena);
     RUN(property_tables);
     RUN(discriminators);
+    RUN(errors_rendered_on_demand);
     return TEST_DONE();
 }

@@ -1,8 +1,10 @@
 #!/bin/sh
 # JSON Schema validation throughput: forge beside ajv 8 on the same schemas and instances
 # (tests/bench/schema/cases, plus the JSON Schema Test Suite's draft 2020-12 tests as a mixed
-# set when ../shared/testdata is present), in first-error and all-errors modes. Installs ajv@8
-# from the npm registry into tests/bench/.scratch on first use, builds an optimized forge in
+# set when ../shared/testdata is present), in first-error and all-errors modes. ajv is the
+# version pinned in tests/npm/package.json, taken from tests/npm/node_modules when
+# tests/npm/install.sh has run, else installed (the same version) from the npm registry into
+# tests/bench/.scratch on first use. Builds an optimized forge in
 # build-bench, prints validations per second (best of 3 interleaved rounds) and the ratio
 # forge/ajv. With --before REV it also builds forge at git revision REV (build-bench-before,
 # from `git archive`) and prints its ratio to ajv beside the current one. Asserts nothing.
@@ -17,17 +19,28 @@ if [ "$1" = "--before" ]; then
 fi
 secs=${1:-0.5}
 scratch=$root/tests/bench/.scratch
-if [ ! -d "$scratch/node_modules/ajv" ]; then
-  mkdir -p "$scratch"
-  (cd "$scratch" && npm install --silent --no-audit --no-fund --prefix "$scratch" ajv@8 >/dev/null)
+mkdir -p "$scratch"
+# the pinned version (tests/npm/package.json), from tests/npm/node_modules or the scratch folder
+ajv_pin=$(node -e "console.log(require('$root/tests/npm/package.json').dependencies.ajv)")
+modules=$root/tests/npm/node_modules
+if [ "$(node -e "try{console.log(require('$modules/ajv/package.json').version)}catch(e){}")" != "$ajv_pin" ]; then
+  modules=$scratch/node_modules
+  if [ "$(node -e "try{console.log(require('$modules/ajv/package.json').version)}catch(e){}")" != "$ajv_pin" ]; then
+    (cd "$scratch" && npm install --silent --no-audit --no-fund --no-save --prefix "$scratch" \
+      "ajv@$ajv_pin" >/dev/null)
+  fi
 fi
+# older revisions' -O3 builds warn of a maybe-uninitialized variable in code the benchmark does
+# not run (data/jscan.c before 1991d6d): that warning must not stop the --before build
+relflags=-DCMAKE_C_FLAGS=-Wno-error=maybe-uninitialized
 cmake -S "$root" -B "$root/build-bench" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$root/build-bench" -j2 --target bench_schema >/dev/null
 if [ -n "$before" ]; then
   rm -rf "$scratch/before-src"
   mkdir -p "$scratch/before-src"
   (cd "$root" && git archive "$before") | tar -x -C "$scratch/before-src"
-  cmake -S "$scratch/before-src" -B "$root/build-bench-before" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S "$scratch/before-src" -B "$root/build-bench-before" -DCMAKE_BUILD_TYPE=Release \
+    "$relflags" >/dev/null
   cmake --build "$root/build-bench-before" -j2 --target bench_schema >/dev/null
 fi
 cases=$(ls "$here"/cases/*.json)
@@ -36,13 +49,13 @@ if [ -d "$suite/tests/draft2020-12" ]; then
   # the suite's required draft 2020-12 tests, less the groups ajv cannot compile or answers
   # differently from the suite (both tools then run the same groups)
   python3 "$here/suite_cases.py" "$suite" "$scratch/suite_all.json" 2>/dev/null
-  node "$here/ajv_bench.js" "$scratch/node_modules" filter "$scratch/suite_all.json" \
+  node "$here/ajv_bench.js" "$modules" filter "$scratch/suite_all.json" \
     "$scratch/test_suite.json" 2>/dev/null
   cases="$cases $scratch/test_suite.json"
 else
   echo "(no ../shared/testdata: the JSON Schema Test Suite set is skipped)"
 fi
-ajv_version=$(node -e "console.log(require('$scratch/node_modules/ajv/package.json').version)")
+ajv_version=$(node -e "console.log(require('$modules/ajv/package.json').version)")
 echo "forge vs ajv $ajv_version (node $(node --version)), validations per second, ${secs}s per figure"
 rounds=3
 for mode in first all; do
@@ -53,7 +66,7 @@ for mode in first all; do
   for r in $(seq $rounds); do
     for c in $cases; do
       "$root/build-bench/tests/bench_schema" "$mode" "$secs" "$c" >> "$scratch/forge.$mode.jsonl"
-      node "$here/ajv_bench.js" "$scratch/node_modules" "$mode" "$secs" "$c" >> "$scratch/ajv.$mode.jsonl"
+      node "$here/ajv_bench.js" "$modules" "$mode" "$secs" "$c" >> "$scratch/ajv.$mode.jsonl"
       if [ -n "$before" ]; then
         # the old driver reads single-schema cases only
         "$root/build-bench-before/tests/bench_schema" "$mode" "$secs" "$c" \
