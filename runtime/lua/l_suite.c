@@ -358,10 +358,20 @@ static bool plain_table(lua_State *L, int idx)
     return json;
 }
 
+/* Values plain_data may still visit while one rules table is planned. The walk runs in C, where
+ * no instruction count or deadline reaches it, and a table may hold the same table twice at
+ * every level (2^64 visits in 64 levels): past this many the rest is left to the Lua engine,
+ * which runs under the script's limits. */
+#define PLAN_VALUES (1u << 20)
+static _Thread_local unsigned plan_budget;
+
 /* 1 when the value at <idx> is data the C engine copies as the Lua engine would: strings,
  * numbers, booleans, forge.json.null and plain or forge.json tables of these. */
 static bool plain_data(lua_State *L, int idx, int depth)
 {
+    if (!plan_budget)
+        return false;
+    plan_budget--;
     idx = lua_absindex(L, idx);
     switch (lua_type(L, idx)) {
     case LUA_TSTRING:
@@ -598,6 +608,7 @@ static int plan_job(struct forge_vm *vm, int idx, void *out, const char *where,
     (void)where;
     lua_State *L = forge_vm_state(vm);
     cJSON **plan = out;
+    plan_budget = PLAN_VALUES;
     *plan = cJSON_CreateArray();
     if (!*plan)
         return forge_err_set(err, FORGE_ENOMEM, "out of memory");

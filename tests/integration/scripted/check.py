@@ -78,6 +78,12 @@ def main():
     got = [json.loads(l)["turns"][1]["content"] for l in open(tr, encoding="utf-8")] if p.returncode == 0 else p
     if got != ["reply A #1", "reply B #2"]:
         failures.append(f"wrapped respond: {got!r}")
+    # a rules table whose walk never ends in C: given up, and the Lua engine stops at its limit
+    p = subprocess.run([forge, "script", os.path.join(HERE, "dag_suite.lua"), "-q", "--lua-timeout", "1000"],
+                       capture_output=True, timeout=100)
+    want = "time limit exceeded: the script ran longer than 1000 ms in one call; raise it with --lua-timeout MS"
+    if p.returncode != 1 or want.encode() not in p.stdout + p.stderr:
+        failures.append(f"shared-table rules: exit {p.returncode}, {(p.stdout + p.stderr)[-400:]!r}")
     for f in failures:
         print("FAIL", f)
     print(f"{len(c)} cases, {len(failures)} failures")
