@@ -171,6 +171,7 @@ struct rctx {
     bool have_results;
     struct rres *res; /* every result of the case (history); the round's are the last nres */
     int nhist, nres;
+    size_t rendered; /* bytes rendered for this answer so far: past MAX_TEXT, Lua answers */
 };
 
 static void rctx_free(struct rctx *c)
@@ -600,6 +601,9 @@ static int render(struct rctx *c, const char *s, char **out)
         i++;
     }
     forge_buf_free(&a);
+    c->rendered += b.len;
+    if (rc > 0 && c->rendered > MAX_TEXT)
+        rc = 0; /* strings of the arguments add up past the cap: Lua answers, under its own */
     if (rc > 0) {
         *out = forge_buf_take(&b);
         if (!*out)

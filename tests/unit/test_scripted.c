@@ -7,6 +7,7 @@
 #include "model/model.h"
 #include "model/scripted.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,6 +117,30 @@ TEST(lua_answers_what_c_does_not)
     forge_model_free(m);
 }
 
+/* The strings of one answer may render to MAX_TEXT (1 MiB) in all; past that Lua answers. */
+TEST(rendering_is_capped_per_answer)
+{
+    size_t n = 400000;
+    char *req = forge_malloc(n + 100);
+    CHECK(req != NULL);
+    int at = snprintf(req, 100, "{\"messages\":[{\"role\":\"user\",\"content\":\"");
+    memset(req + at, 'a', n);
+    strcpy(req + at + n, "\"}]}");
+    struct forge_model *two = model("[{\"match\":\"(a+)\",\"steps\":[{\"calls\":[{\"name\":\"t\","
+                                    "\"arguments\":{\"x\":\"$1\",\"y\":\"$1\"}}]}]}]");
+    struct forge_model *three = model("[{\"match\":\"(a+)\",\"steps\":[{\"calls\":[{\"name\":\"t\","
+                                      "\"arguments\":{\"x\":\"$1\",\"y\":\"$1\",\"z\":\"$1\"}}]}]}]");
+    int lua;
+    char *got = ask(two, req, &lua);
+    CHECK_INT(lua, 0);
+    CHECK(strlen(got) > 2 * n);
+    forge_free(got);
+    ASK(three, req, "{\"finish_reason\":\"stop\",\"message\":{\"content\":\"lua\",\"role\":\"assistant\"}}", 1);
+    forge_model_free(two);
+    forge_model_free(three);
+    forge_free(req);
+}
+
 TEST(jcache_reuses_blocks)
 {
     void *p = forge_jcache_malloc(40);
@@ -136,6 +161,7 @@ int main(void)
 {
     RUN(data_rules_in_c);
     RUN(lua_answers_what_c_does_not);
+    RUN(rendering_is_capped_per_answer);
     RUN(jcache_reuses_blocks);
     return TEST_DONE();
 }
