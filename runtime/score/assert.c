@@ -111,10 +111,15 @@ static int icontains(const char *hay, bool hay_folds, const char *needle, struct
     if (!*needle) return 1;
     if (!hay_folds && is_ascii(needle)) {
         size_t n = strlen(needle);
-        for (const char *h = hay; *h; h++) {
-            size_t i = 0;
+        /* jump to each place holding the needle's first byte in either case (strpbrk scans
+         * many bytes at a time), then compare the rest */
+        int f = lower_ascii((unsigned char)needle[0]);
+        char first[3] = {(char)f, (char)(f >= 'a' && f <= 'z' ? f - 32 : 0), 0};
+        for (const char *h = strpbrk(hay, first); h; h = strpbrk(h + 1, first)) {
+            size_t i = 1;
             while (i < n && h[i] && lower_ascii((unsigned char)h[i]) == lower_ascii((unsigned char)needle[i])) i++;
             if (i == n) return 1;
+            if (!h[i]) return 0; /* the rest of the text is shorter than the needle */
         }
         return 0;
     }

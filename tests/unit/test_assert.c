@@ -570,8 +570,34 @@ TEST(lean_results)
     cJSON_Delete(r);
 }
 
+/* Case-insensitive containment, as responseContains reads it: ASCII case, every place the first
+ * byte occurs (in either case), texts shorter than the needle, and Unicode case folding. */
+TEST(icontains)
+{
+    struct forge_err err = {0};
+    static const struct { const char *hay, *needle; int want; } t[] = {
+        {"It is cloudy in Paris", "paris", 1},
+        {"It is cloudy in Paris", "PARIS", 1},
+        {"It is cloudy in Paris", "It IS", 1},
+        {"Par Pa Pari Paris", "paris", 1},   /* three false starts first */
+        {"Par Pa Pari", "paris", 0},         /* the text ends inside a candidate */
+        {"pp", "ppp", 0},
+        {"ppp", "ppp", 1},
+        {"a.b (c)", ".B (", 1},              /* a first byte that is not a letter */
+        {"a.b (c)", "(C) ", 0},
+        {"18\xc2\xb0" "C", "\xc2\xb0" "c", 1},     /* bytes past ASCII in the text */
+        {"", "x", 0},
+        {"anything", "", 1},
+        {"Temperature: 5 \xe2\x84\xaa", "5 k", 1}, /* KELVIN SIGN folds to k */
+        {"Stra\xc3\x9f" "e", "STRASSE", 0},   /* simple folding only, as before */
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        CHECK_INT(forge_assert_icontains(t[i].hay, t[i].needle, &err), t[i].want);
+}
+
 int main(void)
 {
+    RUN(icontains);
     RUN(lean_results);
     RUN(schema_assertions);
     RUN(upstream_pinned_cases);
