@@ -21,6 +21,17 @@ int forge_cli_exit_code(int rc);
 /* Prints "forge: <msg>" to stderr. */
 void forge_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The value <v> of <flag> as a number from <lo> to <hi> (never NaN or infinite; <hi> may be
+ * INFINITY for "no upper bound"), or -1 after printing "<cmd>: <flag> takes a number from <lo>
+ * to <hi>, not '<v>'". forge_cli_whole does the same for a whole number. */
+int forge_cli_number(const char *cmd, const char *flag, const char *v, double lo, double hi, double *out);
+int forge_cli_whole(const char *cmd, const char *flag, const char *v, long lo, long hi, long *out);
+
+/* --min-pass-rate (0 to 1), --max-cost and --max-p95-ms (0 or more): 1 when <flag> is one of
+ * them (set in <g>), 0 when it is not, -1 after printing "<cmd>: ..." for a bad value. */
+struct forge_gates;
+int forge_cli_gate_opt(const char *cmd, const char *flag, const char *v, struct forge_gates *g);
+
 /* The input limits every command that reads files takes:
  *   --max-file-mb MIB   the largest file read whole (forge_file_set_input_limit; default 256)
  *   --max-json-nodes N  the most JSON values in one input (forge_json_set_node_limit)

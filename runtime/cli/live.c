@@ -27,26 +27,13 @@ const char forge_live_usage[] =
     "  --baseline FILE         a previous JSON report: list regressions and new passes\n"
     "  -q, --quiet             print only failing cases and the summary\n";
 
-static int number(const char *flag, const char *s, double lo, double hi, double *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double d = strtod(s, &end);
-    if (!*s || *end || errno || d < lo || d > hi) {
-        forge_cli_error("%s: '%s' is not a number between %g and %g", flag, s, lo, hi);
-        return -1;
-    }
-    *out = d;
-    return 0;
-}
-
 void forge_live_opts_init(struct forge_live_opts *o)
 {
     memset(o, 0, sizeof *o);
     forge_provider_opts_init(&o->prov);
 }
 
-int forge_live_parse(int argc, char **argv, int *i, struct forge_live_opts *o)
+int forge_live_parse(const char *cmd, int argc, char **argv, int *i, struct forge_live_opts *o)
 {
     const char *a = argv[*i];
     struct forge_err perr = {0};
@@ -88,11 +75,11 @@ int forge_live_parse(int argc, char **argv, int *i, struct forge_live_opts *o)
         }
         val = argv[++*i];
     }
-    double d;
     if (!strcmp(flag, "-j") || !strcmp(flag, "--jobs")) {
-        if (number(flag, val, 1, 4096, &d))
+        long n;
+        if (forge_cli_whole(cmd, flag, val, 1, 4096, &n))
             return -1;
-        o->jobs = (int)d;
+        o->jobs = (int)n;
     } else if (!strcmp(flag, "--report")) {
         const char *e = strchr(val, '=');
         size_t fl = e ? (size_t)(e - val) : 0;
@@ -116,18 +103,8 @@ int forge_live_parse(int argc, char **argv, int *i, struct forge_live_opts *o)
         o->save_transcripts = val;
     } else if (!strcmp(flag, "--baseline")) {
         o->baseline = val;
-    } else if (!strcmp(flag, "--min-pass-rate")) {
-        if (number(flag, val, 0, 1, &o->gates.min_pass_rate))
-            return -1;
-        o->gates.has_min_pass_rate = true;
-    } else if (!strcmp(flag, "--max-cost")) {
-        if (number(flag, val, 0, 1e300, &o->gates.max_cost))
-            return -1;
-        o->gates.has_max_cost = true;
-    } else if (!strcmp(flag, "--max-p95-ms")) {
-        if (number(flag, val, 0, 1e300, &o->gates.max_p95_ms))
-            return -1;
-        o->gates.has_max_p95_ms = true;
+    } else if (forge_cli_gate_opt(cmd, flag, val, &o->gates) < 0) {
+        return -1;
     }
     return 1;
 }

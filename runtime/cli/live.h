@@ -31,7 +31,7 @@ void forge_live_opts_init(struct forge_live_opts *o);
 
 /* Parses one option at argv[*i] (and its value). Returns 1 when consumed, 0 when it is not a
  * run option, -1 after printing an error. */
-int forge_live_parse(int argc, char **argv, int *i, struct forge_live_opts *o);
+int forge_live_parse(const char *cmd, int argc, char **argv, int *i, struct forge_live_opts *o);
 
 struct forge_results;
 struct forge_results_iter;

@@ -6,8 +6,10 @@
 #include "data/jcache.h"
 #include "data/json.h"
 #include "data/schema.h"
+#include "eval/suite.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,6 +58,55 @@ void forge_cli_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
+}
+
+int forge_cli_number(const char *cmd, const char *flag, const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (!*v || *end || errno || !isfinite(d) || !(d >= lo && d <= hi)) {
+        if (isinf(hi))
+            forge_cli_error("%s: %s takes a number of %g or more, not '%s'", cmd, flag, lo, v);
+        else
+            forge_cli_error("%s: %s takes a number from %g to %g, not '%s'", cmd, flag, lo, hi, v);
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
+int forge_cli_whole(const char *cmd, const char *flag, const char *v, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || errno || n < lo || n > hi) {
+        forge_cli_error("%s: %s takes a whole number from %ld to %ld, not '%s'", cmd, flag, lo, hi, v);
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+int forge_cli_gate_opt(const char *cmd, const char *flag, const char *v, struct forge_gates *g)
+{
+    double *at;
+    bool *has;
+    double hi = INFINITY;
+    if (!strcmp(flag, "--min-pass-rate")) {
+        at = &g->min_pass_rate, has = &g->has_min_pass_rate, hi = 1;
+    } else if (!strcmp(flag, "--max-cost")) {
+        at = &g->max_cost, has = &g->has_max_cost;
+    } else if (!strcmp(flag, "--max-p95-ms")) {
+        at = &g->max_p95_ms, has = &g->has_max_p95_ms;
+    } else {
+        return 0;
+    }
+    if (forge_cli_number(cmd, flag, v, 0, hi, at))
+        return -1;
+    *has = true;
+    return 1;
 }
 
 int forge_cli_exit_code(int rc)

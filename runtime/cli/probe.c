@@ -72,19 +72,6 @@ struct job {
     pthread_mutex_t lock;
 };
 
-static int num(const char *flag, const char *v, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (!*v || *end || errno || n < lo || n > hi) {
-        forge_cli_error("probe: %s: expected a whole number from %ld to %ld, got '%s'", flag, lo, hi, v);
-        return -1;
-    }
-    *out = n;
-    return 0;
-}
-
 static int parse(int argc, char **argv, struct opts *o)
 {
     for (int i = 0; i < argc; i++) {
@@ -153,7 +140,7 @@ static int parse(int argc, char **argv, struct opts *o)
                 return -1;
             }
             o->format = val;
-        } else if (!strcmp(flag, "--repeat") ? num(flag, val, 1, 10000, &o->repeat) : num(flag, val, 1, 256, &o->jobs))
+        } else if (!strcmp(flag, "--repeat") ? forge_cli_whole("probe", flag, val, 1, 10000, &o->repeat) : forge_cli_whole("probe", flag, val, 1, 256, &o->jobs))
             return -1;
     }
     return 0;

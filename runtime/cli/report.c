@@ -261,32 +261,6 @@ static void case_line(void *ud, const cJSON *r, struct forge_results_iter *it)
     }
 }
 
-/* --min-pass-rate, --max-cost and --max-p95-ms: 1 when <a> is one of them (set in <g>), 0 when
- * it is not, -1 after printing "<cmd>: ..." for a bad value. */
-static int gate_opt(const char *cmd, const char *a, const char *v, struct forge_gates *g)
-{
-    int rate = !strcmp(a, "--min-pass-rate"), cost = !strcmp(a, "--max-cost");
-    if (!rate && !cost && strcmp(a, "--max-p95-ms"))
-        return 0;
-    char *end;
-    double d = strtod(v, &end);
-    if (!*v || *end || !(d >= 0) || (rate && d > 1)) {
-        forge_cli_error("%s: %s: '%s' is not a valid value", cmd, a, v);
-        return -1;
-    }
-    if (rate) {
-        g->has_min_pass_rate = true;
-        g->min_pass_rate = d;
-    } else if (cost) {
-        g->has_max_cost = true;
-        g->max_cost = d;
-    } else {
-        g->has_max_p95_ms = true;
-        g->max_p95_ms = d;
-    }
-    return 1;
-}
-
 static int merge(int argc, char **argv)
 {
     const char *files[1024], *rformat[MAX_REPORTS], *rpath[MAX_REPORTS], *baseline_path = NULL;
@@ -330,7 +304,7 @@ static int merge(int argc, char **argv)
             rpath[nreports++] = eq + 1;
         } else if (!strcmp(a, "--baseline")) {
             baseline_path = v;
-        } else if ((g = gate_opt("report merge", a, v, &gates)) != 0) {
+        } else if ((g = forge_cli_gate_opt("report merge", a, v, &gates)) != 0) {
             if (g < 0)
                 return FORGE_EXIT_USAGE;
         } else {
@@ -430,7 +404,7 @@ static int html(int argc, char **argv)
             outp = v;
         } else if (!strcmp(a, "--baseline")) {
             baseline_path = v;
-        } else if ((g = gate_opt("report html", a, v, &gates)) != 0) {
+        } else if ((g = forge_cli_gate_opt("report html", a, v, &gates)) != 0) {
             if (g < 0)
                 return FORGE_EXIT_USAGE;
         } else {

@@ -140,19 +140,6 @@ static int apply_approval(const struct opts *o, struct forge_policy *p)
     return rc;
 }
 
-static int parse_double(const char *flag, const char *s, double lo, double hi, double *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double d = strtod(s, &end);
-    if (!*s || *end || errno || d < lo || d > hi) {
-        forge_cli_error("run: %s: '%s' is not a number between %g and %g", flag, s, lo, hi);
-        return -1;
-    }
-    *out = d;
-    return 0;
-}
-
 static int parse_args(int argc, char **argv, struct opts *o)
 {
     o->files = forge_calloc((size_t)argc + 1, sizeof *o->files);
@@ -200,7 +187,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         if (!known) {
             int r = forge_cli_input_opt("run", argc, argv, &i);
             if (r == 0) r = forge_luaopts_parse(argc, argv, &i, &o->vm);
-            if (r == 0) r = forge_live_parse(argc, argv, &i, &o->live);
+            if (r == 0) r = forge_live_parse("run", argc, argv, &i, &o->live);
             if (r < 0) return -1;
             if (r > 0) continue;
             forge_cli_error("run: unknown option '%s' (run 'forge help run')", a);
@@ -280,19 +267,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
             }
             o->rformat[o->nreports] = fmt;
             o->rpath[o->nreports++] = e2 + 1;
-        } else if (strcmp(flag, "--min-pass-rate") == 0) {
-            if (parse_double(flag, val, 0, 1, &o->gates.min_pass_rate)) return -1;
-            o->gates.has_min_pass_rate = true;
-        } else if (strcmp(flag, "--max-cost") == 0) {
-            if (parse_double(flag, val, 0, 1e300, &o->gates.max_cost)) return -1;
-            o->gates.has_max_cost = true;
-        } else if (strcmp(flag, "--max-p95-ms") == 0) {
-            if (parse_double(flag, val, 0, 1e300, &o->gates.max_p95_ms)) return -1;
-            o->gates.has_max_p95_ms = true;
         } else if (strcmp(flag, "--max-line-bytes") == 0) {
             double d;
-            if (parse_double(flag, val, 1, 1e15, &d)) return -1;
+            if (forge_cli_number("run", flag, val, 1, 1e15, &d)) return -1;
             o->max_line = (size_t)d;
+        } else if (forge_cli_gate_opt("run", flag, val, &o->gates) < 0) {
+            return -1;
         }
     }
     if (o->nfiles == 0) {

@@ -103,7 +103,7 @@ int forge_cmd_script(int argc, char **argv)
         if (r == 0)
             r = forge_luaopts_parse(argc, argv, &i, &o);
         if (r == 0)
-            r = forge_live_parse(argc, argv, &i, &live);
+            r = forge_live_parse("script", argc, argv, &i, &live);
         if (r < 0)
             goto out;
         if (r > 0)

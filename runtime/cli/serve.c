@@ -108,19 +108,6 @@ struct opts {
     long max_sessions;
 };
 
-static int number(const char *flag, const char *v, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (!*v || *end || errno || n < lo || n > hi) {
-        forge_cli_error("serve: %s: expected a whole number from %ld to %ld, got '%s'", flag, lo, hi, v);
-        return -1;
-    }
-    *out = n;
-    return 0;
-}
-
 static int parse(int argc, char **argv, struct opts *o)
 {
     static const char *const passed[] = {"--report", "--baseline", "--min-pass-rate", "--max-cost", "--max-p95-ms",
@@ -180,23 +167,23 @@ static int parse(int argc, char **argv, struct opts *o)
         } else if (!strcmp(flag, "--port-file")) {
             o->port_file = val;
         } else if (!strcmp(flag, "--max-body-mb")) {
-            if (number(flag, val, 1, 4096, &n))
+            if (forge_cli_whole("serve", flag, val, 1, 4096, &n))
                 return -1;
             o->server.max_body = (size_t)n << 20;
         } else if (!strcmp(flag, "--threads")) {
-            if (number(flag, val, 1, 1024, &n))
+            if (forge_cli_whole("serve", flag, val, 1, 1024, &n))
                 return -1;
             o->server.threads = (unsigned)n;
         } else if (!strcmp(flag, "--max-connections")) {
-            if (number(flag, val, 1, 1000000, &n))
+            if (forge_cli_whole("serve", flag, val, 1, 1000000, &n))
                 return -1;
             o->server.max_connections = (unsigned)n;
         } else if (!strcmp(flag, "--idle-timeout")) {
-            if (number(flag, val, 1, 86400, &n))
+            if (forge_cli_whole("serve", flag, val, 1, 86400, &n))
                 return -1;
             o->server.idle_timeout_s = (unsigned)n;
         } else if (!strcmp(flag, "--max-sessions")) {
-            if (number(flag, val, 1, 1000000000, &o->max_sessions))
+            if (forge_cli_whole("serve", flag, val, 1, 1000000000, &o->max_sessions))
                 return -1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             o->pass[o->npass++] = a;

@@ -31,19 +31,6 @@ struct aopts {
     const char *store, *auth, *secret_env, *pubkey, *admin_env, *port_file, *model;
 };
 
-static int num(const char *flag, const char *v, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double n = strtod(v, &end);
-    if (!*v || *end || errno || !(n >= lo && n <= hi)) {
-        forge_cli_error("serve: %s: expected a number from %g to %g, got '%s'", flag, lo, hi, v);
-        return -1;
-    }
-    *out = n;
-    return 0;
-}
-
 static int parse(int argc, char **argv, struct aopts *o)
 {
     static const char *const valued[] = {"--agent", "--store", "--auth", "--jwt-secret-env", "--jwt-public-key",
@@ -83,7 +70,7 @@ static int parse(int argc, char **argv, struct aopts *o)
             forge_cli_error("serve: %s needs a value", flag);
             return -1;
         }
-        double n;
+        long n;
         if (!strcmp(flag, "--agent")) {
             if (o->nfiles == MAX_AGENT_FILES) {
                 forge_cli_error("serve: at most %d --agent files", MAX_AGENT_FILES);
@@ -109,7 +96,7 @@ static int parse(int argc, char **argv, struct aopts *o)
             }
             o->svc.user_claim = val;
         } else if (!strcmp(flag, "--jwt-leeway")) {
-            if (num(flag, val, 0, 300, &o->svc.jwt_leeway_s))
+            if (forge_cli_number("serve", flag, val, 0, 300, &o->svc.jwt_leeway_s))
                 return -1;
         } else if (!strcmp(flag, "--admin-token-env")) {
             o->admin_env = val;
@@ -120,24 +107,24 @@ static int parse(int argc, char **argv, struct aopts *o)
             char *slash = strchr(buf, '/');
             if (slash)
                 *slash = '\0';
-            if (num(flag, buf, 1, 1e9, &n))
+            if (forge_cli_whole("serve", flag, buf, 1, 1000000000, &n))
                 return -1;
             o->svc.rate_limit = (int)n;
-            if (slash && num(flag, slash + 1, 1, 86400, &o->svc.rate_window_s))
+            if (slash && forge_cli_number("serve", flag, slash + 1, 1, 86400, &o->svc.rate_window_s))
                 return -1;
         } else if (!strcmp(flag, "--history-limit")) {
-            if (num(flag, val, 2, 100000, &n))
+            if (forge_cli_whole("serve", flag, val, 2, 100000, &n))
                 return -1;
             o->svc.history_limit = (int)n;
         } else if (!strcmp(flag, "--request-timeout-ms")) {
-            if (num(flag, val, 1, 86400000, &n))
+            if (forge_cli_whole("serve", flag, val, 1, 86400000, &n))
                 return -1;
             o->svc.deadline_ms = (long)n;
         } else if (!strcmp(flag, "--hitl-ttl")) {
-            if (num(flag, val, 1, 30 * 86400, &o->svc.hitl_ttl_s))
+            if (forge_cli_number("serve", flag, val, 1, 30 * 86400, &o->svc.hitl_ttl_s))
                 return -1;
         } else if (!strcmp(flag, "--max-message-kb")) {
-            if (num(flag, val, 1, 1 << 20, &n))
+            if (forge_cli_whole("serve", flag, val, 1, 1 << 20, &n))
                 return -1;
             o->svc.max_message = (size_t)n << 10;
         } else if (!strcmp(flag, "--listen")) {
@@ -145,15 +132,15 @@ static int parse(int argc, char **argv, struct aopts *o)
         } else if (!strcmp(flag, "--port-file")) {
             o->port_file = val;
         } else if (!strcmp(flag, "--max-body-mb")) {
-            if (num(flag, val, 1, 4096, &n))
+            if (forge_cli_whole("serve", flag, val, 1, 4096, &n))
                 return -1;
             o->server.max_body = (size_t)n << 20;
         } else if (!strcmp(flag, "--max-connections")) {
-            if (num(flag, val, 1, 100000, &n))
+            if (forge_cli_whole("serve", flag, val, 1, 1000000, &n))
                 return -1;
             o->server.max_connections = (unsigned)n;
         } else if (!strcmp(flag, "--idle-timeout")) {
-            if (num(flag, val, 1, 86400, &n))
+            if (forge_cli_whole("serve", flag, val, 1, 86400, &n))
                 return -1;
             o->server.idle_timeout_s = (unsigned)n;
         } else if (!strcmp(flag, "--model")) {

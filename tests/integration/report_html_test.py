@@ -390,7 +390,7 @@ def structure():
     refused("html with an unknown option", ["report", "html", out["jsonl"], "-o", again, "--bogus", "1"], 2,
             "unknown option '--bogus'")
     refused("html with a bad gate", ["report", "html", out["jsonl"], "-o", again, "--min-pass-rate", "2"], 2,
-            "--min-pass-rate: '2' is not a valid value")
+            "--min-pass-rate takes a number from 0 to 1, not '2'")
     refused("two html reports in a run", ["run", evals, "--transcripts", trans, "--report", "html=" + again,
                                           "--report", "html=" + again + "2"], 2, "only one html report per run")
     refused("an unknown report format names html", ["run", evals, "--transcripts", trans, "--report", "pdf=x"], 2,

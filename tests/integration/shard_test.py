@@ -164,9 +164,12 @@ for name, files, want in [
     check(f"merge refuses {name}", code == 2 and want in err, err)
 code, out, err = run("run", *FILES, "--transcripts", trans, "--shards", "3")
 check("--shards without an index: exit 2 naming the variables", code == 2 and "JOB_COMPLETION_INDEX" in err, err)
-for flag, val in (("--min-pass-rate", ""), ("--min-pass-rate", "1.5"), ("--max-cost", "-1"), ("--max-p95-ms", "x")):
+for flag, val, takes in (("--min-pass-rate", "", "a number from 0 to 1"), ("--min-pass-rate", "1.5", "a number from 0 to 1"),
+                         ("--min-pass-rate", "nan", "a number from 0 to 1"), ("--max-cost", "-1", "a number of 0 or more"),
+                         ("--max-cost", "inf", "a number of 0 or more"), ("--max-p95-ms", "x", "a number of 0 or more")):
     code, out, err = run("report", "merge", *shards, flag, val)
-    check(f"merge {flag} '{val}': exit 2 naming it", code == 2 and f"report merge: {flag}: '{val}' is not a valid value" in err, err)
+    check(f"merge {flag} '{val}': exit 2 naming it", code == 2 and
+          err == f"forge: report merge: {flag} takes {takes}, not '{val}'\n", err)
 code, out, err = run("run", *FILES, "--transcripts", trans, "--shard", "4/3")
 check("--shard 4/3: exit 2", code == 2 and "1 <= I <= N" in err, err)
 
