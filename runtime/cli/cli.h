@@ -27,6 +27,11 @@ void forge_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 int forge_cli_number(const char *cmd, const char *flag, const char *v, double lo, double hi, double *out);
 int forge_cli_whole(const char *cmd, const char *flag, const char *v, long lo, long hi, long *out);
 
+/* The value of --report, FORMAT=PATH with FORMAT json, jsonl, junit, md or html: adds the format
+ * (a static string) and path at rformat[*n] and rpath[*n] (at most <max>), or returns -1 after
+ * printing "<cmd>: --report ...". */
+int forge_cli_report_opt(const char *cmd, const char *v, const char **rformat, const char **rpath, int *n, int max);
+
 /* --min-pass-rate (0 to 1), --max-cost and --max-p95-ms (0 or more): 1 when <flag> is one of
  * them (set in <g>), 0 when it is not, -1 after printing "<cmd>: ..." for a bad value. */
 struct forge_gates;

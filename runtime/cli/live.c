@@ -81,24 +81,8 @@ int forge_live_parse(const char *cmd, int argc, char **argv, int *i, struct forg
             return -1;
         o->jobs = (int)n;
     } else if (!strcmp(flag, "--report")) {
-        const char *e = strchr(val, '=');
-        size_t fl = e ? (size_t)(e - val) : 0;
-        const char *fmt = NULL;
-        static const char *const formats[] = {"json", "jsonl", "junit", "md", "html", NULL};
-        for (const char *const *f = formats; e && *f; f++)
-            if (strlen(*f) == fl && !strncmp(*f, val, fl))
-                fmt = *f;
-        if (!fmt || !e[1]) {
-            forge_cli_error("--report '%s': expected FORMAT=PATH with FORMAT json, jsonl, junit, "
-                            "md or html", val);
+        if (forge_cli_report_opt(cmd, val, o->rformat, o->rpath, &o->nreports, FORGE_LIVE_MAX_REPORTS))
             return -1;
-        }
-        if (o->nreports == FORGE_LIVE_MAX_REPORTS) {
-            forge_cli_error("at most %d --report options", FORGE_LIVE_MAX_REPORTS);
-            return -1;
-        }
-        o->rformat[o->nreports] = fmt;
-        o->rpath[o->nreports++] = e + 1;
     } else if (!strcmp(flag, "--save-transcripts")) {
         o->save_transcripts = val;
     } else if (!strcmp(flag, "--baseline")) {

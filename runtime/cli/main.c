@@ -89,6 +89,32 @@ int forge_cli_whole(const char *cmd, const char *flag, const char *v, long lo, l
     return 0;
 }
 
+int forge_cli_report_opt(const char *cmd, const char *v, const char **rformat, const char **rpath, int *n, int max)
+{
+    static const char *const formats[] = {"json", "jsonl", "junit", "md", "html", NULL};
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v || !eq[1]) {
+        forge_cli_error("%s: --report '%s': expected FORMAT=PATH (json, jsonl, junit, md, html)", cmd, v);
+        return -1;
+    }
+    size_t fl = (size_t)(eq - v);
+    const char *fmt = NULL;
+    for (const char *const *f = formats; *f && !fmt; f++)
+        if (strlen(*f) == fl && !strncmp(*f, v, fl))
+            fmt = *f;
+    if (!fmt) {
+        forge_cli_error("%s: --report '%s': unknown format '%.*s' (json, jsonl, junit, md, html)", cmd, v, (int)fl, v);
+        return -1;
+    }
+    if (*n == max) {
+        forge_cli_error("%s: at most %d --report options", cmd, max);
+        return -1;
+    }
+    rformat[*n] = fmt;
+    rpath[(*n)++] = eq + 1;
+    return 0;
+}
+
 int forge_cli_gate_opt(const char *cmd, const char *flag, const char *v, struct forge_gates *g)
 {
     double *at;

@@ -288,20 +288,8 @@ static int merge(int argc, char **argv)
         const char *v = argv[++i];
         int g;
         if (!strcmp(a, "--report")) {
-            const char *eq = strchr(v, '=');
-            static const char *const formats[] = {"json", "jsonl", "junit", "md", "html", NULL};
-            int ok = eq && nreports < MAX_REPORTS;
-            for (const char *const *f = formats; ok && *f; f++)
-                if (strlen(*f) == (size_t)(eq - v) && !strncmp(*f, v, (size_t)(eq - v)))
-                    ok = 2;
-            if (ok != 2 || !eq[1]) {
-                forge_cli_error("report merge: --report '%s': expected FORMAT=PATH with FORMAT json, jsonl, junit, md or html", v);
+            if (forge_cli_report_opt("report merge", v, rformat, rpath, &nreports, MAX_REPORTS))
                 return FORGE_EXIT_USAGE;
-            }
-            static char fmts[MAX_REPORTS][8];
-            snprintf(fmts[nreports], sizeof fmts[0], "%.*s", (int)(eq - v), v);
-            rformat[nreports] = fmts[nreports];
-            rpath[nreports++] = eq + 1;
         } else if (!strcmp(a, "--baseline")) {
             baseline_path = v;
         } else if ((g = forge_cli_gate_opt("report merge", a, v, &gates)) != 0) {

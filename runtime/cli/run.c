@@ -247,26 +247,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->afiles[o->nafiles++] = val;
         }
         else if (strcmp(flag, "--report") == 0) {
-            const char *e2 = strchr(val, '=');
-            if (!e2 || e2 == val || !e2[1]) {
-                forge_cli_error("run: --report '%s': expected FORMAT=PATH (json, jsonl, junit, md, html)", val);
-                return -1;
-            }
-            size_t fl = (size_t)(e2 - val);
-            static const char *const formats[] = {"json", "jsonl", "junit", "md", "html", NULL};
-            const char *fmt = NULL;
-            for (const char *const *f = formats; *f; f++)
-                if (strlen(*f) == fl && strncmp(*f, val, fl) == 0) fmt = *f;
-            if (!fmt) {
-                forge_cli_error("run: --report '%s': unknown format '%.*s' (json, jsonl, junit, md, html)", val, (int)fl, val);
-                return -1;
-            }
-            if (o->nreports == MAX_REPORTS) {
-                forge_cli_error("run: at most %d --report options", MAX_REPORTS);
-                return -1;
-            }
-            o->rformat[o->nreports] = fmt;
-            o->rpath[o->nreports++] = e2 + 1;
+            if (forge_cli_report_opt("run", val, o->rformat, o->rpath, &o->nreports, MAX_REPORTS)) return -1;
         } else if (strcmp(flag, "--max-line-bytes") == 0) {
             double d;
             if (forge_cli_number("run", flag, val, 1, 1e15, &d)) return -1;

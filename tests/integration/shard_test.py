@@ -170,6 +170,9 @@ for flag, val, takes in (("--min-pass-rate", "", "a number from 0 to 1"), ("--mi
     code, out, err = run("report", "merge", *shards, flag, val)
     check(f"merge {flag} '{val}': exit 2 naming it", code == 2 and
           err == f"forge: report merge: {flag} takes {takes}, not '{val}'\n", err)
+code, out, err = run("report", "merge", *shards, "--report", "pdf=x.pdf")
+check("merge --report pdf=: exit 2 naming the format", code == 2 and
+      err == "forge: report merge: --report 'pdf=x.pdf': unknown format 'pdf' (json, jsonl, junit, md, html)\n", err)
 code, out, err = run("run", *FILES, "--transcripts", trans, "--shard", "4/3")
 check("--shard 4/3: exit 2", code == 2 and "1 <= I <= N" in err, err)
 
