@@ -66,6 +66,12 @@ struct forge_provider_opts;
 struct forge_vm_opts;
 int forge_cli_serve_common_opt(struct forge_provider_opts *prov, struct forge_vm_opts *vm, int argc, char **argv,
                                int *i);
+/* The embedded server's options of the serving commands: --listen, --port-file, --max-body-mb,
+ * --threads, --max-connections and --idle-timeout, with <v> the value of <flag>. 1 when <flag>
+ * is one of them (set in *o, or *port_file), 0 when it is not, -1 after printing "<cmd>: ...". */
+int forge_cli_server_opt(const char *cmd, const char *flag, const char *v, struct forge_server_opts *o,
+                         const char **port_file);
+
 /* Waits for SIGINT or SIGTERM (blocked by forge_cli_listen). */
 void forge_cli_wait_signal(void);
 

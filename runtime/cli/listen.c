@@ -63,3 +63,33 @@ int forge_cli_serve_common_opt(struct forge_provider_opts *prov, struct forge_vm
     }
     return forge_luaopts_parse(argc, argv, i, vm);
 }
+
+int forge_cli_server_opt(const char *cmd, const char *flag, const char *v, struct forge_server_opts *o,
+                         const char **port_file)
+{
+    long n;
+    if (!strcmp(flag, "--listen")) {
+        o->listen = v;
+    } else if (!strcmp(flag, "--port-file")) {
+        *port_file = v;
+    } else if (!strcmp(flag, "--max-body-mb")) {
+        if (forge_cli_whole(cmd, flag, v, 1, 4096, &n))
+            return -1;
+        o->max_body = (size_t)n << 20;
+    } else if (!strcmp(flag, "--threads")) {
+        if (forge_cli_whole(cmd, flag, v, 1, 1024, &n))
+            return -1;
+        o->threads = (unsigned)n;
+    } else if (!strcmp(flag, "--max-connections")) {
+        if (forge_cli_whole(cmd, flag, v, 1, 1000000, &n))
+            return -1;
+        o->max_connections = (unsigned)n;
+    } else if (!strcmp(flag, "--idle-timeout")) {
+        if (forge_cli_whole(cmd, flag, v, 1, 86400, &n))
+            return -1;
+        o->idle_timeout_s = (unsigned)n;
+    } else {
+        return 0;
+    }
+    return 1;
+}

@@ -137,7 +137,7 @@ static int parse(int argc, char **argv, struct opts *o)
                 return -1;
             }
         }
-        long n;
+        int r;
         if (takes & 2) {
             if (o->npass + 2 > MAX_PASS) {
                 forge_cli_error("serve: too many scoring options");
@@ -146,8 +146,9 @@ static int parse(int argc, char **argv, struct opts *o)
             o->pass[o->npass++] = argv[i - (a[flen] == '=' ? 0 : 1)];
             if (a[flen] != '=')
                 o->pass[o->npass++] = val;
-        } else if (!strcmp(flag, "--listen")) {
-            o->server.listen = val;
+        } else if ((r = forge_cli_server_opt("serve", flag, val, &o->server, &o->port_file)) != 0) {
+            if (r < 0)
+                return -1;
         } else if (!strcmp(flag, "--model")) {
             if (o->nspecs == FORGE_SERVE_MAX_MODELS) {
                 forge_cli_error("serve: at most %d --model", FORGE_SERVE_MAX_MODELS);
@@ -164,31 +165,13 @@ static int parse(int argc, char **argv, struct opts *o)
             o->save = val;
         } else if (!strcmp(flag, "--token-env")) {
             o->token_env = val;
-        } else if (!strcmp(flag, "--port-file")) {
-            o->port_file = val;
-        } else if (!strcmp(flag, "--max-body-mb")) {
-            if (forge_cli_whole("serve", flag, val, 1, 4096, &n))
-                return -1;
-            o->server.max_body = (size_t)n << 20;
-        } else if (!strcmp(flag, "--threads")) {
-            if (forge_cli_whole("serve", flag, val, 1, 1024, &n))
-                return -1;
-            o->server.threads = (unsigned)n;
-        } else if (!strcmp(flag, "--max-connections")) {
-            if (forge_cli_whole("serve", flag, val, 1, 1000000, &n))
-                return -1;
-            o->server.max_connections = (unsigned)n;
-        } else if (!strcmp(flag, "--idle-timeout")) {
-            if (forge_cli_whole("serve", flag, val, 1, 86400, &n))
-                return -1;
-            o->server.idle_timeout_s = (unsigned)n;
         } else if (!strcmp(flag, "--max-sessions")) {
             if (forge_cli_whole("serve", flag, val, 1, 1000000000, &o->max_sessions))
                 return -1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             o->pass[o->npass++] = a;
         } else {
-            int r = forge_cli_serve_common_opt(&o->prov, &o->vm, argc, argv, &i);
+            r = forge_cli_serve_common_opt(&o->prov, &o->vm, argc, argv, &i);
             if (r < 0)
                 return -1;
             if (r == 0) {

@@ -71,6 +71,7 @@ static int parse(int argc, char **argv, struct aopts *o)
             return -1;
         }
         long n;
+        int r;
         if (!strcmp(flag, "--agent")) {
             if (o->nfiles == MAX_AGENT_FILES) {
                 forge_cli_error("serve: at most %d --agent files", MAX_AGENT_FILES);
@@ -127,22 +128,9 @@ static int parse(int argc, char **argv, struct aopts *o)
             if (forge_cli_whole("serve", flag, val, 1, 1 << 20, &n))
                 return -1;
             o->svc.max_message = (size_t)n << 10;
-        } else if (!strcmp(flag, "--listen")) {
-            o->server.listen = val;
-        } else if (!strcmp(flag, "--port-file")) {
-            o->port_file = val;
-        } else if (!strcmp(flag, "--max-body-mb")) {
-            if (forge_cli_whole("serve", flag, val, 1, 4096, &n))
+        } else if ((r = forge_cli_server_opt("serve", flag, val, &o->server, &o->port_file)) != 0) {
+            if (r < 0)
                 return -1;
-            o->server.max_body = (size_t)n << 20;
-        } else if (!strcmp(flag, "--max-connections")) {
-            if (forge_cli_whole("serve", flag, val, 1, 1000000, &n))
-                return -1;
-            o->server.max_connections = (unsigned)n;
-        } else if (!strcmp(flag, "--idle-timeout")) {
-            if (forge_cli_whole("serve", flag, val, 1, 86400, &n))
-                return -1;
-            o->server.idle_timeout_s = (unsigned)n;
         } else if (!strcmp(flag, "--model")) {
             o->model = val;
         }
