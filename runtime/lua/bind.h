@@ -62,14 +62,12 @@ void forge_lua_views_end(lua_State *L);
  * view state as values of its own, typically upvalues of its C closure, instead of finding it in
  * the registry each time. forge_lua_views_push_state pushes the four values (the nodes table,
  * the proxies table, the metatable, the argument slots; made on first use; may raise);
- * forge_lua_push_view_at pushes <v> as forge_lua_push_view does, given their indices;
  * forge_lua_push_arg_view pushes <v> as a fresh view known by argument slot <i> (0 to
  * FORGE_LUA_ARG_VIEWS - 1; for the arguments of a call, which no read leads back to: cheaper,
  * since no table entry is made for it); forge_lua_views_end_at ends the scope, argument slots
  * included (never raises; needs 3 free stack slots). */
 #define FORGE_LUA_ARG_VIEWS 2
 void forge_lua_views_push_state(lua_State *L);
-void forge_lua_push_view_at(lua_State *L, const cJSON *v, int nodes, int proxies, int mt);
 void forge_lua_push_arg_view(lua_State *L, const cJSON *v, int mt, int slots, int i);
 void forge_lua_views_end_at(lua_State *L, int nodes, int proxies, int slots);
 /* The tree behind the view at <idx> (borrowed), or NULL when it is not a live view. */

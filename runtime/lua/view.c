@@ -233,11 +233,6 @@ void forge_lua_views_push_state(lua_State *L)
     lua_rawsetp(L, LUA_REGISTRYINDEX, &SLOTS_KEY);
 }
 
-void forge_lua_push_view_at(lua_State *L, const cJSON *v, int nodes, int proxies, int mt)
-{
-    push_node(L, v, nodes, proxies, mt);
-}
-
 void forge_lua_push_arg_view(lua_State *L, const cJSON *v, int mt, int slots, int i)
 {
     if (!(v->type & (cJSON_Object | cJSON_Array))) {
