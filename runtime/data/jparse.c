@@ -11,6 +11,7 @@
  * allocation hooks for every node and string. */
 #include "data/json.h"
 #include "data/jarena.h"
+#include "data/jscan.h"
 
 #include <limits.h>
 #include <locale.h>
@@ -65,25 +66,6 @@ static void fp_ws(struct fp *f)
         f->p++;
 }
 
-static int hex4(const unsigned char *s)
-{
-    int v = 0;
-    for (int i = 0; i < 4; i++) {
-        unsigned char c = s[i];
-        int d;
-        if (c >= '0' && c <= '9')
-            d = c - '0';
-        else if (c >= 'a' && c <= 'f')
-            d = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F')
-            d = c - 'A' + 10;
-        else
-            return -1;
-        v = v << 4 | d;
-    }
-    return v;
-}
-
 /* A string at f->p (the opening quote): a new NUL-terminated copy with escapes decoded, or NULL
  * to give up. */
 static char *fp_string(struct fp *f)
@@ -131,14 +113,14 @@ static char *fp_string(struct fp *f)
         }
         if (q - r < 6)
             goto bad;
-        int cp = hex4(r + 2);
+        int cp = forge_json_hex4((const char *)r + 2);
         if (cp <= 0 || (cp >= 0xDC00 && cp <= 0xDFFF))
             goto bad; /* "\u0000" cuts cJSON's string; bad digits and lone low halves */
         r += 6;
         if (cp >= 0xD800 && cp <= 0xDBFF) {
             if (q - r < 6 || r[0] != '\\' || r[1] != 'u')
                 goto bad;
-            int lo = hex4(r + 2);
+            int lo = forge_json_hex4((const char *)r + 2);
             if (lo < 0xDC00 || lo > 0xDFFF)
                 goto bad;
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);

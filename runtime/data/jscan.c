@@ -31,23 +31,23 @@ void forge_jscan_init(struct forge_jscan *j, const char *text, size_t len)
     j->end = text + len;
 }
 
-static int hex4(const char *p, unsigned *v)
+int forge_json_hex4(const char *p)
 {
-    unsigned x = 0;
+    int v = 0;
     for (int i = 0; i < 4; i++) {
         char c = p[i];
-        x <<= 4;
+        int d;
         if (c >= '0' && c <= '9')
-            x |= (unsigned)(c - '0');
+            d = c - '0';
         else if (c >= 'a' && c <= 'f')
-            x |= (unsigned)(c - 'a' + 10);
+            d = c - 'a' + 10;
         else if (c >= 'A' && c <= 'F')
-            x |= (unsigned)(c - 'A' + 10);
+            d = c - 'A' + 10;
         else
             return -1;
+        v = v << 4 | d;
     }
-    *v = x;
-    return 0;
+    return v;
 }
 
 /* Reads the escape at <p> (its backslash); returns its length, or 0 when it is not one this
@@ -68,15 +68,17 @@ static size_t escape(const char *p, const char *end, unsigned *cp)
     case 'u': break;
     default: return 0;
     }
-    unsigned hi, lo;
-    if (end - p < 6 || hex4(p + 2, &hi) || hi == 0 || (hi >= 0xDC00 && hi <= 0xDFFF))
+    int h = end - p < 6 ? -1 : forge_json_hex4(p + 2), l;
+    if (h <= 0 || (h >= 0xDC00 && h <= 0xDFFF))
         return 0;
+    unsigned hi = (unsigned)h, lo;
     if (hi < 0xD800 || hi > 0xDBFF) {
         *cp = hi;
         return 6;
     }
-    if (end - p < 12 || p[6] != '\\' || p[7] != 'u' || hex4(p + 8, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+    if (end - p < 12 || p[6] != '\\' || p[7] != 'u' || (l = forge_json_hex4(p + 8)) < 0xDC00 || l > 0xDFFF)
         return 0;
+    lo = (unsigned)l;
     *cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
     return 12;
 }

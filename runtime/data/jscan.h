@@ -66,6 +66,9 @@ int forge_jscan_end(struct forge_jscan *j);
 /* 0 when the <n> bytes at <s> are exactly one string token (quotes included) that
  * forge_jscan_string accepts, with it in <v>; -1 otherwise. */
 int forge_jstr_scan(const char *s, size_t n, struct forge_jstr *v);
+
+/* The four hex digits at <p> (any case) as a number, or -1 when one is not a hex digit. */
+int forge_json_hex4(const char *p);
 /* Appends the decoded string <v> (one that forge_jscan_string accepted) to <b>: 0, or the
  * buffer's FORGE_ENOMEM / FORGE_ELIMIT. */
 int forge_jstr_append(const struct forge_jstr *v, struct forge_buf *b);
