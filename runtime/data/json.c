@@ -7,6 +7,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,6 +278,88 @@ bool forge_json_equal(const cJSON *a, const cJSON *b)
     return true; /* null */
 }
 
+/* The shortest decimal that reads back as d > 0 (ECMA-262 Number::toString's digits, the
+ * closest of that length, an exact tie to the even digit), by exact arithmetic in 128 bits:
+ * d = m / 2^(t-1), the values that read back as d lie within half an ulp, 1 / 2^t, on either
+ * side (boundaries included when m is even, as reading rounds half to even). Digits are made
+ * one at a time from the remainder r / s, with the margin w scaled alike, until the digits so
+ * far, or the next one up, fall within the margin (Steele and White's free-format method).
+ * Fills digits (no trailing zeros) and returns their count, with *point the place of the
+ * decimal point; returns 0 for what it leaves to the search: subnormals, powers of two (whose
+ * lower margin is half the upper), whole numbers and values below 2^-66. */
+static int shortest_exact(double d, char *digits, int *point)
+{
+    typedef unsigned __int128 u128;
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    int be = (int)(bits >> 52 & 0x7ff);
+    uint64_t m = bits & ((1ULL << 52) - 1);
+    if (be == 0 || m == 0)
+        return 0;
+    m |= 1ULL << 52;
+    int t = 1076 - be; /* d = 2m / 2^t */
+    if (t < 2 || t > 120)
+        return 0;
+    u128 r = (u128)m << 1, s = (u128)1 << t, w = 1;
+    int even = !(m & 1);
+    /* the place of the point: 10^(k-1) <= d < 10^k, from the binary exponent, then adjusted */
+    int k = (int)ceil((be - 1022) * 0.30102999566398120);
+    if (k > 0)
+        for (int i = 0; i < k; i++)
+            s *= 10;
+    else
+        for (int i = 0; i < -k; i++)
+            r *= 10, w *= 10;
+    while (r >= s) {
+        s *= 10;
+        k++;
+    }
+    while (r * 10 < s) {
+        r *= 10;
+        w *= 10;
+        k--;
+    }
+    u128 s2 = s << 1, s4 = s << 2, s8 = s << 3;
+    int n = 0;
+    for (;;) {
+        r *= 10;
+        w *= 10;
+        int dg = 0;
+        if (r >= s8) r -= s8, dg += 8;
+        if (r >= s4) r -= s4, dg += 4;
+        if (r >= s2) r -= s2, dg += 2;
+        if (r >= s) r -= s, dg += 1;
+        int low = even ? r <= w : r < w;
+        int high = even ? r + w >= s : r + w > s;
+        if (!low && !high && n < 17) {
+            digits[n++] = (char)('0' + dg);
+            continue;
+        }
+        if (low && high) {
+            u128 r2 = r << 1;
+            if (r2 > s || (r2 == s && (dg & 1)))
+                dg++;
+        } else if (high) {
+            dg++;
+        }
+        /* a 10 carries into the digits before it */
+        while (dg == 10) {
+            if (n == 0) {
+                dg = 1;
+                k++;
+                break;
+            }
+            dg = digits[--n] - '0' + 1;
+        }
+        digits[n++] = (char)('0' + dg);
+        break;
+    }
+    while (n > 1 && digits[n - 1] == '0')
+        n--;
+    *point = k;
+    return n;
+}
+
 /* Writes the decimal digits[0..k) with the point at position n (ECMA-262 Number::toString). */
 static char *layout(int neg, const char *digits, int k, int n, char *out)
 {
@@ -363,6 +446,10 @@ char *forge_json_number(double d, char *out)
             return layout(d < 0, digits, kd, nd - k, out);
         }
     }
+    char sd[24];
+    int point, ns = shortest_exact(a, sd, &point);
+    if (ns)
+        return layout(d < 0, sd, ns, point, out);
     /* The shortest digit string that reads back as d. With a full mantissa (not subnormal) it
      * is found among 15, 16 and 17 significant digits: a decimal of k <= 15 digits that reads
      * back as d lies within half an ulp of it, so the correctly rounded 15-digit form is that

@@ -136,10 +136,32 @@ TEST(short_decimals)
     }
 }
 
+/* The exact shortest-digit path covers normal doubles from 2^-66 to 2^52 that are not powers of
+ * two: every binary exponent of that range, with random mantissas, odd and even (which decides
+ * whether the margin's ends read back), and their neighbours. */
+TEST(exact_range)
+{
+    uint64_t x = 0x2545F4914F6CDD1DULL;
+    for (uint64_t be = 950; be <= 1080; be++) {
+        for (int i = 0; i < 1500; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            uint64_t bits = be << 52 | (x & ((1ULL << 52) - 1));
+            double d;
+            memcpy(&d, &bits, sizeof d);
+            same(d);
+            same(-d);
+            same(nextafter(d, 0));
+        }
+    }
+}
+
 int main(void)
 {
     RUN(fixed_values);
     RUN(short_decimals);
     RUN(random_doubles);
+    RUN(exact_range);
     return TEST_DONE();
 }
