@@ -30,27 +30,6 @@ static void *fp_alloc(const struct fp *f, size_t n)
     return f->arena ? forge_jarena_alloc_fast(n) : cJSON_malloc(n);
 }
 
-/* The first '"' or '\\' in [q, end), or end; eight bytes at a time. */
-static const unsigned char *quote_or_escape(const unsigned char *q, const unsigned char *end)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-    while (end - q >= 8) {
-        uint64_t w;
-        memcpy(&w, q, 8);
-        uint64_t a = w ^ 0x2222222222222222ull, b = w ^ 0x5c5c5c5c5c5c5c5cull;
-        /* a zero byte of a or b; the lowest flag is exact (borrows only reach higher bytes) */
-        uint64_t m = ((a - ones) & ~a & high) | ((b - ones) & ~b & high);
-        if (m)
-            return q + (__builtin_ctzll(m) >> 3);
-        q += 8;
-    }
-#endif
-    while (q < end && *q != '"' && *q != '\\')
-        q++;
-    return q;
-}
-
 static cJSON *fp_node(const struct fp *f)
 {
     cJSON *n = fp_alloc(f, sizeof *n);
@@ -73,7 +52,7 @@ static char *fp_string(struct fp *f)
     const unsigned char *s = f->p + 1, *q = s;
     bool esc = false;
     for (;;) {
-        q = quote_or_escape(q, f->end);
+        q = forge_json_quote_or_escape(q, f->end);
         if (q >= f->end)
             return NULL;
         if (*q == '"')

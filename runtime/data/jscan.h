@@ -15,6 +15,7 @@
 #ifndef FORGE_DATA_JSCAN_H
 #define FORGE_DATA_JSCAN_H
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include "base/buf.h"
 
@@ -72,4 +73,25 @@ int forge_json_hex4(const char *p);
 /* Appends the decoded string <v> (one that forge_jscan_string accepted) to <b>: 0, or the
  * buffer's FORGE_ENOMEM / FORGE_ELIMIT. */
 int forge_jstr_append(const struct forge_jstr *v, struct forge_buf *b);
+
+/* The first '"' or '\\' in [q, end), or end; eight bytes at a time. */
+static inline const unsigned char *forge_json_quote_or_escape(const unsigned char *q, const unsigned char *end)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    while (end - q >= 8) {
+        uint64_t w;
+        memcpy(&w, q, 8);
+        uint64_t a = w ^ 0x2222222222222222ull, b = w ^ 0x5c5c5c5c5c5c5c5cull;
+        /* a zero byte of a or b; the lowest flag is exact (borrows only reach higher bytes) */
+        uint64_t m = ((a - ones) & ~a & high) | ((b - ones) & ~b & high);
+        if (m)
+            return q + (__builtin_ctzll(m) >> 3);
+        q += 8;
+    }
+#endif
+    while (q < end && *q != '"' && *q != '\\')
+        q++;
+    return q;
+}
 #endif

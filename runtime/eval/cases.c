@@ -3,6 +3,7 @@
 #include "base/alloc.h"
 #include "base/file.h"
 #include "data/json.h"
+#include "data/jscan.h"
 #include "eval/evalfile.h"
 
 #include <errno.h>
@@ -87,18 +88,26 @@ static int fill(struct win *w, size_t need)
     return 0;
 }
 
-/* Consumes <n> bytes, keeping line:col. */
+/* Consumes <n> bytes, keeping line:col: lines counted by memchr, columns as the UTF-8 lead
+ * bytes after the last newline (a continuation byte is 10xxxxxx), eight at a time. */
 static void eat(struct win *w, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)w->buf[w->lo + i];
-        if (ch == '\n') {
-            w->line++;
-            w->col = 1;
-        } else if ((ch & 0xC0) != 0x80) {
-            w->col++;
-        }
+    const char *p = w->buf + w->lo, *end = p + n, *nl;
+    while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+        w->line++;
+        w->col = 1;
+        p = nl + 1;
     }
+    size_t cont = 0;
+    const char *q = p;
+    for (; end - q >= 8; q += 8) {
+        uint64_t x;
+        memcpy(&x, q, sizeof x);
+        cont += (size_t)__builtin_popcountll(x & ~(x << 1) & 0x8080808080808080ull);
+    }
+    for (; q < end; q++)
+        cont += ((unsigned char)*q & 0xC0) == 0x80;
+    w->col += (int)((size_t)(end - p) - cont);
     w->lo += n;
 }
 
@@ -132,25 +141,46 @@ static int frame(struct win *w, size_t *len)
                 return FORGE_EINVAL;
             }
         }
-        char ch = w->buf[w->lo + j];
+        /* the bytes in the window from j: strings are crossed to their next quote or backslash
+         * eight bytes at a time, the rest a byte at a time */
+        const unsigned char *base = (const unsigned char *)w->buf + w->lo, *p = base + j,
+                            *end = (const unsigned char *)w->buf + w->hi;
+        int done = 0;
         if (scalar) {
-            if (ch == ',' || ch == ']' || ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') break;
-            j++;
-            continue;
-        }
-        j++;
-        if (instr) {
-            if (esc) esc = 0;
-            else if (ch == '\\') esc = 1;
-            else if (ch == '"') {
-                instr = 0;
-                if (depth == 0) break; /* a string case */
+            while (p < end && *p != ',' && *p != ']' && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+                p++;
+            done = p < end;
+        } else {
+            while (p < end && !done) {
+                if (instr) {
+                    if (esc) {
+                        esc = 0;
+                        p++;
+                        continue;
+                    }
+                    p = forge_json_quote_or_escape(p, end);
+                    if (p == end)
+                        break;
+                    if (*p++ == '\\') {
+                        esc = 1;
+                        continue;
+                    }
+                    instr = 0;
+                    done = depth == 0; /* a string case */
+                    continue;
+                }
+                unsigned char ch = *p++;
+                if (ch == '"')
+                    instr = 1;
+                else if (ch == '{' || ch == '[')
+                    depth++;
+                else if ((ch == '}' || ch == ']') && --depth == 0)
+                    done = 1;
             }
-            continue;
         }
-        if (ch == '"') instr = 1;
-        else if (ch == '{' || ch == '[') depth++;
-        else if ((ch == '}' || ch == ']') && --depth == 0) break;
+        j = (size_t)(p - base);
+        if (done)
+            break;
     }
     if (j > limit) return FORGE_ELIMIT;
     *len = j;

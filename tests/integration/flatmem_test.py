@@ -129,7 +129,13 @@ for name, text, want in [
         ("an unknown key late in the file", "[" + ",\n".join(
             '{"id": "x%d", "input": {"message": "m"}}' % i for i in range(500)) + ',\n{"id": "y", "input": {"mesage": "m"}}]',
          ":501:23: [500].input.mesage: unknown key \"mesage\" (did you mean \"message\"?)"),
-        ("a duplicate id", "[" + good + ",\n  " + good + "]", ":2:10: [1].id: duplicate case id \"x1\"")]:
+        ("a duplicate id", "[" + good + ",\n  " + good + "]", ":2:10: [1].id: duplicate case id \"x1\""),
+        # columns count characters (UTF-8 of 2 to 4 bytes is one each); quotes, backslashes and
+        # brackets inside strings do not end a case
+        ("an unknown key after strings of escapes and wide characters",
+         '[{"id": "é✓😀 \\"]}\\\\", "input": {"message": "[{\\\\"}}, {"id": "y", "input": {"mesage": "m"}}]',
+         ":1:%d: [1].input.mesage: unknown key \"mesage\" (did you mean \"message\"?)"
+         % (len('[{"id": "é✓😀 \\"]}\\\\", "input": {"message": "[{\\\\"}}, {"id": "y", "input": {') + 1))]:
     path = write("bad.json", text)
     code, stdout, err = run("run", path, "--dry-run")
     check(f"eval file with {name}: exit 2, file:line:col", code == 2 and err.strip() == f"forge: {path}{want}",
