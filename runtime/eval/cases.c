@@ -123,6 +123,9 @@ static int next_byte(struct win *w)
     }
 }
 
+/* The bytes that framing looks at outside strings. */
+static const unsigned char framing[256] = {['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1};
+
 /* The length of the value that starts at lo (all of it in the window after the call), or an
  * error: FORGE_EINVAL when the file ends inside it, FORGE_ELIMIT past the input limit. */
 static int frame(struct win *w, size_t *len)
@@ -169,12 +172,16 @@ static int frame(struct win *w, size_t *len)
                     done = depth == 0; /* a string case */
                     continue;
                 }
+                while (p < end && !framing[*p])
+                    p++;
+                if (p == end)
+                    break;
                 unsigned char ch = *p++;
                 if (ch == '"')
                     instr = 1;
                 else if (ch == '{' || ch == '[')
                     depth++;
-                else if ((ch == '}' || ch == ']') && --depth == 0)
+                else if (--depth == 0)
                     done = 1;
             }
         }

@@ -154,16 +154,20 @@ static void set_tag_mt(lua_State *L, const char *key)
 
 void forge_lua_push_scalar(lua_State *L, const cJSON *v)
 {
-    if (cJSON_IsBool(v)) {
-        lua_pushboolean(L, cJSON_IsTrue(v));
-    } else if (cJSON_IsNumber(v)) {
+    int type = v->type & 0xFF;
+    if (type == cJSON_True || type == cJSON_False) {
+        lua_pushboolean(L, type == cJSON_True);
+    } else if (type == cJSON_Number) {
         double d = v->valuedouble;
         if (d == floor(d) && fabs(d) <= 9007199254740992.0 && !(d == 0 && signbit(d)))
             lua_pushinteger(L, (lua_Integer)d);
         else
             lua_pushnumber(L, d);
-    } else if (cJSON_IsString(v)) {
-        lua_pushstring(L, v->valuestring ? v->valuestring : "");
+    } else if (type == cJSON_String) {
+        /* with its length: lua_pushstring would first look the address up in Lua's cache of
+         * C strings, comparing two entries byte by byte */
+        const char *s = v->valuestring ? v->valuestring : "";
+        lua_pushlstring(L, s, strlen(s));
     } else { /* null, and anything cJSON could not parse */
         lua_getfield(L, LUA_REGISTRYINDEX, NULL_KEY);
     }

@@ -3,7 +3,7 @@
 # transcript parsing included), beside promptfoo's assertion engine on the same outputs, and the
 # cost of one Lua custom assertion call. Prints figures; asserts nothing.
 #
-# usage: tests/bench/eval/run.sh [BUILD_DIR] [N]
+# usage: [ROUNDS=5] tests/bench/eval/run.sh [BUILD_DIR] [N]
 # BUILD_DIR should be a Release build (cmake -DCMAKE_BUILD_TYPE=Release); N defaults to 100000.
 # The promptfoo side runs when tests/bench/.scratch holds it:
 #   npm install --prefix tests/bench/.scratch --no-save --ignore-scripts promptfoo@0.123.1
@@ -27,15 +27,26 @@ PY
 }
 echo "eval benchmark: $n cases, 9 built-in assertions each (toolsCalled, toolParams, responseNonEmpty,"
 echo "responseContains x2, responseNotContains x2, maxLatencyMs, maxToolCalls, regexPattern)"
-set -- $(cpu "$forge" run "$data/cases.json" --transcripts "$data/transcripts.jsonl" -q)
-fb=$1; fbw=$2
-set -- $(cpu "$forge" run "$data/custom.json" --transcripts "$data/transcripts.jsonl" -q --assertions "$data/assertions.lua")
-fc=$1
-python3 - "$n" "$fb" "$fbw" "$fc" <<'PY'
+# the built-ins and the custom assertion alternate for $rounds rounds; the figures are the
+# medians (one run's CPU time moves by more than the assertion costs on a shared machine)
+rounds=${ROUNDS:-5}
+fbs= fbws= fcs=
+for r in $(seq "$rounds"); do
+  set -- $(cpu "$forge" run "$data/cases.json" --transcripts "$data/transcripts.jsonl" -q)
+  fbs="$fbs $1"; fbws="$fbws $2"
+  set -- $(cpu "$forge" run "$data/custom.json" --transcripts "$data/transcripts.jsonl" -q --assertions "$data/assertions.lua")
+  fcs="$fcs $1"
+done
+med() { python3 -c 'import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))' "$@"; }
+fb=$(med $fbs); fbw=$(med $fbws); fc=$(med $fcs)
+python3 - "$n" "$fb" "$fbw" "$fc" "$rounds" "$fbs" "$fcs" <<'PY'
 import sys
-n, fb, fbw, fc = int(sys.argv[1]), *map(float, sys.argv[2:])
-print(f"forge run (built-ins):           {n / fb:9.0f} cases/s  (CPU {fb:.2f} s, wall {fbw:.2f} s)")
+n, fb, fbw, fc = int(sys.argv[1]), *map(float, sys.argv[2:5])
+rounds, fbs, fcs = sys.argv[5], sys.argv[6].split(), sys.argv[7].split()
+print(f"forge run (built-ins):           {n / fb:9.0f} cases/s  (CPU {fb:.2f} s, wall {fbw:.2f} s; median of {rounds})")
 print(f"forge run (+1 Lua assertion):    {n / fc:9.0f} cases/s  (CPU {fc:.2f} s; {(fc - fb) / n * 1e6:.2f} us more per case)")
+diffs = sorted((float(c) - float(b)) / n * 1e6 for b, c in zip(fbs, fcs))
+print(f"  us more per case, round by round (sorted): {' '.join(f'{d:.2f}' for d in diffs)}")
 PY
 pf=$here/../.scratch/node_modules/promptfoo/dist/src/index.js
 if [ -f "$pf" ] && command -v node >/dev/null 2>&1; then
