@@ -1,13 +1,12 @@
-/* libcurl, loaded on first use. Linking libcurl directly costs every forge run about 8 ms of
- * start-up (the dynamic loader maps and relocates its ~35 dependent libraries), which is most of
- * forge's start-up for commands that never touch the network. These definitions of the libcurl
- * functions forge uses forward to libcurl.so.4, opened with dlopen the first time one is called.
- * Code elsewhere uses <curl/curl.h> as usual. */
+/* libcurl, loaded on first use (see base/dl.h): linking it would cost every forge run the
+ * loading of its dependencies at start-up, for commands that never touch the network. These
+ * definitions of the libcurl functions forge uses forward to libcurl.so.4, opened the first
+ * time one is called. Code elsewhere uses <curl/curl.h> as usual. */
 #define CURL_DISABLE_TYPECHECK
 #include "net/curl_shim.h"
+#include "base/dl.h"
 
 #include <curl/curl.h>
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -58,25 +57,18 @@ static char load_error[512];
 
 static void load(void)
 {
-    lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        snprintf(load_error, sizeof load_error,
-                 "cannot load libcurl (libcurl.so.4): %s; install Debian's libcurl4 package",
-                 dlerror());
+#define NAME(ret, name, params, args) #name,
+    static const char *const names[] = {CURL_FUNCS(NAME) "curl_easy_setopt", "curl_easy_getinfo",
+                                        "curl_multi_setopt"};
+#undef NAME
+#define SLOT(ret, name, params, args) (void *)&fn.name,
+    void *const slots[] = {CURL_FUNCS(SLOT)(void *) & fn.curl_easy_setopt, (void *)&fn.curl_easy_getinfo,
+                           (void *)&fn.curl_multi_setopt};
+#undef SLOT
+    lib = forge_dl_open("libcurl.so.4", "libcurl", "libcurl4", names, slots, sizeof names / sizeof names[0],
+                        load_error, sizeof load_error);
+    if (!lib)
         return;
-    }
-#define LOOKUP(ret, name, params, args) *(void **)&fn.name = dlsym(lib, #name);
-    CURL_FUNCS(LOOKUP)
-#undef LOOKUP
-    *(void **)&fn.curl_easy_setopt = dlsym(lib, "curl_easy_setopt");
-    *(void **)&fn.curl_easy_getinfo = dlsym(lib, "curl_easy_getinfo");
-    *(void **)&fn.curl_multi_setopt = dlsym(lib, "curl_multi_setopt");
-    if (!fn.curl_easy_init || !fn.curl_easy_setopt || !fn.curl_global_init) {
-        snprintf(load_error, sizeof load_error, "libcurl.so.4 lacks the functions forge needs");
-        dlclose(lib);
-        lib = NULL;
-        return;
-    }
     fn.curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 

@@ -1,5 +1,6 @@
 /* The embedded HTTP server on libmicrohttpd. */
 #include "server/server.h"
+#include "server/mhd_shim.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 
@@ -451,7 +452,10 @@ int forge_server_start(const struct forge_server_opts *o, forge_server_handler h
     struct sockaddr_storage ss;
     socklen_t slen = 0;
     int v6 = 0;
-    int rc = parse_listen(o->listen, &ss, &slen, &v6, err);
+    int rc = forge_mhd_load(err);
+    if (rc)
+        return rc;
+    rc = parse_listen(o->listen, &ss, &slen, &v6, err);
     if (rc)
         return rc;
     struct forge_server *s = forge_calloc(1, sizeof *s);

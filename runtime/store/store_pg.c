@@ -2,6 +2,7 @@
  * statement one round trip with text parameters; several forge processes on one database share
  * every conversation, pending approval and audit row. */
 #include "store/store.h"
+#include "store/pq_shim.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "data/json.h"
@@ -462,6 +463,9 @@ done:
 int forge_store_pg_open(const char *uri, struct forge_store **out, struct forge_err *err)
 {
     *out = NULL;
+    int rc = forge_pq_load(err);
+    if (rc)
+        return rc;
     struct pg *p = forge_calloc(1, sizeof *p);
     if (!p)
         return forge_err_set(err, FORGE_ENOMEM, "out of memory");
@@ -481,7 +485,7 @@ int forge_store_pg_open(const char *uri, struct forge_store **out, struct forge_
         return FORGE_EINVAL;
     }
     PQconninfoFree(opts);
-    int rc = migrate(p, err);
+    rc = migrate(p, err);
     if (rc) {
         pg_close(&p->base);
         return rc;

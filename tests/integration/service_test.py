@@ -517,6 +517,25 @@ def api():
     open(p, "w").write('local forge = require "forge" return { forge.agent { id = "x", model = "scripted:r.lua" }, forge.agent { id = "x" } }')
     r = subprocess.run([FORGE, "serve", "--agent", p, "--auth", "none"], capture_output=True, text=True)
     check("duplicate agent id", r.returncode == 2 and "two agents have the id 'x'" in r.stderr, r.stderr)
+    # libpq and libmicrohttpd are loaded when first needed: one that cannot be loaded (here a
+    # file that is not a library, found first through LD_LIBRARY_PATH) is an error naming it
+    # and the package to install, exit 3
+    for name in ("libpq.so.5", "libmicrohttpd.so.12"):
+        open(os.path.join(d, name), "w").write("not a library\n")
+    env = dict(os.environ, LD_LIBRARY_PATH=d)
+    r = subprocess.run([FORGE, "serve", "--agent", AGENTS, "--auth", "none", "--store",
+                        "postgresql://forge:pw@127.0.0.1:1/x"], capture_output=True, text=True, env=env, timeout=60)
+    check("libpq cannot be loaded: exit 3 naming it and libpq5",
+          r.returncode == 3 and "cannot load libpq (libpq.so.5): " in r.stderr and
+          "install Debian's libpq5 package" in r.stderr, r.stderr)
+    r = subprocess.run([FORGE, "serve", "--agent", AGENTS, "--auth", "none", "--store", "sqlite::memory:",
+                        "--listen", "127.0.0.1:0"], capture_output=True, text=True, env=env, timeout=60)
+    check("libmicrohttpd cannot be loaded: exit 3 naming it and libmicrohttpd12",
+          r.returncode == 3 and "cannot load libmicrohttpd (libmicrohttpd.so.12): " in r.stderr and
+          "install Debian's libmicrohttpd12 package" in r.stderr, r.stderr)
+    r = subprocess.run([FORGE, "version"], capture_output=True, text=True, env=env, timeout=60)
+    check("forge runs without them where they are not needed", r.returncode == 0 and r.stdout.startswith("forge "),
+          r.stderr)
     shutil.rmtree(d)
 
 
