@@ -7,7 +7,6 @@
 #include "base/dl.h"
 
 #include <curl/curl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -51,38 +50,30 @@ static struct {
     CURLMcode (*curl_multi_setopt)(CURLM *, CURLMoption, ...);
 } fn;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static void *lib;
-static char load_error[512];
-
-static void load(void)
-{
 #define NAME(ret, name, params, args) #name,
-    static const char *const names[] = {CURL_FUNCS(NAME) "curl_easy_setopt", "curl_easy_getinfo",
-                                        "curl_multi_setopt"};
+static const char *const names[] = {CURL_FUNCS(NAME) "curl_easy_setopt", "curl_easy_getinfo", "curl_multi_setopt"};
 #undef NAME
 #define SLOT(ret, name, params, args) (void *)&fn.name,
-    void *const slots[] = {CURL_FUNCS(SLOT)(void *) & fn.curl_easy_setopt, (void *)&fn.curl_easy_getinfo,
-                           (void *)&fn.curl_multi_setopt};
+static void *const slots[] = {CURL_FUNCS(SLOT)(void *) & fn.curl_easy_setopt, (void *)&fn.curl_easy_getinfo,
+                              (void *)&fn.curl_multi_setopt};
 #undef SLOT
-    lib = forge_dl_open("libcurl.so.4", "libcurl", "libcurl4", names, slots, sizeof names / sizeof names[0],
-                        load_error, sizeof load_error);
-    if (!lib)
-        return;
+
+static void init(void)
+{
     fn.curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
+static struct forge_dl dl = FORGE_DL_INIT("libcurl.so.4", "libcurl", "libcurl4", names, slots, init);
+
 static int ready(void)
 {
-    pthread_once(&once, load);
-    return lib != NULL;
+    return forge_dl_ready(&dl);
 }
 
 int forge_curl_load(struct forge_err *err)
 {
-    if (ready())
-        return 0;
-    return forge_err_set(err, FORGE_ENET, "%s", load_error);
+    int rc = forge_dl_load(&dl, err);
+    return rc ? forge_err_set(err, FORGE_ENET, "%s", dl.msg) : 0;
 }
 
 /* Forwarders. A function returning a value gives the "failed" value when libcurl is missing:
@@ -92,7 +83,7 @@ static CURLcode fail_code(void) { return CURLE_FAILED_INIT; }
 CURLcode curl_global_init(long flags)
 {
     (void)flags;
-    return ready() ? CURLE_OK : fail_code(); /* initialised once, by load() */
+    return ready() ? CURLE_OK : fail_code(); /* initialised once, when loaded */
 }
 
 void curl_global_cleanup(void)
@@ -131,12 +122,12 @@ CURLcode curl_easy_perform(CURL *h)
 
 const char *curl_easy_strerror(CURLcode c)
 {
-    return ready() ? fn.curl_easy_strerror(c) : load_error;
+    return ready() ? fn.curl_easy_strerror(c) : dl.msg;
 }
 
 const char *curl_multi_strerror(CURLMcode c)
 {
-    return ready() ? fn.curl_multi_strerror(c) : load_error;
+    return ready() ? fn.curl_multi_strerror(c) : dl.msg;
 }
 
 #define FWD_MULTI(name, params, args) \

@@ -6,7 +6,6 @@
 #include "base/dl.h"
 
 #include <microhttpd.h>
-#include <pthread.h>
 #include <stdarg.h>
 
 /* X: functions that return a value; V: functions that return nothing. The two variadic ones
@@ -29,43 +28,23 @@
     V(MHD_stop_daemon, (struct MHD_Daemon *d), (d))
 
 static struct {
-#define FIELD(ret, name, params, args) ret(*name) params;
-#define VFIELD(name, params, args) void(*name) params;
-    MHD_FUNCS(FIELD, VFIELD)
+    MHD_FUNCS(FORGE_DL_FIELD, FORGE_DL_VFIELD)
     struct MHD_Daemon *(*MHD_start_daemon_va)(unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *,
                                               MHD_AccessHandlerCallback, void *, va_list);
     const union MHD_DaemonInfo *(*MHD_get_daemon_info)(struct MHD_Daemon *, enum MHD_DaemonInfoType, ...);
 } fn;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static void *lib;
-static char load_error[512];
-
-static void load(void)
-{
-#define NAME(ret, name, params, args) #name,
-#define VNAME(name, params, args) #name,
-    static const char *const names[] = {MHD_FUNCS(NAME, VNAME) "MHD_start_daemon_va", "MHD_get_daemon_info"};
-#define SLOT(ret, name, params, args) (void *)&fn.name,
-#define VSLOT(name, params, args) (void *)&fn.name,
-    void *const slots[] = {MHD_FUNCS(SLOT, VSLOT)(void *) & fn.MHD_start_daemon_va,
-                           (void *)&fn.MHD_get_daemon_info};
-    lib = forge_dl_open("libmicrohttpd.so.12", "libmicrohttpd", "libmicrohttpd12", names, slots,
-                        sizeof names / sizeof names[0], load_error, sizeof load_error);
-}
+static const char *const names[] = {MHD_FUNCS(FORGE_DL_NAME, FORGE_DL_VNAME) "MHD_start_daemon_va", "MHD_get_daemon_info"};
+static void *const slots[] = {MHD_FUNCS(FORGE_DL_SLOT, FORGE_DL_VSLOT)(void *) & fn.MHD_start_daemon_va, (void *)&fn.MHD_get_daemon_info};
+static struct forge_dl dl = FORGE_DL_INIT("libmicrohttpd.so.12", "libmicrohttpd", "libmicrohttpd12", names, slots, NULL);
 
 int forge_mhd_load(struct forge_err *err)
 {
-    pthread_once(&once, load);
-    return lib ? 0 : forge_err_set(err, FORGE_EIO, "%s", load_error);
+    return forge_dl_load(&dl, err);
 }
 
 /* Forwarders: callers have loaded the library (forge_mhd_load) before they start a daemon. */
-#define FWD(ret, name, params, args) \
-    ret name params { return fn.name args; }
-#define VFWD(name, params, args) \
-    void name params { fn.name args; }
-MHD_FUNCS(FWD, VFWD)
+MHD_FUNCS(FORGE_DL_FWD, FORGE_DL_VFWD)
 
 struct MHD_Daemon *MHD_start_daemon(unsigned int flags, uint16_t port, MHD_AcceptPolicyCallback apc, void *apc_cls,
                                     MHD_AccessHandlerCallback dh, void *dh_cls, ...)

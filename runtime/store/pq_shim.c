@@ -6,7 +6,6 @@
 #include "base/dl.h"
 
 #include <libpq-fe.h>
-#include <pthread.h>
 
 /* X: functions that return a value; V: functions that return nothing */
 #define PQ_FUNCS(X, V) \
@@ -31,36 +30,17 @@
     V(PQfreemem, (void *p), (p))
 
 static struct {
-#define FIELD(ret, name, params, args) ret(*name) params;
-#define VFIELD(name, params, args) void(*name) params;
-    PQ_FUNCS(FIELD, VFIELD)
+    PQ_FUNCS(FORGE_DL_FIELD, FORGE_DL_VFIELD)
 } fn;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static void *lib;
-static char load_error[512];
-
-static void load(void)
-{
-#define NAME(ret, name, params, args) #name,
-#define VNAME(name, params, args) #name,
-    static const char *const names[] = {PQ_FUNCS(NAME, VNAME)};
-#define SLOT(ret, name, params, args) (void *)&fn.name,
-#define VSLOT(name, params, args) (void *)&fn.name,
-    void *const slots[] = {PQ_FUNCS(SLOT, VSLOT)};
-    lib = forge_dl_open("libpq.so.5", "libpq", "libpq5", names, slots, sizeof names / sizeof names[0], load_error,
-                        sizeof load_error);
-}
+static const char *const names[] = {PQ_FUNCS(FORGE_DL_NAME, FORGE_DL_VNAME)};
+static void *const slots[] = {PQ_FUNCS(FORGE_DL_SLOT, FORGE_DL_VSLOT)};
+static struct forge_dl dl = FORGE_DL_INIT("libpq.so.5", "libpq", "libpq5", names, slots, NULL);
 
 int forge_pq_load(struct forge_err *err)
 {
-    pthread_once(&once, load);
-    return lib ? 0 : forge_err_set(err, FORGE_EIO, "%s", load_error);
+    return forge_dl_load(&dl, err);
 }
 
 /* Forwarders: callers have loaded the library (forge_pq_load) before they hold a connection. */
-#define FWD(ret, name, params, args) \
-    ret name params { return fn.name args; }
-#define VFWD(name, params, args) \
-    void name params { fn.name args; }
-PQ_FUNCS(FWD, VFWD)
+PQ_FUNCS(FORGE_DL_FWD, FORGE_DL_VFWD)
