@@ -34,9 +34,12 @@ static struct {
     const union MHD_DaemonInfo *(*MHD_get_daemon_info)(struct MHD_Daemon *, enum MHD_DaemonInfoType, ...);
 } fn;
 
-static const char *const names[] = {MHD_FUNCS(FORGE_DL_NAME, FORGE_DL_VNAME) "MHD_start_daemon_va", "MHD_get_daemon_info"};
-static void *const slots[] = {MHD_FUNCS(FORGE_DL_SLOT, FORGE_DL_VSLOT)(void *) & fn.MHD_start_daemon_va, (void *)&fn.MHD_get_daemon_info};
-static struct forge_dl dl = FORGE_DL_INIT("libmicrohttpd.so.12", "libmicrohttpd", "libmicrohttpd12", names, slots, NULL);
+static const char *const names[] = {MHD_FUNCS(FORGE_DL_NAME, FORGE_DL_VNAME) "MHD_start_daemon_va",
+                                    "MHD_get_daemon_info"};
+static void *const slots[] = {MHD_FUNCS(FORGE_DL_SLOT, FORGE_DL_VSLOT)(void *) & fn.MHD_start_daemon_va,
+                              (void *)&fn.MHD_get_daemon_info};
+static struct forge_dl dl =
+    FORGE_DL_INIT("libmicrohttpd.so.12", "libmicrohttpd", "libmicrohttpd12", names, slots, NULL);
 
 int forge_mhd_load(struct forge_err *err)
 {
