@@ -3,8 +3,12 @@
 # transcript parsing included), beside promptfoo's assertion engine on the same outputs, and the
 # cost of one Lua custom assertion call. Prints figures; asserts nothing.
 #
-# usage: [ROUNDS=5] tests/bench/eval/run.sh [BUILD_DIR] [N]
+# usage: [ROUNDS=5] [INSTRUCTIONS=1] tests/bench/eval/run.sh [BUILD_DIR] [N]
 # BUILD_DIR should be a Release build (cmake -DCMAKE_BUILD_TYPE=Release); N defaults to 100000.
+# With INSTRUCTIONS=1 (and valgrind installed) it also counts instructions a case under callgrind
+# (runs of 2,000 and 6,000 cases, the difference over 4,000, so start-up cancels out), with and
+# without the custom assertion: figures that do not move with the machine's load, and the
+# assertion's added cost in time at the rate the built-in runs above went.
 # The promptfoo side runs when tests/bench/.scratch holds it:
 #   npm install --prefix tests/bench/.scratch --no-save --ignore-scripts promptfoo@0.123.1
 set -e
@@ -66,4 +70,24 @@ else
 fi
 if [ -x "$build/tests/bench_eval" ]; then
   "$build/tests/bench_eval" 200000
+fi
+if [ "${INSTRUCTIONS:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; then
+  for k in 2000 6000; do python3 "$here/gen.py" "$data/$k" "$k"; done
+  count() { # N eval-file [args...] -> instructions
+    k=$1; f=$2; shift 2
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$forge" run "$data/$k/$f" \
+      --transcripts "$data/$k/transcripts.jsonl" -q "$@" 2>&1 >/dev/null | sed -n 's/.*Collected : //p'
+  }
+  b2=$(count 2000 cases.json); b6=$(count 6000 cases.json)
+  c2=$(count 2000 custom.json --assertions "$data/2000/assertions.lua")
+  c6=$(count 6000 custom.json --assertions "$data/6000/assertions.lua")
+  python3 - "$b2" "$b6" "$c2" "$c6" "$fb" "$n" <<'PY'
+import sys
+b2, b6, c2, c6 = map(int, sys.argv[1:5])
+fb, n = float(sys.argv[5]), int(sys.argv[6])
+b, c = (b6 - b2) / 4000, (c6 - c2) / 4000
+rate = b * n / fb / 1e6  # instructions per microsecond of the built-in runs above
+print(f"instructions a case (callgrind): built-ins {b:,.0f}, with the custom assertion {c:,.0f}, "
+      f"{c - b:,.0f} more; at the built-in runs' {rate:,.0f} per us: {(c - b) / rate:.2f} us more per case")
+PY
 fi
