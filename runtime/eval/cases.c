@@ -227,12 +227,21 @@ struct forge_cases *forge_cases_open(const char *path, struct forge_err *err)
     return c;
 }
 
+/* Where a case is, for forge_cases_read_at: the offset in the low 40 bits (a file read a case at
+ * a time is below the input limit, at most 4000 MiB), the length in the high 24, or 0 there when
+ * the case is longer, so that a second reading need not frame it again. */
+#define OFFSET_BITS 40
+static uint64_t locate(uint64_t offset, size_t len)
+{
+    return offset | (len >> (64 - OFFSET_BITS) ? 0 : (uint64_t)len << OFFSET_BITS);
+}
+
 static int where(struct forge_cases *c, struct forge_err *err, const char *what)
 {
     return forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: %s", c->path, c->w.line, c->w.col, what);
 }
 
-int forge_cases_next(struct forge_cases *c, cJSON **kase, int *index, uint64_t *offset, struct forge_err *err)
+int forge_cases_next(struct forge_cases *c, cJSON **kase, int *index, uint64_t *loc, struct forge_err *err)
 {
     *kase = NULL;
     struct win *w = &c->w;
@@ -296,7 +305,7 @@ int forge_cases_next(struct forge_cases *c, cJSON **kase, int *index, uint64_t *
     c->last_len = len;
     c->last_line = w->line;
     c->last_col = w->col;
-    *offset = w->boff + w->lo;
+    *loc = locate(w->boff + w->lo, len);
     *index = c->index;
     rc = forge_evalfile_parse_case(w->buf + w->lo, len, c->path, c->index, w->line, w->col, kase, err);
     if (rc) return rc;
@@ -310,10 +319,11 @@ int forge_cases_fail(struct forge_cases *c, const char *key, const char *what, s
                                      c->last_col, key, err, what);
 }
 
-int forge_cases_read_at(struct forge_cases *c, uint64_t offset, int index, const char *want_id, cJSON **kase,
+int forge_cases_read_at(struct forge_cases *c, uint64_t loc, int index, const char *want_id, cJSON **kase,
                         struct forge_err *err)
 {
     *kase = NULL;
+    uint64_t offset = loc & (((uint64_t)1 << OFFSET_BITS) - 1), known = loc >> OFFSET_BITS;
     struct win *w = &c->at;
     if (!w->f && open_win(w, c->path, err)) return err ? err->code : FORGE_EIO;
     /* the window may already hold it (cases read in file order) */
@@ -326,8 +336,9 @@ int forge_cases_read_at(struct forge_cases *c, uint64_t offset, int index, const
     }
     if (fill(w, 1) || w->lo == w->hi)
         return forge_err_set(err, FORGE_EIO, "%s: case [%d] is gone (was the file changed?)", c->path, index);
-    size_t len;
-    int rc = frame(w, &len);
+    size_t len = (size_t)known;
+    int rc = known ? fill(w, len) : frame(w, &len);
+    if (!rc && w->hi - w->lo < len) rc = FORGE_EINVAL; /* the file is shorter now */
     if (rc) return forge_err_set(err, rc == FORGE_ENOMEM ? rc : FORGE_EIO, "%s: case [%d] cannot be read again "
                                  "(was the file changed?)", c->path, index);
     /* the case was checked when first read: parsed only (its id must match, should the file

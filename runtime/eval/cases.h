@@ -30,20 +30,21 @@ bool forge_cases_lazy(const char *path);
  * forge_cases_close) or NULL with <err> (FORGE_EIO naming the path). */
 struct forge_cases *forge_cases_open(const char *path, struct forge_err *err);
 
-/* The next case: returns 1 with *kase (a new, validated tree), its index in the file and the
- * byte offset where its text starts; 0 at the end of the array; or an error naming
- * file:line:col (FORGE_EINVAL, FORGE_ELIMIT when one case is larger than the input limit). */
-int forge_cases_next(struct forge_cases *c, cJSON **kase, int *index, uint64_t *offset, struct forge_err *err);
+/* The next case: returns 1 with *kase (a new, validated tree), its index in the file and where
+ * its text is (*loc, for forge_cases_read_at: the byte offset where it starts and, when both
+ * are small enough, its length); 0 at the end of the array; or an error naming file:line:col
+ * (FORGE_EINVAL, FORGE_ELIMIT when one case is larger than the input limit). */
+int forge_cases_next(struct forge_cases *c, cJSON **kase, int *index, uint64_t *loc, struct forge_err *err);
 
 /* An error about <key> of the case forge_cases_next returned last, placed at its value:
  * "<file>:<line>:<col>: [<index>].<key>: <what>". Returns FORGE_EINVAL. */
 int forge_cases_fail(struct forge_cases *c, const char *key, const char *what, struct forge_err *err);
 
-/* Reads again the case whose text starts at <offset> (element <index>, whose id is <want_id>;
- * NULL: any): parsed, not validated again (forge_cases_next did). Sets *kase to a new tree.
- * Returns 0, or FORGE_EIO when the file changed (not that case any more), or a parse error. Does
- * not disturb forge_cases_next. */
-int forge_cases_read_at(struct forge_cases *c, uint64_t offset, int index, const char *want_id, cJSON **kase,
+/* Reads again the case at <loc> (as forge_cases_next gave it; element <index>, whose id is
+ * <want_id>; NULL: any): parsed, not validated again (forge_cases_next did). Sets *kase to a new
+ * tree. Returns 0, or FORGE_EIO when the file changed (not that case any more), or a parse error.
+ * Does not disturb forge_cases_next. */
+int forge_cases_read_at(struct forge_cases *c, uint64_t loc, int index, const char *want_id, cJSON **kase,
                         struct forge_err *err);
 
 /* Starts over at the first case. Returns 0 or FORGE_EIO. */

@@ -330,16 +330,32 @@ TEST(cases_a_case_at_a_time)
     CHECK_INT(forge_cases_next(c, &k, &index, &off[1], &err), 1);
     CHECK_STR(forge_json_str(k, "id"), "b");
     cJSON_Delete(k);
-    CHECK_INT(forge_cases_next(c, &k, &index, &off[1], &err), 0);
+    uint64_t end;
+    CHECK_INT(forge_cases_next(c, &k, &index, &end, &err), 0);
     CHECK_INT(forge_cases_read_at(c, off[0], 0, "a", &k, &err), 0);
     CHECK_STR(forge_json_str(k, "id"), "a");
     cJSON_Delete(k);
     CHECK_INT(forge_cases_read_at(c, off[0], 0, "b", &k, &err), FORGE_EIO); /* not that case any more */
     CHECK(k == NULL);
+    CHECK_INT(forge_cases_read_at(c, off[1], 1, "b", &k, &err), 0); /* its length known: not framed again */
+    CHECK_STR(forge_json_str(forge_json_get(k, "input"), "message"), "y [\"]");
+    cJSON_Delete(k);
     CHECK_INT(forge_cases_rewind(c, &err), 0);
     CHECK_INT(forge_cases_next(c, &k, &index, &off[0], &err), 1);
     CHECK_STR(forge_json_str(k, "id"), "a");
     cJSON_Delete(k);
+    forge_cases_close(c);
+    /* the file cut short after its cases were read: case b is gone, said plainly */
+    c = forge_cases_open(path, &err);
+    CHECK(c != NULL);
+    CHECK_INT(forge_cases_next(c, &k, &index, &off[0], &err), 1);
+    cJSON_Delete(k);
+    CHECK_INT(forge_cases_next(c, &k, &index, &off[1], &err), 1);
+    cJSON_Delete(k);
+    CHECK_INT(truncate(path, (off_t)strlen(text) - 12), 0);
+    CHECK_INT(forge_cases_read_at(c, off[1], 1, "b", &k, &err), FORGE_EIO);
+    CHECK(strstr(err.msg, "case [1] cannot be read again (was the file changed?)") != NULL);
+    CHECK(k == NULL);
     forge_cases_close(c);
     unlink(path);
     forge_free(path);
