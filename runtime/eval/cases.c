@@ -103,7 +103,9 @@ static void eat(struct win *w, size_t n)
     for (; end - q >= 8; q += 8) {
         uint64_t x;
         memcpy(&x, q, sizeof x);
-        cont += (size_t)__builtin_popcountll(x & ~(x << 1) & 0x8080808080808080ull);
+        /* 1 in each byte that is 10xxxxxx, summed across the word by one multiplication */
+        uint64_t c = (x & ~(x << 1) & 0x8080808080808080ull) >> 7;
+        cont += (size_t)((c * 0x0101010101010101ull) >> 56);
     }
     for (; q < end; q++)
         cont += ((unsigned char)*q & 0xC0) == 0x80;
