@@ -189,6 +189,17 @@ TEST(upstream_other_checks)
     EXPECT_PASS("{\"expect\":{\"responseNonEmpty\":true,\"copOutPhrases\":[\"nope\"]}}", traj("I'm sorry, here it is", NULL, -1, -1));
     EXPECT_FAIL("{\"expect\":{\"responseNonEmpty\":true,\"copOutPhrases\":[\"Nope\"]}}", traj("NOPE.", NULL, -1, -1),
                 "Response contains cop-out phrase: \"Nope\"");
+    /* cop-out phrases in answers holding non-ASCII text: found in any case, and through the
+     * letters whose folding reaches ASCII (KELVIN SIGN is k, LONG S is s) */
+    EXPECT_FAIL("{\"expect\":{\"responseNonEmpty\":true}}", traj("18\xc2\xb0" "C. UNFORTUNATELY, I will", NULL, -1, -1),
+                "Response contains cop-out phrase: \"unfortunately, i\"");
+    EXPECT_PASS("{\"expect\":{\"responseNonEmpty\":true}}", traj("18\xc2\xb0" "C in Z\xc3\xbcrich", NULL, -1, -1));
+    EXPECT_FAIL("{\"expect\":{\"responseNonEmpty\":true,\"copOutPhrases\":[\"kelvin\"]}}",
+                traj("300 \xe2\x84\xaa" "ELVIN \xc2\xb0", NULL, -1, -1), "Response contains cop-out phrase: \"kelvin\"");
+    EXPECT_FAIL("{\"expect\":{\"responseNonEmpty\":true,\"copOutPhrases\":[\"NoPe\"]}}",
+                traj("d\xc3\xa9j\xc3\xa0 nOpE", NULL, -1, -1), "Response contains cop-out phrase: \"NoPe\"");
+    EXPECT_FAIL("{\"expect\":{\"responseNonEmpty\":true,\"copOutPhrases\":[\"sorry\"]}}",
+                traj("\xc5\xbfORRY \xc3\xa9", NULL, -1, -1), "Response contains cop-out phrase: \"sorry\"");
     /* Unicode white space is empty, as String.prototype.trim() sees it */
     EXPECT_FAIL("{\"expect\":{\"responseNonEmpty\":true}}", traj("\xc2\xa0\xe3\x80\x80\n", NULL, -1, -1), "Response is empty");
     /* case-insensitive containment folds non-ASCII letters too */
