@@ -3081,7 +3081,7 @@ static inline bool leaf_fast(const struct node *n, const cJSON *inst)
         return false;
     if (t == cJSON_String) {
         const char *v = inst->valuestring;
-        size_t bytes = n->lstr || n->lre ? strlen(v) : 0;
+        size_t bytes = n->lstr ? strlen(v) : 0;
         if (n->lstr) {
             /* a string of b bytes has between b/4 and b characters: count only when needed */
             if (!((double)bytes <= n->shi && (double)(bytes / 4) >= n->slo)) {
@@ -3090,7 +3090,7 @@ static inline bool leaf_fast(const struct node *n, const cJSON *inst)
                     return false;
             }
         }
-        if (n->lre && forge_ecmare_test(n->lre, v, bytes) != 1)
+        if (n->lre && (n->lstr ? forge_ecmare_test(n->lre, v, bytes) : forge_ecmare_test_str(n->lre, v)) != 1)
             return false;
     } else if (t == cJSON_Number && n->lnum) {
         double x = inst->valuedouble;
@@ -3119,7 +3119,7 @@ static inline bool leaf_pass(const struct node *n, const cJSON *inst)
         if (quick_pass(w, inst, &slen))
             continue;
         if (w->op == OP_PATTERN) {
-            if (forge_ecmare_test(w->re, inst->valuestring, strlen(inst->valuestring)) == 1)
+            if (forge_ecmare_test_str(w->re, inst->valuestring) == 1)
                 continue;
         } else if (w->op == OP_MULTOF && cJSON_IsNumber(inst)) {
             if (multiple_of(inst->valuedouble, w->num))
