@@ -2802,21 +2802,18 @@ static void memo_put(struct memo *m, const void *node, const void *inst, int ver
     m->e[i] = (struct memo_ent){node, inst, verdict};
 }
 
-/* Runs <n> without reporting errors (a probe); returns 1, 0 or negative. */
+static int fprobe(struct vctx *c, const struct node *n, const cJSON *inst);
+
+/* Runs <n> without reporting errors (a probe); returns 1, 0 or negative. Without annotations
+ * or dynamic references, the verdict walk (fprobe, memoised). */
 static int probe(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
                  const struct kloc *kl, struct ann *ann)
 {
-    bool memo = !ann && !c->s->dynamic && c->steps > MEMO_AFTER;
-    if (memo && c->memo.cap) {
-        size_t i = memo_slot(&c->memo, n, inst);
-        if (c->memo.e[i].node)
-            return c->memo.e[i].verdict;
-    }
+    if (!ann && !c->s->dynamic)
+        return fprobe(c, n, inst);
     c->quiet++;
     int r = vnode(c, n, inst, il, kl, ann);
     c->quiet--;
-    if (memo && r >= 0)
-        memo_put(&c->memo, n, inst, r);
     return r;
 }
 
@@ -3757,6 +3754,200 @@ out:
     return r < 0 ? r : ok;
 }
 
+/* ---------- the verdict walk ----------
+ * Where no error can be recorded (no arena, or inside a probe) and the schema has no dynamic
+ * references, the walk below stands in for vnode: the same nodes in the same order, the same
+ * steps, depth and memo, the same verdicts, but no instance or keyword locations and no
+ * annotations (a node that collects them goes to vnode_body). Keywords without subschemas go
+ * through quick_pass and vkw as in vnode_body. */
+
+static int fnode(struct vctx *c, const struct node *n, const cJSON *inst);
+
+static inline int fchild(struct vctx *c, const struct node *n, const cJSON *x)
+{
+    if (n->leaf)
+        return leaf_pass(n, x) ? 1 : leaf_failed(c, n, x, NULL, NULL);
+    return fnode(c, n, x);
+}
+
+/* probe for the verdict walk (no annotations, no dynamic scope). */
+static int fprobe(struct vctx *c, const struct node *n, const cJSON *inst)
+{
+    bool memo = c->steps > MEMO_AFTER;
+    if (memo && c->memo.cap) {
+        size_t i = memo_slot(&c->memo, n, inst);
+        if (c->memo.e[i].node)
+            return c->memo.e[i].verdict;
+    }
+    c->quiet++;
+    int r = fchild(c, n, inst);
+    c->quiet--;
+    if (memo && r >= 0)
+        memo_put(&c->memo, n, inst, r);
+    return r;
+}
+
+/* "properties", with its fused siblings when it has them (vprops and vkw's OP_PROPS). */
+static int fprops(struct vctx *c, const struct kw *w, const cJSON *inst)
+{
+    int ok = 1, r;
+    uint64_t seen = 0;
+    const struct kw *a = w->fadd;
+    for (const cJSON *x = inst->child; x; x = x->next) {
+        int j = ntab_find(&w->tab, x->string);
+        if (j >= 0) {
+            if (w->reqbits)
+                seen |= w->reqbits[j];
+            r = fchild(c, w->subs[j], x);
+        } else if (a) {
+            r = a->sub->is_bool && !a->sub->bval ? 0 : fchild(c, a->sub, x);
+        } else {
+            continue;
+        }
+        if (r < 0)
+            return r;
+        if (!r) {
+            ok = 0;
+            if (!c->all || c->quiet)
+                return 0;
+        }
+    }
+    const struct kw *q = w->freq;
+    if (q) {
+        uint64_t want = q->n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << q->n) - 1);
+        if ((seen & want) != want)
+            return 0;
+    }
+    return ok;
+}
+
+/* prefixItems, items, additionalItems. */
+static int fitems(struct vctx *c, const struct kw *w, const cJSON *inst)
+{
+    int from = w->op == OP_PREFIX ? 0 : w->op == OP_ITEMS ? (w->ntuple > 0 ? w->ntuple : 0) : w->ntuple;
+    int ok = 1, i = 0, r;
+    for (const cJSON *x = inst->child; x; x = x->next, i++) {
+        if (i < from)
+            continue;
+        if (w->op == OP_PREFIX && i >= w->n)
+            break;
+        r = fchild(c, w->op == OP_PREFIX ? w->subs[i] : w->sub, x);
+        if (r < 0)
+            return r;
+        if (!r) {
+            ok = 0;
+            if (!c->all || c->quiet)
+                return 0;
+        }
+    }
+    return ok;
+}
+
+static int fanyof(struct vctx *c, const struct kw *w, const cJSON *inst)
+{
+    int matched = 0, r;
+    const cJSON *dm = NULL;
+    if (w->disc && cJSON_IsObject(inst))
+        for (dm = inst->child; dm && strcmp(dm->string, w->disc); dm = dm->next)
+            ;
+    for (int i = 0; i < w->n; i++) {
+        if (dm && w->discv[i] && !(cJSON_IsString(dm) && !strcmp(dm->valuestring, w->discv[i])))
+            continue;
+        if ((r = fprobe(c, w->subs[i], inst)) < 0)
+            return r;
+        if (r && (++matched > 1 || w->op == OP_ANYOF))
+            break;
+    }
+    return w->op == OP_ANYOF ? matched > 0 : matched == 1;
+}
+
+static int fnode(struct vctx *c, const struct node *n, const cJSON *inst)
+{
+    if (n->is_bool)
+        return n->bval;
+    if (n->has_uneval)
+        return vnode_body(c, n, inst, NULL, NULL, NULL);
+    if (c->depth >= MAX_DEPTH) {
+        last_limit = LIM_DEPTH;
+        c->rc = FORGE_ELIMIT;
+        return FORGE_ELIMIT;
+    }
+    if (++c->steps > max_steps) {
+        last_limit = LIM_STEPS;
+        c->rc = FORGE_ELIMIT;
+        return FORGE_ELIMIT;
+    }
+    c->depth++;
+    int ok = 1, r = 0;
+    if (n->refonly) {
+        r = fchild(c, n->refonly->sub, inst);
+        c->depth--;
+        return r;
+    }
+    long slen = -1;
+    int kind = kind_of(inst);
+    const struct kw *const *ks = n->kinds[kind];
+    for (int i = 0, nk = n->nkinds[kind]; i < nk; i++) {
+        const struct kw *w = ks[i];
+        if (quick_pass(w, inst, &slen))
+            continue;
+        switch (w->op) {
+        case OP_REF:
+            r = fchild(c, w->sub, inst);
+            break;
+        case OP_PROPS:
+            r = fprops(c, w, inst);
+            break;
+        case OP_PREFIX:
+        case OP_ITEMS:
+        case OP_ADDITEMS:
+            r = fitems(c, w, inst);
+            break;
+        case OP_ANYOF:
+        case OP_ONEOF:
+            r = fanyof(c, w, inst);
+            break;
+        case OP_ALLOF:
+            for (int k = 0; k < w->n; k++) {
+                if ((r = fchild(c, w->subs[k], inst)) <= 0 && (r < 0 || !c->all || c->quiet))
+                    break;
+                if (!r)
+                    ok = 0;
+            }
+            if (r > 0 && !ok)
+                r = 0;
+            break;
+        case OP_NOT:
+            r = fprobe(c, w->sub, inst);
+            if (r >= 0)
+                r = !r;
+            break;
+        case OP_IF:
+            if (!w->then_ && !w->else_) {
+                r = 1;
+                break;
+            }
+            r = fprobe(c, w->sub, inst);
+            if (r >= 0) {
+                const struct node *b = r ? w->then_ : w->else_;
+                r = b ? fchild(c, b, inst) : 1;
+            }
+            break;
+        default:
+            r = vkw(c, n, w, inst, NULL, NULL, NULL);
+        }
+        if (r < 0)
+            break;
+        if (!r) {
+            ok = 0;
+            if (!c->all || c->quiet)
+                break;
+        }
+    }
+    c->depth--;
+    return r < 0 ? r : ok;
+}
+
 int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
                        struct forge_schema_errors *errors)
 {
@@ -3777,7 +3968,8 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
         errors->rendered = false;
         errors->plain_names = !s->escaped_names;
     }
-    int r = vnode(&c, s->root, instance, NULL, NULL, NULL);
+    int r = !errors && !s->dynamic ? fchild(&c, s->root, instance)
+                                   : vnode(&c, s->root, instance, NULL, NULL, NULL);
     if (c.memo.e)
         forge_free(c.memo.e);
     if (r < 0 || c.rc < 0) {
