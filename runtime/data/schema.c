@@ -116,10 +116,11 @@ static inline int ntab_hfind(const struct ntab *t, const char *key)
 #define NTAB_SCAN 6 /* tables of at most this many names are searched without hashing */
 _Static_assert(NTAB_SCAN <= (int)sizeof ((struct ntab *)0)->first, "ntab.first holds the scanned names");
 
-/* Index of <key> among the table's names, or -1. */
-static inline int ntab_find(const struct ntab *t, const char *key)
+/* ntab_find for tables of more than NTAB_SCAN names (kept out of line, so that the scan of
+ * small tables inlines without saving registers for it). */
+static __attribute__((noinline)) int ntab_find_hashed(const struct ntab *t, const char *key)
 {
-    if (t->pslots && t->n > NTAB_SCAN) {
+    if (t->pslots) {
         size_t len = strlen(key);
         int32_t x = t->pslots[(pmix(key, len) * t->pseed) >> t->pshift];
         if (x < 0 || t->lens[x] != len)
@@ -147,8 +148,14 @@ static inline int ntab_find(const struct ntab *t, const char *key)
                 return -1;
         return x;
     }
+    return ntab_hfind(t, key);
+}
+
+/* Index of <key> among the table's names, or -1. */
+static inline int ntab_find(const struct ntab *t, const char *key)
+{
     if (t->n > NTAB_SCAN)
-        return ntab_hfind(t, key);
+        return ntab_find_hashed(t, key);
     /* a few names: compared in turn (the first of duplicates wins, as in the table) */
     unsigned char k0 = (unsigned char)key[0];
     for (int j = 0; j < t->n; j++) {
