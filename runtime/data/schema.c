@@ -3077,24 +3077,51 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
     }
 }
 
-/* leaf_pass for a leaf with lspec: the same answer, without a dispatch per keyword. */
-static inline bool leaf_fast(const struct node *n, const cJSON *inst)
+/* The string and other-keyword checks of leaf_fast. */
+static inline __attribute__((always_inline)) bool leaf_str_body(const struct node *n, const char *v)
+{
+    if (!n->lstr)
+        return forge_ecmare_test_str(n->lre, v) == 1;
+    size_t bytes = strlen(v);
+    /* a string of b bytes has between b/4 and b characters: count only when needed */
+    if (!((double)bytes <= n->shi && (double)(bytes / 4) >= n->slo)) {
+        double len = (double)cp_len(v);
+        if (!(len <= n->shi && len >= n->slo))
+            return false;
+    }
+    return !n->lre || forge_ecmare_test(n->lre, v, bytes) == 1;
+}
+
+static inline __attribute__((always_inline)) bool leaf_rest_body(const struct node *n, const cJSON *inst)
+{
+    long slen = -1;
+    for (int i = 0; i < n->nlrest; i++)
+        if (!quick_pass(n->lrest[i], inst, &slen))
+            return false;
+    return true;
+}
+
+static __attribute__((noinline)) bool leaf_str(const struct node *n, const char *v)
+{
+    return leaf_str_body(n, v);
+}
+
+static __attribute__((noinline)) bool leaf_rest(const struct node *n, const cJSON *inst)
+{
+    return leaf_rest_body(n, inst);
+}
+
+/* leaf_pass for a leaf with lspec: the same answer, without a dispatch per keyword. <split>
+ * (a constant) keeps the checks that call out in calls of their own, so that the common path
+ * needs few registers where it is inlined (the verdict walk); else it is one function. */
+static inline __attribute__((always_inline)) bool leaf_fast(const struct node *n, const cJSON *inst,
+                                                            bool split)
 {
     int t = inst->type & 0xFF;
     if (n->ltypes && !type_ok(n->ltypes, inst))
         return false;
     if (t == cJSON_String) {
-        const char *v = inst->valuestring;
-        size_t bytes = n->lstr ? strlen(v) : 0;
-        if (n->lstr) {
-            /* a string of b bytes has between b/4 and b characters: count only when needed */
-            if (!((double)bytes <= n->shi && (double)(bytes / 4) >= n->slo)) {
-                double len = (double)cp_len(v);
-                if (!(len <= n->shi && len >= n->slo))
-                    return false;
-            }
-        }
-        if (n->lre && (n->lstr ? forge_ecmare_test(n->lre, v, bytes) : forge_ecmare_test_str(n->lre, v)) != 1)
+        if ((n->lstr || n->lre) && !(split ? leaf_str(n, inst->valuestring) : leaf_str_body(n, inst->valuestring)))
             return false;
     } else if (t == cJSON_Number && n->lnum) {
         double x = inst->valuedouble;
@@ -3103,18 +3130,12 @@ static inline bool leaf_fast(const struct node *n, const cJSON *inst)
         if (n->nmul != 0 && !multiple_of(x, n->nmul))
             return false;
     }
-    long slen = -1;
-    for (int i = 0; i < n->nlrest; i++)
-        if (!quick_pass(n->lrest[i], inst, &slen))
-            return false;
-    return true;
+    return !n->nlrest || (split ? leaf_rest(n, inst) : leaf_rest_body(n, inst));
 }
 
-/* A leaf's keywords on <inst>: true when all certainly pass. */
-static inline bool leaf_pass(const struct node *n, const cJSON *inst)
+/* leaf_pass for a leaf without lspec: its keywords in turn. */
+static inline __attribute__((always_inline)) bool leaf_kws_body(const struct node *n, const cJSON *inst)
 {
-    if (n->lspec)
-        return leaf_fast(n, inst);
     long slen = -1;
     int kind = kind_of(inst);
     const struct kw *const *ks = n->kinds[kind];
@@ -3134,12 +3155,30 @@ static inline bool leaf_pass(const struct node *n, const cJSON *inst)
     return true;
 }
 
+static __attribute__((noinline)) bool leaf_kws(const struct node *n, const cJSON *inst)
+{
+    return leaf_kws_body(n, inst);
+}
+
+/* A leaf's keywords on <inst>: true when all certainly pass. */
+static inline bool leaf_pass(const struct node *n, const cJSON *inst)
+{
+    return n->lspec ? leaf_fast(n, inst, true) : leaf_kws(n, inst);
+}
+
+/* leaf_pass for the walk that records errors: inlined whole, as one body (the split form and
+ * the call to leaf_kws cost it more than they save). */
+static inline __attribute__((always_inline)) bool leaf_pass_rec(const struct node *n, const cJSON *inst)
+{
+    return n->lspec ? leaf_fast(n, inst, false) : leaf_kws_body(n, inst);
+}
+
 static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
                const struct iloc *il, const struct kloc *kl, struct ann *ann);
 
 /* vnode for a child value: a leaf that passes returns without a call. */
 #define VCHILD(c, sub, x, il, kl, ann)                                                   \
-    ((sub)->leaf ? (leaf_pass((sub), (x)) ? 1 : leaf_failed((c), (sub), (x), (il), (kl))) \
+    ((sub)->leaf ? (leaf_pass_rec((sub), (x)) ? 1 : leaf_failed((c), (sub), (x), (il), (kl))) \
                  : vnode((c), (sub), (x), (il), (kl), (ann)))
 
 /* A leaf whose leaf_pass failed: invalid, explained by the full evaluation when errors are
@@ -3186,7 +3225,7 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
             if (w->reqbits)
                 seen |= w->reqbits[j];
             const struct node *sub = w->subs[j];
-            if (sub->leaf && leaf_pass(sub, x)) { /* no locations needed */
+            if (sub->leaf && leaf_pass_rec(sub, x)) { /* no locations needed */
                 ann_set(ann, i);
                 continue;
             }
@@ -3680,7 +3719,7 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
                  const struct kloc *kl, struct ann *ann)
 {
     if (n->leaf) /* certainly invalid, and no error to explain, or explained in full */
-        return leaf_pass(n, inst) ? 1 : leaf_failed(c, n, inst, il, kl);
+        return leaf_pass_rec(n, inst) ? 1 : leaf_failed(c, n, inst, il, kl);
     return vnode_body(c, n, inst, il, kl, ann);
 }
 
