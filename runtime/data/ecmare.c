@@ -56,12 +56,12 @@ struct dfa {
     uint8_t *end;          /* per state: 1 when it accepts at the end of the subject */
     uint16_t *t;           /* t[row + class]: the next state's row */
     /* For DFAs of at most BT_STATES states, the same transitions indexed by byte: bt[state *
-     * 256 + byte] is the next state * 256, or BT_ESC for NUL and non-ASCII bytes (decided on
+     * 256 + byte] is the next state * 256, or BT_NUL for NUL and BT_ESC for non-ASCII bytes (decided on
      * t), so an ASCII character costs one load and one comparison; NULL for larger DFAs. */
     uint16_t *bt;
     uint16_t bstart, bstop, baccept;
 };
-enum { BT_STATES = 64, BT_ESC = 0xFFFF };
+enum { BT_STATES = 64, BT_NUL = 0xFFFE, BT_ESC = 0xFFFF };
 
 struct ecmare {
     pcre2_code *code;
@@ -810,7 +810,7 @@ static void dfa_build(struct nfa *a)
         for (int r = 0; r < ns; r++) {
             int k = order[r];
             for (int c = 0; c < 256; c++)
-                f->bt[r * 256 + c] = c == 0 || c >= 0x80 ? BT_ESC
+                f->bt[r * 256 + c] = c == 0 ? BT_NUL : c >= 0x80 ? BT_ESC
                                    : (uint16_t)(rank[next[k * ncls + cls[c]]] * 256);
         }
         f->bstart = (uint16_t)(rank[0] * 256);
@@ -847,22 +847,21 @@ static int dfa_bytes(const struct nfa *a, const struct dfa *f, const unsigned ch
     unsigned st = f->bstart, nx;
     size_t i = 0;
     if (n == SIZE_MAX) {
-        for (;;) {
-            nx = bt[st + s[i]];
-            if (__builtin_expect(nx < stop, 1)) {
-                st = nx;
-                i++;
-                continue;
-            }
-            if (nx != BT_ESC) {
-                i++;
-                return nx >= f->baccept ? utf8_valid(s + i, strlen((const char *)s + i)) : 0;
-            }
-            if (!s[i])
-                return f->end[st >> 8];
-            n = i + strlen((const char *)s + i); /* non-ASCII: on with the length known */
-            break;
+        const unsigned char *p = s;
+        const uint16_t *row = bt + st;
+        while ((nx = row[*p]) < stop) {
+            row = bt + nx;
+            p++;
         }
+        st = (unsigned)(row - bt);
+        i = (size_t)(p - s);
+        if (nx == BT_NUL)
+            return f->end[st >> 8];
+        if (nx != BT_ESC) {
+            i++;
+            return nx >= f->baccept ? utf8_valid(s + i, strlen((const char *)s + i)) : 0;
+        }
+        n = i + strlen((const char *)s + i); /* non-ASCII: on with the length known */
     }
     while (i < n) {
         nx = bt[st + s[i]];
@@ -871,7 +870,7 @@ static int dfa_bytes(const struct nfa *a, const struct dfa *f, const unsigned ch
             i++;
             continue;
         }
-        if (nx == BT_ESC) { /* NUL or non-ASCII: the class table */
+        if (nx >= BT_NUL) { /* NUL or non-ASCII: the class table */
             unsigned cl;
             if (!s[i]) {
                 cl = f->cls[0];
