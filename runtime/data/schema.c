@@ -3270,6 +3270,41 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
     return ok;
 }
 
+/* prefixItems, items, additionalItems, unevaluatedItems on the array <inst>. */
+static int vitems(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
+                  const struct iloc *il, const struct kloc *kl, struct ann *ann)
+{
+    int r;
+    struct kloc k1 = {kl, w->name, 0};
+    int from = w->op == OP_PREFIX ? 0 : w->op == OP_ITEMS ? (w->ntuple > 0 ? w->ntuple : 0)
+             : w->op == OP_ADDITEMS ? w->ntuple : 0;
+    int ok = 1, i = 0;
+    for (const cJSON *x = inst->child; x; x = x->next, i++) {
+        if (i < from)
+            continue;
+        if (w->op == OP_PREFIX && i >= w->n)
+            break;
+        if (w->op == OP_UNEVALITEMS && ann_get(ann, (size_t)i))
+            continue;
+        const struct node *sub = w->op == OP_PREFIX ? w->subs[i] : w->sub;
+        struct iloc i1 = {il, NULL, i};
+        struct kloc k2 = {&k1, NULL, i};
+        r = VCHILD(c, sub, x, &i1, w->op == OP_PREFIX ? &k2 : &k1, NULL);
+        if (r < 0)
+            return r;
+        if (!r) {
+            ok = 0;
+            if (!c->all || c->quiet)
+                return 0;
+        }
+        if (w->op != OP_UNEVALITEMS)
+            ann_set(ann, (size_t)i);
+    }
+    if (ok && w->op == OP_UNEVALITEMS)
+        ann_all(ann);
+    return ok;
+}
+
 /* Evaluates one keyword; returns 1 passed, 0 failed (error recorded), negative on failure. */
 static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
                const struct iloc *il, const struct kloc *kl, struct ann *ann)
@@ -3372,35 +3407,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         case OP_PREFIX:
         case OP_ITEMS:
         case OP_ADDITEMS:
-        case OP_UNEVALITEMS: {
-            int from = w->op == OP_PREFIX ? 0 : w->op == OP_ITEMS ? (w->ntuple > 0 ? w->ntuple : 0)
-                     : w->op == OP_ADDITEMS ? w->ntuple : 0;
-            int ok = 1, i = 0;
-            for (const cJSON *x = inst->child; x; x = x->next, i++) {
-                if (i < from)
-                    continue;
-                if (w->op == OP_PREFIX && i >= w->n)
-                    break;
-                if (w->op == OP_UNEVALITEMS && ann_get(ann, (size_t)i))
-                    continue;
-                const struct node *sub = w->op == OP_PREFIX ? w->subs[i] : w->sub;
-                struct iloc i1 = {il, NULL, i};
-                struct kloc k2 = {&k1, NULL, i};
-                r = VCHILD(c, sub, x, &i1, w->op == OP_PREFIX ? &k2 : &k1, NULL);
-                if (r < 0)
-                    return r;
-                if (!r) {
-                    ok = 0;
-                    if (!c->all || c->quiet)
-                        return 0;
-                }
-                if (w->op != OP_UNEVALITEMS)
-                    ann_set(ann, (size_t)i);
-            }
-            if (ok && w->op == OP_UNEVALITEMS)
-                ann_all(ann);
-            return ok;
-        }
+        case OP_UNEVALITEMS:
+            return vitems(c, n, w, inst, il, kl, ann);
         case OP_CONTAINS: {
             int matches = 0, i = 0;
             for (const cJSON *x = inst->child; x; x = x->next, i++) {
@@ -3777,6 +3785,8 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
             r = vnode(c, w->sub, inst, il, &k1, a);
         } else if (w->op == OP_PROPS && (w->freq || w->fadd)) {
             r = vprops(c, n, w, inst, il, kl, a);
+        } else if (w->op == OP_ITEMS || w->op == OP_PREFIX) {
+            r = vitems(c, n, w, inst, il, kl, a);
         } else {
             r = vkw(c, n, w, inst, il, kl, a);
         }
