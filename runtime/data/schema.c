@@ -2989,6 +2989,15 @@ static inline bool required_ok(const struct kw *w, const cJSON *inst)
     return (seen & want) == want;
 }
 
+/* True when the string <v> is one of the values of the all-strings enum <w>. */
+static __attribute__((noinline)) bool enum_has(const struct kw *w, const char *v)
+{
+    for (const cJSON *x = w->json->child; x; x = x->next)
+        if (x->valuestring[0] == v[0] && !strcmp(x->valuestring, v))
+            return true;
+    return false;
+}
+
 /* The cases of quick_pass that call out (kept apart so that the common ones need no saved
  * registers). */
 static __attribute__((noinline)) bool quick_pass_call(const struct kw *w, const cJSON *inst, long *slen)
@@ -2996,15 +3005,6 @@ static __attribute__((noinline)) bool quick_pass_call(const struct kw *w, const 
     int t = inst->type & 0xFF;
     switch (w->op) {
     case OP_ENUM:
-        if (w->all_strings) {
-            if (t != cJSON_String)
-                return false;
-            const char *v = inst->valuestring;
-            for (const cJSON *x = w->json->child; x; x = x->next)
-                if (x->valuestring[0] == v[0] && !strcmp(x->valuestring, v))
-                    return true;
-            return false;
-        }
         for (const cJSON *x = w->json->child; x; x = x->next)
             if (json_eq(x, inst))
                 return true;
@@ -3039,8 +3039,8 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
     case OP_TYPE:
         return type_ok((unsigned)w->num, inst);
     case OP_ENUM:
-        if (w->all_strings && t != cJSON_String)
-            return false;
+        if (w->all_strings)
+            return t == cJSON_String && enum_has(w, inst->valuestring);
         return quick_pass_call(w, inst, slen);
     case OP_CONST:
     case OP_REQUIRED:
