@@ -2964,7 +2964,7 @@ static int member_count(const cJSON *o)
 
 /* True when the object <inst> has every name of "required" <w> (false: evaluate it fully,
  * which also reports the missing names). */
-static inline bool required_ok(const struct kw *w, const cJSON *inst)
+static __attribute__((noinline)) bool required_ok(const struct kw *w, const cJSON *inst)
 {
     if (w->n == 1) { /* one name (anyOf branches, then/else): compared member by member */
         const char *want = w->names[0];
@@ -2998,8 +2998,14 @@ static __attribute__((noinline)) bool enum_has(const struct kw *w, const char *v
     return false;
 }
 
-/* The cases of quick_pass that call out (kept apart so that the common ones need no saved
- * registers). */
+/* const for quick_pass, a small function of its own (as are enum_has and required_ok). */
+static __attribute__((noinline)) bool const_ok(const struct kw *w, const cJSON *inst)
+{
+    return json_eq(w->json, inst);
+}
+
+/* The other cases of quick_pass that call out (kept apart so that the common ones need no
+ * saved registers). */
 static __attribute__((noinline)) bool quick_pass_call(const struct kw *w, const cJSON *inst, long *slen)
 {
     int t = inst->type & 0xFF;
@@ -3009,8 +3015,6 @@ static __attribute__((noinline)) bool quick_pass_call(const struct kw *w, const 
             if (json_eq(x, inst))
                 return true;
         return false;
-    case OP_CONST:
-        return json_eq(w->json, inst);
     case OP_MAXLEN:
     case OP_MINLEN:
         if (t != cJSON_String)
@@ -3023,8 +3027,6 @@ static __attribute__((noinline)) bool quick_pass_call(const struct kw *w, const 
             *slen = (long)cp_len(inst->valuestring);
         }
         return w->op == OP_MAXLEN ? (double)*slen <= w->num : (double)*slen >= w->num;
-    case OP_REQUIRED:
-        return w->fused || t != cJSON_Object || required_ok(w, inst);
     default:
         return false;
     }
@@ -3043,8 +3045,9 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
             return t == cJSON_String && enum_has(w, inst->valuestring);
         return quick_pass_call(w, inst, slen);
     case OP_CONST:
+        return const_ok(w, inst);
     case OP_REQUIRED:
-        return quick_pass_call(w, inst, slen);
+        return w->fused || t != cJSON_Object || required_ok(w, inst);
     case OP_MAX: return t != cJSON_Number || inst->valuedouble <= w->num;
     case OP_XMAX: return t != cJSON_Number || inst->valuedouble < w->num;
     case OP_MIN: return t != cJSON_Number || inst->valuedouble >= w->num;
