@@ -3966,16 +3966,21 @@ static int fnode(struct vctx *c, const struct node *n, const cJSON *inst)
         case OP_ONEOF:
             r = fanyof(c, w, inst);
             break;
-        case OP_ALLOF:
+        case OP_ALLOF: {
+            int all_ok = 1;
             for (int k = 0; k < w->n; k++) {
-                if ((r = fchild(c, w->subs[k], inst)) <= 0 && (r < 0 || !c->all || c->quiet))
+                if ((r = fchild(c, w->subs[k], inst)) < 0)
                     break;
-                if (!r)
-                    ok = 0;
+                if (!r) {
+                    all_ok = 0;
+                    if (!c->all || c->quiet)
+                        break;
+                }
             }
-            if (r > 0 && !ok)
-                r = 0;
+            if (r >= 0)
+                r = all_ok;
             break;
+        }
         case OP_NOT:
             r = fprobe(c, w->sub, inst);
             if (r >= 0)
