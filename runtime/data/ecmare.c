@@ -55,7 +55,13 @@ struct dfa {
     uint16_t start, stop, accept;
     uint8_t *end;          /* per state: 1 when it accepts at the end of the subject */
     uint16_t *t;           /* t[row + class]: the next state's row */
+    /* For DFAs of at most BT_STATES states, the same transitions indexed by byte: bt[state *
+     * 256 + byte] is the next state * 256, or BT_NUL for NUL and BT_ESC for non-ASCII bytes (decided on
+     * t), so an ASCII character costs one load and one comparison; NULL for larger DFAs. */
+    uint16_t *bt;
+    uint16_t bstart, bstop, baccept;
 };
+enum { BT_STATES = 64, BT_NUL = 0xFFFE, BT_ESC = 0xFFFF };
 
 struct ecmare {
     pcre2_code *code;
@@ -800,6 +806,17 @@ static void dfa_build(struct nfa *a)
         for (int c = 0; c < ncls; c++)
             f->t[r * ncls + c] = (uint16_t)(rank[next[k * ncls + c]] * ncls);
     }
+    if (ns <= BT_STATES && (f->bt = forge_malloc((size_t)ns * 256 * sizeof *f->bt))) {
+        for (int r = 0; r < ns; r++) {
+            int k = order[r];
+            for (int c = 0; c < 256; c++)
+                f->bt[r * 256 + c] = c == 0 ? BT_NUL : c >= 0x80 ? BT_ESC
+                                   : (uint16_t)(rank[next[k * ncls + cls[c]]] * 256);
+        }
+        f->bstart = (uint16_t)(rank[0] * 256);
+        f->bstop = (uint16_t)(nstop * 256);
+        f->baccept = (uint16_t)(nacc * 256);
+    }
     a->dfa = f;
 out:
     forge_free(sets);
@@ -812,6 +829,7 @@ static void nfa_free(struct nfa *a)
         return;
     if (a->dfa) {
         forge_free(a->dfa->t);
+        forge_free(a->dfa->bt);
         forge_free(a->dfa->end);
         forge_free(a->dfa);
     }
@@ -819,6 +837,64 @@ static void nfa_free(struct nfa *a)
 }
 
 static bool utf8_valid(const unsigned char *s, size_t n);
+
+/* nfa_test on the byte table of the DFA <f> (f->bt): the <n> bytes of <s>, or when <n> is
+ * SIZE_MAX, the bytes of <s> up to its NUL (no strlen first). */
+static int dfa_bytes(const struct nfa *a, const struct dfa *f, const unsigned char *s, size_t n)
+{
+    const uint16_t *bt = f->bt;
+    const unsigned stop = f->bstop;
+    unsigned st = f->bstart, nx;
+    size_t i = 0;
+    if (n == SIZE_MAX) {
+        const unsigned char *p = s;
+        const uint16_t *row = bt + st;
+        while ((nx = row[*p]) < stop) {
+            row = bt + nx;
+            p++;
+        }
+        st = (unsigned)(row - bt);
+        i = (size_t)(p - s);
+        if (nx == BT_NUL)
+            return f->end[st >> 8];
+        if (nx != BT_ESC) {
+            i++;
+            return nx >= f->baccept ? utf8_valid(s + i, strlen((const char *)s + i)) : 0;
+        }
+        n = i + strlen((const char *)s + i); /* non-ASCII: on with the length known */
+    }
+    while (i < n) {
+        nx = bt[st + s[i]];
+        if (__builtin_expect(nx < stop, 1)) {
+            st = nx;
+            i++;
+            continue;
+        }
+        if (nx >= BT_NUL) { /* NUL or non-ASCII: the class table */
+            unsigned cl;
+            if (!s[i]) {
+                cl = f->cls[0];
+                i++;
+            } else {
+                size_t j = i;
+                int k = char_kind(a, s, n, &j);
+                if (k < 0)
+                    return 0;
+                i = j;
+                cl = f->nac + (unsigned)k;
+            }
+            nx = (unsigned)f->t[(st >> 8) * f->ncls + cl] / f->ncls * 256;
+            if (nx < stop) {
+                st = nx;
+                continue;
+            }
+        } else {
+            i++;
+        }
+        return nx >= f->baccept ? utf8_valid(s + i, n - i) : 0;
+    }
+    return f->end[st >> 8];
+}
 
 /* 1 when the automaton <a> matches in the <n> bytes of <s>, 0 when not (or on invalid UTF-8):
  * by memcmp for a literal, on the DFA when there is one, else on the positions bit-parallel. */
@@ -840,6 +916,8 @@ static int nfa_test(const struct nfa *a, const unsigned char *s, size_t n, bool 
         return utf8_valid(s, n);
     const struct dfa *f = use_dfa ? a->dfa : NULL;
     size_t i = 0;
+    if (f && f->bt)
+        return dfa_bytes(a, f, s, n);
     if (f) {
         const uint16_t *t = f->t;
         const uint8_t *cls = f->cls;
@@ -1214,6 +1292,18 @@ int forge_ecmare_test(const void *p, const char *s, size_t n)
     if (re->nfa)
         return nfa_test(re->nfa, (const unsigned char *)s, n, true);
     return pcre2_test(re, s, n);
+}
+
+int forge_ecmare_test_str(const void *p, const char *s)
+{
+    const struct ecmare *re = p;
+    const struct nfa *a = re->nfa;
+    if (a && !a->litn && !a->nullable && a->dfa && a->dfa->bt) {
+        if (a->nullable_empty && !*s)
+            return 1;
+        return dfa_bytes(a, a->dfa, (const unsigned char *)s, SIZE_MAX);
+    }
+    return forge_ecmare_test(p, s, strlen(s));
 }
 
 int forge_ecmare_test_nfa(const void *p, const char *s, size_t n)

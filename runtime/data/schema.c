@@ -116,10 +116,11 @@ static inline int ntab_hfind(const struct ntab *t, const char *key)
 #define NTAB_SCAN 6 /* tables of at most this many names are searched without hashing */
 _Static_assert(NTAB_SCAN <= (int)sizeof ((struct ntab *)0)->first, "ntab.first holds the scanned names");
 
-/* Index of <key> among the table's names, or -1. */
-static inline int ntab_find(const struct ntab *t, const char *key)
+/* ntab_find for tables of more than NTAB_SCAN names (kept out of line, so that the scan of
+ * small tables inlines without saving registers for it). */
+static __attribute__((noinline)) int ntab_find_hashed(const struct ntab *t, const char *key)
 {
-    if (t->pslots && t->n > NTAB_SCAN) {
+    if (t->pslots) {
         size_t len = strlen(key);
         int32_t x = t->pslots[(pmix(key, len) * t->pseed) >> t->pshift];
         if (x < 0 || t->lens[x] != len)
@@ -147,8 +148,14 @@ static inline int ntab_find(const struct ntab *t, const char *key)
                 return -1;
         return x;
     }
+    return ntab_hfind(t, key);
+}
+
+/* Index of <key> among the table's names, or -1. */
+static inline int ntab_find(const struct ntab *t, const char *key)
+{
     if (t->n > NTAB_SCAN)
-        return ntab_hfind(t, key);
+        return ntab_find_hashed(t, key);
     /* a few names: compared in turn (the first of duplicates wins, as in the table) */
     unsigned char k0 = (unsigned char)key[0];
     for (int j = 0; j < t->n; j++) {
@@ -2802,21 +2809,18 @@ static void memo_put(struct memo *m, const void *node, const void *inst, int ver
     m->e[i] = (struct memo_ent){node, inst, verdict};
 }
 
-/* Runs <n> without reporting errors (a probe); returns 1, 0 or negative. */
+static int fprobe(struct vctx *c, const struct node *n, const cJSON *inst);
+
+/* Runs <n> without reporting errors (a probe); returns 1, 0 or negative. Without annotations
+ * or dynamic references, the verdict walk (fprobe, memoised). */
 static int probe(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
                  const struct kloc *kl, struct ann *ann)
 {
-    bool memo = !ann && !c->s->dynamic && c->steps > MEMO_AFTER;
-    if (memo && c->memo.cap) {
-        size_t i = memo_slot(&c->memo, n, inst);
-        if (c->memo.e[i].node)
-            return c->memo.e[i].verdict;
-    }
+    if (!ann && !c->s->dynamic)
+        return fprobe(c, n, inst);
     c->quiet++;
     int r = vnode(c, n, inst, il, kl, ann);
     c->quiet--;
-    if (memo && r >= 0)
-        memo_put(&c->memo, n, inst, r);
     return r;
 }
 
@@ -2960,7 +2964,7 @@ static int member_count(const cJSON *o)
 
 /* True when the object <inst> has every name of "required" <w> (false: evaluate it fully,
  * which also reports the missing names). */
-static inline bool required_ok(const struct kw *w, const cJSON *inst)
+static __attribute__((noinline)) bool required_ok(const struct kw *w, const cJSON *inst)
 {
     if (w->n == 1) { /* one name (anyOf branches, then/else): compared member by member */
         const char *want = w->names[0];
@@ -2985,28 +2989,32 @@ static inline bool required_ok(const struct kw *w, const cJSON *inst)
     return (seen & want) == want;
 }
 
-/* The cases of quick_pass that call out (kept apart so that the common ones need no saved
- * registers). */
+/* True when the string <v> is one of the values of the all-strings enum <w>. */
+static __attribute__((noinline)) bool enum_has(const struct kw *w, const char *v)
+{
+    for (const cJSON *x = w->json->child; x; x = x->next)
+        if (x->valuestring[0] == v[0] && !strcmp(x->valuestring, v))
+            return true;
+    return false;
+}
+
+/* const for quick_pass, a small function of its own (as are enum_has and required_ok). */
+static __attribute__((noinline)) bool const_ok(const struct kw *w, const cJSON *inst)
+{
+    return json_eq(w->json, inst);
+}
+
+/* The other cases of quick_pass that call out (kept apart so that the common ones need no
+ * saved registers). */
 static __attribute__((noinline)) bool quick_pass_call(const struct kw *w, const cJSON *inst, long *slen)
 {
     int t = inst->type & 0xFF;
     switch (w->op) {
     case OP_ENUM:
-        if (w->all_strings) {
-            if (t != cJSON_String)
-                return false;
-            const char *v = inst->valuestring;
-            for (const cJSON *x = w->json->child; x; x = x->next)
-                if (x->valuestring[0] == v[0] && !strcmp(x->valuestring, v))
-                    return true;
-            return false;
-        }
         for (const cJSON *x = w->json->child; x; x = x->next)
             if (json_eq(x, inst))
                 return true;
         return false;
-    case OP_CONST:
-        return json_eq(w->json, inst);
     case OP_MAXLEN:
     case OP_MINLEN:
         if (t != cJSON_String)
@@ -3019,8 +3027,6 @@ static __attribute__((noinline)) bool quick_pass_call(const struct kw *w, const 
             *slen = (long)cp_len(inst->valuestring);
         }
         return w->op == OP_MAXLEN ? (double)*slen <= w->num : (double)*slen >= w->num;
-    case OP_REQUIRED:
-        return w->fused || t != cJSON_Object || required_ok(w, inst);
     default:
         return false;
     }
@@ -3035,12 +3041,13 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
     case OP_TYPE:
         return type_ok((unsigned)w->num, inst);
     case OP_ENUM:
-        if (w->all_strings && t != cJSON_String)
-            return false;
+        if (w->all_strings)
+            return t == cJSON_String && enum_has(w, inst->valuestring);
         return quick_pass_call(w, inst, slen);
     case OP_CONST:
+        return const_ok(w, inst);
     case OP_REQUIRED:
-        return quick_pass_call(w, inst, slen);
+        return w->fused || t != cJSON_Object || required_ok(w, inst);
     case OP_MAX: return t != cJSON_Number || inst->valuedouble <= w->num;
     case OP_XMAX: return t != cJSON_Number || inst->valuedouble < w->num;
     case OP_MIN: return t != cJSON_Number || inst->valuedouble >= w->num;
@@ -3073,24 +3080,51 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
     }
 }
 
-/* leaf_pass for a leaf with lspec: the same answer, without a dispatch per keyword. */
-static inline bool leaf_fast(const struct node *n, const cJSON *inst)
+/* The string and other-keyword checks of leaf_fast. */
+static inline __attribute__((always_inline)) bool leaf_str_body(const struct node *n, const char *v)
+{
+    if (!n->lstr)
+        return forge_ecmare_test_str(n->lre, v) == 1;
+    size_t bytes = strlen(v);
+    /* a string of b bytes has between b/4 and b characters: count only when needed */
+    if (!((double)bytes <= n->shi && (double)(bytes / 4) >= n->slo)) {
+        double len = (double)cp_len(v);
+        if (!(len <= n->shi && len >= n->slo))
+            return false;
+    }
+    return !n->lre || forge_ecmare_test(n->lre, v, bytes) == 1;
+}
+
+static inline __attribute__((always_inline)) bool leaf_rest_body(const struct node *n, const cJSON *inst)
+{
+    long slen = -1;
+    for (int i = 0; i < n->nlrest; i++)
+        if (!quick_pass(n->lrest[i], inst, &slen))
+            return false;
+    return true;
+}
+
+static __attribute__((noinline)) bool leaf_str(const struct node *n, const char *v)
+{
+    return leaf_str_body(n, v);
+}
+
+static __attribute__((noinline)) bool leaf_rest(const struct node *n, const cJSON *inst)
+{
+    return leaf_rest_body(n, inst);
+}
+
+/* leaf_pass for a leaf with lspec: the same answer, without a dispatch per keyword. <split>
+ * (a constant) keeps the checks that call out in calls of their own, so that the common path
+ * needs few registers where it is inlined (the verdict walk); else it is one function. */
+static inline __attribute__((always_inline)) bool leaf_fast(const struct node *n, const cJSON *inst,
+                                                            bool split)
 {
     int t = inst->type & 0xFF;
     if (n->ltypes && !type_ok(n->ltypes, inst))
         return false;
     if (t == cJSON_String) {
-        const char *v = inst->valuestring;
-        size_t bytes = n->lstr || n->lre ? strlen(v) : 0;
-        if (n->lstr) {
-            /* a string of b bytes has between b/4 and b characters: count only when needed */
-            if (!((double)bytes <= n->shi && (double)(bytes / 4) >= n->slo)) {
-                double len = (double)cp_len(v);
-                if (!(len <= n->shi && len >= n->slo))
-                    return false;
-            }
-        }
-        if (n->lre && forge_ecmare_test(n->lre, v, bytes) != 1)
+        if ((n->lstr || n->lre) && !(split ? leaf_str(n, inst->valuestring) : leaf_str_body(n, inst->valuestring)))
             return false;
     } else if (t == cJSON_Number && n->lnum) {
         double x = inst->valuedouble;
@@ -3099,18 +3133,12 @@ static inline bool leaf_fast(const struct node *n, const cJSON *inst)
         if (n->nmul != 0 && !multiple_of(x, n->nmul))
             return false;
     }
-    long slen = -1;
-    for (int i = 0; i < n->nlrest; i++)
-        if (!quick_pass(n->lrest[i], inst, &slen))
-            return false;
-    return true;
+    return !n->nlrest || (split ? leaf_rest(n, inst) : leaf_rest_body(n, inst));
 }
 
-/* A leaf's keywords on <inst>: true when all certainly pass. */
-static inline bool leaf_pass(const struct node *n, const cJSON *inst)
+/* leaf_pass for a leaf without lspec: its keywords in turn. */
+static inline __attribute__((always_inline)) bool leaf_kws_body(const struct node *n, const cJSON *inst)
 {
-    if (n->lspec)
-        return leaf_fast(n, inst);
     long slen = -1;
     int kind = kind_of(inst);
     const struct kw *const *ks = n->kinds[kind];
@@ -3119,7 +3147,7 @@ static inline bool leaf_pass(const struct node *n, const cJSON *inst)
         if (quick_pass(w, inst, &slen))
             continue;
         if (w->op == OP_PATTERN) {
-            if (forge_ecmare_test(w->re, inst->valuestring, strlen(inst->valuestring)) == 1)
+            if (forge_ecmare_test_str(w->re, inst->valuestring) == 1)
                 continue;
         } else if (w->op == OP_MULTOF && cJSON_IsNumber(inst)) {
             if (multiple_of(inst->valuedouble, w->num))
@@ -3130,12 +3158,30 @@ static inline bool leaf_pass(const struct node *n, const cJSON *inst)
     return true;
 }
 
+static __attribute__((noinline)) bool leaf_kws(const struct node *n, const cJSON *inst)
+{
+    return leaf_kws_body(n, inst);
+}
+
+/* A leaf's keywords on <inst>: true when all certainly pass. */
+static inline bool leaf_pass(const struct node *n, const cJSON *inst)
+{
+    return n->lspec ? leaf_fast(n, inst, true) : leaf_kws(n, inst);
+}
+
+/* leaf_pass for the walk that records errors: inlined whole, as one body (the split form and
+ * the call to leaf_kws cost it more than they save). */
+static inline __attribute__((always_inline)) bool leaf_pass_rec(const struct node *n, const cJSON *inst)
+{
+    return n->lspec ? leaf_fast(n, inst, false) : leaf_kws_body(n, inst);
+}
+
 static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
                const struct iloc *il, const struct kloc *kl, struct ann *ann);
 
 /* vnode for a child value: a leaf that passes returns without a call. */
 #define VCHILD(c, sub, x, il, kl, ann)                                                   \
-    ((sub)->leaf ? (leaf_pass((sub), (x)) ? 1 : leaf_failed((c), (sub), (x), (il), (kl))) \
+    ((sub)->leaf ? (leaf_pass_rec((sub), (x)) ? 1 : leaf_failed((c), (sub), (x), (il), (kl))) \
                  : vnode((c), (sub), (x), (il), (kl), (ann)))
 
 /* A leaf whose leaf_pass failed: invalid, explained by the full evaluation when errors are
@@ -3182,7 +3228,7 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
             if (w->reqbits)
                 seen |= w->reqbits[j];
             const struct node *sub = w->subs[j];
-            if (sub->leaf && leaf_pass(sub, x)) { /* no locations needed */
+            if (sub->leaf && leaf_pass_rec(sub, x)) { /* no locations needed */
                 ann_set(ann, i);
                 continue;
             }
@@ -3224,6 +3270,41 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
             }
         }
     }
+    return ok;
+}
+
+/* prefixItems, items, additionalItems, unevaluatedItems on the array <inst>. */
+static int vitems(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
+                  const struct iloc *il, const struct kloc *kl, struct ann *ann)
+{
+    int r;
+    struct kloc k1 = {kl, w->name, 0};
+    int from = w->op == OP_PREFIX ? 0 : w->op == OP_ITEMS ? (w->ntuple > 0 ? w->ntuple : 0)
+             : w->op == OP_ADDITEMS ? w->ntuple : 0;
+    int ok = 1, i = 0;
+    for (const cJSON *x = inst->child; x; x = x->next, i++) {
+        if (i < from)
+            continue;
+        if (w->op == OP_PREFIX && i >= w->n)
+            break;
+        if (w->op == OP_UNEVALITEMS && ann_get(ann, (size_t)i))
+            continue;
+        const struct node *sub = w->op == OP_PREFIX ? w->subs[i] : w->sub;
+        struct iloc i1 = {il, NULL, i};
+        struct kloc k2 = {&k1, NULL, i};
+        r = VCHILD(c, sub, x, &i1, w->op == OP_PREFIX ? &k2 : &k1, NULL);
+        if (r < 0)
+            return r;
+        if (!r) {
+            ok = 0;
+            if (!c->all || c->quiet)
+                return 0;
+        }
+        if (w->op != OP_UNEVALITEMS)
+            ann_set(ann, (size_t)i);
+    }
+    if (ok && w->op == OP_UNEVALITEMS)
+        ann_all(ann);
     return ok;
 }
 
@@ -3329,35 +3410,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         case OP_PREFIX:
         case OP_ITEMS:
         case OP_ADDITEMS:
-        case OP_UNEVALITEMS: {
-            int from = w->op == OP_PREFIX ? 0 : w->op == OP_ITEMS ? (w->ntuple > 0 ? w->ntuple : 0)
-                     : w->op == OP_ADDITEMS ? w->ntuple : 0;
-            int ok = 1, i = 0;
-            for (const cJSON *x = inst->child; x; x = x->next, i++) {
-                if (i < from)
-                    continue;
-                if (w->op == OP_PREFIX && i >= w->n)
-                    break;
-                if (w->op == OP_UNEVALITEMS && ann_get(ann, (size_t)i))
-                    continue;
-                const struct node *sub = w->op == OP_PREFIX ? w->subs[i] : w->sub;
-                struct iloc i1 = {il, NULL, i};
-                struct kloc k2 = {&k1, NULL, i};
-                r = VCHILD(c, sub, x, &i1, w->op == OP_PREFIX ? &k2 : &k1, NULL);
-                if (r < 0)
-                    return r;
-                if (!r) {
-                    ok = 0;
-                    if (!c->all || c->quiet)
-                        return 0;
-                }
-                if (w->op != OP_UNEVALITEMS)
-                    ann_set(ann, (size_t)i);
-            }
-            if (ok && w->op == OP_UNEVALITEMS)
-                ann_all(ann);
-            return ok;
-        }
+        case OP_UNEVALITEMS:
+            return vitems(c, n, w, inst, il, kl, ann);
         case OP_CONTAINS: {
             int matches = 0, i = 0;
             for (const cJSON *x = inst->child; x; x = x->next, i++) {
@@ -3676,7 +3730,7 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
                  const struct kloc *kl, struct ann *ann)
 {
     if (n->leaf) /* certainly invalid, and no error to explain, or explained in full */
-        return leaf_pass(n, inst) ? 1 : leaf_failed(c, n, inst, il, kl);
+        return leaf_pass_rec(n, inst) ? 1 : leaf_failed(c, n, inst, il, kl);
     return vnode_body(c, n, inst, il, kl, ann);
 }
 
@@ -3734,6 +3788,8 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
             r = vnode(c, w->sub, inst, il, &k1, a);
         } else if (w->op == OP_PROPS && (w->freq || w->fadd)) {
             r = vprops(c, n, w, inst, il, kl, a);
+        } else if (w->op == OP_ITEMS || w->op == OP_PREFIX) {
+            r = vitems(c, n, w, inst, il, kl, a);
         } else {
             r = vkw(c, n, w, inst, il, kl, a);
         }
@@ -3753,6 +3809,205 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
 out:
     if (pushed)
         c->nscope--;
+    c->depth--;
+    return r < 0 ? r : ok;
+}
+
+/* ---------- the verdict walk ----------
+ * Where no error can be recorded (no arena, or inside a probe) and the schema has no dynamic
+ * references, the walk below stands in for vnode: the same nodes in the same order, the same
+ * steps, depth and memo, the same verdicts, but no instance or keyword locations and no
+ * annotations (a node that collects them goes to vnode_body). Keywords without subschemas go
+ * through quick_pass and vkw as in vnode_body. */
+
+static int fnode(struct vctx *c, const struct node *n, const cJSON *inst);
+
+static inline int fchild(struct vctx *c, const struct node *n, const cJSON *x)
+{
+    if (n->leaf)
+        return leaf_pass(n, x) ? 1 : leaf_failed(c, n, x, NULL, NULL);
+    return fnode(c, n, x);
+}
+
+/* probe for the verdict walk (no annotations, no dynamic scope). */
+static int fprobe(struct vctx *c, const struct node *n, const cJSON *inst)
+{
+    bool memo = c->steps > MEMO_AFTER;
+    if (memo && c->memo.cap) {
+        size_t i = memo_slot(&c->memo, n, inst);
+        if (c->memo.e[i].node)
+            return c->memo.e[i].verdict;
+    }
+    c->quiet++;
+    int r = fchild(c, n, inst);
+    c->quiet--;
+    if (memo && r >= 0)
+        memo_put(&c->memo, n, inst, r);
+    return r;
+}
+
+/* "properties", with its fused siblings when it has them (vprops and vkw's OP_PROPS). */
+static int fprops(struct vctx *c, const struct kw *w, const cJSON *inst)
+{
+    int ok = 1, r;
+    uint64_t seen = 0;
+    const struct kw *a = w->fadd;
+    for (const cJSON *x = inst->child; x; x = x->next) {
+        int j = ntab_find(&w->tab, x->string);
+        if (j >= 0) {
+            if (w->reqbits)
+                seen |= w->reqbits[j];
+            r = fchild(c, w->subs[j], x);
+        } else if (a) {
+            r = a->sub->is_bool && !a->sub->bval ? 0 : fchild(c, a->sub, x);
+        } else {
+            continue;
+        }
+        if (r < 0)
+            return r;
+        if (!r) {
+            ok = 0;
+            if (!c->all || c->quiet)
+                return 0;
+        }
+    }
+    const struct kw *q = w->freq;
+    if (q) {
+        uint64_t want = q->n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << q->n) - 1);
+        if ((seen & want) != want)
+            return 0;
+    }
+    return ok;
+}
+
+/* prefixItems, items, additionalItems. */
+static int fitems(struct vctx *c, const struct kw *w, const cJSON *inst)
+{
+    int from = w->op == OP_PREFIX ? 0 : w->op == OP_ITEMS ? (w->ntuple > 0 ? w->ntuple : 0) : w->ntuple;
+    int ok = 1, i = 0, r;
+    for (const cJSON *x = inst->child; x; x = x->next, i++) {
+        if (i < from)
+            continue;
+        if (w->op == OP_PREFIX && i >= w->n)
+            break;
+        r = fchild(c, w->op == OP_PREFIX ? w->subs[i] : w->sub, x);
+        if (r < 0)
+            return r;
+        if (!r) {
+            ok = 0;
+            if (!c->all || c->quiet)
+                return 0;
+        }
+    }
+    return ok;
+}
+
+static int fanyof(struct vctx *c, const struct kw *w, const cJSON *inst)
+{
+    int matched = 0, r;
+    const cJSON *dm = NULL;
+    if (w->disc && cJSON_IsObject(inst))
+        for (dm = inst->child; dm && strcmp(dm->string, w->disc); dm = dm->next)
+            ;
+    for (int i = 0; i < w->n; i++) {
+        if (dm && w->discv[i] && !(cJSON_IsString(dm) && !strcmp(dm->valuestring, w->discv[i])))
+            continue;
+        if ((r = fprobe(c, w->subs[i], inst)) < 0)
+            return r;
+        if (r && (++matched > 1 || w->op == OP_ANYOF))
+            break;
+    }
+    return w->op == OP_ANYOF ? matched > 0 : matched == 1;
+}
+
+static int fnode(struct vctx *c, const struct node *n, const cJSON *inst)
+{
+    if (n->is_bool)
+        return n->bval;
+    if (n->has_uneval)
+        return vnode_body(c, n, inst, NULL, NULL, NULL);
+    if (c->depth >= MAX_DEPTH) {
+        last_limit = LIM_DEPTH;
+        c->rc = FORGE_ELIMIT;
+        return FORGE_ELIMIT;
+    }
+    if (++c->steps > max_steps) {
+        last_limit = LIM_STEPS;
+        c->rc = FORGE_ELIMIT;
+        return FORGE_ELIMIT;
+    }
+    c->depth++;
+    int ok = 1, r = 0;
+    if (n->refonly) {
+        r = fchild(c, n->refonly->sub, inst);
+        c->depth--;
+        return r;
+    }
+    long slen = -1;
+    int kind = kind_of(inst);
+    const struct kw *const *ks = n->kinds[kind];
+    for (int i = 0, nk = n->nkinds[kind]; i < nk; i++) {
+        const struct kw *w = ks[i];
+        if (quick_pass(w, inst, &slen))
+            continue;
+        switch (w->op) {
+        case OP_REF:
+            r = fchild(c, w->sub, inst);
+            break;
+        case OP_PROPS:
+            r = fprops(c, w, inst);
+            break;
+        case OP_PREFIX:
+        case OP_ITEMS:
+        case OP_ADDITEMS:
+            r = fitems(c, w, inst);
+            break;
+        case OP_ANYOF:
+        case OP_ONEOF:
+            r = fanyof(c, w, inst);
+            break;
+        case OP_ALLOF: {
+            int all_ok = 1;
+            for (int k = 0; k < w->n; k++) {
+                if ((r = fchild(c, w->subs[k], inst)) < 0)
+                    break;
+                if (!r) {
+                    all_ok = 0;
+                    if (!c->all || c->quiet)
+                        break;
+                }
+            }
+            if (r >= 0)
+                r = all_ok;
+            break;
+        }
+        case OP_NOT:
+            r = fprobe(c, w->sub, inst);
+            if (r >= 0)
+                r = !r;
+            break;
+        case OP_IF:
+            if (!w->then_ && !w->else_) {
+                r = 1;
+                break;
+            }
+            r = fprobe(c, w->sub, inst);
+            if (r >= 0) {
+                const struct node *b = r ? w->then_ : w->else_;
+                r = b ? fchild(c, b, inst) : 1;
+            }
+            break;
+        default:
+            r = vkw(c, n, w, inst, NULL, NULL, NULL);
+        }
+        if (r < 0)
+            break;
+        if (!r) {
+            ok = 0;
+            if (!c->all || c->quiet)
+                break;
+        }
+    }
     c->depth--;
     return r < 0 ? r : ok;
 }
@@ -3777,7 +4032,8 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
         errors->rendered = false;
         errors->plain_names = !s->escaped_names;
     }
-    int r = vnode(&c, s->root, instance, NULL, NULL, NULL);
+    int r = !errors && !s->dynamic ? fchild(&c, s->root, instance)
+                                   : vnode(&c, s->root, instance, NULL, NULL, NULL);
     if (c.memo.e)
         forge_free(c.memo.e);
     if (r < 0 || c.rc < 0) {

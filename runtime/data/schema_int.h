@@ -27,6 +27,9 @@ void forge_ecmare_free(void *code);
 /* 1 when <code> matches somewhere in the <n> bytes of <s>, 0 when not, negative FORGE_E* when
  * a match limit was hit. */
 int forge_ecmare_test(const void *code, const char *s, size_t n);
+/* forge_ecmare_test on the NUL-terminated <s> (its length is found on the way when the
+ * pattern runs on a small DFA). */
+int forge_ecmare_test_str(const void *code, const char *s);
 
 /* For tests: whether <code> uses the fast matcher for simple patterns, and a match that
  * always goes through PCRE2 (same results as forge_ecmare_test). */

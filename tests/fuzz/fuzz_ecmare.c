@@ -1,7 +1,8 @@
 /* The ECMA-262 regex translation (runtime/data/ecmare.c), directly and through a schema
  * "pattern". Input: the pattern, NUL, the subject. Properties: translation and compilation agree
  * (a pattern that translates compiles unless PCRE2 refuses it with a message); the fast matcher
- * for regular patterns (literal, DFA, bit-parallel) answers as PCRE2 does; a schema {"pattern": p} validates the subject as
+ * for regular patterns (literal, DFA, bit-parallel) answers as PCRE2 does, and to the NUL
+ * (forge_ecmare_test_str) as on the counted bytes; a schema {"pattern": p} validates the subject as
  * forge_ecmare_test matches it. */
 #include <cjson/cJSON.h>
 #include "base/buf.h"
@@ -40,6 +41,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    forge_ecmare_engine(code));
     if (forge_ecmare_is_simple(code))
         FUZZ_CHECK(m1 == 0 || m1 == 1, "the automaton answered %d", m1);
+    /* the NUL-terminated entry point answers as a counted match of the same bytes */
+    char *cs = fuzz_strdup(&part[1]);
+    int m4 = forge_ecmare_test_str(code, cs), m5 = forge_ecmare_test(code, cs, strlen(cs));
+    FUZZ_CHECK(m4 == m5, "to the NUL %d, counted %d (engine: %c)", m4, m5, forge_ecmare_engine(code));
+    free(cs);
     forge_ecmare_free(code);
 
     /* Through a schema: strings only (the subject must be valid UTF-8 to be a JSON string). */

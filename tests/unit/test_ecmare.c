@@ -102,8 +102,11 @@ TEST(simple_matcher_agrees_with_pcre2)
             int fast = forge_ecmare_test(re, subject, n);
             int slow = forge_ecmare_test_pcre2(re, subject, n);
             int bits = forge_ecmare_test_nfa(re, subject, n);
+            int str = forge_ecmare_test_str(re, subject);
             if (bits >= 0 && bits != slow)
                 fast = bits; /* report it */
+            if (str != slow)
+                fast = str;
             if (fast != slow && disagreements++ < 10)
                 fprintf(stderr, "pattern '%s' on '%s': fast %d, pcre2 %d\n", simple[p], subject, fast, slow);
         }
@@ -161,8 +164,11 @@ TEST(random_simple_patterns_agree_with_pcre2)
             int fast = forge_ecmare_test(re, subject, n);
             int slow = forge_ecmare_test_pcre2(re, subject, n);
             int bits = forge_ecmare_test_nfa(re, subject, n);
+            int str = forge_ecmare_test_str(re, subject);
             if (bits >= 0 && bits != slow)
                 fast = bits; /* report it */
+            if (str != slow)
+                fast = str;
             if (fast != slow && disagreements++ < 10)
                 fprintf(stderr, "pattern '%s' on '%s': fast %d, pcre2 %d\n", pat, subject, fast, slow);
         }
@@ -250,6 +256,9 @@ TEST(random_regular_patterns_agree_with_pcre2)
             int fast = forge_ecmare_test(re, subject, n);
             int slow = forge_ecmare_test_pcre2(re, subject, n);
             int bits = forge_ecmare_test_nfa(re, subject, n);
+            int str = forge_ecmare_test_str(re, subject);
+            if (str != fast && disagreements++ < 10)
+                fprintf(stderr, "pattern '%s' on '%s': fast %d, to the NUL %d\n", pat, subject, fast, str);
             if (bits >= 0 && bits != fast && disagreements++ < 10)
                 fprintf(stderr, "pattern '%s' on '%s': fast %d, bit-parallel %d\n", pat, subject, fast, bits);
             if (slow == FORGE_ELIMIT) {
@@ -318,6 +327,44 @@ TEST(engines)
     forge_ecmare_free(re);
 }
 
+/* Small DFAs run on a table indexed by byte, where NUL and non-ASCII bytes take the class
+ * table: a NUL inside a counted subject is a character like any other, and the NUL-terminated
+ * entry point (forge_ecmare_test_str) stops at the first one. */
+TEST(byte_table_nul_and_non_ascii)
+{
+    struct forge_err err;
+    void *re = forge_ecmare_compile("^a.b$", 5, &err);
+    CHECK(re != NULL && forge_ecmare_engine(re) == 'd');
+    CHECK_INT(forge_ecmare_test(re, "a\0b", 3), 1);
+    CHECK_INT(forge_ecmare_test_pcre2(re, "a\0b", 3), 1);
+    CHECK_INT(forge_ecmare_test(re, "a\0bb", 4), 0);
+    CHECK_INT(forge_ecmare_test_str(re, "a\0b"), 0); /* the subject is "a" */
+    CHECK_INT(forge_ecmare_test_str(re, "a\xc3\xa9" "b"), 1);
+    CHECK_INT(forge_ecmare_test_str(re, "a\xc3" "b"), 0); /* invalid UTF-8 */
+    CHECK_INT(forge_ecmare_test_str(re, "axb"), 1);
+    CHECK_INT(forge_ecmare_test_str(re, ""), 0);
+    forge_ecmare_free(re);
+    /* an unanchored tail accepts early; the rest of the subject must still be valid UTF-8 */
+    re = forge_ecmare_compile("^ab", 3, &err);
+    CHECK(re != NULL);
+    CHECK_INT(forge_ecmare_test_str(re, "abc\xc3\xa9"), 1);
+    CHECK_INT(forge_ecmare_test_str(re, "abc\xc3"), 0);
+    forge_ecmare_free(re);
+    re = forge_ecmare_compile("^[a-z]+\\d", 9, &err);
+    CHECK(re != NULL && forge_ecmare_engine(re) == 'd');
+    CHECK_INT(forge_ecmare_test_str(re, "abc1\xc3\xa9"), 1);
+    CHECK_INT(forge_ecmare_test_str(re, "abc1\xff"), 0);
+    CHECK_INT(forge_ecmare_test_str(re, "ab\xc3\xa9" "1"), 0);
+    forge_ecmare_free(re);
+    /* the empty subject of a pattern that matches only it */
+    re = forge_ecmare_compile("^x*$", 4, &err);
+    CHECK(re != NULL);
+    CHECK_INT(forge_ecmare_test_str(re, ""), 1);
+    CHECK_INT(forge_ecmare_test_str(re, "xx"), 1);
+    CHECK_INT(forge_ecmare_test_str(re, "xy"), 0);
+    forge_ecmare_free(re);
+}
+
 int main(void)
 {
     RUN(ecma_semantics);
@@ -325,5 +372,6 @@ int main(void)
     RUN(random_simple_patterns_agree_with_pcre2);
     RUN(random_regular_patterns_agree_with_pcre2);
     RUN(engines);
+    RUN(byte_table_nul_and_non_ascii);
     return TEST_DONE();
 }

@@ -617,6 +617,92 @@ TEST(errors_rendered_on_demand)
     cJSON_Delete(wide);
 }
 
+/* Without an error arena (and inside probes) the verdict walk runs; with one, the walk that
+ * records errors. Table: schema, instance, verdict; each is checked both ways, in first-error
+ * and all-errors modes, and the two must give the expected verdict. */
+TEST(verdict_walk_agrees)
+{
+    static const struct {
+        const char *schema, *inst;
+        int verdict;
+    } cases[] = {
+        /* properties fused with required and additionalProperties */
+        {"{\"properties\": {\"a\": {\"type\": \"integer\"}, \"b\": {\"type\": \"object\", \"properties\": {\"c\": {\"minimum\": 2}}}},"
+         " \"required\": [\"a\"], \"additionalProperties\": false}", "{\"a\": 1, \"b\": {\"c\": 3}}", 1},
+        {"{\"properties\": {\"a\": {\"type\": \"integer\"}, \"b\": {\"type\": \"object\", \"properties\": {\"c\": {\"minimum\": 2}}}},"
+         " \"required\": [\"a\"], \"additionalProperties\": false}", "{\"a\": 1, \"b\": {\"c\": 1}}", 0},
+        {"{\"properties\": {\"a\": {\"type\": \"integer\"}}, \"required\": [\"a\"], \"additionalProperties\": false}",
+         "{\"a\": 1, \"x\": 2}", 0},
+        {"{\"properties\": {\"a\": {\"type\": \"integer\"}}, \"required\": [\"a\", \"b\"]}", "{\"a\": 1}", 0},
+        {"{\"properties\": {\"a\": {\"type\": \"integer\"}}, \"additionalProperties\": {\"type\": \"string\"}}",
+         "{\"a\": 1, \"x\": \"y\"}", 1},
+        {"{\"properties\": {\"a\": {\"type\": \"integer\"}}, \"additionalProperties\": {\"type\": \"string\"}}",
+         "{\"a\": 1, \"x\": 2}", 0},
+        {"{\"properties\": {\"a\": {\"not\": {\"const\": 1}}}}", "{\"a\": 1}", 0},
+        {"{\"properties\": {\"a\": {\"not\": {\"const\": 1}}}}", "{\"a\": 2, \"b\": 1}", 1},
+        /* items, prefixItems, additionalItems (draft 7) */
+        {"{\"prefixItems\": [{\"type\": \"string\"}], \"items\": {\"type\": \"object\", \"required\": [\"k\"]}}",
+         "[\"s\", {\"k\": 1}, {\"k\": 2}]", 1},
+        {"{\"prefixItems\": [{\"type\": \"string\"}], \"items\": {\"type\": \"object\", \"required\": [\"k\"]}}",
+         "[\"s\", {\"k\": 1}, {}]", 0},
+        {"{\"$schema\": \"http://json-schema.org/draft-07/schema#\", \"items\": [{\"type\": \"string\"}],"
+         " \"additionalItems\": {\"type\": \"object\", \"required\": [\"k\"]}}", "[\"s\", {\"j\": 1}]", 0},
+        {"{\"$schema\": \"http://json-schema.org/draft-07/schema#\", \"items\": [{\"type\": \"string\"}],"
+         " \"additionalItems\": {\"type\": \"object\", \"required\": [\"k\"]}}", "[\"s\", {\"k\": 1}]", 1},
+        /* anyOf, oneOf (with a discriminator), allOf, not, if/then/else, $ref */
+        {"{\"anyOf\": [{\"type\": \"object\", \"required\": [\"a\"]}, {\"type\": \"object\", \"required\": [\"b\"]}]}",
+         "{\"b\": 1}", 1},
+        {"{\"anyOf\": [{\"type\": \"object\", \"required\": [\"a\"]}, {\"type\": \"object\", \"required\": [\"b\"]}]}",
+         "{\"c\": 1}", 0},
+        {"{\"oneOf\": [{\"properties\": {\"t\": {\"const\": \"x\"}, \"v\": {\"type\": \"string\"}}},"
+         " {\"properties\": {\"t\": {\"const\": \"y\"}, \"v\": {\"type\": \"integer\"}}}]}", "{\"t\": \"y\", \"v\": 3}", 1},
+        {"{\"oneOf\": [{\"properties\": {\"t\": {\"const\": \"x\"}, \"v\": {\"type\": \"string\"}}},"
+         " {\"properties\": {\"t\": {\"const\": \"y\"}, \"v\": {\"type\": \"integer\"}}}]}", "{\"t\": \"y\", \"v\": \"s\"}", 0},
+        {"{\"oneOf\": [{\"type\": \"object\"}, {\"required\": [\"a\"]}]}", "{\"a\": 1}", 0},
+        {"{\"allOf\": [{\"type\": \"object\"}, {\"required\": [\"a\"]}, {\"maxProperties\": 1}]}", "{\"a\": 1}", 1},
+        {"{\"allOf\": [{\"type\": \"object\"}, {\"required\": [\"a\"]}, {\"maxProperties\": 1}]}", "{\"a\": 1, \"b\": 2}", 0},
+        {"{\"if\": {\"properties\": {\"f\": {\"const\": \"w\"}}}, \"then\": {\"required\": [\"d\"]}, \"else\": {\"required\": [\"e\"]}}",
+         "{\"f\": \"w\", \"d\": 1}", 1},
+        {"{\"if\": {\"properties\": {\"f\": {\"const\": \"w\"}}}, \"then\": {\"required\": [\"d\"]}, \"else\": {\"required\": [\"e\"]}}",
+         "{\"f\": \"v\", \"d\": 1}", 0},
+        {"{\"$defs\": {\"n\": {\"type\": \"object\", \"properties\": {\"k\": {\"$ref\": \"#/$defs/n\"}}, \"additionalProperties\": false}},"
+         " \"$ref\": \"#/$defs/n\"}", "{\"k\": {\"k\": {}}}", 1},
+        {"{\"$defs\": {\"n\": {\"type\": \"object\", \"properties\": {\"k\": {\"$ref\": \"#/$defs/n\"}}, \"additionalProperties\": false}},"
+         " \"$ref\": \"#/$defs/n\"}", "{\"k\": {\"k\": {\"j\": 1}}}", 0},
+        /* a node collecting annotations goes to the recording walk */
+        {"{\"properties\": {\"a\": true}, \"unevaluatedProperties\": false}", "{\"a\": 1}", 1},
+        {"{\"properties\": {\"a\": true}, \"unevaluatedProperties\": false}", "{\"a\": 1, \"b\": 2}", 0},
+        {"{\"anyOf\": [{\"properties\": {\"a\": true}}], \"unevaluatedProperties\": false}", "{\"a\": 1, \"b\": 2}", 0},
+        /* boolean schemas, contains through a probe */
+        {"{\"properties\": {\"a\": false}}", "{\"a\": 1}", 0},
+        {"{\"contains\": {\"type\": \"object\", \"required\": [\"k\"]}}", "[1, {\"k\": 2}]", 1},
+        {"{\"contains\": {\"type\": \"object\", \"required\": [\"k\"]}}", "[1, {\"j\": 2}]", 0},
+    };
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        for (int all = 0; all < 2; all++) {
+            struct forge_err err;
+            struct forge_schema_opts o = {0};
+            o.all_errors = all;
+            struct forge_schema *s = compile(cases[k].schema, &o, &err);
+            CHECK(s != NULL);
+            if (!s)
+                continue;
+            cJSON *i = J(cases[k].inst);
+            int quick = forge_schema_check(s, i, NULL), full = forge_schema_check(s, i, &e);
+            if (quick != cases[k].verdict || full != cases[k].verdict)
+                fprintf(stderr, "case %zu (all %d): verdict walk %d, recording walk %d, expected %d\n",
+                        k, all, quick, full, cases[k].verdict);
+            CHECK_INT(quick, cases[k].verdict);
+            CHECK_INT(full, cases[k].verdict);
+            CHECK(full == 1 ? e.n == 0 : e.n > 0);
+            cJSON_Delete(i);
+            forge_schema_free(s);
+        }
+    }
+    forge_schema_errors_free(&e);
+}
+
 int main(void)
 {
     RUN(locations_through_refs);
@@ -634,5 +720,6 @@ int main(void)
     RUN(property_tables);
     RUN(discriminators);
     RUN(errors_rendered_on_demand);
+    RUN(verdict_walk_agrees);
     return TEST_DONE();
 }
