@@ -462,11 +462,12 @@ struct keyidx {
     const cJSON *obj;
 };
 
-static unsigned key_hash(const char *s)
+/* A cheap hash of a member name: its length and its first and last bytes. Inlined into
+ * keyidx_get on a string literal it is a constant; equal hashes are confirmed by strcmp. */
+static inline unsigned key_hash(const char *s)
 {
-    unsigned h = 2166136261u;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
+    size_t n = strlen(s);
+    return n ? (unsigned)n << 16 ^ (unsigned)(unsigned char)s[0] << 8 ^ (unsigned char)s[n - 1] : 0;
 }
 
 static void keyidx_init(struct keyidx *k, const cJSON *o)
@@ -481,7 +482,7 @@ static void keyidx_init(struct keyidx *k, const cJSON *o)
     }
 }
 
-static const cJSON *keyidx_get(const struct keyidx *k, const char *key)
+static inline const cJSON *keyidx_get(const struct keyidx *k, const char *key)
 {
     if (k->n == 64) return cJSON_GetObjectItemCaseSensitive(k->obj, key);
     unsigned h = key_hash(key);
