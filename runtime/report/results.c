@@ -441,7 +441,9 @@ static cJSON *parse_light(const char *p, const char *e)
         }
         if (key) {
             if (cJSON_GetObjectItemCaseSensitive(o, key)) goto whole; /* a repeated key: cJSON's rules */
-            cJSON *item = cJSON_ParseWithLength(v, (size_t)(ve - v));
+            size_t used;
+            cJSON *item = forge_json_parse_fast(v, (size_t)(ve - v), &used);
+            if (!item) item = cJSON_ParseWithLength(v, (size_t)(ve - v));
             if (!item) goto whole;
             cJSON_AddItemToObjectCS(o, key, item);
         }
