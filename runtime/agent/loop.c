@@ -118,7 +118,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
 {
     const char *name = forge_json_str(mcall, "name");
     const char *id = forge_json_str(mcall, "id");
-    const cJSON *margs = cJSON_GetObjectItemCaseSensitive(mcall, "arguments");
+    const cJSON *margs = forge_json_get(mcall, "arguments");
     char idbuf[32];
     if (!id || !*id) {
         snprintf(idbuf, sizeof idbuf, "call_%d", r->total_calls + 1);
@@ -144,7 +144,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
     const char *server = tool ? forge_json_str(tool->def, "mcp_server") : NULL;
     if (server) /* the trajectory says which MCP server answered */
         cJSON_AddStringToObject(rec, "mcp_server", server);
-    const cJSON *stub = cJSON_IsObject(r->stubs) ? cJSON_GetObjectItemCaseSensitive(r->stubs, name)
+    const cJSON *stub = cJSON_IsObject(r->stubs) ? forge_json_get(r->stubs, name)
                                                  : NULL;
     cJSON *result = NULL;
     char *error = NULL;
@@ -232,7 +232,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
     if (!error && tool && tool->schema && !stub) {
         if (tool->coerce) {
             cJSON *coercions = NULL;
-            int n = forge_coerce_args(args, cJSON_GetObjectItemCaseSensitive(tool->def, "parameters"),
+            int n = forge_coerce_args(args, forge_json_get(tool->def, "parameters"),
                                       &coercions, err);
             if (n < 0)
                 return n;
@@ -307,10 +307,10 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
     }
     if (r->on_event) {
         cJSON *e = call_event(id, name);
-        cJSON_AddItemToObject(e, "result", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(rec, "result"), 1));
+        cJSON_AddItemToObject(e, "result", cJSON_Duplicate(forge_json_get(rec, "result"), 1));
         cJSON_AddItemToObject(e, "error", error ? cJSON_CreateString(error) : cJSON_CreateNull());
         emit(r, "tool_result", e);
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, "verifier");
+        const cJSON *v = forge_json_get(rec, "verifier");
         const char *o = forge_json_str(v, "outcome");
         if (o && !strcmp(o, "warn")) {
             r->warnings++;
@@ -331,7 +331,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
         cJSON_AddStringToObject(tm, "content", error);
         cJSON_AddBoolToObject(tm, "is_error", 1);
     } else {
-        char *text = result_text(cJSON_GetObjectItemCaseSensitive(rec, "result"));
+        char *text = result_text(forge_json_get(rec, "result"));
         cJSON_AddStringToObject(tm, "content", text ? text : "null");
         forge_free(text);
         cJSON_AddBoolToObject(tm, "is_error", 0);
@@ -367,7 +367,7 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
 {
     *trajectory = NULL;
     const char *id = forge_json_str(kase, "id");
-    const char *message = forge_json_str(cJSON_GetObjectItemCaseSensitive(kase, "input"), "message");
+    const char *message = forge_json_str(forge_json_get(kase, "input"), "message");
     if (!message)
         return forge_err_set(err, FORGE_EINVAL, "case '%s' has no input.message", id ? id : "?");
     struct forge_policy policy;
@@ -377,13 +377,13 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
         return forge_err_set(err, FORGE_ENOMEM, "out of memory");
     char where[300];
     snprintf(where, sizeof where, "case '%s'", id ? id : "?");
-    int rc = forge_policy_apply(&policy, cJSON_GetObjectItemCaseSensitive(kase, "policy"), where, err);
-    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(kase, "maxTurns");
+    int rc = forge_policy_apply(&policy, forge_json_get(kase, "policy"), where, err);
+    const cJSON *mt = forge_json_get(kase, "maxTurns");
     if (!rc && cJSON_IsNumber(mt) && mt->valuedouble >= 1 && mt->valuedouble < policy.max_rounds)
         policy.max_rounds = (int)mt->valuedouble;
 
     struct run r = {.a = a, .policy = &policy,
-                    .stubs = cJSON_GetObjectItemCaseSensitive(kase, "stubs")};
+                    .stubs = forge_json_get(kase, "stubs")};
     if (r.stubs && !cJSON_IsObject(r.stubs))
         r.stubs = NULL;
     r.messages = cJSON_CreateArray();
@@ -412,13 +412,13 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
         if (rc)
             break;
         rounds = round;
-        const cJSON *usage = cJSON_GetObjectItemCaseSensitive(resp, "usage");
+        const cJSON *usage = forge_json_get(resp, "usage");
         in_tok += forge_json_num(usage, "input_tokens", 0);
         out_tok += forge_json_num(usage, "output_tokens", 0);
         cost += forge_json_num(resp, "cost_usd", 0);
         model_ms += forge_json_num(resp, "latency_ms", 0);
         cJSON_Delete(last_finish);
-        last_finish = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(resp, "finish_reason"), 1);
+        last_finish = cJSON_Duplicate(forge_json_get(resp, "finish_reason"), 1);
         /* a streamed answer says when its first byte, token and call came */
         cJSON *timing = cJSON_DetachItemFromObjectCaseSensitive(resp, "timing");
         if (cJSON_IsObject(timing)) {
@@ -436,7 +436,7 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
         }
         cJSON_ReplaceItemInObjectCaseSensitive(msg, "role", cJSON_CreateString("assistant"));
         const char *text = forge_json_str(msg, "content");
-        const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(msg, "tool_calls");
+        const cJSON *tcs = forge_json_get(msg, "tool_calls");
         forge_free(final);
         final = forge_strdup(text ? text : "");
         cJSON_AddItemToArray(r.messages, msg);
@@ -510,7 +510,7 @@ static void close_dangling(cJSON *messages)
 {
     cJSON *m = messages->child;
     while (m) {
-        const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(m, "tool_calls");
+        const cJSON *tcs = forge_json_get(m, "tool_calls");
         cJSON *next = m->next;
         if (cJSON_IsArray(tcs)) {
             cJSON *after = m;
@@ -565,7 +565,7 @@ static cJSON *pending_of(const cJSON *c)
     const char *id = forge_json_str(c, "id"), *name = forge_json_str(c, "name");
     cJSON_AddStringToObject(p, "id", id ? id : "");
     cJSON_AddStringToObject(p, "name", name ? name : "");
-    const cJSON *args = cJSON_GetObjectItemCaseSensitive(c, "arguments");
+    const cJSON *args = forge_json_get(c, "arguments");
     cJSON_AddItemToObject(p, "arguments", cJSON_IsObject(args) ? cJSON_Duplicate(args, 1) : cJSON_CreateObject());
     return p;
 }
@@ -655,7 +655,7 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
         round = (int)forge_json_num(c->resume, "round", 1);
         r.total_calls = (int)forge_json_num(c->resume, "total", 0);
         nth = (int)forge_json_num(c->resume, "nth", 1);
-        const cJSON *calls = cJSON_GetObjectItemCaseSensitive(c->resume, "calls");
+        const cJSON *calls = forge_json_get(c->resume, "calls");
         pending = cJSON_IsArray(calls) ? calls->child : NULL;
         r.decide_id = pending ? forge_json_str(pending, "id") : NULL;
         r.approved = c->approved;
@@ -697,7 +697,7 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
         if (rc)
             break;
         c->rounds++;
-        const cJSON *usage = cJSON_GetObjectItemCaseSensitive(resp, "usage");
+        const cJSON *usage = forge_json_get(resp, "usage");
         c->input_tokens += forge_json_num(usage, "input_tokens", 0);
         c->output_tokens += forge_json_num(usage, "output_tokens", 0);
         cJSON *msg = cJSON_DetachItemFromObjectCaseSensitive(resp, "message");
@@ -719,7 +719,7 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
             r.on_event(r.event_ctx, "text", e);
             cJSON_Delete(e);
         }
-        const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(msg, "tool_calls");
+        const cJSON *tcs = forge_json_get(msg, "tool_calls");
         cJSON_AddItemToArray(r.messages, msg);
         if (!cJSON_IsArray(tcs) || !tcs->child) {
             c->status = "final";

@@ -440,7 +440,7 @@ static cJSON *parse_light(const char *p, const char *e)
             while (ve < e && *ve != ',' && *ve != '}' && *ve != ' ' && *ve != '\n' && *ve != '\t' && *ve != '\r') ve++;
         }
         if (key) {
-            if (cJSON_GetObjectItemCaseSensitive(o, key)) goto whole; /* a repeated key: cJSON's rules */
+            if (forge_json_get(o, key)) goto whole; /* a repeated key: cJSON's rules */
             size_t used;
             cJSON *item = forge_json_parse_fast(v, (size_t)(ve - v), &used);
             if (!item) item = cJSON_ParseWithLength(v, (size_t)(ve - v));

@@ -39,7 +39,7 @@ struct forge_verifier *forge_verifier_from_json(const cJSON *def, const char *wh
     v->name = forge_strdup(name);
     const char *order = forge_json_str(def, "order");
     v->order = forge_strdup(order ? order : "Z-9999");
-    const cJSON *tools = cJSON_GetObjectItemCaseSensitive(def, "tools");
+    const cJSON *tools = forge_json_get(def, "tools");
     if (!tools || cJSON_IsString(tools)) {
         v->tools = forge_calloc(1, sizeof *v->tools);
         v->tools[0] = forge_strdup(tools ? tools->valuestring : "*");
@@ -60,8 +60,8 @@ struct forge_verifier *forge_verifier_from_json(const cJSON *def, const char *wh
                       "\"*\"", where, name);
         goto fail;
     }
-    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(def, "schema");
-    const cJSON *pattern = cJSON_GetObjectItemCaseSensitive(def, "pattern");
+    const cJSON *schema = forge_json_get(def, "schema");
+    const cJSON *pattern = forge_json_get(def, "pattern");
     if (schema) {
         v->kind = FORGE_VERIFIER_SCHEMA;
         v->schema = forge_schema_compile(schema, NULL, err);
@@ -168,7 +168,7 @@ static int bound_to(const struct forge_verifier *v, const char *tool)
 static int run_one(const struct forge_verifier *v, const struct forge_tool *tool,
                    const cJSON *call, char **message)
 {
-    const cJSON *result = cJSON_GetObjectItemCaseSensitive(call, "result");
+    const cJSON *result = forge_json_get(call, "result");
     const char *cat = tool ? forge_json_str(tool->def, "category") : NULL;
     int failure = cat && (!strcmp(cat, "write") || !strcmp(cat, "delete")) ? 2 : 1;
     char buf[FORGE_ERR_MAX + 256];
