@@ -25,13 +25,15 @@ struct seen {
 static int seen_bump(struct seen *s, const char *name, const cJSON *args)
 {
     char *a = forge_json_print(args, FORGE_JSON_SORTED);
-    size_t n = strlen(name) + (a ? strlen(a) : 0) + 2;
-    char *key = forge_malloc(n);
+    size_t nl = strlen(name), al = a ? strlen(a) : 0;
+    char *key = forge_malloc(nl + al + 2);
     if (!key) {
         forge_free(a);
         return 0;
     }
-    snprintf(key, n, "%s %s", name, a ? a : "");
+    memcpy(key, name, nl); /* "NAME ARGS" */
+    key[nl] = ' ';
+    memcpy(key + nl + 1, a ? a : "", al + 1);
     forge_free(a);
     for (int i = 0; i < s->n; i++) {
         if (!strcmp(s->keys[i], key)) {
@@ -120,8 +122,16 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
     const char *id = forge_json_str(mcall, "id");
     const cJSON *margs = forge_json_get(mcall, "arguments");
     char idbuf[32];
-    if (!id || !*id) {
-        snprintf(idbuf, sizeof idbuf, "call_%d", r->total_calls + 1);
+    if (!id || !*id) { /* "call_N" */
+        char digits[12];
+        int d = 0;
+        for (unsigned u = (unsigned)(r->total_calls + 1); u || !d; u /= 10)
+            digits[d++] = (char)('0' + u % 10);
+        memcpy(idbuf, "call_", 5);
+        int len = 5;
+        while (d)
+            idbuf[len++] = digits[--d];
+        idbuf[len] = '\0';
         id = idbuf;
     }
     if (!name)
@@ -375,9 +385,11 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
     forge_policy_init(&defaults);
     if (forge_policy_copy(&policy, a->policy ? a->policy : &defaults))
         return forge_err_set(err, FORGE_ENOMEM, "out of memory");
-    char where[300];
-    snprintf(where, sizeof where, "case '%s'", id ? id : "?");
-    int rc = forge_policy_apply(&policy, forge_json_get(kase, "policy"), where, err);
+    char where[300] = "";
+    const cJSON *case_policy = forge_json_get(kase, "policy");
+    if (case_policy) /* the place in its messages */
+        snprintf(where, sizeof where, "case '%s'", id ? id : "?");
+    int rc = forge_policy_apply(&policy, case_policy, where, err);
     const cJSON *mt = forge_json_get(kase, "maxTurns");
     if (!rc && cJSON_IsNumber(mt) && mt->valuedouble >= 1 && mt->valuedouble < policy.max_rounds)
         policy.max_rounds = (int)mt->valuedouble;

@@ -202,9 +202,23 @@ static int each_of(struct forge_vm *vm, int idx, const char *key, const char *wh
         return forge_err_set(err, FORGE_EINVAL, "%s: %s must be a list", where, key);
     }
     lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    /* "WHERE: KEY[I]" cut at 511 bytes, the prefix formatted once (a suite has many cases) */
+    char w[512 + 24];
+    int plen = snprintf(w, 512, "%s: %s[", where, key);
+    if (plen < 0)
+        plen = 0;
+    if (plen > 511)
+        plen = 511;
     for (lua_Integer i = 1; i <= n && !rc; i++) {
-        char w[512];
-        snprintf(w, sizeof w, "%s: %s[%lld]", where, key, (long long)i);
+        char digits[24];
+        int d = 0;
+        for (unsigned long long u = (unsigned long long)i; u; u /= 10)
+            digits[d++] = (char)('0' + u % 10);
+        size_t len = (size_t)plen;
+        while (d)
+            w[len++] = digits[--d];
+        w[len++] = ']';
+        w[len < 511 ? len : 511] = '\0';
         lua_rawgeti(L, -1, i);
         rc = each(vm, (int)i, w, ud, err);
         lua_pop(L, 1);
