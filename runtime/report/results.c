@@ -376,6 +376,10 @@ static const char *ws(const char *p, const char *e)
  * holds an escape. */
 static const char *str_end(const char *p, const char *e, bool *esc)
 {
+    /* most strings hold no escape: the first quote after this one ends them */
+    const char *q = p + 1 < e ? memchr(p + 1, '"', (size_t)(e - p - 1)) : NULL;
+    if (q && !memchr(p + 1, '\\', (size_t)(q - p - 1)))
+        return q + 1;
     for (p++; p < e; p++) {
         if (*p == '\\') {
             *esc = true;
@@ -390,9 +394,13 @@ static const char *str_end(const char *p, const char *e, bool *esc)
 /* The end of the array or object that starts at <p>, or NULL. */
 static const char *nest_end(const char *p, const char *e)
 {
+    /* the bytes that matter here: quotes and brackets */
+    static const bool special[256] = {['"'] = true, ['{'] = true, ['}'] = true, ['['] = true, [']'] = true};
     int depth = 0;
     bool esc;
     for (; p < e; p++) {
+        if (!special[(unsigned char)*p])
+            continue;
         if (*p == '"') {
             p = str_end(p, e, &esc);
             if (!p) return NULL;
