@@ -108,8 +108,8 @@ static void emit(struct run *r, const char *type, cJSON *data)
 static cJSON *call_event(const char *id, const char *name)
 {
     cJSON *e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "id", id);
-    cJSON_AddStringToObject(e, "tool", name);
+    forge_json_add_str(e, "id", id);
+    forge_json_add_str(e, "tool", name);
     return e;
 }
 
@@ -139,21 +139,21 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
     cJSON *args = cJSON_IsObject(margs) ? cJSON_Duplicate(margs, 1) : cJSON_CreateObject();
     if (r->on_event) {
         cJSON *e = call_event(id, name);
-        cJSON_AddItemToObject(e, "args", cJSON_Duplicate(args, 1));
+        forge_json_add_item(e, "args", cJSON_Duplicate(args, 1));
         emit(r, "tool_call", e);
     }
     r->total_calls++;
     cJSON *rec = cJSON_CreateObject();
-    cJSON_AddStringToObject(rec, "id", id);
-    cJSON_AddStringToObject(rec, "name", name);
-    cJSON_AddItemToObject(rec, "arguments", args);
+    forge_json_add_str(rec, "id", id);
+    forge_json_add_str(rec, "name", name);
+    forge_json_add_item(rec, "arguments", args);
     cJSON_AddItemToArray(r->calls, rec);
 
     const struct forge_policy *p = r->policy;
     const struct forge_tool *tool = r->a->tools ? forge_toolset_find(r->a->tools, name) : NULL;
     const char *server = tool ? forge_json_str(tool->def, "mcp_server") : NULL;
     if (server) /* the trajectory says which MCP server answered */
-        cJSON_AddStringToObject(rec, "mcp_server", server);
+        forge_json_add_str(rec, "mcp_server", server);
     const cJSON *stub = cJSON_IsObject(r->stubs) ? forge_json_get(r->stubs, name)
                                                  : NULL;
     cJSON *result = NULL;
@@ -169,7 +169,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
     if (aerr) {
         /* the provider could not decode the model's argument text */
         const char *atext = forge_json_str(mcall, "arguments_text");
-        cJSON_AddStringToObject(rec, "arguments_text", atext ? atext : "");
+        forge_json_add_str(rec, "arguments_text", atext ? atext : "");
         error = forge_strdupf("invalid arguments for tool '%s': %s", name, aerr);
         policy_hit = "invalid_arguments";
     } else if (!margs || !cJSON_IsObject(margs)) {
@@ -204,7 +204,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
             r->identical_stop = 1;
     }
     if (policy_hit)
-        cJSON_AddStringToObject(rec, "policy", policy_hit);
+        forge_json_add_str(rec, "policy", policy_hit);
 
     if (!error && tool && forge_policy_needs_approval(p, tool) && r->pause_mode) {
         if (!r->decide_id || strcmp(r->decide_id, id) != 0) {
@@ -216,19 +216,19 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
         }
         r->decide_id = NULL;
         cJSON *approval = cJSON_CreateObject();
-        cJSON_AddStringToObject(approval, "level", forge_approval_level_name(p->level));
-        cJSON_AddStringToObject(approval, "decision", r->approved ? "approved" : "denied");
-        cJSON_AddStringToObject(approval, "by", "user");
+        forge_json_add_str(approval, "level", forge_approval_level_name(p->level));
+        forge_json_add_str(approval, "decision", r->approved ? "approved" : "denied");
+        forge_json_add_str(approval, "by", "user");
         if (r->approved)
             r->approvals++;
         else
             error = forge_strdupf("the user declined the call to %s", name);
-        cJSON_AddItemToObject(rec, "approval", approval);
+        forge_json_add_item(rec, "approval", approval);
     } else if (!error && tool && forge_policy_needs_approval(p, tool)) {
         cJSON *ask = cJSON_CreateObject();
-        cJSON_AddStringToObject(ask, "id", id);
-        cJSON_AddStringToObject(ask, "name", name);
-        cJSON_AddItemToObject(ask, "arguments", cJSON_Duplicate(args, 1));
+        forge_json_add_str(ask, "id", id);
+        forge_json_add_str(ask, "name", name);
+        forge_json_add_item(ask, "arguments", cJSON_Duplicate(args, 1));
         cJSON *approval = forge_policy_ask(p, ask);
         cJSON_Delete(ask);
         const char *dec = forge_json_str(approval, "decision");
@@ -237,7 +237,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
             error = forge_strdupf("call to %s denied by the approval policy%s%s", name, why ? ": " : "",
                          why ? why : "");
         }
-        cJSON_AddItemToObject(rec, "approval", approval);
+        forge_json_add_item(rec, "approval", approval);
     }
     if (!error && tool && tool->schema && !stub) {
         if (tool->coerce) {
@@ -247,7 +247,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
             if (n < 0)
                 return n;
             if (n > 0)
-                cJSON_AddItemToObject(rec, "coercions", coercions);
+                forge_json_add_item(rec, "coercions", coercions);
             else
                 cJSON_Delete(coercions);
         }
@@ -265,7 +265,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
             error = forge_strdupf("invalid arguments for tool '%s': %s%s%s", name,
                          e ? forge_json_str(e, "error") : "not valid against the schema",
                          loc && *loc ? " at " : "", loc && *loc ? loc : "");
-            cJSON_AddItemToObject(rec, "validation", verrs ? verrs : cJSON_CreateArray());
+            forge_json_add_item(rec, "validation", verrs ? verrs : cJSON_CreateArray());
             verrs = NULL;
         }
         cJSON_Delete(verrs);
@@ -273,15 +273,15 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
 
     if (!error && r->gate) {
         cJSON *g = cJSON_CreateObject();
-        cJSON_AddStringToObject(g, "id", id);
-        cJSON_AddStringToObject(g, "name", name);
-        cJSON_AddItemToObject(g, "arguments", cJSON_Duplicate(args, 1));
+        forge_json_add_str(g, "id", id);
+        forge_json_add_str(g, "name", name);
+        forge_json_add_item(g, "arguments", cJSON_Duplicate(args, 1));
         char *deny = NULL;
         r->gate(r->gate_ctx, g, &deny);
         cJSON_Delete(g);
         if (deny) {
             error = deny;
-            cJSON_AddStringToObject(rec, "policy", "hook");
+            forge_json_add_str(rec, "policy", "hook");
         }
     }
     double t0 = forge_clock_ms();
@@ -296,10 +296,10 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
                 return rc;
         }
     }
-    cJSON_AddItemToObject(rec, "result", result ? result : cJSON_CreateNull());
-    cJSON_AddItemToObject(rec, "error", error ? cJSON_CreateString(error) : cJSON_CreateNull());
-    cJSON_AddNumberToObject(rec, "latency_ms", (double)(long long)((forge_clock_ms() - t0) * 1000) / 1000);
-    cJSON_AddNumberToObject(rec, "round", round);
+    forge_json_add_item(rec, "result", result ? result : cJSON_CreateNull());
+    forge_json_add_item(rec, "error", error ? cJSON_CreateString(error) : cJSON_CreateNull());
+    forge_json_add_num(rec, "latency_ms", (double)(long long)((forge_clock_ms() - t0) * 1000) / 1000);
+    forge_json_add_num(rec, "round", round);
 
     if (!error && r->a->verifiers) {
         cJSON *verdict = forge_verifiers_run(r->a->verifiers, tool, rec);
@@ -312,13 +312,13 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
                              vm ? vm : "");
                 cJSON_ReplaceItemInObjectCaseSensitive(rec, "error", cJSON_CreateString(error));
             }
-            cJSON_AddItemToObject(rec, "verifier", verdict);
+            forge_json_add_item(rec, "verifier", verdict);
         }
     }
     if (r->on_event) {
         cJSON *e = call_event(id, name);
-        cJSON_AddItemToObject(e, "result", cJSON_Duplicate(forge_json_get(rec, "result"), 1));
-        cJSON_AddItemToObject(e, "error", error ? cJSON_CreateString(error) : cJSON_CreateNull());
+        forge_json_add_item(e, "result", cJSON_Duplicate(forge_json_get(rec, "result"), 1));
+        forge_json_add_item(e, "error", error ? cJSON_CreateString(error) : cJSON_CreateNull());
         emit(r, "tool_result", e);
         const cJSON *v = forge_json_get(rec, "verifier");
         const char *o = forge_json_str(v, "outcome");
@@ -327,24 +327,24 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
             cJSON *w = call_event(id, name);
             const char *vm = forge_json_str(v, "message");
             const char *vn = forge_json_str(v, "verifier");
-            cJSON_AddItemToObject(w, "message", vm ? cJSON_CreateString(vm) : cJSON_CreateNull());
-            cJSON_AddItemToObject(w, "verifier", vn ? cJSON_CreateString(vn) : cJSON_CreateNull());
+            forge_json_add_item(w, "message", vm ? cJSON_CreateString(vm) : cJSON_CreateNull());
+            forge_json_add_item(w, "verifier", vn ? cJSON_CreateString(vn) : cJSON_CreateNull());
             emit(r, "tool_warning", w);
         }
     }
 
     cJSON *tm = cJSON_CreateObject();
-    cJSON_AddStringToObject(tm, "role", "tool");
-    cJSON_AddStringToObject(tm, "tool_call_id", id);
-    cJSON_AddStringToObject(tm, "name", name);
+    forge_json_add_str(tm, "role", "tool");
+    forge_json_add_str(tm, "tool_call_id", id);
+    forge_json_add_str(tm, "name", name);
     if (error) {
-        cJSON_AddStringToObject(tm, "content", error);
-        cJSON_AddBoolToObject(tm, "is_error", 1);
+        forge_json_add_str(tm, "content", error);
+        forge_json_add_bool(tm, "is_error", 1);
     } else {
         char *text = result_text(forge_json_get(rec, "result"));
-        cJSON_AddStringToObject(tm, "content", text ? text : "null");
+        forge_json_add_str(tm, "content", text ? text : "null");
         forge_free(text);
-        cJSON_AddBoolToObject(tm, "is_error", 0);
+        forge_json_add_bool(tm, "is_error", 0);
     }
     cJSON_AddItemToArray(r->messages, tm);
     forge_free(error);
@@ -356,19 +356,19 @@ static cJSON *make_request(const struct run *r, int round)
     const struct forge_agent *a = r->a;
     cJSON *req = cJSON_CreateObject();
     if (a->system && *a->system)
-        cJSON_AddStringToObject(req, "system", a->system);
+        forge_json_add_str(req, "system", a->system);
     cJSON_AddItemReferenceToObject(req, "messages", r->messages);
-    cJSON *tools = cJSON_AddArrayToObject(req, "tools");
+    cJSON *tools = forge_json_add_arr(req, "tools");
     for (int i = 0; a->tools && i < a->tools->n; i++) {
         if (!forge_policy_blocked(r->policy, a->tools->v[i]->name))
             cJSON_AddItemToArray(tools, forge_tool_model_def(a->tools->v[i]));
     }
     if (r->policy->tool_choice && round == 1)
-        cJSON_AddItemToObject(req, "tool_choice", cJSON_Duplicate(r->policy->tool_choice, 1));
+        forge_json_add_item(req, "tool_choice", cJSON_Duplicate(r->policy->tool_choice, 1));
     if (a->params)
-        cJSON_AddItemToObject(req, "params", cJSON_Duplicate(a->params, 1));
+        forge_json_add_item(req, "params", cJSON_Duplicate(a->params, 1));
     if (a->stream)
-        cJSON_AddTrueToObject(req, "stream");
+        forge_json_add_true(req, "stream");
     return req;
 }
 
@@ -401,8 +401,8 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
     r.messages = cJSON_CreateArray();
     r.calls = cJSON_CreateArray();
     cJSON *um = cJSON_CreateObject();
-    cJSON_AddStringToObject(um, "role", "user");
-    cJSON_AddStringToObject(um, "content", message);
+    forge_json_add_str(um, "role", "user");
+    forge_json_add_str(um, "content", message);
     cJSON_AddItemToArray(r.messages, um);
 
     char started[40];
@@ -417,7 +417,7 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
         cJSON *req = make_request(&r, round);
         /* The scripted model matches rules by case. */
         if (id)
-            cJSON_AddStringToObject(req, "case_id", id);
+            forge_json_add_str(req, "case_id", id);
         cJSON *resp = NULL;
         rc = forge_model_complete(a->model, req, &resp, err);
         cJSON_Delete(req);
@@ -434,7 +434,7 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
         /* a streamed answer says when its first byte, token and call came */
         cJSON *timing = cJSON_DetachItemFromObjectCaseSensitive(resp, "timing");
         if (cJSON_IsObject(timing)) {
-            cJSON_AddNumberToObject(timing, "round", round);
+            forge_json_add_num(timing, "round", round);
             cJSON_AddItemToArray(timings, timing);
         } else {
             cJSON_Delete(timing);
@@ -467,41 +467,41 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
     double elapsed = forge_clock_ms() - t0;
     if (!rc) {
         cJSON *t = cJSON_CreateObject();
-        cJSON_AddStringToObject(t, "trajectory_id", id ? id : "");
-        cJSON *turns = cJSON_AddArrayToObject(t, "turns");
+        forge_json_add_str(t, "trajectory_id", id ? id : "");
+        cJSON *turns = forge_json_add_arr(t, "turns");
         cJSON *ut = cJSON_CreateObject();
-        cJSON_AddNumberToObject(ut, "turn_id", 1);
-        cJSON_AddStringToObject(ut, "role", "user");
-        cJSON_AddStringToObject(ut, "content", message);
-        cJSON_AddStringToObject(ut, "timestamp", started);
+        forge_json_add_num(ut, "turn_id", 1);
+        forge_json_add_str(ut, "role", "user");
+        forge_json_add_str(ut, "content", message);
+        forge_json_add_str(ut, "timestamp", started);
         cJSON_AddItemToArray(turns, ut);
         cJSON *at = cJSON_CreateObject();
         char ended[40];
         forge_clock_iso(ended, sizeof ended);
-        cJSON_AddNumberToObject(at, "turn_id", 1);
-        cJSON_AddStringToObject(at, "role", "agent");
-        cJSON_AddStringToObject(at, "content", final ? final : "");
-        cJSON_AddStringToObject(at, "timestamp", ended);
-        cJSON_AddNumberToObject(at, "latency_ms", (double)(long long)(elapsed * 1000) / 1000);
-        cJSON_AddItemToObject(at, "tool_calls", r.calls);
+        forge_json_add_num(at, "turn_id", 1);
+        forge_json_add_str(at, "role", "agent");
+        forge_json_add_str(at, "content", final ? final : "");
+        forge_json_add_str(at, "timestamp", ended);
+        forge_json_add_num(at, "latency_ms", (double)(long long)(elapsed * 1000) / 1000);
+        forge_json_add_item(at, "tool_calls", r.calls);
         r.calls = NULL;
         if (cJSON_GetArraySize(timings) > 0) {
-            cJSON_AddItemToObject(at, "model_timings", timings);
+            forge_json_add_item(at, "model_timings", timings);
             timings = NULL;
         }
         cJSON_AddItemToArray(turns, at);
-        cJSON *md = cJSON_AddObjectToObject(t, "metadata");
-        cJSON_AddStringToObject(md, "model", a->model->name ? a->model->name : "");
-        cJSON_AddStringToObject(md, "provider", a->model->provider ? a->model->provider : "");
-        cJSON_AddNumberToObject(md, "input_tokens", in_tok);
-        cJSON_AddNumberToObject(md, "output_tokens", out_tok);
-        cJSON_AddNumberToObject(md, "cost_usd", cost);
-        cJSON_AddNumberToObject(md, "latency_ms", (double)(long long)(elapsed * 1000) / 1000);
-        cJSON_AddNumberToObject(md, "model_latency_ms", model_ms);
-        cJSON_AddNumberToObject(md, "rounds", rounds);
-        cJSON_AddStringToObject(md, "stop_reason", stop);
+        cJSON *md = forge_json_add_obj(t, "metadata");
+        forge_json_add_str(md, "model", a->model->name ? a->model->name : "");
+        forge_json_add_str(md, "provider", a->model->provider ? a->model->provider : "");
+        forge_json_add_num(md, "input_tokens", in_tok);
+        forge_json_add_num(md, "output_tokens", out_tok);
+        forge_json_add_num(md, "cost_usd", cost);
+        forge_json_add_num(md, "latency_ms", (double)(long long)(elapsed * 1000) / 1000);
+        forge_json_add_num(md, "model_latency_ms", model_ms);
+        forge_json_add_num(md, "rounds", rounds);
+        forge_json_add_str(md, "stop_reason", stop);
         if (last_finish)
-            cJSON_AddItemToObject(md, "finish_reason", last_finish);
+            forge_json_add_item(md, "finish_reason", last_finish);
         last_finish = NULL;
         *trajectory = t;
     }
@@ -536,11 +536,11 @@ static void close_dangling(cJSON *messages)
                 if (answered || !id)
                     continue;
                 cJSON *tm = cJSON_CreateObject();
-                cJSON_AddStringToObject(tm, "role", "tool");
-                cJSON_AddStringToObject(tm, "tool_call_id", id);
-                cJSON_AddStringToObject(tm, "name", forge_json_str(c, "name") ? forge_json_str(c, "name") : "");
-                cJSON_AddStringToObject(tm, "content", "call not executed: the user did not approve it");
-                cJSON_AddBoolToObject(tm, "is_error", 1);
+                forge_json_add_str(tm, "role", "tool");
+                forge_json_add_str(tm, "tool_call_id", id);
+                forge_json_add_str(tm, "name", forge_json_str(c, "name") ? forge_json_str(c, "name") : "");
+                forge_json_add_str(tm, "content", "call not executed: the user did not approve it");
+                forge_json_add_bool(tm, "is_error", 1);
                 /* after the tool messages already there */
                 while (after->next && forge_json_str(after->next, "tool_call_id"))
                     after = after->next;
@@ -562,12 +562,12 @@ static void close_dangling(cJSON *messages)
 static cJSON *paused_state(const cJSON *c, int round, int total, int nth)
 {
     cJSON *st = cJSON_CreateObject();
-    cJSON *calls = cJSON_AddArrayToObject(st, "calls");
+    cJSON *calls = forge_json_add_arr(st, "calls");
     for (; c; c = c->next)
         cJSON_AddItemToArray(calls, cJSON_Duplicate(c, 1));
-    cJSON_AddNumberToObject(st, "round", round);
-    cJSON_AddNumberToObject(st, "total", total);
-    cJSON_AddNumberToObject(st, "nth", nth);
+    forge_json_add_num(st, "round", round);
+    forge_json_add_num(st, "total", total);
+    forge_json_add_num(st, "nth", nth);
     return st;
 }
 
@@ -575,10 +575,10 @@ static cJSON *pending_of(const cJSON *c)
 {
     cJSON *p = cJSON_CreateObject();
     const char *id = forge_json_str(c, "id"), *name = forge_json_str(c, "name");
-    cJSON_AddStringToObject(p, "id", id ? id : "");
-    cJSON_AddStringToObject(p, "name", name ? name : "");
+    forge_json_add_str(p, "id", id ? id : "");
+    forge_json_add_str(p, "name", name ? name : "");
     const cJSON *args = forge_json_get(c, "arguments");
-    cJSON_AddItemToObject(p, "arguments", cJSON_IsObject(args) ? cJSON_Duplicate(args, 1) : cJSON_CreateObject());
+    forge_json_add_item(p, "arguments", cJSON_IsObject(args) ? cJSON_Duplicate(args, 1) : cJSON_CreateObject());
     return p;
 }
 
@@ -619,7 +619,7 @@ static void forward_text(void *ud, const char *piece, size_t len)
     if (text && e) {
         memcpy(text, piece, len);
         text[len] = '\0';
-        cJSON_AddStringToObject(e, "content", text);
+        forge_json_add_str(e, "content", text);
         d->on_event(d->ctx, "text_delta", e);
         d->n++;
     }
@@ -676,8 +676,8 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
     } else {
         close_dangling(r.messages);
         cJSON *um = cJSON_CreateObject();
-        cJSON_AddStringToObject(um, "role", "user");
-        cJSON_AddStringToObject(um, "content", c->message ? c->message : "");
+        forge_json_add_str(um, "role", "user");
+        forge_json_add_str(um, "content", c->message ? c->message : "");
         cJSON_AddItemToArray(r.messages, um);
     }
     if (pending) {
@@ -694,7 +694,7 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
         }
         cJSON *req = make_request(&r, round);
         if (c->case_id)
-            cJSON_AddStringToObject(req, "case_id", c->case_id);
+            forge_json_add_str(req, "case_id", c->case_id);
         cJSON *resp = NULL;
         deltas.n = 0;
         rc = forge_model_complete(a->model, req, &resp, err);
@@ -725,7 +725,7 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
         final = forge_strdup(text ? text : "");
         if (text && *text && r.on_event) {
             cJSON *e = cJSON_CreateObject();
-            cJSON_AddStringToObject(e, "content", text);
+            forge_json_add_str(e, "content", text);
             if (!deltas.n) /* a model that does not stream: its text in one piece */
                 r.on_event(r.event_ctx, "text_delta", e);
             r.on_event(r.event_ctx, "text", e);

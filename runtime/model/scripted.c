@@ -659,12 +659,12 @@ static cJSON *answer_msg(const char *finish, cJSON *content, cJSON *calls)
         cJSON_Delete(calls);
         return NULL;
     }
-    cJSON_AddStringToObject(out, "finish_reason", finish);
-    cJSON_AddItemToObject(out, "message", msg);
-    cJSON_AddItemToObject(msg, "content", content);
-    cJSON_AddStringToObject(msg, "role", "assistant");
+    forge_json_add_str(out, "finish_reason", finish);
+    forge_json_add_item(out, "message", msg);
+    forge_json_add_item(msg, "content", content);
+    forge_json_add_str(msg, "role", "assistant");
     if (calls)
-        cJSON_AddItemToObject(msg, "tool_calls", calls);
+        forge_json_add_item(msg, "tool_calls", calls);
     return out;
 }
 
@@ -699,9 +699,9 @@ static cJSON *answer_step(struct rctx *c, const struct pstep *st)
             cJSON_Delete(calls);
             return NULL;
         }
-        cJSON_AddItemToObject(call, "arguments", args);
-        cJSON_AddStringToObject(call, "id", id);
-        cJSON_AddStringToObject(call, "name", st->calls[i].name);
+        forge_json_add_item(call, "arguments", args);
+        forge_json_add_str(call, "id", id);
+        forge_json_add_str(call, "name", st->calls[i].name);
         cJSON_AddItemToArray(calls, call);
     }
     if (!calls)
@@ -808,7 +808,7 @@ static int lua_answer(struct scripted *s, const cJSON *req, cJSON **out, struct 
 {
     /* The rules see the conversation and the tools' names, not their definitions: leaving the
      * schemas out saves converting them into Lua on every request. */
-    cJSON *view = cJSON_CreateObject(), *names = cJSON_AddArrayToObject(view, "tool_names");
+    cJSON *view = cJSON_CreateObject(), *names = forge_json_add_arr(view, "tool_names");
     for (const cJSON *c = req->child; c; c = c->next)
         if (strcmp(c->string, "tools") != 0)
             cJSON_AddItemReferenceToObject(view, c->string, (cJSON *)c);
@@ -844,15 +844,15 @@ static int complete(struct forge_model *m, const cJSON *req, cJSON **resp, struc
         return forge_err_set(err, FORGE_ELUA, "scripted model: the rules returned no message");
     }
     if (!forge_json_get(out, "usage")) {
-        cJSON *u = cJSON_AddObjectToObject(out, "usage");
-        cJSON_AddNumberToObject(u, "input_tokens", 0);
-        cJSON_AddNumberToObject(u, "output_tokens", 0);
+        cJSON *u = forge_json_add_obj(out, "usage");
+        forge_json_add_num(u, "input_tokens", 0);
+        forge_json_add_num(u, "output_tokens", 0);
     }
     if (!forge_json_get(out, "cost_usd"))
-        cJSON_AddNumberToObject(out, "cost_usd", 0);
+        forge_json_add_num(out, "cost_usd", 0);
     if (!forge_json_get(out, "latency_ms"))
-        cJSON_AddNumberToObject(out, "latency_ms", (double)(long long)((forge_clock_ms() - t0) * 1000) / 1000);
-    cJSON_AddBoolToObject(out, "cached", 0);
+        forge_json_add_num(out, "latency_ms", (double)(long long)((forge_clock_ms() - t0) * 1000) / 1000);
+    forge_json_add_bool(out, "cached", 0);
     *resp = out;
     return 0;
 }

@@ -232,9 +232,9 @@ static void record(struct ctx *c, const char *type, bool passed, double score, c
         return;
     }
     cJSON *a = cJSON_CreateObject();
-    if (!a || !cJSON_AddStringToObject(a, "type", type) || !cJSON_AddBoolToObject(a, "passed", passed) ||
-        !cJSON_AddNumberToObject(a, "score", score) ||
-        !(reason ? (void *)cJSON_AddStringToObject(a, "reason", reason) : (void *)cJSON_AddNullToObject(a, "reason")) ||
+    if (!a || !forge_json_add_str(a, "type", type) || !forge_json_add_bool(a, "passed", passed) ||
+        !forge_json_add_num(a, "score", score) ||
+        !(reason ? (void *)forge_json_add_str(a, "reason", reason) : (void *)forge_json_add_null(a, "reason")) ||
         !cJSON_AddItemToArray(c->assertions, a)) {
         cJSON_Delete(a);
         oom(c);
@@ -1751,9 +1751,9 @@ static cJSON *new_result(const cJSON *kase)
     if (!res) return NULL;
     const char *id = forge_json_str(kase, "id"), *desc = forge_json_str(kase, "description");
     const char *label = forge_json_str(kase, "label");
-    cJSON_AddStringToObject(res, "id", id ? id : "");
-    if (desc) cJSON_AddStringToObject(res, "description", desc);
-    if (label) cJSON_AddStringToObject(res, "label", label);
+    forge_json_add_str(res, "id", id ? id : "");
+    if (desc) forge_json_add_str(res, "description", desc);
+    if (label) forge_json_add_str(res, "label", label);
     return res;
 }
 
@@ -1772,23 +1772,23 @@ int forge_assert_case(const cJSON *kase, const cJSON *traj, const struct forge_a
     const cJSON *input = forge_json_get(kase, "input");
     const char *message = forge_json_str(input, "message");
     if (!traj) {
-        cJSON_AddBoolToObject(res, "passed", false);
-        cJSON_AddStringToObject(res, "error", "no transcript for this case");
-        cJSON_AddNumberToObject(res, "score", 0);
-        cJSON_AddNumberToObject(res, "weight", weight);
-        cJSON_AddNumberToObject(res, "durationMs", 0);
-        cJSON_AddStringToObject(res, "reason", "no transcript for this case");
-        cJSON_AddArrayToObject(res, "assertions");
+        forge_json_add_bool(res, "passed", false);
+        forge_json_add_str(res, "error", "no transcript for this case");
+        forge_json_add_num(res, "score", 0);
+        forge_json_add_num(res, "weight", weight);
+        forge_json_add_num(res, "durationMs", 0);
+        forge_json_add_str(res, "reason", "no transcript for this case");
+        forge_json_add_arr(res, "assertions");
         goto done;
     }
     if (!message || !*message) {
-        cJSON_AddBoolToObject(res, "passed", false);
-        cJSON_AddBoolToObject(res, "skipped", true);
-        cJSON_AddNumberToObject(res, "score", 0);
-        cJSON_AddNumberToObject(res, "weight", weight);
-        cJSON_AddNumberToObject(res, "durationMs", 0);
-        cJSON_AddStringToObject(res, "reason", "no input message");
-        cJSON_AddArrayToObject(res, "assertions");
+        forge_json_add_bool(res, "passed", false);
+        forge_json_add_bool(res, "skipped", true);
+        forge_json_add_num(res, "score", 0);
+        forge_json_add_num(res, "weight", weight);
+        forge_json_add_num(res, "durationMs", 0);
+        forge_json_add_str(res, "reason", "no input message");
+        forge_json_add_arr(res, "assertions");
         goto done;
     }
     if (build_run(traj, &r)) goto nomem;
@@ -1831,24 +1831,24 @@ int forge_assert_case(const cJSON *kase, const cJSON *traj, const struct forge_a
     check_custom(&c, traj);
     if (c.rc) goto nomem;
 
-    cJSON_AddBoolToObject(res, "passed", c.passed);
-    cJSON_AddNumberToObject(res, "score", c.wsum > 0 ? c.wscore / c.wsum : (cJSON_GetArraySize(c.assertions) ? 0 : 1));
-    cJSON_AddNumberToObject(res, "weight", weight);
-    cJSON_AddNumberToObject(res, "durationMs", r.has_latency ? r.latency : 0);
-    if (r.has_latency) cJSON_AddNumberToObject(res, "latencyMs", r.latency);
-    else cJSON_AddNullToObject(res, "latencyMs");
-    if (r.has_cost) cJSON_AddNumberToObject(res, "costUsd", r.cost);
-    else cJSON_AddNullToObject(res, "costUsd");
-    if (c.passed) cJSON_AddNullToObject(res, "reason");
-    else cJSON_AddStringToObject(res, "reason", c.reason.data ? c.reason.data : "");
-    cJSON_AddNumberToObject(res, "skippedAssertions", c.skipped);
+    forge_json_add_bool(res, "passed", c.passed);
+    forge_json_add_num(res, "score", c.wsum > 0 ? c.wscore / c.wsum : (cJSON_GetArraySize(c.assertions) ? 0 : 1));
+    forge_json_add_num(res, "weight", weight);
+    forge_json_add_num(res, "durationMs", r.has_latency ? r.latency : 0);
+    if (r.has_latency) forge_json_add_num(res, "latencyMs", r.latency);
+    else forge_json_add_null(res, "latencyMs");
+    if (r.has_cost) forge_json_add_num(res, "costUsd", r.cost);
+    else forge_json_add_null(res, "costUsd");
+    if (c.passed) forge_json_add_null(res, "reason");
+    else forge_json_add_str(res, "reason", c.reason.data ? c.reason.data : "");
+    forge_json_add_num(res, "skippedAssertions", c.skipped);
     if (!opts || !opts->lean) {
-        cJSON *tc = cJSON_AddArrayToObject(res, "toolsCalled");
+        cJSON *tc = forge_json_add_arr(res, "toolsCalled");
         for (int i = 0; tc && i < r.ncalls; i++) cJSON_AddItemToArray(tc, cJSON_CreateString(r.calls[i].name));
     }
-    cJSON_AddItemToObject(res, "warnings", c.warnings);
+    forge_json_add_item(res, "warnings", c.warnings);
     c.warnings = NULL;
-    cJSON_AddItemToObject(res, "assertions", c.assertions);
+    forge_json_add_item(res, "assertions", c.assertions);
     c.assertions = NULL;
 done:
     *out = res;

@@ -79,8 +79,8 @@ static int is_flat_schema(const cJSON *s)
 static cJSON *from_flat(const cJSON *s)
 {
     cJSON *out = cJSON_CreateObject();
-    cJSON_AddStringToObject(out, "type", "object");
-    cJSON *props = cJSON_AddObjectToObject(out, "properties");
+    forge_json_add_str(out, "type", "object");
+    cJSON *props = forge_json_add_obj(out, "properties");
     cJSON *req = cJSON_CreateArray();
     for (const cJSON *c = s->child; c; c = c->next) {
         cJSON *p = cJSON_Duplicate(c, 1);
@@ -91,7 +91,7 @@ static cJSON *from_flat(const cJSON *s)
         cJSON_AddItemToObject(props, c->string, p);
     }
     if (req->child)
-        cJSON_AddItemToObject(out, "required", req);
+        forge_json_add_item(out, "required", req);
     else
         cJSON_Delete(req);
     return out;
@@ -140,9 +140,9 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
     }
     t->name = forge_strdup(name);
     t->def = cJSON_CreateObject();
-    cJSON_AddStringToObject(t->def, "name", name);
+    forge_json_add_str(t->def, "name", name);
     const char *desc = forge_json_str(def, "description");
-    cJSON_AddStringToObject(t->def, "description", desc ? desc : "");
+    forge_json_add_str(t->def, "description", desc ? desc : "");
     const cJSON *params = NULL;
     static const char *const pkeys[] = {"parameters", "schema", "input_schema", "inputSchema", NULL};
     for (const char *const *k = pkeys; *k && !params; k++)
@@ -158,7 +158,7 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
     } else {
         schema = cJSON_Parse("{\"type\":\"object\",\"properties\":{}}");
     }
-    cJSON_AddItemToObject(t->def, "parameters", schema);
+    forge_json_add_item(t->def, "parameters", schema);
     if (params && !cJSON_IsNull(params)) {
         struct forge_schema_opts so = {0};
         so.draft = FORGE_DRAFT_DEFAULT;
@@ -178,7 +178,7 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
         }
         struct forge_schema_opts so = {0};
         so.draft = FORGE_DRAFT_DEFAULT;
-        cJSON_AddItemToObject(t->def, "output_schema", cJSON_Duplicate(os, 1));
+        forge_json_add_item(t->def, "output_schema", cJSON_Duplicate(os, 1));
         t->out_schema = forge_schema_compile(forge_json_get(t->def, "output_schema"), &so, err);
         if (!t->out_schema) {
             forge_err_prefix(err, "%s: tool '%s': output_schema", where, name);
@@ -317,13 +317,13 @@ static int subset(const cJSON *when, const cJSON *args)
 static cJSON *call_scope(const struct forge_tool *t, const struct forge_tool_call *call)
 {
     cJSON *s = cJSON_CreateObject();
-    cJSON_AddStringToObject(s, "tool", t->name);
-    cJSON_AddStringToObject(s, "id", call->id ? call->id : "");
-    cJSON_AddNumberToObject(s, "index", call->index);
-    cJSON_AddNumberToObject(s, "round", call->round);
-    cJSON_AddItemToObject(s, "args", call->arguments ? cJSON_Duplicate(call->arguments, 1)
+    forge_json_add_str(s, "tool", t->name);
+    forge_json_add_str(s, "id", call->id ? call->id : "");
+    forge_json_add_num(s, "index", call->index);
+    forge_json_add_num(s, "round", call->round);
+    forge_json_add_item(s, "args", call->arguments ? cJSON_Duplicate(call->arguments, 1)
                                                      : cJSON_CreateObject());
-    cJSON_AddItemToObject(s, "messages", call->messages ? cJSON_Duplicate(call->messages, 1)
+    forge_json_add_item(s, "messages", call->messages ? cJSON_Duplicate(call->messages, 1)
                                                         : cJSON_CreateArray());
     return s;
 }
@@ -376,7 +376,7 @@ static cJSON *parse_result(const char *text)
     if (v)
         return v;
     v = cJSON_CreateObject();
-    cJSON_AddStringToObject(v, "result", text);
+    forge_json_add_str(v, "result", text);
     return v;
 }
 
@@ -502,8 +502,8 @@ static int execute(const struct forge_tool *t, const struct forge_tool_call *cal
 cJSON *forge_tool_model_def(const struct forge_tool *t)
 {
     cJSON *d = cJSON_CreateObject();
-    cJSON_AddStringToObject(d, "name", t->name);
-    cJSON_AddStringToObject(d, "description", forge_json_str(t->def, "description"));
+    forge_json_add_str(d, "name", t->name);
+    forge_json_add_str(d, "description", forge_json_str(t->def, "description"));
     /* requests are built every round and read only: the schema is shared, not copied */
     const cJSON *params = forge_json_get(t->def, "parameters");
     if (params)

@@ -300,9 +300,9 @@ cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_t
         char *msg = NULL;
         int o = run_one(list[i], tool, call, &msg);
         cJSON *c = cJSON_CreateObject();
-        cJSON_AddStringToObject(c, "verifier", list[i]->name);
-        cJSON_AddStringToObject(c, "outcome", outcome_names[o]);
-        cJSON_AddItemToObject(c, "message", msg ? cJSON_CreateString(msg) : cJSON_CreateNull());
+        forge_json_add_str(c, "verifier", list[i]->name);
+        forge_json_add_str(c, "outcome", outcome_names[o]);
+        forge_json_add_item(c, "message", msg ? cJSON_CreateString(msg) : cJSON_CreateNull());
         cJSON_AddItemToArray(checks, c);
         if (o > worst) {
             worst = o;
@@ -315,10 +315,10 @@ cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_t
         if (o == 2)
             break;
     }
-    cJSON_AddStringToObject(out, "outcome", outcome_names[worst]);
-    cJSON_AddItemToObject(out, "verifier", worst_name ? cJSON_CreateString(worst_name) : cJSON_CreateNull());
-    cJSON_AddItemToObject(out, "message", worst_msg ? cJSON_CreateString(worst_msg) : cJSON_CreateNull());
-    cJSON_AddItemToObject(out, "checks", checks);
+    forge_json_add_str(out, "outcome", outcome_names[worst]);
+    forge_json_add_item(out, "verifier", worst_name ? cJSON_CreateString(worst_name) : cJSON_CreateNull());
+    forge_json_add_item(out, "message", worst_msg ? cJSON_CreateString(worst_msg) : cJSON_CreateNull());
+    forge_json_add_item(out, "checks", checks);
     forge_free(worst_msg);
     forge_free(list);
     return out;
