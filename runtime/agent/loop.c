@@ -218,7 +218,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
         cJSON *approval = cJSON_CreateObject();
         forge_json_add_str(approval, "level", forge_approval_level_name(p->level));
         forge_json_add_str(approval, "decision", r->approved ? "approved" : "denied");
-        forge_json_add_str(approval, "by", "user");
+        forge_json_add_lit(approval, "by", "user");
         if (r->approved)
             r->approvals++;
         else
@@ -281,7 +281,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
         cJSON_Delete(g);
         if (deny) {
             error = deny;
-            forge_json_add_str(rec, "policy", "hook");
+            forge_json_add_lit(rec, "policy", "hook");
         }
     }
     double t0 = forge_clock_ms();
@@ -334,7 +334,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
     }
 
     cJSON *tm = cJSON_CreateObject();
-    forge_json_add_str(tm, "role", "tool");
+    forge_json_add_lit(tm, "role", "tool");
     forge_json_add_str(tm, "tool_call_id", id);
     forge_json_add_str(tm, "name", name);
     if (error) {
@@ -401,7 +401,7 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
     r.messages = cJSON_CreateArray();
     r.calls = cJSON_CreateArray();
     cJSON *um = cJSON_CreateObject();
-    forge_json_add_str(um, "role", "user");
+    forge_json_add_lit(um, "role", "user");
     forge_json_add_str(um, "content", message);
     cJSON_AddItemToArray(r.messages, um);
 
@@ -446,7 +446,7 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
             rc = forge_err_set(err, FORGE_ENET, "the model's response has no message");
             break;
         }
-        cJSON_ReplaceItemInObjectCaseSensitive(msg, "role", cJSON_CreateString("assistant"));
+        cJSON_ReplaceItemInObjectCaseSensitive(msg, "role", cJSON_CreateStringReference("assistant"));
         const char *text = forge_json_str(msg, "content");
         const cJSON *tcs = forge_json_get(msg, "tool_calls");
         forge_free(final);
@@ -471,7 +471,7 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
         cJSON *turns = forge_json_add_arr(t, "turns");
         cJSON *ut = cJSON_CreateObject();
         forge_json_add_num(ut, "turn_id", 1);
-        forge_json_add_str(ut, "role", "user");
+        forge_json_add_lit(ut, "role", "user");
         forge_json_add_str(ut, "content", message);
         forge_json_add_str(ut, "timestamp", started);
         cJSON_AddItemToArray(turns, ut);
@@ -479,7 +479,7 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
         char ended[40];
         forge_clock_iso(ended, sizeof ended);
         forge_json_add_num(at, "turn_id", 1);
-        forge_json_add_str(at, "role", "agent");
+        forge_json_add_lit(at, "role", "agent");
         forge_json_add_str(at, "content", final ? final : "");
         forge_json_add_str(at, "timestamp", ended);
         forge_json_add_num(at, "latency_ms", (double)(long long)(elapsed * 1000) / 1000);
@@ -499,7 +499,7 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
         forge_json_add_num(md, "latency_ms", (double)(long long)(elapsed * 1000) / 1000);
         forge_json_add_num(md, "model_latency_ms", model_ms);
         forge_json_add_num(md, "rounds", rounds);
-        forge_json_add_str(md, "stop_reason", stop);
+        forge_json_add_item(md, "stop_reason", cJSON_CreateStringReference(stop)); /* a literal */
         if (last_finish)
             forge_json_add_item(md, "finish_reason", last_finish);
         last_finish = NULL;
@@ -536,10 +536,10 @@ static void close_dangling(cJSON *messages)
                 if (answered || !id)
                     continue;
                 cJSON *tm = cJSON_CreateObject();
-                forge_json_add_str(tm, "role", "tool");
+                forge_json_add_lit(tm, "role", "tool");
                 forge_json_add_str(tm, "tool_call_id", id);
                 forge_json_add_str(tm, "name", forge_json_str(c, "name") ? forge_json_str(c, "name") : "");
-                forge_json_add_str(tm, "content", "call not executed: the user did not approve it");
+                forge_json_add_lit(tm, "content", "call not executed: the user did not approve it");
                 forge_json_add_bool(tm, "is_error", 1);
                 /* after the tool messages already there */
                 while (after->next && forge_json_str(after->next, "tool_call_id"))
@@ -676,7 +676,7 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
     } else {
         close_dangling(r.messages);
         cJSON *um = cJSON_CreateObject();
-        forge_json_add_str(um, "role", "user");
+        forge_json_add_lit(um, "role", "user");
         forge_json_add_str(um, "content", c->message ? c->message : "");
         cJSON_AddItemToArray(r.messages, um);
     }
@@ -719,7 +719,7 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
             rc = forge_err_set(err, FORGE_ENET, "the model's response has no message");
             break;
         }
-        cJSON_ReplaceItemInObjectCaseSensitive(msg, "role", cJSON_CreateString("assistant"));
+        cJSON_ReplaceItemInObjectCaseSensitive(msg, "role", cJSON_CreateStringReference("assistant"));
         const char *text = forge_json_str(msg, "content");
         forge_free(final);
         final = forge_strdup(text ? text : "");

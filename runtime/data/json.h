@@ -120,6 +120,8 @@ static inline cJSON *forge_json_add_cs(cJSON *obj, const char *key, cJSON *item)
 }
 #define forge_json_add_item(o, k, item) forge_json_add_cs((o), "" k, (item))
 #define forge_json_add_str(o, k, s) forge_json_add_cs((o), "" k, cJSON_CreateString(s))
+/* A string member whose value is a literal too: referenced, not copied (cJSON_IsReference). */
+#define forge_json_add_lit(o, k, lit) forge_json_add_cs((o), "" k, cJSON_CreateStringReference("" lit))
 #define forge_json_add_num(o, k, n) forge_json_add_cs((o), "" k, cJSON_CreateNumber(n))
 #define forge_json_add_bool(o, k, b) forge_json_add_cs((o), "" k, cJSON_CreateBool(b))
 #define forge_json_add_true(o, k) forge_json_add_cs((o), "" k, cJSON_CreateTrue())

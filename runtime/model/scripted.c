@@ -659,10 +659,10 @@ static cJSON *answer_msg(const char *finish, cJSON *content, cJSON *calls)
         cJSON_Delete(calls);
         return NULL;
     }
-    forge_json_add_str(out, "finish_reason", finish);
+    forge_json_add_item(out, "finish_reason", cJSON_CreateStringReference(finish)); /* a literal */
     forge_json_add_item(out, "message", msg);
     forge_json_add_item(msg, "content", content);
-    forge_json_add_str(msg, "role", "assistant");
+    forge_json_add_lit(msg, "role", "assistant");
     if (calls)
         forge_json_add_item(msg, "tool_calls", calls);
     return out;

@@ -1773,11 +1773,11 @@ int forge_assert_case(const cJSON *kase, const cJSON *traj, const struct forge_a
     const char *message = forge_json_str(input, "message");
     if (!traj) {
         forge_json_add_bool(res, "passed", false);
-        forge_json_add_str(res, "error", "no transcript for this case");
+        forge_json_add_lit(res, "error", "no transcript for this case");
         forge_json_add_num(res, "score", 0);
         forge_json_add_num(res, "weight", weight);
         forge_json_add_num(res, "durationMs", 0);
-        forge_json_add_str(res, "reason", "no transcript for this case");
+        forge_json_add_lit(res, "reason", "no transcript for this case");
         forge_json_add_arr(res, "assertions");
         goto done;
     }
@@ -1787,7 +1787,7 @@ int forge_assert_case(const cJSON *kase, const cJSON *traj, const struct forge_a
         forge_json_add_num(res, "score", 0);
         forge_json_add_num(res, "weight", weight);
         forge_json_add_num(res, "durationMs", 0);
-        forge_json_add_str(res, "reason", "no input message");
+        forge_json_add_lit(res, "reason", "no input message");
         forge_json_add_arr(res, "assertions");
         goto done;
     }

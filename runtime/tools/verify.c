@@ -301,7 +301,7 @@ cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_t
         int o = run_one(list[i], tool, call, &msg);
         cJSON *c = cJSON_CreateObject();
         forge_json_add_str(c, "verifier", list[i]->name);
-        forge_json_add_str(c, "outcome", outcome_names[o]);
+        forge_json_add_item(c, "outcome", cJSON_CreateStringReference(outcome_names[o]));
         forge_json_add_item(c, "message", msg ? cJSON_CreateString(msg) : cJSON_CreateNull());
         cJSON_AddItemToArray(checks, c);
         if (o > worst) {
@@ -315,7 +315,7 @@ cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_t
         if (o == 2)
             break;
     }
-    forge_json_add_str(out, "outcome", outcome_names[worst]);
+    forge_json_add_item(out, "outcome", cJSON_CreateStringReference(outcome_names[worst]));
     forge_json_add_item(out, "verifier", worst_name ? cJSON_CreateString(worst_name) : cJSON_CreateNull());
     forge_json_add_item(out, "message", worst_msg ? cJSON_CreateString(worst_msg) : cJSON_CreateNull());
     forge_json_add_item(out, "checks", checks);
