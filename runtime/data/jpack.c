@@ -209,63 +209,100 @@ static int get_u32(struct unpack *u, size_t *n)
     return 0;
 }
 
-/* A packed string's bytes (NUL-terminated in place), or NULL. */
-static const char *get_string(struct unpack *u)
+/* A packed string's bytes (NUL-terminated in place) and length, or NULL. */
+static const char *get_string(struct unpack *u, size_t *len)
 {
     size_t n;
     if (get_u32(u, &n) || (size_t)(u->e - u->p) <= n || u->p[n] != '\0')
         return NULL;
     const char *s = u->p;
     u->p += n + 1;
+    *len = n;
     return s;
 }
 
+/* A copy of <s> (<n> bytes and its NUL) from cJSON's allocator, as cJSON's own copies are. */
+static char *copy(const char *s, size_t n)
+{
+    char *c = cJSON_malloc(n + 1);
+    if (c)
+        memcpy(c, s, n + 1);
+    return c;
+}
+
+/* A zeroed node of <type> from cJSON's allocator, as cJSON makes them. */
+static cJSON *node(int type)
+{
+    cJSON *v = cJSON_malloc(sizeof *v);
+    if (v) {
+        memset(v, 0, sizeof *v);
+        v->type = type;
+    }
+    return v;
+}
+
+/* The nodes are made and linked as cJSON's parser makes them (its prev of the first child is
+ * the last), without the length scans of cJSON's copy functions. */
 static cJSON *unpack_value(struct unpack *u, int depth)
 {
     if (u->p >= u->e || depth > MAX_DEPTH)
         return NULL;
     char tag = *u->p++;
+    cJSON *v;
     switch (tag) {
     case 'n':
-        return cJSON_CreateNull();
-    case 't': {
-        cJSON *v = cJSON_CreateTrue();
-        if (v)
+        return node(cJSON_NULL);
+    case 't':
+        if ((v = node(cJSON_True)) != NULL)
             v->valueint = 1; /* as cJSON's parser sets it */
         return v;
-    }
     case 'f':
-        return cJSON_CreateFalse();
+        return node(cJSON_False);
     case 'd': {
         double d;
-        if ((size_t)(u->e - u->p) < sizeof d)
+        if ((size_t)(u->e - u->p) < sizeof d || !(v = node(cJSON_Number)))
             return NULL;
         memcpy(&d, u->p, sizeof d);
         u->p += sizeof d;
-        return cJSON_CreateNumber(d);
+        v->valuedouble = d;
+        v->valueint = d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
+        return v;
     }
     case 's': {
-        const char *s = get_string(u);
-        return s ? cJSON_CreateString(s) : NULL;
+        size_t n;
+        const char *s = get_string(u, &n);
+        if (!s || !(v = node(cJSON_String)))
+            return NULL;
+        if (!(v->valuestring = copy(s, n))) {
+            cJSON_Delete(v);
+            return NULL;
+        }
+        return v;
     }
     case 'a':
     case 'o': {
         size_t n;
-        if (get_u32(u, &n))
-            return NULL;
-        cJSON *v = tag == 'a' ? cJSON_CreateArray() : cJSON_CreateObject();
-        if (!v)
+        if (get_u32(u, &n) || !(v = node(tag == 'a' ? cJSON_Array : cJSON_Object)))
             return NULL;
         for (size_t i = 0; i < n; i++) {
+            size_t klen;
             const char *key = NULL;
-            if (tag == 'o' && !(key = get_string(u)))
+            if (tag == 'o' && !(key = get_string(u, &klen)))
                 goto fail;
             cJSON *c = unpack_value(u, depth + 1);
             if (!c)
                 goto fail;
-            if (key ? !cJSON_AddItemToObject(v, key, c) : !cJSON_AddItemToArray(v, c)) {
+            if (key && !(c->string = copy(key, klen))) {
                 cJSON_Delete(c);
                 goto fail;
+            }
+            if (!v->child) {
+                v->child = c;
+                c->prev = c;
+            } else {
+                c->prev = v->child->prev;
+                c->prev->next = c;
+                v->child->prev = c;
             }
         }
         return v;
