@@ -170,6 +170,7 @@ struct rctx {
     int pairs;
     bool have_results;
     struct rres *res; /* every result of the case (history); the round's are the last nres */
+    struct rres few[8]; /* res for short conversations */
     int nhist, nres;
     size_t rendered; /* bytes rendered for this answer so far: past MAX_TEXT, Lua answers */
 };
@@ -178,7 +179,8 @@ static void rctx_free(struct rctx *c)
 {
     for (int i = 0; i < c->nhist; i++)
         cJSON_Delete(c->res[i].decoded);
-    forge_free(c->res);
+    if (c->res != c->few)
+        forge_free(c->res);
 }
 
 /* What the Lua engine builds from the messages: the round, the turn and the user's message.
@@ -233,9 +235,12 @@ static int results(struct rctx *c)
     int n = 0;
     for (const cJSON *m = c->msgs ? c->msgs->child : NULL; m; m = m->next)
         n++;
-    c->res = forge_calloc((size_t)n + 1, sizeof *c->res);
-    if (!c->res)
+    if ((size_t)n + 1 <= sizeof c->few / sizeof c->few[0]) {
+        c->res = c->few;
+        memset(c->few, 0, sizeof c->few);
+    } else if (!(c->res = forge_calloc((size_t)n + 1, sizeof *c->res))) {
         return FORGE_ENOMEM;
+    }
     for (const cJSON *m = c->msgs ? c->msgs->child : NULL; m; m = m->next) {
         const char *role = forge_json_str(m, "role");
         if (!role)

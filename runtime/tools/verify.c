@@ -264,7 +264,8 @@ cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_t
         return NULL;
     /* Tool-bound verifiers first, then "*", each in registration order; then a stable sort by
      * order (insertion sort keeps equals in place). */
-    const struct forge_verifier **list = forge_calloc((size_t)s->n, sizeof *list);
+    const struct forge_verifier *few[16];
+    const struct forge_verifier **list = s->n <= 16 ? few : forge_calloc((size_t)s->n, sizeof *list);
     int n = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < s->n; i++) {
@@ -288,7 +289,8 @@ cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_t
         list[j + 1] = x;
     }
     if (!n) {
-        forge_free(list);
+        if (list != few)
+            forge_free(list);
         return NULL;
     }
     cJSON *out = cJSON_CreateObject();
@@ -320,6 +322,7 @@ cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_t
     forge_json_add_item(out, "message", worst_msg ? cJSON_CreateString(worst_msg) : cJSON_CreateNull());
     forge_json_add_item(out, "checks", checks);
     forge_free(worst_msg);
-    forge_free(list);
+    if (list != few)
+        forge_free(list);
     return out;
 }
