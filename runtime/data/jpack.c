@@ -1,7 +1,9 @@
 /* Packed trees: see jpack.h.
  *
  * A node is one tag byte and its operand: 'n' null, 't' true, 'f' false, 'd' a double (8 bytes,
- * the value cJSON's printed text parses back to), 's' a string (4-byte length, the bytes, a NUL),
+ * the value cJSON's printed text parses back to), 'i' a whole number of 32 bits (4 bytes), or
+ * the byte 0x80 + N alone for a whole number N from 0 to 127 (so a record is at most about twice
+ * as long as the case's JSON), 's' a string (4-byte length, the bytes, a NUL),
  * 'a' an array (4-byte count, the elements), 'o' an object (4-byte count, then for each member
  * its key as a string without tag, then its value). Native byte order: the form never leaves
  * the process that wrote it. */
@@ -136,11 +138,23 @@ static int pack_value(struct pack *p, const cJSON *v, int depth)
         size_t len;
         if (printed_number(v, &d, &len))
             return 1;
-        if (!(w = take(p, 1 + sizeof d)))
-            return -1;
-        *w = 'd';
-        memcpy(w + 1, &d, sizeof d);
         p->json_len += len;
+        if (d >= 0 && d <= 127 && d == floor(d) && !signbit(d)) {
+            if (!(w = take(p, 1)))
+                return -1;
+            *w = (char)(0x80 | (int)d);
+        } else if (d >= INT32_MIN && d <= INT32_MAX && d == floor(d) && !(d == 0 && signbit(d))) {
+            int32_t i = (int32_t)d;
+            if (!(w = take(p, 1 + sizeof i)))
+                return -1;
+            *w = 'i';
+            memcpy(w + 1, &i, sizeof i);
+        } else {
+            if (!(w = take(p, 1 + sizeof d)))
+                return -1;
+            *w = 'd';
+            memcpy(w + 1, &d, sizeof d);
+        }
         return 0;
     }
     case cJSON_String:
@@ -249,7 +263,24 @@ static cJSON *unpack_value(struct unpack *u, int depth)
         return NULL;
     char tag = *u->p++;
     cJSON *v;
+    if ((unsigned char)tag >= 0x80) { /* a small whole number */
+        if ((v = node(cJSON_Number)) != NULL) {
+            v->valueint = (unsigned char)tag & 0x7F;
+            v->valuedouble = v->valueint;
+        }
+        return v;
+    }
     switch (tag) {
+    case 'i': {
+        int32_t i;
+        if ((size_t)(u->e - u->p) < sizeof i || !(v = node(cJSON_Number)))
+            return NULL;
+        memcpy(&i, u->p, sizeof i);
+        u->p += sizeof i;
+        v->valuedouble = i;
+        v->valueint = i; /* within int: cJSON's saturation leaves it */
+        return v;
+    }
     case 'n':
         return node(cJSON_NULL);
     case 't':
