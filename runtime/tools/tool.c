@@ -502,9 +502,13 @@ static int execute(const struct forge_tool *t, const struct forge_tool_call *cal
 cJSON *forge_tool_model_def(const struct forge_tool *t)
 {
     cJSON *d = cJSON_CreateObject();
-    forge_json_add_str(d, "name", t->name);
-    forge_json_add_str(d, "description", forge_json_str(t->def, "description"));
-    /* requests are built every round and read only: the schema is shared, not copied */
+    /* requests are built every round and read only: name, description and schema are the
+     * tool's own, referenced, not copied */
+    if (t->name)
+        forge_json_add_item(d, "name", cJSON_CreateStringReference(t->name));
+    const char *desc = forge_json_str(t->def, "description");
+    if (desc)
+        forge_json_add_item(d, "description", cJSON_CreateStringReference(desc));
     const cJSON *params = forge_json_get(t->def, "parameters");
     if (params)
         cJSON_AddItemReferenceToObject(d, "parameters", (cJSON *)params);
