@@ -25,13 +25,15 @@ struct seen {
 static int seen_bump(struct seen *s, const char *name, const cJSON *args)
 {
     char *a = forge_json_print(args, FORGE_JSON_SORTED);
-    size_t n = strlen(name) + (a ? strlen(a) : 0) + 2;
-    char *key = forge_malloc(n);
+    size_t nl = strlen(name), al = a ? strlen(a) : 0;
+    char *key = forge_malloc(nl + al + 2);
     if (!key) {
         forge_free(a);
         return 0;
     }
-    snprintf(key, n, "%s %s", name, a ? a : "");
+    memcpy(key, name, nl); /* "NAME ARGS" */
+    key[nl] = ' ';
+    memcpy(key + nl + 1, a ? a : "", al + 1);
     forge_free(a);
     for (int i = 0; i < s->n; i++) {
         if (!strcmp(s->keys[i], key)) {
@@ -106,8 +108,8 @@ static void emit(struct run *r, const char *type, cJSON *data)
 static cJSON *call_event(const char *id, const char *name)
 {
     cJSON *e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "id", id);
-    cJSON_AddStringToObject(e, "tool", name);
+    forge_json_add_str(e, "id", id);
+    forge_json_add_str(e, "tool", name);
     return e;
 }
 
@@ -118,10 +120,18 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
 {
     const char *name = forge_json_str(mcall, "name");
     const char *id = forge_json_str(mcall, "id");
-    const cJSON *margs = cJSON_GetObjectItemCaseSensitive(mcall, "arguments");
+    const cJSON *margs = forge_json_get(mcall, "arguments");
     char idbuf[32];
-    if (!id || !*id) {
-        snprintf(idbuf, sizeof idbuf, "call_%d", r->total_calls + 1);
+    if (!id || !*id) { /* "call_N" */
+        char digits[12];
+        int d = 0;
+        for (unsigned u = (unsigned)(r->total_calls + 1); u || !d; u /= 10)
+            digits[d++] = (char)('0' + u % 10);
+        memcpy(idbuf, "call_", 5);
+        int len = 5;
+        while (d)
+            idbuf[len++] = digits[--d];
+        idbuf[len] = '\0';
         id = idbuf;
     }
     if (!name)
@@ -129,22 +139,22 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
     cJSON *args = cJSON_IsObject(margs) ? cJSON_Duplicate(margs, 1) : cJSON_CreateObject();
     if (r->on_event) {
         cJSON *e = call_event(id, name);
-        cJSON_AddItemToObject(e, "args", cJSON_Duplicate(args, 1));
+        forge_json_add_item(e, "args", cJSON_Duplicate(args, 1));
         emit(r, "tool_call", e);
     }
     r->total_calls++;
     cJSON *rec = cJSON_CreateObject();
-    cJSON_AddStringToObject(rec, "id", id);
-    cJSON_AddStringToObject(rec, "name", name);
-    cJSON_AddItemToObject(rec, "arguments", args);
+    forge_json_add_str(rec, "id", id);
+    forge_json_add_str(rec, "name", name);
+    forge_json_add_item(rec, "arguments", args);
     cJSON_AddItemToArray(r->calls, rec);
 
     const struct forge_policy *p = r->policy;
     const struct forge_tool *tool = r->a->tools ? forge_toolset_find(r->a->tools, name) : NULL;
     const char *server = tool ? forge_json_str(tool->def, "mcp_server") : NULL;
     if (server) /* the trajectory says which MCP server answered */
-        cJSON_AddStringToObject(rec, "mcp_server", server);
-    const cJSON *stub = cJSON_IsObject(r->stubs) ? cJSON_GetObjectItemCaseSensitive(r->stubs, name)
+        forge_json_add_str(rec, "mcp_server", server);
+    const cJSON *stub = cJSON_IsObject(r->stubs) ? forge_json_get(r->stubs, name)
                                                  : NULL;
     cJSON *result = NULL;
     char *error = NULL;
@@ -159,7 +169,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
     if (aerr) {
         /* the provider could not decode the model's argument text */
         const char *atext = forge_json_str(mcall, "arguments_text");
-        cJSON_AddStringToObject(rec, "arguments_text", atext ? atext : "");
+        forge_json_add_str(rec, "arguments_text", atext ? atext : "");
         error = forge_strdupf("invalid arguments for tool '%s': %s", name, aerr);
         policy_hit = "invalid_arguments";
     } else if (!margs || !cJSON_IsObject(margs)) {
@@ -194,7 +204,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
             r->identical_stop = 1;
     }
     if (policy_hit)
-        cJSON_AddStringToObject(rec, "policy", policy_hit);
+        forge_json_add_str(rec, "policy", policy_hit);
 
     if (!error && tool && forge_policy_needs_approval(p, tool) && r->pause_mode) {
         if (!r->decide_id || strcmp(r->decide_id, id) != 0) {
@@ -206,19 +216,19 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
         }
         r->decide_id = NULL;
         cJSON *approval = cJSON_CreateObject();
-        cJSON_AddStringToObject(approval, "level", forge_approval_level_name(p->level));
-        cJSON_AddStringToObject(approval, "decision", r->approved ? "approved" : "denied");
-        cJSON_AddStringToObject(approval, "by", "user");
+        forge_json_add_str(approval, "level", forge_approval_level_name(p->level));
+        forge_json_add_str(approval, "decision", r->approved ? "approved" : "denied");
+        forge_json_add_lit(approval, "by", "user");
         if (r->approved)
             r->approvals++;
         else
             error = forge_strdupf("the user declined the call to %s", name);
-        cJSON_AddItemToObject(rec, "approval", approval);
+        forge_json_add_item(rec, "approval", approval);
     } else if (!error && tool && forge_policy_needs_approval(p, tool)) {
         cJSON *ask = cJSON_CreateObject();
-        cJSON_AddStringToObject(ask, "id", id);
-        cJSON_AddStringToObject(ask, "name", name);
-        cJSON_AddItemToObject(ask, "arguments", cJSON_Duplicate(args, 1));
+        forge_json_add_str(ask, "id", id);
+        forge_json_add_str(ask, "name", name);
+        forge_json_add_item(ask, "arguments", cJSON_Duplicate(args, 1));
         cJSON *approval = forge_policy_ask(p, ask);
         cJSON_Delete(ask);
         const char *dec = forge_json_str(approval, "decision");
@@ -227,17 +237,17 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
             error = forge_strdupf("call to %s denied by the approval policy%s%s", name, why ? ": " : "",
                          why ? why : "");
         }
-        cJSON_AddItemToObject(rec, "approval", approval);
+        forge_json_add_item(rec, "approval", approval);
     }
     if (!error && tool && tool->schema && !stub) {
         if (tool->coerce) {
             cJSON *coercions = NULL;
-            int n = forge_coerce_args(args, cJSON_GetObjectItemCaseSensitive(tool->def, "parameters"),
+            int n = forge_coerce_args(args, forge_json_get(tool->def, "parameters"),
                                       &coercions, err);
             if (n < 0)
                 return n;
             if (n > 0)
-                cJSON_AddItemToObject(rec, "coercions", coercions);
+                forge_json_add_item(rec, "coercions", coercions);
             else
                 cJSON_Delete(coercions);
         }
@@ -255,7 +265,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
             error = forge_strdupf("invalid arguments for tool '%s': %s%s%s", name,
                          e ? forge_json_str(e, "error") : "not valid against the schema",
                          loc && *loc ? " at " : "", loc && *loc ? loc : "");
-            cJSON_AddItemToObject(rec, "validation", verrs ? verrs : cJSON_CreateArray());
+            forge_json_add_item(rec, "validation", verrs ? verrs : cJSON_CreateArray());
             verrs = NULL;
         }
         cJSON_Delete(verrs);
@@ -263,15 +273,15 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
 
     if (!error && r->gate) {
         cJSON *g = cJSON_CreateObject();
-        cJSON_AddStringToObject(g, "id", id);
-        cJSON_AddStringToObject(g, "name", name);
-        cJSON_AddItemToObject(g, "arguments", cJSON_Duplicate(args, 1));
+        forge_json_add_str(g, "id", id);
+        forge_json_add_str(g, "name", name);
+        forge_json_add_item(g, "arguments", cJSON_Duplicate(args, 1));
         char *deny = NULL;
         r->gate(r->gate_ctx, g, &deny);
         cJSON_Delete(g);
         if (deny) {
             error = deny;
-            cJSON_AddStringToObject(rec, "policy", "hook");
+            forge_json_add_lit(rec, "policy", "hook");
         }
     }
     double t0 = forge_clock_ms();
@@ -286,10 +296,10 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
                 return rc;
         }
     }
-    cJSON_AddItemToObject(rec, "result", result ? result : cJSON_CreateNull());
-    cJSON_AddItemToObject(rec, "error", error ? cJSON_CreateString(error) : cJSON_CreateNull());
-    cJSON_AddNumberToObject(rec, "latency_ms", (double)(long long)((forge_clock_ms() - t0) * 1000) / 1000);
-    cJSON_AddNumberToObject(rec, "round", round);
+    forge_json_add_item(rec, "result", result ? result : cJSON_CreateNull());
+    forge_json_add_item(rec, "error", error ? cJSON_CreateString(error) : cJSON_CreateNull());
+    forge_json_add_num(rec, "latency_ms", (double)(long long)((forge_clock_ms() - t0) * 1000) / 1000);
+    forge_json_add_num(rec, "round", round);
 
     if (!error && r->a->verifiers) {
         cJSON *verdict = forge_verifiers_run(r->a->verifiers, tool, rec);
@@ -302,39 +312,39 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
                              vm ? vm : "");
                 cJSON_ReplaceItemInObjectCaseSensitive(rec, "error", cJSON_CreateString(error));
             }
-            cJSON_AddItemToObject(rec, "verifier", verdict);
+            forge_json_add_item(rec, "verifier", verdict);
         }
     }
     if (r->on_event) {
         cJSON *e = call_event(id, name);
-        cJSON_AddItemToObject(e, "result", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(rec, "result"), 1));
-        cJSON_AddItemToObject(e, "error", error ? cJSON_CreateString(error) : cJSON_CreateNull());
+        forge_json_add_item(e, "result", cJSON_Duplicate(forge_json_get(rec, "result"), 1));
+        forge_json_add_item(e, "error", error ? cJSON_CreateString(error) : cJSON_CreateNull());
         emit(r, "tool_result", e);
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, "verifier");
+        const cJSON *v = forge_json_get(rec, "verifier");
         const char *o = forge_json_str(v, "outcome");
         if (o && !strcmp(o, "warn")) {
             r->warnings++;
             cJSON *w = call_event(id, name);
             const char *vm = forge_json_str(v, "message");
             const char *vn = forge_json_str(v, "verifier");
-            cJSON_AddItemToObject(w, "message", vm ? cJSON_CreateString(vm) : cJSON_CreateNull());
-            cJSON_AddItemToObject(w, "verifier", vn ? cJSON_CreateString(vn) : cJSON_CreateNull());
+            forge_json_add_item(w, "message", vm ? cJSON_CreateString(vm) : cJSON_CreateNull());
+            forge_json_add_item(w, "verifier", vn ? cJSON_CreateString(vn) : cJSON_CreateNull());
             emit(r, "tool_warning", w);
         }
     }
 
     cJSON *tm = cJSON_CreateObject();
-    cJSON_AddStringToObject(tm, "role", "tool");
-    cJSON_AddStringToObject(tm, "tool_call_id", id);
-    cJSON_AddStringToObject(tm, "name", name);
+    forge_json_add_lit(tm, "role", "tool");
+    forge_json_add_str(tm, "tool_call_id", id);
+    forge_json_add_str(tm, "name", name);
     if (error) {
-        cJSON_AddStringToObject(tm, "content", error);
-        cJSON_AddBoolToObject(tm, "is_error", 1);
+        forge_json_add_str(tm, "content", error);
+        forge_json_add_bool(tm, "is_error", 1);
     } else {
-        char *text = result_text(cJSON_GetObjectItemCaseSensitive(rec, "result"));
-        cJSON_AddStringToObject(tm, "content", text ? text : "null");
+        char *text = result_text(forge_json_get(rec, "result"));
+        forge_json_add_str(tm, "content", text ? text : "null");
         forge_free(text);
-        cJSON_AddBoolToObject(tm, "is_error", 0);
+        forge_json_add_bool(tm, "is_error", 0);
     }
     cJSON_AddItemToArray(r->messages, tm);
     forge_free(error);
@@ -346,19 +356,19 @@ static cJSON *make_request(const struct run *r, int round)
     const struct forge_agent *a = r->a;
     cJSON *req = cJSON_CreateObject();
     if (a->system && *a->system)
-        cJSON_AddStringToObject(req, "system", a->system);
+        forge_json_add_str(req, "system", a->system);
     cJSON_AddItemReferenceToObject(req, "messages", r->messages);
-    cJSON *tools = cJSON_AddArrayToObject(req, "tools");
+    cJSON *tools = forge_json_add_arr(req, "tools");
     for (int i = 0; a->tools && i < a->tools->n; i++) {
         if (!forge_policy_blocked(r->policy, a->tools->v[i]->name))
             cJSON_AddItemToArray(tools, forge_tool_model_def(a->tools->v[i]));
     }
     if (r->policy->tool_choice && round == 1)
-        cJSON_AddItemToObject(req, "tool_choice", cJSON_Duplicate(r->policy->tool_choice, 1));
+        forge_json_add_item(req, "tool_choice", cJSON_Duplicate(r->policy->tool_choice, 1));
     if (a->params)
-        cJSON_AddItemToObject(req, "params", cJSON_Duplicate(a->params, 1));
+        forge_json_add_item(req, "params", cJSON_Duplicate(a->params, 1));
     if (a->stream)
-        cJSON_AddTrueToObject(req, "stream");
+        forge_json_add_true(req, "stream");
     return req;
 }
 
@@ -367,7 +377,7 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
 {
     *trajectory = NULL;
     const char *id = forge_json_str(kase, "id");
-    const char *message = forge_json_str(cJSON_GetObjectItemCaseSensitive(kase, "input"), "message");
+    const char *message = forge_json_str(forge_json_get(kase, "input"), "message");
     if (!message)
         return forge_err_set(err, FORGE_EINVAL, "case '%s' has no input.message", id ? id : "?");
     struct forge_policy policy;
@@ -375,22 +385,24 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
     forge_policy_init(&defaults);
     if (forge_policy_copy(&policy, a->policy ? a->policy : &defaults))
         return forge_err_set(err, FORGE_ENOMEM, "out of memory");
-    char where[300];
-    snprintf(where, sizeof where, "case '%s'", id ? id : "?");
-    int rc = forge_policy_apply(&policy, cJSON_GetObjectItemCaseSensitive(kase, "policy"), where, err);
-    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(kase, "maxTurns");
+    char where[300] = "";
+    const cJSON *case_policy = forge_json_get(kase, "policy");
+    if (case_policy) /* the place in its messages */
+        snprintf(where, sizeof where, "case '%s'", id ? id : "?");
+    int rc = forge_policy_apply(&policy, case_policy, where, err);
+    const cJSON *mt = forge_json_get(kase, "maxTurns");
     if (!rc && cJSON_IsNumber(mt) && mt->valuedouble >= 1 && mt->valuedouble < policy.max_rounds)
         policy.max_rounds = (int)mt->valuedouble;
 
     struct run r = {.a = a, .policy = &policy,
-                    .stubs = cJSON_GetObjectItemCaseSensitive(kase, "stubs")};
+                    .stubs = forge_json_get(kase, "stubs")};
     if (r.stubs && !cJSON_IsObject(r.stubs))
         r.stubs = NULL;
     r.messages = cJSON_CreateArray();
     r.calls = cJSON_CreateArray();
     cJSON *um = cJSON_CreateObject();
-    cJSON_AddStringToObject(um, "role", "user");
-    cJSON_AddStringToObject(um, "content", message);
+    forge_json_add_lit(um, "role", "user");
+    forge_json_add_str(um, "content", message);
     cJSON_AddItemToArray(r.messages, um);
 
     char started[40];
@@ -405,24 +417,24 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
         cJSON *req = make_request(&r, round);
         /* The scripted model matches rules by case. */
         if (id)
-            cJSON_AddStringToObject(req, "case_id", id);
+            forge_json_add_str(req, "case_id", id);
         cJSON *resp = NULL;
         rc = forge_model_complete(a->model, req, &resp, err);
         cJSON_Delete(req);
         if (rc)
             break;
         rounds = round;
-        const cJSON *usage = cJSON_GetObjectItemCaseSensitive(resp, "usage");
+        const cJSON *usage = forge_json_get(resp, "usage");
         in_tok += forge_json_num(usage, "input_tokens", 0);
         out_tok += forge_json_num(usage, "output_tokens", 0);
         cost += forge_json_num(resp, "cost_usd", 0);
         model_ms += forge_json_num(resp, "latency_ms", 0);
         cJSON_Delete(last_finish);
-        last_finish = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(resp, "finish_reason"), 1);
+        last_finish = cJSON_Duplicate(forge_json_get(resp, "finish_reason"), 1);
         /* a streamed answer says when its first byte, token and call came */
         cJSON *timing = cJSON_DetachItemFromObjectCaseSensitive(resp, "timing");
         if (cJSON_IsObject(timing)) {
-            cJSON_AddNumberToObject(timing, "round", round);
+            forge_json_add_num(timing, "round", round);
             cJSON_AddItemToArray(timings, timing);
         } else {
             cJSON_Delete(timing);
@@ -434,9 +446,9 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
             rc = forge_err_set(err, FORGE_ENET, "the model's response has no message");
             break;
         }
-        cJSON_ReplaceItemInObjectCaseSensitive(msg, "role", cJSON_CreateString("assistant"));
+        cJSON_ReplaceItemInObjectCaseSensitive(msg, "role", cJSON_CreateStringReference("assistant"));
         const char *text = forge_json_str(msg, "content");
-        const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(msg, "tool_calls");
+        const cJSON *tcs = forge_json_get(msg, "tool_calls");
         forge_free(final);
         final = forge_strdup(text ? text : "");
         cJSON_AddItemToArray(r.messages, msg);
@@ -455,41 +467,41 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
     double elapsed = forge_clock_ms() - t0;
     if (!rc) {
         cJSON *t = cJSON_CreateObject();
-        cJSON_AddStringToObject(t, "trajectory_id", id ? id : "");
-        cJSON *turns = cJSON_AddArrayToObject(t, "turns");
+        forge_json_add_str(t, "trajectory_id", id ? id : "");
+        cJSON *turns = forge_json_add_arr(t, "turns");
         cJSON *ut = cJSON_CreateObject();
-        cJSON_AddNumberToObject(ut, "turn_id", 1);
-        cJSON_AddStringToObject(ut, "role", "user");
-        cJSON_AddStringToObject(ut, "content", message);
-        cJSON_AddStringToObject(ut, "timestamp", started);
+        forge_json_add_num(ut, "turn_id", 1);
+        forge_json_add_lit(ut, "role", "user");
+        forge_json_add_str(ut, "content", message);
+        forge_json_add_str(ut, "timestamp", started);
         cJSON_AddItemToArray(turns, ut);
         cJSON *at = cJSON_CreateObject();
         char ended[40];
         forge_clock_iso(ended, sizeof ended);
-        cJSON_AddNumberToObject(at, "turn_id", 1);
-        cJSON_AddStringToObject(at, "role", "agent");
-        cJSON_AddStringToObject(at, "content", final ? final : "");
-        cJSON_AddStringToObject(at, "timestamp", ended);
-        cJSON_AddNumberToObject(at, "latency_ms", (double)(long long)(elapsed * 1000) / 1000);
-        cJSON_AddItemToObject(at, "tool_calls", r.calls);
+        forge_json_add_num(at, "turn_id", 1);
+        forge_json_add_lit(at, "role", "agent");
+        forge_json_add_str(at, "content", final ? final : "");
+        forge_json_add_str(at, "timestamp", ended);
+        forge_json_add_num(at, "latency_ms", (double)(long long)(elapsed * 1000) / 1000);
+        forge_json_add_item(at, "tool_calls", r.calls);
         r.calls = NULL;
         if (cJSON_GetArraySize(timings) > 0) {
-            cJSON_AddItemToObject(at, "model_timings", timings);
+            forge_json_add_item(at, "model_timings", timings);
             timings = NULL;
         }
         cJSON_AddItemToArray(turns, at);
-        cJSON *md = cJSON_AddObjectToObject(t, "metadata");
-        cJSON_AddStringToObject(md, "model", a->model->name ? a->model->name : "");
-        cJSON_AddStringToObject(md, "provider", a->model->provider ? a->model->provider : "");
-        cJSON_AddNumberToObject(md, "input_tokens", in_tok);
-        cJSON_AddNumberToObject(md, "output_tokens", out_tok);
-        cJSON_AddNumberToObject(md, "cost_usd", cost);
-        cJSON_AddNumberToObject(md, "latency_ms", (double)(long long)(elapsed * 1000) / 1000);
-        cJSON_AddNumberToObject(md, "model_latency_ms", model_ms);
-        cJSON_AddNumberToObject(md, "rounds", rounds);
-        cJSON_AddStringToObject(md, "stop_reason", stop);
+        cJSON *md = forge_json_add_obj(t, "metadata");
+        forge_json_add_str(md, "model", a->model->name ? a->model->name : "");
+        forge_json_add_str(md, "provider", a->model->provider ? a->model->provider : "");
+        forge_json_add_num(md, "input_tokens", in_tok);
+        forge_json_add_num(md, "output_tokens", out_tok);
+        forge_json_add_num(md, "cost_usd", cost);
+        forge_json_add_num(md, "latency_ms", (double)(long long)(elapsed * 1000) / 1000);
+        forge_json_add_num(md, "model_latency_ms", model_ms);
+        forge_json_add_num(md, "rounds", rounds);
+        forge_json_add_item(md, "stop_reason", cJSON_CreateStringReference(stop)); /* a literal */
         if (last_finish)
-            cJSON_AddItemToObject(md, "finish_reason", last_finish);
+            forge_json_add_item(md, "finish_reason", last_finish);
         last_finish = NULL;
         *trajectory = t;
     }
@@ -510,7 +522,7 @@ static void close_dangling(cJSON *messages)
 {
     cJSON *m = messages->child;
     while (m) {
-        const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(m, "tool_calls");
+        const cJSON *tcs = forge_json_get(m, "tool_calls");
         cJSON *next = m->next;
         if (cJSON_IsArray(tcs)) {
             cJSON *after = m;
@@ -524,11 +536,11 @@ static void close_dangling(cJSON *messages)
                 if (answered || !id)
                     continue;
                 cJSON *tm = cJSON_CreateObject();
-                cJSON_AddStringToObject(tm, "role", "tool");
-                cJSON_AddStringToObject(tm, "tool_call_id", id);
-                cJSON_AddStringToObject(tm, "name", forge_json_str(c, "name") ? forge_json_str(c, "name") : "");
-                cJSON_AddStringToObject(tm, "content", "call not executed: the user did not approve it");
-                cJSON_AddBoolToObject(tm, "is_error", 1);
+                forge_json_add_lit(tm, "role", "tool");
+                forge_json_add_str(tm, "tool_call_id", id);
+                forge_json_add_str(tm, "name", forge_json_str(c, "name") ? forge_json_str(c, "name") : "");
+                forge_json_add_lit(tm, "content", "call not executed: the user did not approve it");
+                forge_json_add_bool(tm, "is_error", 1);
                 /* after the tool messages already there */
                 while (after->next && forge_json_str(after->next, "tool_call_id"))
                     after = after->next;
@@ -550,12 +562,12 @@ static void close_dangling(cJSON *messages)
 static cJSON *paused_state(const cJSON *c, int round, int total, int nth)
 {
     cJSON *st = cJSON_CreateObject();
-    cJSON *calls = cJSON_AddArrayToObject(st, "calls");
+    cJSON *calls = forge_json_add_arr(st, "calls");
     for (; c; c = c->next)
         cJSON_AddItemToArray(calls, cJSON_Duplicate(c, 1));
-    cJSON_AddNumberToObject(st, "round", round);
-    cJSON_AddNumberToObject(st, "total", total);
-    cJSON_AddNumberToObject(st, "nth", nth);
+    forge_json_add_num(st, "round", round);
+    forge_json_add_num(st, "total", total);
+    forge_json_add_num(st, "nth", nth);
     return st;
 }
 
@@ -563,10 +575,10 @@ static cJSON *pending_of(const cJSON *c)
 {
     cJSON *p = cJSON_CreateObject();
     const char *id = forge_json_str(c, "id"), *name = forge_json_str(c, "name");
-    cJSON_AddStringToObject(p, "id", id ? id : "");
-    cJSON_AddStringToObject(p, "name", name ? name : "");
-    const cJSON *args = cJSON_GetObjectItemCaseSensitive(c, "arguments");
-    cJSON_AddItemToObject(p, "arguments", cJSON_IsObject(args) ? cJSON_Duplicate(args, 1) : cJSON_CreateObject());
+    forge_json_add_str(p, "id", id ? id : "");
+    forge_json_add_str(p, "name", name ? name : "");
+    const cJSON *args = forge_json_get(c, "arguments");
+    forge_json_add_item(p, "arguments", cJSON_IsObject(args) ? cJSON_Duplicate(args, 1) : cJSON_CreateObject());
     return p;
 }
 
@@ -607,7 +619,7 @@ static void forward_text(void *ud, const char *piece, size_t len)
     if (text && e) {
         memcpy(text, piece, len);
         text[len] = '\0';
-        cJSON_AddStringToObject(e, "content", text);
+        forge_json_add_str(e, "content", text);
         d->on_event(d->ctx, "text_delta", e);
         d->n++;
     }
@@ -655,7 +667,7 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
         round = (int)forge_json_num(c->resume, "round", 1);
         r.total_calls = (int)forge_json_num(c->resume, "total", 0);
         nth = (int)forge_json_num(c->resume, "nth", 1);
-        const cJSON *calls = cJSON_GetObjectItemCaseSensitive(c->resume, "calls");
+        const cJSON *calls = forge_json_get(c->resume, "calls");
         pending = cJSON_IsArray(calls) ? calls->child : NULL;
         r.decide_id = pending ? forge_json_str(pending, "id") : NULL;
         r.approved = c->approved;
@@ -664,8 +676,8 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
     } else {
         close_dangling(r.messages);
         cJSON *um = cJSON_CreateObject();
-        cJSON_AddStringToObject(um, "role", "user");
-        cJSON_AddStringToObject(um, "content", c->message ? c->message : "");
+        forge_json_add_lit(um, "role", "user");
+        forge_json_add_str(um, "content", c->message ? c->message : "");
         cJSON_AddItemToArray(r.messages, um);
     }
     if (pending) {
@@ -682,7 +694,7 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
         }
         cJSON *req = make_request(&r, round);
         if (c->case_id)
-            cJSON_AddStringToObject(req, "case_id", c->case_id);
+            forge_json_add_str(req, "case_id", c->case_id);
         cJSON *resp = NULL;
         deltas.n = 0;
         rc = forge_model_complete(a->model, req, &resp, err);
@@ -697,7 +709,7 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
         if (rc)
             break;
         c->rounds++;
-        const cJSON *usage = cJSON_GetObjectItemCaseSensitive(resp, "usage");
+        const cJSON *usage = forge_json_get(resp, "usage");
         c->input_tokens += forge_json_num(usage, "input_tokens", 0);
         c->output_tokens += forge_json_num(usage, "output_tokens", 0);
         cJSON *msg = cJSON_DetachItemFromObjectCaseSensitive(resp, "message");
@@ -707,19 +719,19 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
             rc = forge_err_set(err, FORGE_ENET, "the model's response has no message");
             break;
         }
-        cJSON_ReplaceItemInObjectCaseSensitive(msg, "role", cJSON_CreateString("assistant"));
+        cJSON_ReplaceItemInObjectCaseSensitive(msg, "role", cJSON_CreateStringReference("assistant"));
         const char *text = forge_json_str(msg, "content");
         forge_free(final);
         final = forge_strdup(text ? text : "");
         if (text && *text && r.on_event) {
             cJSON *e = cJSON_CreateObject();
-            cJSON_AddStringToObject(e, "content", text);
+            forge_json_add_str(e, "content", text);
             if (!deltas.n) /* a model that does not stream: its text in one piece */
                 r.on_event(r.event_ctx, "text_delta", e);
             r.on_event(r.event_ctx, "text", e);
             cJSON_Delete(e);
         }
-        const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(msg, "tool_calls");
+        const cJSON *tcs = forge_json_get(msg, "tool_calls");
         cJSON_AddItemToArray(r.messages, msg);
         if (!cJSON_IsArray(tcs) || !tcs->child) {
             c->status = "final";

@@ -54,6 +54,13 @@ int forge_buf_add(struct forge_buf *b, const void *p, size_t n)
     return 0;
 }
 
+int forge_buf_reserve(struct forge_buf *b, size_t n)
+{
+    if (n > b->limit - b->len)
+        return FORGE_ELIMIT;
+    return grow(b, b->len + n);
+}
+
 int forge_buf_adds(struct forge_buf *b, const char *s)
 {
     return forge_buf_add(b, s, strlen(s));

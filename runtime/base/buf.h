@@ -16,6 +16,9 @@ void forge_buf_init(struct forge_buf *b, size_t limit);
  * keeps what it had). */
 int forge_buf_add(struct forge_buf *b, const void *p, size_t n);
 int forge_buf_adds(struct forge_buf *b, const char *s);
+/* Makes room for <n> more bytes and the terminator without changing len, for a writer that
+ * fills data + len itself; returns 0, FORGE_ENOMEM or FORGE_ELIMIT (as forge_buf_add would). */
+int forge_buf_reserve(struct forge_buf *b, size_t n);
 /* One byte; inlined (room and limit checked, else forge_buf_add). */
 static inline int forge_buf_addc(struct forge_buf *b, char c)
 {

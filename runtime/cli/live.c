@@ -128,13 +128,13 @@ static void on_case(void *ud, const cJSON *result, const cJSON *traj)
 {
     struct sink *s = ud;
     s->done++;
-    if (cJSON_GetObjectItemCaseSensitive(result, "error"))
+    if (forge_json_get(result, "error"))
         s->errors++;
-    else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "passed")))
+    else if (cJSON_IsTrue(forge_json_get(result, "passed")))
         s->passed++;
-    else if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "skipped")))
+    else if (!cJSON_IsTrue(forge_json_get(result, "skipped")))
         s->failed++;
-    int line = !s->o->quiet || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "passed"));
+    int line = !s->o->quiet || !cJSON_IsTrue(forge_json_get(result, "passed"));
     if (line)
         clear_progress(s);
     if (s->tj && traj && !s->io_failed && forge_jsonl_add(s->tj, traj, &s->err))
@@ -216,7 +216,7 @@ int forge_live_report_each(struct forge_results *res, bool res_is_jsonl, const s
         forge_cli_error("%s", err.msg);
         goto out;
     }
-    *passed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(report, "passed"));
+    *passed = cJSON_IsTrue(forge_json_get(report, "passed"));
     code = 0;
 out:
     forge_results_close(res, false, NULL);
@@ -289,7 +289,7 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
     int infra = 0;
     if (o->baseline) {
         baseline = forge_json_load(o->baseline, &err);
-        if (!baseline || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(baseline, "cases"))) {
+        if (!baseline || !cJSON_IsArray(forge_json_get(baseline, "cases"))) {
             forge_cli_error("%s", baseline ? "--baseline: not a forge JSON report (no \"cases\")"
                                            : err.msg);
             goto out;
@@ -346,7 +346,7 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
         cJSON *schemas = cJSON_CreateObject();
         for (int t = 0; t < s->tools.n; t++)
             cJSON_AddItemToObject(schemas, s->tools.v[t]->name,
-                                  cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(
+                                  cJSON_Duplicate(forge_json_get(
                                                       s->tools.v[t]->def, "parameters"), 1));
         struct forge_run_spec spec = {
             .suite_name = s->name,

@@ -630,7 +630,8 @@ char *forge_json_print(const cJSON *v, int flags)
 {
     struct forge_buf b;
     forge_buf_init(&b, 0);
-    if (forge_json_write(&b, v, flags)) {
+    /* most texts printed here are short (arguments, results): one block instead of growing */
+    if (forge_buf_reserve(&b, 240) || forge_json_write(&b, v, flags)) {
         forge_buf_free(&b);
         return NULL;
     }

@@ -106,6 +106,30 @@ static inline cJSON *forge_json_get(const cJSON *obj, const char *key)
     return NULL;
 }
 
+/* Adds <item> (taken; deleted when it cannot be added) to <obj> as member <key> without copying
+ * the name (cJSON_StringIsConst), so <key> must outlive the tree: the macros below take string
+ * literals only. The trees built for every case have some hundred such members; a copy and a
+ * free of each name cost about 100 instructions. Returns <item> or NULL, as cJSON_Add*ToObject. */
+static inline cJSON *forge_json_add_cs(cJSON *obj, const char *key, cJSON *item)
+{
+    if (!cJSON_AddItemToObjectCS(obj, key, item)) {
+        cJSON_Delete(item);
+        return NULL;
+    }
+    return item;
+}
+#define forge_json_add_item(o, k, item) forge_json_add_cs((o), "" k, (item))
+#define forge_json_add_str(o, k, s) forge_json_add_cs((o), "" k, cJSON_CreateString(s))
+/* A string member whose value is a literal too: referenced, not copied (cJSON_IsReference). */
+#define forge_json_add_lit(o, k, lit) forge_json_add_cs((o), "" k, cJSON_CreateStringReference("" lit))
+#define forge_json_add_num(o, k, n) forge_json_add_cs((o), "" k, cJSON_CreateNumber(n))
+#define forge_json_add_bool(o, k, b) forge_json_add_cs((o), "" k, cJSON_CreateBool(b))
+#define forge_json_add_true(o, k) forge_json_add_cs((o), "" k, cJSON_CreateTrue())
+#define forge_json_add_false(o, k) forge_json_add_cs((o), "" k, cJSON_CreateFalse())
+#define forge_json_add_null(o, k) forge_json_add_cs((o), "" k, cJSON_CreateNull())
+#define forge_json_add_obj(o, k) forge_json_add_cs((o), "" k, cJSON_CreateObject())
+#define forge_json_add_arr(o, k) forge_json_add_cs((o), "" k, cJSON_CreateArray())
+
 /* cJSON conveniences: the string value of <key> in <obj> (borrowed) or NULL; number or <dflt>. */
 const char *forge_json_str(const cJSON *obj, const char *key);
 double forge_json_num(const cJSON *obj, const char *key, double dflt);

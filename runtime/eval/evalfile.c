@@ -218,7 +218,7 @@ static void yaml_locate(const struct val *v, const char *path, bool at_key, int 
         }
         key[klen] = 0;
         cur = idx >= 0 ? (cJSON_IsArray(cur) ? cJSON_GetArrayItem(cur, (int)idx) : NULL)
-                       : (cJSON_IsObject(cur) ? cJSON_GetObjectItemCaseSensitive(cur, key) : NULL);
+                       : (cJSON_IsObject(cur) ? forge_json_get(cur, key) : NULL);
         if (!cur) break;
         if (!(at_key && !*q && idx < 0 && forge_yaml_mark(v->marks, cur, true, line, col)))
             forge_yaml_mark(v->marks, cur, false, line, col);
@@ -462,11 +462,12 @@ struct keyidx {
     const cJSON *obj;
 };
 
-static unsigned key_hash(const char *s)
+/* A cheap hash of a member name: its length and its first and last bytes. Inlined into
+ * keyidx_get on a string literal it is a constant; equal hashes are confirmed by strcmp. */
+static inline unsigned key_hash(const char *s)
 {
-    unsigned h = 2166136261u;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
+    size_t n = strlen(s);
+    return n ? (unsigned)n << 16 ^ (unsigned)(unsigned char)s[0] << 8 ^ (unsigned char)s[n - 1] : 0;
 }
 
 static void keyidx_init(struct keyidx *k, const cJSON *o)
@@ -481,9 +482,9 @@ static void keyidx_init(struct keyidx *k, const cJSON *o)
     }
 }
 
-static const cJSON *keyidx_get(const struct keyidx *k, const char *key)
+static inline const cJSON *keyidx_get(const struct keyidx *k, const char *key)
 {
-    if (k->n == 64) return cJSON_GetObjectItemCaseSensitive(k->obj, key);
+    if (k->n == 64) return forge_json_get(k->obj, key);
     unsigned h = key_hash(key);
     for (int i = 0; i < k->n; i++)
         if (k->h[i] == h && strcmp(k->m[i]->string, key) == 0) return k->m[i];
@@ -491,11 +492,11 @@ static const cJSON *keyidx_get(const struct keyidx *k, const char *key)
 }
 
 /* Runs <fn> on member <key> of <o> when present, with the path extended. */
-#define MEMBER(o, key, fn) do { const cJSON *m_ = cJSON_GetObjectItemCaseSensitive((o), (key)); \
+#define MEMBER(o, key, fn) do { const cJSON *m_ = forge_json_get((o), (key)); \
     if (m_) { size_t old_ = push(v, (key), 0); int rc_ = (fn); pop(v, old_); if (rc_) return rc_; } } while (0)
 #define MEMBERX(key, fn) do { const cJSON *m_ = keyidx_get(&kx, (key)); \
     if (m_) { size_t old_ = push(v, (key), 0); int rc_ = (fn); pop(v, old_); if (rc_) return rc_; } } while (0)
-#define REQUIRE(o, key, what) do { if (!cJSON_GetObjectItemCaseSensitive((o), (key))) \
+#define REQUIRE(o, key, what) do { if (!forge_json_get((o), (key))) \
     return failv(v, false, "missing required key \"%s\" (%s)", (key), (what)); } while (0)
 
 static const char *const param_ops[] = {"equals", "contains", "oneOf", "exists", "notExists", "matches", NULL};
@@ -510,8 +511,8 @@ static int v_tool_param(struct val *v, const cJSON *x)
     MEMBER(x, "tool", v_plain_string(v, m_));
     MEMBER(x, "paramName", v_string(v, m_));
     MEMBER(x, "assertion", v_enum(v, m_, param_ops));
-    const char *op = cJSON_GetObjectItemCaseSensitive(x, "assertion")->valuestring;
-    const cJSON *val = cJSON_GetObjectItemCaseSensitive(x, "value");
+    const char *op = forge_json_get(x, "assertion")->valuestring;
+    const cJSON *val = forge_json_get(x, "value");
     bool needs = strcmp(op, "exists") != 0 && strcmp(op, "notExists") != 0;
     if (needs && !val) return failv(v, false, "missing required key \"value\" (the %s assertion compares against it)", op);
     if (strcmp(op, "oneOf") == 0) MEMBER(x, "value", want_type(v, m_, cJSON_IsArray(m_), "an array (oneOf lists the allowed values)"));
@@ -533,7 +534,7 @@ static int v_matcher(struct val *v, const cJSON *x)
     MEMBER(x, "regex", v_regex_plain(v, m_));
     MEMBER(x, "contains", (v_string(v, m_) || (!*m_->valuestring && failv(v, false, "must not be empty"))) ? FORGE_EINVAL : 0);
     MEMBER(x, "json_schema", want_type(v, m_, cJSON_IsObject(m_) || cJSON_IsBool(m_), "a JSON Schema (object or boolean)"));
-    const cJSON *r = cJSON_GetObjectItemCaseSensitive(x, "range");
+    const cJSON *r = forge_json_get(x, "range");
     if (r) {
         size_t old = push(v, "range", 0);
         int rc = v_object(v, r) || known_keys(v, r, range_keys) ? FORGE_EINVAL : 0;
@@ -556,7 +557,7 @@ static const char *const waza_expect_keys[] = {"tool", "args", NULL};
 static int v_waza_expect(struct val *v, const cJSON *x)
 {
     if (v_object(v, x) || known_keys(v, x, waza_expect_keys)) return FORGE_EINVAL;
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(x, "tool");
+    const cJSON *t = forge_json_get(x, "tool");
     if (!cJSON_IsString(t) || !*t->valuestring) {
         size_t old = push(v, "tool", 0);
         int rc = failv(v, false, "required non-empty string (a regex over tool names)");
@@ -580,7 +581,7 @@ static int v_waza(struct val *v, const cJSON *x)
     MEMBER(x, "min_calls", v_count(v, m_));
     MEMBER(x, "max_calls", v_count(v, m_));
     MEMBER(x, "expect", v_array_of(v, m_, v_waza_expect, "an array of {tool, args}"));
-    const cJSON *mn = cJSON_GetObjectItemCaseSensitive(x, "min_calls"), *mx = cJSON_GetObjectItemCaseSensitive(x, "max_calls");
+    const cJSON *mn = forge_json_get(x, "min_calls"), *mx = forge_json_get(x, "max_calls");
     if (mn && mx && mn->valuedouble > mx->valuedouble) {
         size_t old = push(v, "min_calls", 0);
         int rc = failv(v, false, "min_calls (%g) must not exceed max_calls (%g)", mn->valuedouble, mx->valuedouble);
@@ -715,7 +716,7 @@ static int v_check(struct val *v, const cJSON *x)
     MEMBER(x, "type", v_enum(v, m_, check_types));
     MEMBER(x, "tool", v_plain_string(v, m_));
     MEMBER(x, "arg", v_string(v, m_));
-    const char *t = cJSON_GetObjectItemCaseSensitive(x, "type")->valuestring;
+    const char *t = forge_json_get(x, "type")->valuestring;
     if (strcmp(t, "arg_equals") == 0) {
         REQUIRE(x, "arg", "the argument's name");
         REQUIRE(x, "value", "the expected value");
@@ -766,7 +767,7 @@ static int v_case(struct val *v, const cJSON *x)
     int i = 0;
     cJSON_ArrayForEach(ch, keyidx_get(&kx, "checks")) {
         const char *t = forge_json_str(ch, "type");
-        if (t && strcmp(t, "tool_called") == 0 && !cJSON_GetObjectItemCaseSensitive(ch, "tool") &&
+        if (t && strcmp(t, "tool_called") == 0 && !forge_json_get(ch, "tool") &&
             !keyidx_get(&kx, "expectedTool")) {
             size_t o1 = push(v, "checks", 0), o2 = push(v, NULL, i);
             int rc = failv(v, false, "a tool_called check needs \"tool\" (or the case's expectedTool)");

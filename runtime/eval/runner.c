@@ -75,7 +75,7 @@ static void run_case(struct shared *sh, const cJSON *kase, int i)
                 sh->infra++;
         }
         if (spec->suite_name)
-            cJSON_AddStringToObject(result, "suite", spec->suite_name);
+            forge_json_add_str(result, "suite", spec->suite_name);
         if (spec->on_case)
             spec->on_case(spec->ud, result, traj);
         struct forge_err werr = {0};

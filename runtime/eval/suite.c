@@ -76,7 +76,7 @@ int forge_suite_reserve(struct forge_suite *s, size_t n, struct forge_err *err)
 int forge_suite_set_baseline(struct forge_suite *s, const cJSON *baseline, struct forge_err *err)
 {
     if (!baseline || s->base) return 0;
-    const cJSON *bcases = cJSON_GetObjectItemCaseSensitive(baseline, "cases");
+    const cJSON *bcases = forge_json_get(baseline, "cases");
     size_t cap = 16, bn = (size_t)cJSON_GetArraySize(bcases);
     while (cap < 2 * bn) cap *= 2;
     const cJSON **tab = forge_calloc(cap, sizeof *tab);
@@ -342,7 +342,7 @@ int forge_suite_report(struct forge_suite *s, const struct forge_gates *gates, c
     if (baseline && !s->base) {
         /* the results were added before the baseline was known: compare them now, in order */
         if (forge_suite_set_baseline(s, baseline, err)) goto fail;
-        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(rep, "cases"))
+        cJSON_ArrayForEach(r, forge_json_get(rep, "cases"))
             if (compare(s, r)) goto nomem;
     }
     if (s->base) {

@@ -728,16 +728,21 @@ cJSON *forge_lua_to_json(lua_State *L, int idx, struct forge_err *err)
         forge_err_set(err, FORGE_ENOMEM, "out of memory converting a value to JSON");
         return NULL;
     }
-    lua_getfield(L, LUA_REGISTRYINDEX, ARRAY_MT);
-    c.amt = lua_gettop(L);
-    lua_getfield(L, LUA_REGISTRYINDEX, OBJECT_MT);
-    c.omt = lua_gettop(L);
-    lua_getfield(L, LUA_REGISTRYINDEX, "forge.view");
-    c.vmt = lua_gettop(L);
-    push_order_table(L);
-    c.order = lua_gettop(L);
-    cJSON *v = conv_value(&c, idx, 0);
-    lua_pop(L, 4);
+    cJSON *v;
+    if (lua_type(L, idx) != LUA_TTABLE) { /* a verdict, a string: no metatables to look at */
+        v = conv_value(&c, idx, 0);
+    } else {
+        lua_getfield(L, LUA_REGISTRYINDEX, ARRAY_MT);
+        c.amt = lua_gettop(L);
+        lua_getfield(L, LUA_REGISTRYINDEX, OBJECT_MT);
+        c.omt = lua_gettop(L);
+        lua_getfield(L, LUA_REGISTRYINDEX, "forge.view");
+        c.vmt = lua_gettop(L);
+        push_order_table(L);
+        c.order = lua_gettop(L);
+        v = conv_value(&c, idx, 0);
+        lua_pop(L, 4);
+    }
     if (!v && c.what)
         forge_err_set(err, FORGE_EINVAL, "%s%s%s", c.path, c.path[0] ? ": " : "", c.what);
     if (!v && err && !err->msg[0]) /* a cJSON allocation failed */

@@ -108,8 +108,8 @@ static int call(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err
 {
     struct lfn *f = ctx;
     *out = NULL;
-    struct call_io io = {cJSON_GetObjectItemCaseSensitive(args, "run"),
-                         cJSON_GetObjectItemCaseSensitive(args, "expected"), NULL, 0, err, false};
+    struct call_io io = {forge_json_get(args, "run"),
+                         forge_json_get(args, "expected"), NULL, 0, err, false};
     if (!io.run || !io.expected)
         return forge_err_set(err, FORGE_EINVAL, "a custom assertion is called with {run, expected}");
     forge_vm_lock(f->vm);

@@ -4,6 +4,7 @@
 #include "lua/callable.h"
 #include "base/alloc.h"
 #include "base/file.h"
+#include "data/jpack.h"
 #include "data/json.h"
 #include "eval/evalfile.h"
 #include "model/scripted.h"
@@ -13,6 +14,7 @@
 
 #include <lauxlib.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -200,9 +202,23 @@ static int each_of(struct forge_vm *vm, int idx, const char *key, const char *wh
         return forge_err_set(err, FORGE_EINVAL, "%s: %s must be a list", where, key);
     }
     lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    /* "WHERE: KEY[I]" cut at 511 bytes, the prefix formatted once (a suite has many cases) */
+    char w[512 + 24];
+    int plen = snprintf(w, 512, "%s: %s[", where, key);
+    if (plen < 0)
+        plen = 0;
+    if (plen > 511)
+        plen = 511;
     for (lua_Integer i = 1; i <= n && !rc; i++) {
-        char w[512];
-        snprintf(w, sizeof w, "%s: %s[%lld]", where, key, (long long)i);
+        char digits[24];
+        int d = 0;
+        for (unsigned long long u = (unsigned long long)i; u; u /= 10)
+            digits[d++] = (char)('0' + u % 10);
+        size_t len = (size_t)plen;
+        while (d)
+            w[len++] = digits[--d];
+        w[len++] = ']';
+        w[len < 511 ? len : 511] = '\0';
         lua_rawgeti(L, -1, i);
         rc = each(vm, (int)i, w, ud, err);
         lua_pop(L, 1);
@@ -234,15 +250,23 @@ struct forge_lua_spill {
     FILE *f;
     char *line;
     size_t cap;
-    size_t bytes; /* written so far: at most the input limit (--max-file-mb) */
+    size_t bytes; /* the cases' length as JSON so far: at most the input limit (--max-file-mb) */
     int reading;
+    struct forge_buf rec; /* the record being written */
 };
+
+/* A record is its length (4 bytes), a kind and its bytes: 'P' a packed tree (data/jpack), which
+ * reads back as the tree's JSON text would parse; 'J' the JSON text and a newline, for the rare
+ * tree that the packed form does not reproduce (a string that is not UTF-8: reading it fails as
+ * parsing the text does). */
+#define SPILL_HDR 5
 
 static void spill_free(struct forge_lua_spill *sp)
 {
     if (!sp) return;
     if (sp->f) fclose(sp->f);
-    free(sp->line); /* getline's buffer */
+    forge_free(sp->line);
+    forge_buf_free(&sp->rec);
     forge_free(sp);
 }
 
@@ -266,6 +290,7 @@ static struct forge_lua_spill *spill_new(struct forge_err *err)
         forge_free(sp);
         return NULL;
     }
+    forge_buf_init(&sp->rec, 0);
     unlink(t); /* anonymous: gone with the process, however it ends */
     forge_free(t);
     return sp;
@@ -281,12 +306,30 @@ static int spill_next(void *ctx, cJSON **kase, struct forge_err *err)
             return forge_err_set(err, FORGE_EIO, "the suite's temporary cases file: %s", strerror(errno));
         sp->reading = 1;
     }
-    ssize_t n = getline(&sp->line, &sp->cap, sp->f);
-    if (n < 0) {
-        if (ferror(sp->f)) return forge_err_set(err, FORGE_EIO, "the suite's temporary cases file: %s", strerror(errno));
+    unsigned char hdr[SPILL_HDR];
+    size_t got = fread(hdr, 1, sizeof hdr, sp->f);
+    if (got != sizeof hdr) {
+        if (ferror(sp->f) || got) return forge_err_set(err, FORGE_EIO, "the suite's temporary cases file: %s",
+                                                       got ? "cut short" : strerror(errno));
         return 0;
     }
-    *kase = forge_json_parse(sp->line, (size_t)n, "the suite's temporary cases file", err);
+    uint32_t n;
+    memcpy(&n, hdr, sizeof n);
+    if (n + (size_t)1 > sp->cap) {
+        char *line = forge_realloc(sp->line, n + (size_t)1);
+        if (!line) return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        sp->line = line;
+        sp->cap = n + (size_t)1;
+    }
+    if (fread(sp->line, 1, n, sp->f) != n)
+        return forge_err_set(err, FORGE_EIO, "the suite's temporary cases file: %s",
+                             ferror(sp->f) ? strerror(errno) : "cut short");
+    sp->line[n] = '\0';
+    if (hdr[4] == 'P') {
+        *kase = forge_junpack(sp->line, n);
+        return *kase ? 1 : forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    }
+    *kase = forge_json_parse(sp->line, n, "the suite's temporary cases file", err);
     return *kase ? 1 : (err && err->code ? err->code : FORGE_EIO);
 }
 
@@ -314,11 +357,25 @@ static int add_case(struct forge_vm *vm, int i, const char *where, void *ud, str
         cJSON_Delete(c);
         return FORGE_EINVAL;
     }
-    char *text = cJSON_PrintUnformatted(c);
+    /* The record: the tree packed, or its JSON text; either way the limit counts the text. */
+    struct forge_lua_spill *sp = cs->s->spill;
+    forge_buf_reset(&sp->rec);
+    size_t len = 0;
+    char *text = NULL;
+    int packed = forge_buf_add(&sp->rec, "\0\0\0\0P", SPILL_HDR);
+    if (!packed) packed = forge_jpack(c, &sp->rec, &len);
+    if (packed < 0) {
+        cJSON_Delete(c);
+        return forge_err_set(err, packed, "out of memory");
+    }
+    if (packed == 1) {
+        text = cJSON_PrintUnformatted(c);
+        if (text) len = strlen(text);
+    }
     cJSON_Delete(c);
-    if (!text) return forge_err_set(err, FORGE_ENOMEM, "out of memory");
-    size_t len = strlen(text), limit = forge_file_input_limit();
-    if (len + 1 > limit - cs->s->spill->bytes) {
+    if (packed == 1 && !text) return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    size_t limit = forge_file_input_limit();
+    if (len + 1 > limit - sp->bytes) {
         cJSON_free(text);
         if (limit % ((size_t)1 << 20) == 0)
             return forge_err_set(err, FORGE_ELIMIT, "%s: the suite's cases take more than %zu MiB as JSON (the input "
@@ -326,9 +383,20 @@ static int add_case(struct forge_vm *vm, int i, const char *where, void *ud, str
         return forge_err_set(err, FORGE_ELIMIT, "%s: the suite's cases take more than %zu bytes as JSON (the input "
                              "limit; raise it with --max-file-mb)", where, limit);
     }
-    cs->s->spill->bytes += len + 1;
-    int bad = fwrite(text, 1, len, cs->s->spill->f) != len || putc('\n', cs->s->spill->f) == EOF;
-    cJSON_free(text);
+    sp->bytes += len + 1;
+    if (text) {
+        forge_buf_reset(&sp->rec);
+        if (forge_buf_add(&sp->rec, "\0\0\0\0J", SPILL_HDR) || forge_buf_add(&sp->rec, text, len) ||
+            forge_buf_addc(&sp->rec, '\n')) {
+            cJSON_free(text);
+            return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        }
+        cJSON_free(text);
+    }
+    if (sp->rec.len - SPILL_HDR > UINT32_MAX) return forge_err_set(err, FORGE_ELIMIT, "%s: a case too large", where);
+    uint32_t n = (uint32_t)(sp->rec.len - SPILL_HDR);
+    memcpy(sp->rec.data, &n, sizeof n);
+    int bad = fwrite(sp->rec.data, 1, sp->rec.len, sp->f) != sp->rec.len;
     if (bad) return forge_err_set(err, FORGE_EIO, "the suite's temporary cases file: %s", strerror(errno));
     cs->s->ncases++;
     return 0;

@@ -84,12 +84,12 @@ static int plan_step(const cJSON *s, struct pstep *st)
     st->kind = STEP_NONE;
     if (cJSON_IsNull(s))
         return 0;
-    if (!cJSON_IsObject(s) || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "lua"))) {
+    if (!cJSON_IsObject(s) || cJSON_IsTrue(forge_json_get(s, "lua"))) {
         st->kind = STEP_LUA;
         return 0;
     }
-    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(s, "calls");
-    const cJSON *reply = cJSON_GetObjectItemCaseSensitive(s, "reply");
+    const cJSON *calls = forge_json_get(s, "calls");
+    const cJSON *reply = forge_json_get(s, "reply");
     st->reply = cJSON_IsString(reply) ? reply->valuestring : NULL;
     if (!cJSON_IsArray(calls)) {
         st->kind = STEP_REPLY;
@@ -105,7 +105,7 @@ static int plan_step(const cJSON *s, struct pstep *st)
     int i = 0;
     for (const cJSON *c = calls->child; c; c = c->next, i++) {
         st->calls[i].name = forge_json_str(c, "name");
-        st->calls[i].args = cJSON_GetObjectItemCaseSensitive(c, "arguments");
+        st->calls[i].args = forge_json_get(c, "arguments");
         if (!st->calls[i].name || !cJSON_IsObject(st->calls[i].args))
             st->kind = STEP_LUA;
     }
@@ -114,12 +114,12 @@ static int plan_step(const cJSON *s, struct pstep *st)
 
 static int plan_rule(const cJSON *r, struct prule *pr, struct forge_err *err)
 {
-    if (!cJSON_IsObject(r) || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "lua"))) {
+    if (!cJSON_IsObject(r) || cJSON_IsTrue(forge_json_get(r, "lua"))) {
         pr->lua = true;
         return 0;
     }
-    pr->when = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "when"));
-    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(r, "case");
+    pr->when = cJSON_IsTrue(forge_json_get(r, "when"));
+    const cJSON *cases = forge_json_get(r, "case");
     if (cases) {
         pr->has_case = true;
         pr->cases = forge_calloc((size_t)count(cases) + 1, sizeof *pr->cases);
@@ -140,7 +140,7 @@ static int plan_rule(const cJSON *r, struct prule *pr, struct forge_err *err)
             return 0;
         }
     }
-    const cJSON *steps = cJSON_GetObjectItemCaseSensitive(r, "steps");
+    const cJSON *steps = forge_json_get(r, "steps");
     pr->nsteps = count(steps);
     pr->steps = forge_calloc((size_t)pr->nsteps + 1, sizeof *pr->steps);
     if (!pr->steps)
@@ -170,6 +170,7 @@ struct rctx {
     int pairs;
     bool have_results;
     struct rres *res; /* every result of the case (history); the round's are the last nres */
+    struct rres few[8]; /* res for short conversations */
     int nhist, nres;
     size_t rendered; /* bytes rendered for this answer so far: past MAX_TEXT, Lua answers */
 };
@@ -178,7 +179,8 @@ static void rctx_free(struct rctx *c)
 {
     for (int i = 0; i < c->nhist; i++)
         cJSON_Delete(c->res[i].decoded);
-    forge_free(c->res);
+    if (c->res != c->few)
+        forge_free(c->res);
 }
 
 /* What the Lua engine builds from the messages: the round, the turn and the user's message.
@@ -188,7 +190,7 @@ static int scan(struct rctx *c)
     c->round = 1;
     c->turn = 0;
     c->message = "";
-    const cJSON *msgs = cJSON_GetObjectItemCaseSensitive(c->req, "messages");
+    const cJSON *msgs = forge_json_get(c->req, "messages");
     if (msgs && !cJSON_IsArray(msgs))
         return 0;
     c->msgs = msgs;
@@ -199,7 +201,7 @@ static int scan(struct rctx *c)
         if (!role)
             continue;
         if (!strcmp(role, "user")) {
-            const cJSON *content = cJSON_GetObjectItemCaseSensitive(m, "content");
+            const cJSON *content = forge_json_get(m, "content");
             if (content && !cJSON_IsString(content))
                 return 0;
             c->message = content ? content->valuestring : "";
@@ -207,14 +209,14 @@ static int scan(struct rctx *c)
             c->round = 1;
         } else if (!strcmp(role, "assistant")) {
             c->round++;
-            const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(m, "tool_calls");
+            const cJSON *tcs = forge_json_get(m, "tool_calls");
             if (tcs && !cJSON_IsArray(tcs))
                 return 0;
             for (const cJSON *t = tcs ? tcs->child : NULL; t; t = t->next)
                 if (!cJSON_IsObject(t) || !forge_json_str(t, "id"))
                     return 0;
         } else if (!strcmp(role, "tool")) {
-            const cJSON *content = cJSON_GetObjectItemCaseSensitive(m, "content");
+            const cJSON *content = forge_json_get(m, "content");
             if (content && !cJSON_IsString(content))
                 return 0;
         }
@@ -233,9 +235,12 @@ static int results(struct rctx *c)
     int n = 0;
     for (const cJSON *m = c->msgs ? c->msgs->child : NULL; m; m = m->next)
         n++;
-    c->res = forge_calloc((size_t)n + 1, sizeof *c->res);
-    if (!c->res)
+    if ((size_t)n + 1 <= sizeof c->few / sizeof c->few[0]) {
+        c->res = c->few;
+        memset(c->few, 0, sizeof c->few);
+    } else if (!(c->res = forge_calloc((size_t)n + 1, sizeof *c->res))) {
         return FORGE_ENOMEM;
+    }
     for (const cJSON *m = c->msgs ? c->msgs->child : NULL; m; m = m->next) {
         const char *role = forge_json_str(m, "role");
         if (!role)
@@ -249,7 +254,7 @@ static int results(struct rctx *c)
             const char *want = forge_json_str(m, "tool_call_id");
             /* the first item's prev is the array's last: stop at the first */
             for (const cJSON *a = m->prev; want && m != c->msgs->child; a = a->prev) {
-                const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(a, "tool_calls");
+                const cJSON *tcs = forge_json_get(a, "tool_calls");
                 for (const cJSON *t = cJSON_IsArray(tcs) ? tcs->child : NULL; t; t = t->next) {
                     const char *id = forge_json_str(t, "id");
                     if (id && !strcmp(id, want))
@@ -277,14 +282,14 @@ struct val {
 
 static int is_error(const struct rres *r)
 {
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(r->m, "is_error");
+    const cJSON *e = forge_json_get(r->m, "is_error");
     return e && !cJSON_IsFalse(e);
 }
 
 /* r.result: the content decoded, or the content when it is not JSON. 1, or 0 for Lua. */
 static int result_of(struct rres *r, struct val *v)
 {
-    const cJSON *content = cJSON_GetObjectItemCaseSensitive(r->m, "content");
+    const cJSON *content = forge_json_get(r->m, "content");
     if (!content) { /* json.decode("") fails: the result is the missing content */
         v->k = V_NIL;
         return 1;
@@ -347,7 +352,7 @@ static int step(struct rctx *c, struct val *v, const char *p, size_t n, bool num
             out.k = V_INT;
             out.i = *p == 'r' ? c->round : c->turn;
         } else if (is(p, n, "case_id") || is(p, n, "tool_choice")) {
-            json_val(cJSON_GetObjectItemCaseSensitive(c->req, *p == 'c' ? "case_id" : "tool_choice"), &out);
+            json_val(forge_json_get(c->req, *p == 'c' ? "case_id" : "tool_choice"), &out);
         } else if (is(p, n, "messages")) {
             if (!c->msgs)
                 return 0;
@@ -361,7 +366,7 @@ static int step(struct rctx *c, struct val *v, const char *p, size_t n, bool num
                 if (c->nres > 0) {
                     struct rres *r = &c->res[c->nhist - c->nres];
                     if (is_error(r)) {
-                        json_val(cJSON_GetObjectItemCaseSensitive(r->m, "content"), &out);
+                        json_val(forge_json_get(r->m, "content"), &out);
                     } else {
                         if (!result_of(r, &out))
                             return 0;
@@ -400,16 +405,16 @@ static int step(struct rctx *c, struct val *v, const char *p, size_t n, bool num
         if (num)
             break;
         if (is(p, n, "name")) {
-            const cJSON *cn = r->call ? cJSON_GetObjectItemCaseSensitive(r->call, "name") : NULL;
-            json_val(cn && !cJSON_IsFalse(cn) ? cn : cJSON_GetObjectItemCaseSensitive(r->m, "name"), &out);
+            const cJSON *cn = r->call ? forge_json_get(r->call, "name") : NULL;
+            json_val(cn && !cJSON_IsFalse(cn) ? cn : forge_json_get(r->m, "name"), &out);
         } else if (is(p, n, "arguments")) {
-            json_val(r->call ? cJSON_GetObjectItemCaseSensitive(r->call, "arguments") : NULL, &out);
+            json_val(r->call ? forge_json_get(r->call, "arguments") : NULL, &out);
         } else if (is(p, n, "result")) {
             if (!is_error(r) && !result_of(r, &out))
                 return 0;
         } else if (is(p, n, "error")) {
             if (is_error(r))
-                json_val(cJSON_GetObjectItemCaseSensitive(r->m, "content"), &out);
+                json_val(forge_json_get(r->m, "content"), &out);
         }
         break;
     }
@@ -421,7 +426,7 @@ static int step(struct rctx *c, struct val *v, const char *p, size_t n, bool num
             const char *role = forge_json_str(m, "role");
             if (!role || strcmp(role, "assistant"))
                 continue;
-            const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(m, "tool_calls");
+            const cJSON *tcs = forge_json_get(m, "tool_calls");
             for (const cJSON *t = tcs ? tcs->child : NULL; t; t = t->next)
                 if (++i == idx) {
                     out.k = V_CALL;
@@ -436,7 +441,7 @@ static int step(struct rctx *c, struct val *v, const char *p, size_t n, bool num
             char key[16];
             memcpy(key, p, n);
             key[n] = '\0';
-            json_val(cJSON_GetObjectItemCaseSensitive(v->j, key), &out);
+            json_val(forge_json_get(v->j, key), &out);
         }
         break;
     case V_MATCH:
@@ -659,12 +664,12 @@ static cJSON *answer_msg(const char *finish, cJSON *content, cJSON *calls)
         cJSON_Delete(calls);
         return NULL;
     }
-    cJSON_AddStringToObject(out, "finish_reason", finish);
-    cJSON_AddItemToObject(out, "message", msg);
-    cJSON_AddItemToObject(msg, "content", content);
-    cJSON_AddStringToObject(msg, "role", "assistant");
+    forge_json_add_item(out, "finish_reason", cJSON_CreateStringReference(finish)); /* a literal */
+    forge_json_add_item(out, "message", msg);
+    forge_json_add_item(msg, "content", content);
+    forge_json_add_lit(msg, "role", "assistant");
     if (calls)
-        cJSON_AddItemToObject(msg, "tool_calls", calls);
+        forge_json_add_item(msg, "tool_calls", calls);
     return out;
 }
 
@@ -699,9 +704,9 @@ static cJSON *answer_step(struct rctx *c, const struct pstep *st)
             cJSON_Delete(calls);
             return NULL;
         }
-        cJSON_AddItemToObject(call, "arguments", args);
-        cJSON_AddStringToObject(call, "id", id);
-        cJSON_AddStringToObject(call, "name", st->calls[i].name);
+        forge_json_add_item(call, "arguments", args);
+        forge_json_add_str(call, "id", id);
+        forge_json_add_str(call, "name", st->calls[i].name);
         cJSON_AddItemToArray(calls, call);
     }
     if (!calls)
@@ -726,7 +731,7 @@ static cJSON *answer(const struct plan *p, const cJSON *req)
     struct rctx c = {.req = req};
     if (!scan(&c))
         return NULL;
-    const cJSON *case_id = cJSON_GetObjectItemCaseSensitive(req, "case_id");
+    const cJSON *case_id = forge_json_get(req, "case_id");
     if (case_id && !cJSON_IsString(case_id))
         return NULL;
     size_t ov[2 * MAX_PAIRS];
@@ -808,12 +813,12 @@ static int lua_answer(struct scripted *s, const cJSON *req, cJSON **out, struct 
 {
     /* The rules see the conversation and the tools' names, not their definitions: leaving the
      * schemas out saves converting them into Lua on every request. */
-    cJSON *view = cJSON_CreateObject(), *names = cJSON_AddArrayToObject(view, "tool_names");
+    cJSON *view = cJSON_CreateObject(), *names = forge_json_add_arr(view, "tool_names");
     for (const cJSON *c = req->child; c; c = c->next)
         if (strcmp(c->string, "tools") != 0)
             cJSON_AddItemReferenceToObject(view, c->string, (cJSON *)c);
     const cJSON *t;
-    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(req, "tools")) {
+    cJSON_ArrayForEach(t, forge_json_get(req, "tools")) {
         const char *n = forge_json_str(t, "name");
         if (n)
             cJSON_AddItemToArray(names, cJSON_CreateString(n));
@@ -838,21 +843,21 @@ static int complete(struct forge_model *m, const cJSON *req, cJSON **resp, struc
         if (rc)
             return rc;
     }
-    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(out, "message");
+    const cJSON *msg = forge_json_get(out, "message");
     if (!cJSON_IsObject(out) || !cJSON_IsObject(msg)) {
         cJSON_Delete(out);
         return forge_err_set(err, FORGE_ELUA, "scripted model: the rules returned no message");
     }
-    if (!cJSON_GetObjectItemCaseSensitive(out, "usage")) {
-        cJSON *u = cJSON_AddObjectToObject(out, "usage");
-        cJSON_AddNumberToObject(u, "input_tokens", 0);
-        cJSON_AddNumberToObject(u, "output_tokens", 0);
+    if (!forge_json_get(out, "usage")) {
+        cJSON *u = forge_json_add_obj(out, "usage");
+        forge_json_add_num(u, "input_tokens", 0);
+        forge_json_add_num(u, "output_tokens", 0);
     }
-    if (!cJSON_GetObjectItemCaseSensitive(out, "cost_usd"))
-        cJSON_AddNumberToObject(out, "cost_usd", 0);
-    if (!cJSON_GetObjectItemCaseSensitive(out, "latency_ms"))
-        cJSON_AddNumberToObject(out, "latency_ms", (double)(long long)((forge_clock_ms() - t0) * 1000) / 1000);
-    cJSON_AddBoolToObject(out, "cached", 0);
+    if (!forge_json_get(out, "cost_usd"))
+        forge_json_add_num(out, "cost_usd", 0);
+    if (!forge_json_get(out, "latency_ms"))
+        forge_json_add_num(out, "latency_ms", (double)(long long)((forge_clock_ms() - t0) * 1000) / 1000);
+    forge_json_add_bool(out, "cached", 0);
     *resp = out;
     return 0;
 }

@@ -376,6 +376,10 @@ static const char *ws(const char *p, const char *e)
  * holds an escape. */
 static const char *str_end(const char *p, const char *e, bool *esc)
 {
+    /* most strings hold no escape: the first quote after this one ends them */
+    const char *q = p + 1 < e ? memchr(p + 1, '"', (size_t)(e - p - 1)) : NULL;
+    if (q && !memchr(p + 1, '\\', (size_t)(q - p - 1)))
+        return q + 1;
     for (p++; p < e; p++) {
         if (*p == '\\') {
             *esc = true;
@@ -390,9 +394,13 @@ static const char *str_end(const char *p, const char *e, bool *esc)
 /* The end of the array or object that starts at <p>, or NULL. */
 static const char *nest_end(const char *p, const char *e)
 {
+    /* the bytes that matter here: quotes and brackets */
+    static const bool special[256] = {['"'] = true, ['{'] = true, ['}'] = true, ['['] = true, [']'] = true};
     int depth = 0;
     bool esc;
     for (; p < e; p++) {
+        if (!special[(unsigned char)*p])
+            continue;
         if (*p == '"') {
             p = str_end(p, e, &esc);
             if (!p) return NULL;
@@ -440,8 +448,10 @@ static cJSON *parse_light(const char *p, const char *e)
             while (ve < e && *ve != ',' && *ve != '}' && *ve != ' ' && *ve != '\n' && *ve != '\t' && *ve != '\r') ve++;
         }
         if (key) {
-            if (cJSON_GetObjectItemCaseSensitive(o, key)) goto whole; /* a repeated key: cJSON's rules */
-            cJSON *item = cJSON_ParseWithLength(v, (size_t)(ve - v));
+            if (forge_json_get(o, key)) goto whole; /* a repeated key: cJSON's rules */
+            size_t used;
+            cJSON *item = forge_json_parse_fast(v, (size_t)(ve - v), &used);
+            if (!item) item = cJSON_ParseWithLength(v, (size_t)(ve - v));
             if (!item) goto whole;
             cJSON_AddItemToObjectCS(o, key, item);
         }

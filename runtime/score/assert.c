@@ -232,9 +232,9 @@ static void record(struct ctx *c, const char *type, bool passed, double score, c
         return;
     }
     cJSON *a = cJSON_CreateObject();
-    if (!a || !cJSON_AddStringToObject(a, "type", type) || !cJSON_AddBoolToObject(a, "passed", passed) ||
-        !cJSON_AddNumberToObject(a, "score", score) ||
-        !(reason ? (void *)cJSON_AddStringToObject(a, "reason", reason) : (void *)cJSON_AddNullToObject(a, "reason")) ||
+    if (!a || !forge_json_add_str(a, "type", type) || !forge_json_add_bool(a, "passed", passed) ||
+        !forge_json_add_num(a, "score", score) ||
+        !(reason ? (void *)forge_json_add_str(a, "reason", reason) : (void *)forge_json_add_null(a, "reason")) ||
         !cJSON_AddItemToArray(c->assertions, a)) {
         cJSON_Delete(a);
         oom(c);
@@ -254,8 +254,8 @@ static double weight_of(const struct ctx *c, const char *type)
 {
     const cJSON *ws = ex(c, "weights");
     if (!ws) return 1;
-    const cJSON *wv = cJSON_GetObjectItemCaseSensitive(ws, type);
-    if (!wv && strncmp(type, "custom:", 7) == 0) wv = cJSON_GetObjectItemCaseSensitive(ws, "custom");
+    const cJSON *wv = forge_json_get(ws, type);
+    if (!wv && strncmp(type, "custom:", 7) == 0) wv = forge_json_get(ws, "custom");
     return cJSON_IsNumber(wv) ? wv->valuedouble : 1;
 }
 
@@ -450,13 +450,13 @@ static void check_schema_data(struct ctx *c)
     int bad = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, req) {
-        if (!cJSON_IsString(it) || cJSON_GetObjectItemCaseSensitive(data, it->valuestring)) continue;
+        if (!cJSON_IsString(it) || forge_json_get(data, it->valuestring)) continue;
         if (forge_buf_adds(&b, bad++ ? ", " : "Missing keys: ") || forge_buf_adds(&b, it->valuestring)) oom(c);
     }
     if (!bad && cJSON_IsObject(types)) {
         cJSON_ArrayForEach(it, types) {
             const char *want = cJSON_IsString(it) ? it->valuestring : "";
-            const char *got = js_typeof(cJSON_GetObjectItemCaseSensitive(data, it->string));
+            const char *got = js_typeof(forge_json_get(data, it->string));
             if (strcmp(want, got) == 0) continue;
             if (forge_buf_addf(&b, "%s%s: expected %s, got %s", bad++ ? "; " : "Type mismatches: ", it->string, want, got)) oom(c);
         }
@@ -468,7 +468,7 @@ static void check_schema_data(struct ctx *c)
 static void check_non_empty(struct ctx *c)
 {
     if (!cJSON_IsTrue(ex(c, "responseNonEmpty")) &&
-        !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c->kase, "requiresPreamble")))
+        !cJSON_IsTrue(forge_json_get(c->kase, "requiresPreamble")))
         return;
     if (blank(c->r->response)) return pass_fail(c, "responseNonEmpty", false, "Response is empty");
     const cJSON *custom = ex(c, "copOutPhrases");
@@ -743,7 +743,7 @@ static void check_tool_params(struct ctx *c)
             warn(c, "%s: skipped: %s was not called", where, tool);
             continue;
         }
-        const cJSON *raw = cJSON_GetObjectItemCaseSensitive(p, "value");
+        const cJSON *raw = forge_json_get(p, "value");
         cJSON *want = NULL;
         if (strcmp(op, "exists") != 0 && strcmp(op, "notExists") != 0) {
             want = resolve_value(c, where, raw);
@@ -806,7 +806,7 @@ static void check_max_tokens(struct ctx *c)
 static void check_no_tool_errors(struct ctx *c)
 {
     if (!cJSON_IsTrue(ex(c, "noToolErrors"))) return;
-    const cJSON *stubs = cJSON_GetObjectItemCaseSensitive(c->kase, "stubs");
+    const cJSON *stubs = forge_json_get(c->kase, "stubs");
     bool stub_mode = cJSON_IsObject(stubs) && stubs->child;
     struct forge_buf b;
     forge_buf_init(&b, 0);
@@ -821,7 +821,7 @@ static void check_no_tool_errors(struct ctx *c)
     if (stub_mode) {
         for (int i = 0; i < c->r->ncalls; i++) {
             const char *n = c->r->calls[i].name;
-            if (cJSON_GetObjectItemCaseSensitive(stubs, n)) continue;
+            if (forge_json_get(stubs, n)) continue;
             bool dup = false;
             for (int j = 0; j < i && !dup; j++) dup = strcmp(c->r->calls[j].name, n) == 0;
             if (dup) continue;
@@ -863,8 +863,8 @@ static void check_checks_form(struct ctx *c)
 {
     const cJSON *k = c->kase;
     const char *tool = forge_json_str(k, "expectedTool");
-    const cJSON *eargs = cJSON_GetObjectItemCaseSensitive(k, "expectedArgs");
-    const cJSON *checks = cJSON_GetObjectItemCaseSensitive(k, "checks");
+    const cJSON *eargs = forge_json_get(k, "expectedArgs");
+    const cJSON *checks = forge_json_get(k, "checks");
     const cJSON *ch;
     char msg[600];
     /* expectedTool implies tool_called unless a check says it already */
@@ -889,7 +889,7 @@ static void check_checks_form(struct ctx *c)
         } else if (strcmp(t, "arg_equals") == 0) {
             const char *ct = forge_json_str(ch, "tool"), *arg = forge_json_str(ch, "arg");
             if (!arg) continue;
-            const cJSON *val = cJSON_GetObjectItemCaseSensitive(ch, "value");
+            const cJSON *val = forge_json_get(ch, "value");
             cJSON *nul = NULL;
             if (!val) val = nul = cJSON_CreateNull();
             arg_equals(c, ct ? ct : tool, arg, val);
@@ -907,7 +907,7 @@ static void check_checks_form(struct ctx *c)
         }
         if (!dup) arg_equals(c, tool, a->string, a);
     }
-    const cJSON *et = cJSON_GetObjectItemCaseSensitive(k, "expectedTools");
+    const cJSON *et = forge_json_get(k, "expectedTools");
     if (et) {
         const char *items[1024];
         int n = str_items(et, items, 1024);
@@ -976,11 +976,11 @@ static char *arg_matcher(struct ctx *c, const char *key, const cJSON *got, const
     }
     const cJSON *x;
     brief(got, gb, sizeof gb);
-    if ((x = cJSON_GetObjectItemCaseSensitive(m, "equals"))) {
+    if ((x = forge_json_get(m, "equals"))) {
         if (forge_json_equal(got, x)) return NULL;
         brief(x, wb, sizeof wb);
         forge_buf_addf(&b, "argument \"%s\": expected %s, got %s", key, wb, gb);
-    } else if ((x = cJSON_GetObjectItemCaseSensitive(m, "regex"))) {
+    } else if ((x = forge_json_get(m, "regex"))) {
         char *s = string_form(got);
         LOCAL_ERR(e);
         int rc = s ? forge_re_test(x->valuestring, 0, s, &e) : FORGE_ENOMEM;
@@ -988,27 +988,27 @@ static char *arg_matcher(struct ctx *c, const char *key, const cJSON *got, const
         if (rc == 1) return NULL;
         if (rc < 0) forge_buf_addf(&b, "argument \"%s\": %s", key, e.msg);
         else forge_buf_addf(&b, "argument \"%s\": %s does not match regex \"%s\"", key, gb, x->valuestring);
-    } else if ((x = cJSON_GetObjectItemCaseSensitive(m, "contains"))) {
+    } else if ((x = forge_json_get(m, "contains"))) {
         char *s = string_form(got);
         bool hit = s && strstr(s, x->valuestring);
         forge_free(s);
         if (hit) return NULL;
         forge_buf_addf(&b, "argument \"%s\": %s does not contain \"%s\"", key, gb, x->valuestring);
-    } else if ((x = cJSON_GetObjectItemCaseSensitive(m, "range"))) {
+    } else if ((x = forge_json_get(m, "range"))) {
         if (!cJSON_IsNumber(got)) {
             forge_buf_addf(&b, "argument \"%s\": %s is not a number", key, gb);
             return forge_buf_take(&b);
         }
         double d = got->valuedouble;
-        const cJSON *gte = cJSON_GetObjectItemCaseSensitive(x, "gte"), *lte = cJSON_GetObjectItemCaseSensitive(x, "lte");
-        const cJSON *gt = cJSON_GetObjectItemCaseSensitive(x, "gt"), *lt = cJSON_GetObjectItemCaseSensitive(x, "lt");
+        const cJSON *gte = forge_json_get(x, "gte"), *lte = forge_json_get(x, "lte");
+        const cJSON *gt = forge_json_get(x, "gt"), *lt = forge_json_get(x, "lt");
         char nb[40];
         if (gte && !(d >= gte->valuedouble)) forge_buf_addf(&b, "argument \"%s\": %s is not >= %s", key, gb, fmt_num(gte->valuedouble, nb));
         else if (lte && !(d <= lte->valuedouble)) forge_buf_addf(&b, "argument \"%s\": %s is not <= %s", key, gb, fmt_num(lte->valuedouble, nb));
         else if (gt && !(d > gt->valuedouble)) forge_buf_addf(&b, "argument \"%s\": %s is not > %s", key, gb, fmt_num(gt->valuedouble, nb));
         else if (lt && !(d < lt->valuedouble)) forge_buf_addf(&b, "argument \"%s\": %s is not < %s", key, gb, fmt_num(lt->valuedouble, nb));
         else return NULL;
-    } else if ((x = cJSON_GetObjectItemCaseSensitive(m, "json_schema"))) {
+    } else if ((x = forge_json_get(m, "json_schema"))) {
         LOCAL_ERR(e);
         struct forge_schema *own = NULL;
         const struct forge_schema *s = schema_get(x, &own, &e);
@@ -1043,17 +1043,17 @@ static void check_waza(struct ctx *c)
     forge_buf_init(&b, 0);
 #define FAIL_(...) do { if (forge_buf_addf(&b, "%s", b.len ? "; " : "") || forge_buf_addf(&b, __VA_ARGS__)) oom(c); } while (0)
     const cJSON *it;
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(g, "required_tools")) {
+    cJSON_ArrayForEach(it, forge_json_get(g, "required_tools")) {
         total++;
         if (called(c->r, it->valuestring)) ok++;
         else FAIL_("required tool \"%s\" was not called", it->valuestring);
     }
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(g, "forbidden_tools")) {
+    cJSON_ArrayForEach(it, forge_json_get(g, "forbidden_tools")) {
         total++;
         if (!called(c->r, it->valuestring)) ok++;
         else FAIL_("forbidden tool \"%s\" was called", it->valuestring);
     }
-    const cJSON *mn = cJSON_GetObjectItemCaseSensitive(g, "min_calls"), *mx = cJSON_GetObjectItemCaseSensitive(g, "max_calls");
+    const cJSON *mn = forge_json_get(g, "min_calls"), *mx = forge_json_get(g, "max_calls");
     if (cJSON_IsNumber(mn)) {
         total++;
         if (c->r->ncalls >= mn->valuedouble) ok++;
@@ -1065,10 +1065,10 @@ static void check_waza(struct ctx *c)
         else FAIL_("expected at most %d tool calls, got %d", mx->valueint, c->r->ncalls);
     }
     int idx = 0;
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(g, "expect")) {
+    cJSON_ArrayForEach(it, forge_json_get(g, "expect")) {
         total++;
         const char *pat = forge_json_str(it, "tool");
-        const cJSON *args = cJSON_GetObjectItemCaseSensitive(it, "args");
+        const cJSON *args = forge_json_get(it, "args");
         bool matched = false, name_hit = false;
         char *why = NULL;
         for (int i = 0; i < c->r->ncalls && !matched; i++) {
@@ -1078,7 +1078,7 @@ static void check_waza(struct ctx *c)
             char *fail = NULL;
             const cJSON *m;
             cJSON_ArrayForEach(m, args) {
-                const cJSON *got = c->r->calls[i].args ? cJSON_GetObjectItemCaseSensitive(c->r->calls[i].args, m->string) : NULL;
+                const cJSON *got = c->r->calls[i].args ? forge_json_get(c->r->calls[i].args, m->string) : NULL;
                 if ((fail = arg_matcher(c, m->string, got, m))) break;
             }
             if (!fail) matched = true;
@@ -1175,7 +1175,7 @@ static void check_sequence(struct ctx *c)
 {
     const cJSON *v = ex(c, "toolSequence");
     if (!cJSON_IsObject(v)) return;
-    const cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
+    const cJSON *steps = forge_json_get(v, "steps");
     const char *mode = forge_json_str(v, "mode");
     if (!mode) mode = "in_order";
     struct group *g = forge_calloc((size_t)c->r->ncalls + 1, sizeof *g);
@@ -1224,7 +1224,7 @@ static void check_f1(struct ctx *c)
 {
     const cJSON *v = ex(c, "toolCallF1");
     if (!cJSON_IsObject(v)) return;
-    const cJSON *ev = cJSON_GetObjectItemCaseSensitive(v, "expected");
+    const cJSON *ev = forge_json_get(v, "expected");
     double threshold = forge_json_num(v, "threshold", 1.0);
     const char *exp[1024];
     int ne = 0;
@@ -1271,7 +1271,7 @@ static void strip_args(cJSON *o, const cJSON *ignore, const cJSON *defaults)
         const cJSON *ig;
         cJSON_ArrayForEach(ig, ignore)
             if (cJSON_IsString(ig) && fnmatch(ig->valuestring, it->string, 0) == 0) drop = true;
-        const cJSON *d = defaults ? cJSON_GetObjectItemCaseSensitive(defaults, it->string) : NULL;
+        const cJSON *d = defaults ? forge_json_get(defaults, it->string) : NULL;
         if (d && forge_json_equal(d, it)) drop = true;
         if (drop) cJSON_Delete(cJSON_DetachItemViaPointer(o, it));
         it = next;
@@ -1286,7 +1286,7 @@ static bool partial_match(const cJSON *want, const cJSON *got)
         if (!cJSON_IsObject(got)) return false;
         const cJSON *it;
         cJSON_ArrayForEach(it, want) {
-            const cJSON *g = cJSON_GetObjectItemCaseSensitive(got, it->string);
+            const cJSON *g = forge_json_get(got, it->string);
             if (!g || !partial_match(it, g)) return false;
         }
         return true;
@@ -1309,9 +1309,9 @@ static void check_tool_args(struct ctx *c)
         const char *tool = forge_json_str(e, "tool");
         const char *mode = forge_json_str(e, "mode");
         bool exact = mode && strcmp(mode, "exact") == 0;
-        const cJSON *ignore = cJSON_GetObjectItemCaseSensitive(e, "ignore");
-        const cJSON *defaults = cJSON_GetObjectItemCaseSensitive(e, "defaults");
-        cJSON *want = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(e, "args"), 1);
+        const cJSON *ignore = forge_json_get(e, "ignore");
+        const cJSON *defaults = forge_json_get(e, "defaults");
+        cJSON *want = cJSON_Duplicate(forge_json_get(e, "args"), 1);
         if (!want) want = cJSON_CreateObject();
         if (!want || !tool) { cJSON_Delete(want); if (!want) oom(c); continue; }
         strip_args(want, ignore, defaults);
@@ -1368,7 +1368,7 @@ static void check_args_schema(struct ctx *c)
     int bad = 0, checked = 0;
     for (int i = 0; i < c->r->ncalls; i++) {
         const struct call *k = &c->r->calls[i];
-        const cJSON *schema = tools ? cJSON_GetObjectItemCaseSensitive(tools, k->name) : NULL;
+        const cJSON *schema = tools ? forge_json_get(tools, k->name) : NULL;
         if (!schema) {
             bool dup = false;
             for (int j = 0; j < i && !dup; j++) dup = strcmp(c->r->calls[j].name, k->name) == 0;
@@ -1415,7 +1415,7 @@ static void check_verifiers(struct ctx *c)
     forge_buf_init(&b, 0);
     int bad = 0;
     for (int i = 0; i < c->r->ncalls; i++) {
-        const cJSON *vf = cJSON_GetObjectItemCaseSensitive(c->r->calls[i].obj, "verifier");
+        const cJSON *vf = forge_json_get(c->r->calls[i].obj, "verifier");
         const char *outcome = forge_json_str(vf, "outcome");
         if (!outcome || strcmp(outcome, "block") != 0) continue;
         const char *m = forge_json_str(vf, "message"), *name = forge_json_str(vf, "name");
@@ -1591,9 +1591,9 @@ static void check_custom(struct ctx *c, const cJSON *traj)
             score = val->valuedouble;
             pass = score >= threshold;
         } else if (cJSON_IsObject(val)) {
-            const cJSON *p = cJSON_GetObjectItemCaseSensitive(val, "pass");
-            const cJSON *s = cJSON_GetObjectItemCaseSensitive(val, "score");
-            const cJSON *r = cJSON_GetObjectItemCaseSensitive(val, "reason");
+            const cJSON *p = forge_json_get(val, "pass");
+            const cJSON *s = forge_json_get(val, "score");
+            const cJSON *r = forge_json_get(val, "reason");
             if (cJSON_IsNumber(s)) score = s->valuedouble;
             if (cJSON_IsBool(p)) pass = cJSON_IsTrue(p);
             else pass = cJSON_IsNumber(s) && score >= threshold;
@@ -1755,9 +1755,9 @@ static cJSON *new_result(const cJSON *kase)
     if (!res) return NULL;
     const char *id = forge_json_str(kase, "id"), *desc = forge_json_str(kase, "description");
     const char *label = forge_json_str(kase, "label");
-    cJSON_AddStringToObject(res, "id", id ? id : "");
-    if (desc) cJSON_AddStringToObject(res, "description", desc);
-    if (label) cJSON_AddStringToObject(res, "label", label);
+    forge_json_add_str(res, "id", id ? id : "");
+    if (desc) forge_json_add_str(res, "description", desc);
+    if (label) forge_json_add_str(res, "label", label);
     return res;
 }
 
@@ -1773,31 +1773,31 @@ int forge_assert_case(const cJSON *kase, const cJSON *traj, const struct forge_a
     cJSON *res = new_result(kase);
     if (!res) goto nomem;
     double weight = forge_json_num(kase, "weight", 1);
-    const cJSON *input = cJSON_GetObjectItemCaseSensitive(kase, "input");
+    const cJSON *input = forge_json_get(kase, "input");
     const char *message = forge_json_str(input, "message");
     if (!traj) {
-        cJSON_AddBoolToObject(res, "passed", false);
-        cJSON_AddStringToObject(res, "error", "no transcript for this case");
-        cJSON_AddNumberToObject(res, "score", 0);
-        cJSON_AddNumberToObject(res, "weight", weight);
-        cJSON_AddNumberToObject(res, "durationMs", 0);
-        cJSON_AddStringToObject(res, "reason", "no transcript for this case");
-        cJSON_AddArrayToObject(res, "assertions");
+        forge_json_add_bool(res, "passed", false);
+        forge_json_add_lit(res, "error", "no transcript for this case");
+        forge_json_add_num(res, "score", 0);
+        forge_json_add_num(res, "weight", weight);
+        forge_json_add_num(res, "durationMs", 0);
+        forge_json_add_lit(res, "reason", "no transcript for this case");
+        forge_json_add_arr(res, "assertions");
         goto done;
     }
     if (!message || !*message) {
-        cJSON_AddBoolToObject(res, "passed", false);
-        cJSON_AddBoolToObject(res, "skipped", true);
-        cJSON_AddNumberToObject(res, "score", 0);
-        cJSON_AddNumberToObject(res, "weight", weight);
-        cJSON_AddNumberToObject(res, "durationMs", 0);
-        cJSON_AddStringToObject(res, "reason", "no input message");
-        cJSON_AddArrayToObject(res, "assertions");
+        forge_json_add_bool(res, "passed", false);
+        forge_json_add_bool(res, "skipped", true);
+        forge_json_add_num(res, "score", 0);
+        forge_json_add_num(res, "weight", weight);
+        forge_json_add_num(res, "durationMs", 0);
+        forge_json_add_lit(res, "reason", "no input message");
+        forge_json_add_arr(res, "assertions");
         goto done;
     }
     if (build_run(traj, &r)) goto nomem;
     c.kase = kase;
-    c.expect = cJSON_GetObjectItemCaseSensitive(kase, "expect");
+    c.expect = forge_json_get(kase, "expect");
     index_expect(&c);
     c.r = &r;
     c.o = opts;
@@ -1835,24 +1835,24 @@ int forge_assert_case(const cJSON *kase, const cJSON *traj, const struct forge_a
     check_custom(&c, traj);
     if (c.rc) goto nomem;
 
-    cJSON_AddBoolToObject(res, "passed", c.passed);
-    cJSON_AddNumberToObject(res, "score", c.wsum > 0 ? c.wscore / c.wsum : (cJSON_GetArraySize(c.assertions) ? 0 : 1));
-    cJSON_AddNumberToObject(res, "weight", weight);
-    cJSON_AddNumberToObject(res, "durationMs", r.has_latency ? r.latency : 0);
-    if (r.has_latency) cJSON_AddNumberToObject(res, "latencyMs", r.latency);
-    else cJSON_AddNullToObject(res, "latencyMs");
-    if (r.has_cost) cJSON_AddNumberToObject(res, "costUsd", r.cost);
-    else cJSON_AddNullToObject(res, "costUsd");
-    if (c.passed) cJSON_AddNullToObject(res, "reason");
-    else cJSON_AddStringToObject(res, "reason", c.reason.data ? c.reason.data : "");
-    cJSON_AddNumberToObject(res, "skippedAssertions", c.skipped);
+    forge_json_add_bool(res, "passed", c.passed);
+    forge_json_add_num(res, "score", c.wsum > 0 ? c.wscore / c.wsum : (cJSON_GetArraySize(c.assertions) ? 0 : 1));
+    forge_json_add_num(res, "weight", weight);
+    forge_json_add_num(res, "durationMs", r.has_latency ? r.latency : 0);
+    if (r.has_latency) forge_json_add_num(res, "latencyMs", r.latency);
+    else forge_json_add_null(res, "latencyMs");
+    if (r.has_cost) forge_json_add_num(res, "costUsd", r.cost);
+    else forge_json_add_null(res, "costUsd");
+    if (c.passed) forge_json_add_null(res, "reason");
+    else forge_json_add_str(res, "reason", c.reason.data ? c.reason.data : "");
+    forge_json_add_num(res, "skippedAssertions", c.skipped);
     if (!opts || !opts->lean) {
-        cJSON *tc = cJSON_AddArrayToObject(res, "toolsCalled");
+        cJSON *tc = forge_json_add_arr(res, "toolsCalled");
         for (int i = 0; tc && i < r.ncalls; i++) cJSON_AddItemToArray(tc, cJSON_CreateString(r.calls[i].name));
     }
-    cJSON_AddItemToObject(res, "warnings", c.warnings);
+    forge_json_add_item(res, "warnings", c.warnings);
     c.warnings = NULL;
-    cJSON_AddItemToObject(res, "assertions", c.assertions);
+    forge_json_add_item(res, "assertions", c.assertions);
     c.assertions = NULL;
 done:
     *out = res;

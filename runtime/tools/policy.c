@@ -52,7 +52,7 @@ int forge_policy_apply(struct forge_policy *p, const cJSON *json, const char *wh
         int rc = 0;
         if (!strcmp(k, "tool_choice")) {
             if (!cJSON_IsString(c) && !(cJSON_IsObject(c) &&
-                                        cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, "name"))))
+                                        cJSON_IsString(forge_json_get(c, "name"))))
                 return forge_err_set(err, FORGE_EINVAL, "%s: policy.tool_choice must be \"auto\", "
                                      "\"none\", \"required\", a tool name or {\"name\": ...}", where);
             cJSON_Delete(p->tool_choice);
@@ -160,7 +160,7 @@ bool forge_policy_needs_approval(const struct forge_policy *p, const struct forg
     case FORGE_APPROVE_PARANOID:
         return true;
     case FORGE_APPROVE_CAUTIOUS:
-        return tool && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(tool->def,
+        return tool && cJSON_IsTrue(forge_json_get(tool->def,
                                                                       "requiresConfirmation"));
     case FORGE_APPROVE_STANDARD: {
         if (!tool)

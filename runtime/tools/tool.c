@@ -64,12 +64,12 @@ static int is_flat_schema(const cJSON *s)
 {
     if (!cJSON_IsObject(s) || !s->child)
         return 0;
-    if (cJSON_GetObjectItemCaseSensitive(s, "type") && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(s, "type")))
+    if (forge_json_get(s, "type") && cJSON_IsString(forge_json_get(s, "type")))
         return 0;
-    if (cJSON_GetObjectItemCaseSensitive(s, "properties") || cJSON_GetObjectItemCaseSensitive(s, "$ref"))
+    if (forge_json_get(s, "properties") || forge_json_get(s, "$ref"))
         return 0;
     for (const cJSON *c = s->child; c; c = c->next)
-        if (!cJSON_IsObject(c) || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, "type")))
+        if (!cJSON_IsObject(c) || !cJSON_IsString(forge_json_get(c, "type")))
             return 0;
     return 1;
 }
@@ -79,8 +79,8 @@ static int is_flat_schema(const cJSON *s)
 static cJSON *from_flat(const cJSON *s)
 {
     cJSON *out = cJSON_CreateObject();
-    cJSON_AddStringToObject(out, "type", "object");
-    cJSON *props = cJSON_AddObjectToObject(out, "properties");
+    forge_json_add_str(out, "type", "object");
+    cJSON *props = forge_json_add_obj(out, "properties");
     cJSON *req = cJSON_CreateArray();
     for (const cJSON *c = s->child; c; c = c->next) {
         cJSON *p = cJSON_Duplicate(c, 1);
@@ -91,7 +91,7 @@ static cJSON *from_flat(const cJSON *s)
         cJSON_AddItemToObject(props, c->string, p);
     }
     if (req->child)
-        cJSON_AddItemToObject(out, "required", req);
+        forge_json_add_item(out, "required", req);
     else
         cJSON_Delete(req);
     return out;
@@ -107,12 +107,12 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
      * own keys (executors, agent-tool-forge fields) beside "function": merge both levels. */
     cJSON *merged = NULL;
     const cJSON *def = in;
-    const cJSON *fn = cJSON_GetObjectItemCaseSensitive(in, "function");
+    const cJSON *fn = forge_json_get(in, "function");
     if (cJSON_IsObject(fn)) {
         merged = cJSON_Duplicate(fn, 1);
         for (const cJSON *c = in->child; c; c = c->next)
             if (strcmp(c->string, "function") && strcmp(c->string, "type") &&
-                !cJSON_GetObjectItemCaseSensitive(merged, c->string))
+                !forge_json_get(merged, c->string))
                 cJSON_AddItemToObject(merged, c->string, cJSON_Duplicate(c, 1));
         def = merged;
     }
@@ -140,13 +140,13 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
     }
     t->name = forge_strdup(name);
     t->def = cJSON_CreateObject();
-    cJSON_AddStringToObject(t->def, "name", name);
+    forge_json_add_str(t->def, "name", name);
     const char *desc = forge_json_str(def, "description");
-    cJSON_AddStringToObject(t->def, "description", desc ? desc : "");
+    forge_json_add_str(t->def, "description", desc ? desc : "");
     const cJSON *params = NULL;
     static const char *const pkeys[] = {"parameters", "schema", "input_schema", "inputSchema", NULL};
     for (const char *const *k = pkeys; *k && !params; k++)
-        params = cJSON_GetObjectItemCaseSensitive(def, *k);
+        params = forge_json_get(def, *k);
     cJSON *schema = NULL;
     if (params && !cJSON_IsNull(params)) {
         if (!cJSON_IsObject(params) && !cJSON_IsBool(params)) {
@@ -158,7 +158,7 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
     } else {
         schema = cJSON_Parse("{\"type\":\"object\",\"properties\":{}}");
     }
-    cJSON_AddItemToObject(t->def, "parameters", schema);
+    forge_json_add_item(t->def, "parameters", schema);
     if (params && !cJSON_IsNull(params)) {
         struct forge_schema_opts so = {0};
         so.draft = FORGE_DRAFT_DEFAULT;
@@ -168,9 +168,9 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
             goto fail;
         }
     }
-    const cJSON *os = cJSON_GetObjectItemCaseSensitive(def, "output_schema");
+    const cJSON *os = forge_json_get(def, "output_schema");
     if (!os)
-        os = cJSON_GetObjectItemCaseSensitive(def, "outputSchema");
+        os = forge_json_get(def, "outputSchema");
     if (os && !cJSON_IsNull(os)) {
         if (!cJSON_IsObject(os) && !cJSON_IsBool(os)) {
             forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': output_schema must be a JSON Schema object", where, name);
@@ -178,8 +178,8 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
         }
         struct forge_schema_opts so = {0};
         so.draft = FORGE_DRAFT_DEFAULT;
-        cJSON_AddItemToObject(t->def, "output_schema", cJSON_Duplicate(os, 1));
-        t->out_schema = forge_schema_compile(cJSON_GetObjectItemCaseSensitive(t->def, "output_schema"), &so, err);
+        forge_json_add_item(t->def, "output_schema", cJSON_Duplicate(os, 1));
+        t->out_schema = forge_schema_compile(forge_json_get(t->def, "output_schema"), &so, err);
         if (!t->out_schema) {
             forge_err_prefix(err, "%s: tool '%s': output_schema", where, name);
             goto fail;
@@ -189,7 +189,7 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
                                        "triggerPhrases", "timeout", "tags", "version", "status",
                                        "dependsOn", "annotations", NULL};
     for (const char *const *k = copy; *k; k++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(def, *k);
+        const cJSON *v = forge_json_get(def, *k);
         if (v)
             cJSON_AddItemToObject(t->def, *k, cJSON_Duplicate(v, 1));
     }
@@ -200,9 +200,9 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
                       "side_effect or analysis, not '%s'", where, name, cat);
         goto fail;
     }
-    const cJSON *to = cJSON_GetObjectItemCaseSensitive(def, "timeout_ms");
+    const cJSON *to = forge_json_get(def, "timeout_ms");
     if (!to)
-        to = cJSON_GetObjectItemCaseSensitive(def, "timeout");
+        to = forge_json_get(def, "timeout");
     if (to) {
         if (!cJSON_IsNumber(to) || to->valuedouble < 0) {
             forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': timeout must be a number of "
@@ -211,10 +211,10 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
         }
         t->timeout_ms = (long)to->valuedouble;
     }
-    t->coerce = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(def, "coerce"));
+    t->coerce = cJSON_IsTrue(forge_json_get(def, "coerce"));
     t->net_allowed = true;
     const cJSON *v;
-    if ((v = cJSON_GetObjectItemCaseSensitive(def, "responses"))) {
+    if ((v = forge_json_get(def, "responses"))) {
         if (!cJSON_IsArray(v)) {
             forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': responses must be an array of "
                           "{\"when\": {...}, \"result\": ...}", where, name);
@@ -222,10 +222,10 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
         }
         int i = 0;
         for (const cJSON *e = v->child; e; e = e->next, i++) {
-            const cJSON *when = cJSON_GetObjectItemCaseSensitive(e, "when");
+            const cJSON *when = forge_json_get(e, "when");
             if (!cJSON_IsObject(e) || (when && !cJSON_IsObject(when)) ||
-                (!cJSON_GetObjectItemCaseSensitive(e, "result") &&
-                 !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "error")))) {
+                (!forge_json_get(e, "result") &&
+                 !cJSON_IsString(forge_json_get(e, "error")))) {
                 forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': responses[%d] must be "
                               "{\"when\": {...}, \"result\": ...} or {\"when\": {...}, "
                               "\"error\": \"...\"}", where, name, i);
@@ -234,11 +234,11 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
         }
         t->kind = FORGE_TOOL_RESPONSES;
         t->data = cJSON_Duplicate(v, 1);
-        const cJSON *fb = cJSON_GetObjectItemCaseSensitive(def, "fallback");
+        const cJSON *fb = forge_json_get(def, "fallback");
         if (fb)
             t->fallback = cJSON_Duplicate(fb, 1);
-    } else if ((v = cJSON_GetObjectItemCaseSensitive(def, "template")) ||
-               (v = cJSON_GetObjectItemCaseSensitive(def, "mock_template"))) {
+    } else if ((v = forge_json_get(def, "template")) ||
+               (v = forge_json_get(def, "mock_template"))) {
         if (!cJSON_IsString(v)) {
             forge_err_set(err, FORGE_EINVAL, "%s: tool '%s': template must be a string (or a Lua "
                           "function)", where, name);
@@ -246,10 +246,10 @@ struct forge_tool *forge_tool_from_json(const cJSON *in, const char *where, stru
         }
         t->kind = FORGE_TOOL_TEMPLATE;
         t->data = cJSON_Duplicate(v, 1);
-    } else if ((v = cJSON_GetObjectItemCaseSensitive(def, "mock"))) {
+    } else if ((v = forge_json_get(def, "mock"))) {
         t->kind = FORGE_TOOL_MOCK;
         t->data = cJSON_Duplicate(v, 1);
-    } else if ((v = cJSON_GetObjectItemCaseSensitive(def, "http"))) {
+    } else if ((v = forge_json_get(def, "http"))) {
         if (forge_tool_http_check(v, name, where, err))
             goto fail;
         t->kind = FORGE_TOOL_HTTP;
@@ -305,7 +305,7 @@ static int subset(const cJSON *when, const cJSON *args)
         if (!cJSON_IsObject(args))
             return 0;
         for (const cJSON *c = when->child; c; c = c->next) {
-            const cJSON *a = cJSON_GetObjectItemCaseSensitive(args, c->string);
+            const cJSON *a = forge_json_get(args, c->string);
             if (!a || !subset(c, a))
                 return 0;
         }
@@ -317,13 +317,13 @@ static int subset(const cJSON *when, const cJSON *args)
 static cJSON *call_scope(const struct forge_tool *t, const struct forge_tool_call *call)
 {
     cJSON *s = cJSON_CreateObject();
-    cJSON_AddStringToObject(s, "tool", t->name);
-    cJSON_AddStringToObject(s, "id", call->id ? call->id : "");
-    cJSON_AddNumberToObject(s, "index", call->index);
-    cJSON_AddNumberToObject(s, "round", call->round);
-    cJSON_AddItemToObject(s, "args", call->arguments ? cJSON_Duplicate(call->arguments, 1)
+    forge_json_add_str(s, "tool", t->name);
+    forge_json_add_str(s, "id", call->id ? call->id : "");
+    forge_json_add_num(s, "index", call->index);
+    forge_json_add_num(s, "round", call->round);
+    forge_json_add_item(s, "args", call->arguments ? cJSON_Duplicate(call->arguments, 1)
                                                      : cJSON_CreateObject());
-    cJSON_AddItemToObject(s, "messages", call->messages ? cJSON_Duplicate(call->messages, 1)
+    forge_json_add_item(s, "messages", call->messages ? cJSON_Duplicate(call->messages, 1)
                                                         : cJSON_CreateArray());
     return s;
 }
@@ -376,7 +376,7 @@ static cJSON *parse_result(const char *text)
     if (v)
         return v;
     v = cJSON_CreateObject();
-    cJSON_AddStringToObject(v, "result", text);
+    forge_json_add_str(v, "result", text);
     return v;
 }
 
@@ -467,14 +467,14 @@ static int execute(const struct forge_tool *t, const struct forge_tool_call *cal
     }
     case FORGE_TOOL_RESPONSES:
         for (const cJSON *e = t->data->child; e; e = e->next) {
-            const cJSON *when = cJSON_GetObjectItemCaseSensitive(e, "when");
+            const cJSON *when = forge_json_get(e, "when");
             if (when && !subset(when, call->arguments))
                 continue;
             const char *emsg = forge_json_str(e, "error");
             if (emsg)
                 *error = forge_strdup(emsg);
             else
-                *result = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(e, "result"), 1);
+                *result = cJSON_Duplicate(forge_json_get(e, "result"), 1);
             return 0;
         }
         if (t->fallback) {
@@ -502,10 +502,14 @@ static int execute(const struct forge_tool *t, const struct forge_tool_call *cal
 cJSON *forge_tool_model_def(const struct forge_tool *t)
 {
     cJSON *d = cJSON_CreateObject();
-    cJSON_AddStringToObject(d, "name", t->name);
-    cJSON_AddStringToObject(d, "description", forge_json_str(t->def, "description"));
-    /* requests are built every round and read only: the schema is shared, not copied */
-    const cJSON *params = cJSON_GetObjectItemCaseSensitive(t->def, "parameters");
+    /* requests are built every round and read only: name, description and schema are the
+     * tool's own, referenced, not copied */
+    if (t->name)
+        forge_json_add_item(d, "name", cJSON_CreateStringReference(t->name));
+    const char *desc = forge_json_str(t->def, "description");
+    if (desc)
+        forge_json_add_item(d, "description", cJSON_CreateStringReference(desc));
+    const cJSON *params = forge_json_get(t->def, "parameters");
     if (params)
         cJSON_AddItemReferenceToObject(d, "parameters", (cJSON *)params);
     return d;
@@ -561,7 +565,7 @@ static int add_def(struct forge_toolset *s, const cJSON *def, const char *path, 
         if (!(pk = forge_promptkit_tool(def, path, marks, err)))
             return err ? err->code : FORGE_EINVAL;
         int line, col;
-        const cJSON *spec = cJSON_GetObjectItemCaseSensitive(def, "spec");
+        const cJSON *spec = forge_json_get(def, "spec");
         if (forge_yaml_mark(marks, spec, true, &line, &col))
             snprintf(at, sizeof at, "%s:%d:%d: spec", path, line, col);
         else
@@ -590,8 +594,8 @@ static int load_doc(struct forge_toolset *s, const cJSON *doc, const char *path,
                     const struct forge_yaml_marks *marks, struct forge_err *err)
 {
     const cJSON *list = doc;
-    if (cJSON_IsObject(doc) && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "tools")))
-        list = cJSON_GetObjectItemCaseSensitive(doc, "tools"); /* MCP tools/list result */
+    if (cJSON_IsObject(doc) && cJSON_IsArray(forge_json_get(doc, "tools")))
+        list = forge_json_get(doc, "tools"); /* MCP tools/list result */
     if (!cJSON_IsArray(list))
         return add_def(s, doc, path, path, marks, err);
     int rc = 0, i = 0;

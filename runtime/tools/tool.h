@@ -107,8 +107,8 @@ const struct forge_tool_notifier *forge_tool_notifier(void);
 char *forge_tool_render(const char *tmpl, const cJSON *scope);
 
 /* The definition sent to models: {"name", "description", "parameters"}. A new object whose
- * "parameters" is a reference to the tool's own schema (not copied): free it with cJSON_Delete
- * before the tool, and do not change it. */
+ * members are references to the tool's own name, description and schema (not copied): free it
+ * with cJSON_Delete before the tool, and do not change it. */
 cJSON *forge_tool_model_def(const struct forge_tool *t);
 
 /* The registry: tools by name, in definition order. */

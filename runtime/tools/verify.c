@@ -39,7 +39,7 @@ struct forge_verifier *forge_verifier_from_json(const cJSON *def, const char *wh
     v->name = forge_strdup(name);
     const char *order = forge_json_str(def, "order");
     v->order = forge_strdup(order ? order : "Z-9999");
-    const cJSON *tools = cJSON_GetObjectItemCaseSensitive(def, "tools");
+    const cJSON *tools = forge_json_get(def, "tools");
     if (!tools || cJSON_IsString(tools)) {
         v->tools = forge_calloc(1, sizeof *v->tools);
         v->tools[0] = forge_strdup(tools ? tools->valuestring : "*");
@@ -60,8 +60,8 @@ struct forge_verifier *forge_verifier_from_json(const cJSON *def, const char *wh
                       "\"*\"", where, name);
         goto fail;
     }
-    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(def, "schema");
-    const cJSON *pattern = cJSON_GetObjectItemCaseSensitive(def, "pattern");
+    const cJSON *schema = forge_json_get(def, "schema");
+    const cJSON *pattern = forge_json_get(def, "pattern");
     if (schema) {
         v->kind = FORGE_VERIFIER_SCHEMA;
         v->schema = forge_schema_compile(schema, NULL, err);
@@ -168,7 +168,7 @@ static int bound_to(const struct forge_verifier *v, const char *tool)
 static int run_one(const struct forge_verifier *v, const struct forge_tool *tool,
                    const cJSON *call, char **message)
 {
-    const cJSON *result = cJSON_GetObjectItemCaseSensitive(call, "result");
+    const cJSON *result = forge_json_get(call, "result");
     const char *cat = tool ? forge_json_str(tool->def, "category") : NULL;
     int failure = cat && (!strcmp(cat, "write") || !strcmp(cat, "delete")) ? 2 : 1;
     char buf[FORGE_ERR_MAX + 256];
@@ -264,7 +264,8 @@ cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_t
         return NULL;
     /* Tool-bound verifiers first, then "*", each in registration order; then a stable sort by
      * order (insertion sort keeps equals in place). */
-    const struct forge_verifier **list = forge_calloc((size_t)s->n, sizeof *list);
+    const struct forge_verifier *few[16];
+    const struct forge_verifier **list = s->n <= 16 ? few : forge_calloc((size_t)s->n, sizeof *list);
     int n = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < s->n; i++) {
@@ -288,7 +289,8 @@ cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_t
         list[j + 1] = x;
     }
     if (!n) {
-        forge_free(list);
+        if (list != few)
+            forge_free(list);
         return NULL;
     }
     cJSON *out = cJSON_CreateObject();
@@ -300,9 +302,9 @@ cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_t
         char *msg = NULL;
         int o = run_one(list[i], tool, call, &msg);
         cJSON *c = cJSON_CreateObject();
-        cJSON_AddStringToObject(c, "verifier", list[i]->name);
-        cJSON_AddStringToObject(c, "outcome", outcome_names[o]);
-        cJSON_AddItemToObject(c, "message", msg ? cJSON_CreateString(msg) : cJSON_CreateNull());
+        forge_json_add_str(c, "verifier", list[i]->name);
+        forge_json_add_item(c, "outcome", cJSON_CreateStringReference(outcome_names[o]));
+        forge_json_add_item(c, "message", msg ? cJSON_CreateString(msg) : cJSON_CreateNull());
         cJSON_AddItemToArray(checks, c);
         if (o > worst) {
             worst = o;
@@ -315,11 +317,12 @@ cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_t
         if (o == 2)
             break;
     }
-    cJSON_AddStringToObject(out, "outcome", outcome_names[worst]);
-    cJSON_AddItemToObject(out, "verifier", worst_name ? cJSON_CreateString(worst_name) : cJSON_CreateNull());
-    cJSON_AddItemToObject(out, "message", worst_msg ? cJSON_CreateString(worst_msg) : cJSON_CreateNull());
-    cJSON_AddItemToObject(out, "checks", checks);
+    forge_json_add_item(out, "outcome", cJSON_CreateStringReference(outcome_names[worst]));
+    forge_json_add_item(out, "verifier", worst_name ? cJSON_CreateString(worst_name) : cJSON_CreateNull());
+    forge_json_add_item(out, "message", worst_msg ? cJSON_CreateString(worst_msg) : cJSON_CreateNull());
+    forge_json_add_item(out, "checks", checks);
     forge_free(worst_msg);
-    forge_free(list);
+    if (list != few)
+        forge_free(list);
     return out;
 }
