@@ -1,8 +1,10 @@
 // Validations per second of ajv 8 (draft 2020-12, strict: false) on the benchmark cases, in the
 // same output format as bench_schema.c. A case file holds a schema with "valid" and "invalid"
 // instances, or "groups" of them (a mixed set). Instances are parsed once; the timed loop is
-// validation only.
-// usage: node ajv_bench.js NODE_MODULES first|all SECONDS CASE.json...
+// validation only. In modes first and all the errors are objects without message text
+// (messages: false), as forge's are records until rendered; first-text and all-text build each
+// error's message (ajv's default), as forge renders its errors there, and run the invalid set only.
+// usage: node ajv_bench.js NODE_MODULES first|all|first-text|all-text SECONDS CASE.json...
 //        node ajv_bench.js NODE_MODULES filter IN.json OUT.json
 //   (filter keeps the groups ajv compiles and answers as the case file expects)
 "use strict";
@@ -10,8 +12,8 @@ const fs = require("fs");
 const path = require("path");
 const [modules, mode, ...rest] = process.argv.slice(2);
 const Ajv2020 = require(path.join(modules, "ajv/dist/2020")).default;
-const compile = (schema, all) =>
-  new Ajv2020({ strict: false, allErrors: all, logger: false }).compile(schema);
+const compile = (schema, all, messages = true) =>
+  new Ajv2020({ strict: false, allErrors: all, messages, logger: false }).compile(schema);
 
 if (mode === "filter") {
   const [inFile, outFile] = rest;
@@ -32,8 +34,9 @@ if (mode === "filter") {
 const [seconds, ...files] = rest;
 for (const file of files) {
   const c = JSON.parse(fs.readFileSync(file, "utf8"));
-  const groups = (c.groups || [c]).map((g) => ({ v: compile(g.schema, mode === "all"), g }));
-  for (const set of ["valid", "invalid"]) {
+  const text = mode.endsWith("-text");
+  const groups = (c.groups || [c]).map((g) => ({ v: compile(g.schema, mode.startsWith("all"), text), g }));
+  for (const set of text ? ["invalid"] : ["valid", "invalid"]) {
     let n = 0;
     for (const { v, g } of groups) {
       n += g[set].length;

@@ -5,7 +5,9 @@
  * reused forge_schema_errors, as ajv fills its errors array). Prints one JSON line per case and
  * set:
  *   {"case": NAME, "set": "valid"|"invalid", "per_sec": N}
- * usage: bench_schema first|all SECONDS CASE.json...
+ * usage: bench_schema first|all|first-text|all-text SECONDS CASE.json...
+ * The -text modes also render each invalid instance's errors as text (forge_schema_errors_render,
+ * what forge_schema_validate returns), as ajv builds its messages, and run the invalid set only.
  * SECONDS may be xN: exactly N rounds of 200 passes (for instruction counts under callgrind);
  * CASE.json:valid or CASE.json:invalid runs one set only. */
 #include "data/schema.h"
@@ -24,10 +26,11 @@ struct group {
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: bench_schema first|all SECONDS|xROUNDS CASE.json...\n");
+        fprintf(stderr, "usage: bench_schema first|all|first-text|all-text SECONDS|xROUNDS CASE.json...\n");
         return 2;
     }
-    bool all = !strcmp(argv[1], "all");
+    bool all = !strncmp(argv[1], "all", 3);
+    bool text = strstr(argv[1], "-text") != NULL;
     double seconds = atof(argv[2]);
     long rounds = argv[2][0] == 'x' ? atol(argv[2] + 1) : 0;
     struct forge_schema_errors errs = FORGE_SCHEMA_ERRORS_INIT;
@@ -63,7 +66,7 @@ int main(int argc, char **argv)
             g[i].sets[1] = cJSON_GetObjectItem(gc, "invalid");
         }
         for (int set = 0; set < 2; set++) {
-            if (only >= 0 && set != only)
+            if ((only >= 0 && set != only) || (text && set == 0))
                 continue;
             long n = 0;
             const cJSON *x;
@@ -84,8 +87,11 @@ int main(int argc, char **argv)
             do {
                 for (int rep = 0; rep < 200; rep++) {
                     for (int i = 0; i < ng; i++)
-                        cJSON_ArrayForEach(x, g[i].sets[set])
+                        cJSON_ArrayForEach(x, g[i].sets[set]) {
                             forge_schema_check(g[i].s, x, set ? &errs : NULL);
+                            if (text)
+                                forge_schema_errors_render(&errs);
+                        }
                     done += n;
                 }
                 el = forge_clock_ns() - t0;

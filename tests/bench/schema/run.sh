@@ -1,7 +1,8 @@
 #!/bin/sh
 # JSON Schema validation throughput: forge beside ajv 8 on the same schemas and instances
 # (tests/bench/schema/cases, plus the JSON Schema Test Suite's draft 2020-12 tests as a mixed
-# set when ../shared/testdata is present), in first-error and all-errors modes. ajv is the
+# set when ../shared/testdata is present), in first-error and all-errors modes, with the errors
+# as structured records and (for the invalid sets) with their text made too. ajv is the
 # version pinned in tests/npm/package.json, taken from tests/npm/node_modules when
 # tests/npm/install.sh has run, else installed (the same version) from the npm registry into
 # tests/bench/.scratch on first use. Builds an optimized forge in
@@ -58,7 +59,10 @@ fi
 ajv_version=$(node -e "console.log(require('$modules/ajv/package.json').version)")
 echo "forge vs ajv $ajv_version (node $(node --version)), validations per second, ${secs}s per figure"
 rounds=3
-for mode in first all; do
+# first, all: errors as records (forge's until rendered; ajv's objects without messages);
+# first-text, all-text: the invalid sets with every error's text made (forge renders, ajv builds
+# its messages). The "before" build is run in the first two modes only.
+for mode in first all first-text all-text; do
   : > "$scratch/forge.$mode.jsonl"
   : > "$scratch/ajv.$mode.jsonl"
   : > "$scratch/before.$mode.jsonl"
@@ -67,7 +71,7 @@ for mode in first all; do
     for c in $cases; do
       "$root/build-bench/tests/bench_schema" "$mode" "$secs" "$c" >> "$scratch/forge.$mode.jsonl"
       node "$here/ajv_bench.js" "$modules" "$mode" "$secs" "$c" >> "$scratch/ajv.$mode.jsonl"
-      if [ -n "$before" ]; then
+      if [ -n "$before" ] && [ "${mode%-text}" = "$mode" ]; then
         # the old driver reads single-schema cases only
         "$root/build-bench-before/tests/bench_schema" "$mode" "$secs" "$c" \
           >> "$scratch/before.$mode.jsonl" 2>/dev/null || true
