@@ -1272,6 +1272,7 @@ static bool utf8_valid(const unsigned char *s, size_t n)
  * not allocate. */
 static _Thread_local pcre2_match_data *tl_md;
 static _Thread_local pcre2_match_context *tl_mc;
+static _Thread_local pcre2_jit_stack *tl_js;
 
 int forge_ecmare_engine(const void *p)
 {
@@ -1326,6 +1327,13 @@ static int pcre2_test(const struct ecmare *re, const char *s, size_t n)
             return FORGE_ENOMEM;
         pcre2_set_match_limit(tl_mc, 10000000);
         pcre2_set_depth_limit(tl_mc, 100000);
+        /* JIT matching keeps its backtracking on a stack of its own: PCRE2's default of 32 KiB
+         * runs out on patterns that JavaScript matches at once (an empty group repeated
+         * thousands of times); 1 MiB a thread, reserved on first use, as the interpreter's
+         * frames may take the same */
+        tl_js = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
+        if (tl_js)
+            pcre2_jit_stack_assign(tl_mc, NULL, tl_js);
     }
     int r;
     if (re->jit) {
@@ -1339,7 +1347,11 @@ static int pcre2_test(const struct ecmare *re, const char *s, size_t n)
         return 1;
     if (r == PCRE2_ERROR_NOMATCH)
         return 0;
-    if (r == PCRE2_ERROR_MATCHLIMIT || r == PCRE2_ERROR_DEPTHLIMIT || r == PCRE2_ERROR_HEAPLIMIT)
-        return FORGE_ELIMIT;
-    return 0; /* invalid UTF-8 subject: no match */
+    if (r <= PCRE2_ERROR_UTF8_ERR1 && r >= PCRE2_ERROR_UTF8_ERR21)
+        return 0; /* an invalid UTF-8 subject matches nothing */
+    if (r == PCRE2_ERROR_NOMEMORY)
+        return FORGE_ENOMEM;
+    /* the match, depth, heap and JIT stack limits, and anything else that left no verdict:
+     * never a silent "no match" */
+    return FORGE_ELIMIT;
 }

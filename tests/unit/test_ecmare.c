@@ -39,7 +39,18 @@ TEST(ecma_semantics)
     CHECK_INT(test1("^\\cJ$", "\n"), 1);
     CHECK_INT(test1("a(?=b)", "ab"), 1);
     CHECK_INT(test1("(?<n>x)\\k<n>", "xx"), 1);
+    /* an empty group repeated thousands of times matches at once, as in JavaScript, also where
+     * PCRE2's JIT answers (a lookahead keeps the pattern from the automata): its backtracking
+     * once ran out of PCRE2's default JIT stack, which read as "no match" */
+    CHECK_INT(test1("^(?=a)((){87}){87}a$", "a"), 1);
+    CHECK_INT(test1("(?=x)(){6001,}", "x"), 1);
+    CHECK_INT(test1("^(?=a)((){87}){87}b$", "a"), 0);
     struct forge_err err;
+    void *re = forge_ecmare_compile("(){6001,}", 9, &err);
+    CHECK(re != NULL);
+    CHECK_INT(forge_ecmare_test(re, "", 0), 1);
+    CHECK_INT(forge_ecmare_test_pcre2(re, "", 0), 1); /* the automaton and PCRE2 agree */
+    forge_ecmare_free(re);
     CHECK(forge_ecmare_compile("\\a", 2, &err) == NULL);
     CHECK_STR(err.msg, "invalid regex '\\a': invalid escape '\\a'");
     CHECK(forge_ecmare_compile("(?i)a", 5, &err) == NULL);
