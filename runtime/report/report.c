@@ -60,11 +60,16 @@ struct cases {
     struct forge_results_iter it;
 };
 
-static void cases_init(struct cases *c, const struct forge_report_src *src, bool light)
+/* light: records hold their summary members only (cases_full gives the rest); LIGHT_FAILING:
+ * only those of cases that did not pass or were not skipped, as far as the results know. */
+enum { WHOLE, LIGHT, LIGHT_FAILING };
+
+static void cases_init(struct cases *c, const struct forge_report_src *src, int light)
 {
     c->src = src;
     c->next = NULL;
-    if (src->results && light) forge_results_iter_init_light(&c->it, src->results);
+    if (src->results && light == LIGHT_FAILING) forge_results_iter_init_failing(&c->it, src->results);
+    else if (src->results && light) forge_results_iter_init_light(&c->it, src->results);
     else if (src->results) forge_results_iter_init(&c->it, src->results);
     else {
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(src->report, "cases");
@@ -143,7 +148,7 @@ int forge_report_stream_summary(struct forge_report_sink *sink, const struct for
     bool header = false;
     const cJSON *r;
     struct cases cs;
-    cases_init(&cs, src, true);
+    cases_init(&cs, src, LIGHT_FAILING);
     int got;
     /* nothing failed: no record needs reading */
     while (!rc && (!src->results || failed > 0 || errors > 0) && (got = cases_next(&cs, &r, err)) != 0) {
@@ -235,7 +240,7 @@ static int stream_json(struct forge_report_sink *sink, const struct forge_report
             continue;
         }
         struct cases cs;
-        cases_init(&cs, src, false);
+        cases_init(&cs, src, WHOLE);
         const cJSON *r;
         long n = 0;
         int got;
@@ -368,7 +373,7 @@ static int stream_junit(struct forge_report_sink *sink, const struct forge_repor
     int got;
     if (!rc && !groups) {
         if (!(tmp = forge_suite_new())) rc = FORGE_ENOMEM;
-        cases_init(&cs, src, true);
+        cases_init(&cs, src, LIGHT);
         while (!rc && (got = cases_next(&cs, &r, err)) != 0)
             rc = got < 0 ? got : forge_suite_count(tmp, r, err);
         cases_done(&cs);
@@ -378,7 +383,7 @@ static int stream_junit(struct forge_report_sink *sink, const struct forge_repor
     bool runs = true;
     for (int i = 0; i < ng; i++) runs = runs && groups[i].last - groups[i].first + 1 == groups[i].tests;
     for (int i = 0; !rc && i < (runs ? (ng > 0) : ng); i++) {
-        cases_init(&cs, src, true);
+        cases_init(&cs, src, LIGHT);
         int g = runs ? -1 : i;
         long k = 0;
         if (!runs) rc = suite_open(out, &groups[g]);
@@ -455,7 +460,7 @@ static int stream_md(struct forge_report_sink *sink, const struct forge_report_s
     bool header = false;
     bool any = !src->results || forge_json_num(s, "failed", 0) > 0 || forge_json_num(s, "errors", 0) > 0;
     struct cases cs;
-    cases_init(&cs, src, true);
+    cases_init(&cs, src, LIGHT_FAILING);
     int got;
     while (!rc && any && (got = cases_next(&cs, &it, err)) != 0) {
         if (got < 0) {
@@ -537,7 +542,7 @@ static int write_html(const char *path, const struct forge_report_src *src, stru
     struct forge_html *h = forge_html_open(path, err);
     if (!h) return err ? err->code : FORGE_EIO;
     struct cases cs;
-    cases_init(&cs, src, false);
+    cases_init(&cs, src, WHOLE);
     const cJSON *r;
     int rc = 0, got;
     while (!rc && (got = cases_next(&cs, &r, err)) != 0) {

@@ -32,6 +32,7 @@ struct forge_results {
     uint64_t woff;     /* end of the written file (buffered bytes included) */
     struct forge_buf wbuf; /* a temporary file's unwritten tail (a report's lines are written at once) */
     uint64_t *loc;     /* per place: 0 empty, else ((src << 48) | offset) + 1 */
+    uint64_t *ok;      /* per place, a bit: its record was written here and passed or was skipped */
     size_t nloc, cap;
     struct forge_buf line;
 };
@@ -188,7 +189,7 @@ static int append(struct forge_results *r, const cJSON *v, const cJSON *traj, ui
 
 int forge_results_write_line(struct forge_results *r, const cJSON *line, struct forge_err *err)
 {
-    uint64_t at;
+    uint64_t at = 0;
     return append(r, line, NULL, &at, err);
 }
 
@@ -204,6 +205,11 @@ static int grow(struct forge_results *r, size_t pos, struct forge_err *err)
         return forge_err_set(err, FORGE_ENOMEM, "out of memory");
     memset(l + r->cap, 0, (cap - r->cap) * sizeof *l);
     r->loc = l;
+    uint64_t *ok = forge_realloc(r->ok, cap / 64 * sizeof *ok); /* cap is 1024 times a power of 2 */
+    if (!ok)
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    memset(ok + r->cap / 64, 0, (cap - r->cap) / 64 * sizeof *ok);
+    r->ok = ok;
     r->cap = cap;
     return 0;
 }
@@ -220,13 +226,23 @@ int forge_results_put_case(struct forge_results *r, size_t pos, const cJSON *rec
         return err ? err->code : FORGE_ENOMEM;
     if (r->loc[pos])
         return forge_err_set(err, FORGE_EINTERNAL, "results: place %zu written twice", pos);
-    uint64_t at;
+    uint64_t at = 0;
     int rc = append(r, rec, traj, &at, err);
     if (rc)
         return rc;
     r->loc[pos] = at + 1;
     if (pos >= r->nloc)
         r->nloc = pos + 1;
+    /* passed or skipped (an error case has "error"), as reports tell them apart */
+    bool passed = false, skipped = false, error = false;
+    for (const cJSON *m = cJSON_IsObject(rec) ? rec->child : NULL; m; m = m->next) {
+        if (!m->string) continue;
+        if (!strcmp(m->string, "error")) error = true;
+        else if (!strcmp(m->string, "passed")) passed = cJSON_IsTrue(m);
+        else if (!strcmp(m->string, "skipped")) skipped = cJSON_IsTrue(m);
+    }
+    if (!error && (passed || skipped))
+        r->ok[pos / 64] |= (uint64_t)1 << (pos % 64);
     return 0;
 }
 
@@ -353,6 +369,7 @@ void forge_results_iter_init(struct forge_results_iter *it, struct forge_results
     it->cur = NULL;
     it->traj = NULL;
     it->light = false;
+    it->failing = false;
     it->cur_full = false;
 }
 
@@ -360,6 +377,12 @@ void forge_results_iter_init_light(struct forge_results_iter *it, struct forge_r
 {
     forge_results_iter_init(it, r);
     it->light = true;
+}
+
+void forge_results_iter_init_failing(struct forge_results_iter *it, struct forge_results *r)
+{
+    forge_results_iter_init_light(it, r);
+    it->failing = true;
 }
 
 /* The members a light record keeps (constant keys: cJSON does not copy or free them). */
@@ -482,7 +505,8 @@ int forge_results_next(struct forge_results_iter *it, const cJSON **rec, struct 
     cJSON_Delete(it->traj);
     it->traj = NULL;
     *rec = NULL;
-    while (it->pos < it->r->nloc && !it->r->loc[it->pos])
+    while (it->pos < it->r->nloc &&
+           (!it->r->loc[it->pos] || (it->failing && it->r->ok[it->pos / 64] >> (it->pos % 64) & 1)))
         it->pos++;
     if (it->pos >= it->r->nloc)
         return 0;
@@ -551,6 +575,7 @@ int forge_results_close(struct forge_results *r, bool commit, struct forge_err *
     }
     forge_free(r->src);
     forge_free(r->loc);
+    forge_free(r->ok);
     forge_free(r->path);
     forge_free(r->tmp);
     forge_buf_free(&r->line);

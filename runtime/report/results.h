@@ -72,6 +72,7 @@ struct forge_results_iter {
     cJSON *cur;              /* the record last returned (owned by the iterator) */
     bool light;              /* records hold only their summary members (below) */
     bool cur_full;           /* cur is the whole record */
+    bool failing;            /* passes over the records known to have passed or been skipped */
     cJSON *traj;             /* the whole record's "trajectory", taken out of cur (owned; NULL:
                               * none, or cur is light) */
 };
@@ -81,6 +82,10 @@ void forge_results_iter_init(struct forge_results_iter *it, struct forge_results
  * without building the rest (assertions, tool calls); forge_results_iter_full gives the whole
  * record when a reader needs it (a failing case's assertions). */
 void forge_results_iter_init_light(struct forge_results_iter *it, struct forge_results *r);
+/* The same, passing over the records that forge_results_put_case wrote for cases that passed or
+ * were skipped (without reading them): what remains are the failures and errors, and any record
+ * placed from another file (forge_results_place), whose outcome the set does not know. */
+void forge_results_iter_init_failing(struct forge_results_iter *it, struct forge_results *r);
 /* The whole record of the place forge_results_next returned last (borrowed until the next
  * call; the light record it returned is freed). Returns 0 or an error. */
 int forge_results_iter_full(struct forge_results_iter *it, const cJSON **rec, struct forge_err *err);

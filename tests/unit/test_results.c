@@ -197,6 +197,47 @@ TEST(many_records_through_the_write_buffer)
     forge_results_close(res, false, NULL);
 }
 
+/* The failing pass reads only failures and errors: passed and skipped cases are passed over by
+ * place (across the words of the bit set: 2,000 places, written out of order). */
+TEST(failing_records_alone)
+{
+    struct forge_err err = {0};
+    struct forge_results *res = forge_results_create(NULL, &err);
+    CHECK(res != NULL);
+    char id[32];
+    for (int i = 1999; i >= 0; i--) {
+        cJSON *r = cJSON_CreateObject();
+        snprintf(id, sizeof id, "c%04d", i);
+        cJSON_AddStringToObject(r, "id", id);
+        cJSON_AddBoolToObject(r, "passed", i % 7 != 3 && i % 11 != 5);
+        if (i % 13 == 0) cJSON_AddBoolToObject(r, "skipped", true);
+        if (i % 11 == 5) cJSON_AddStringToObject(r, "error", "no transcript");
+        if (i % 17 == 1) cJSON_AddNullToObject(r, "error"); /* an error member, even null, is an error */
+        CHECK_INT(forge_results_put(res, (size_t)i, r, &err), 0);
+        cJSON_Delete(r);
+    }
+    struct forge_results_iter it;
+    forge_results_iter_init_failing(&it, res);
+    const cJSON *r;
+    int got, n = 0, want = 0;
+    int next = 0;
+    while ((got = forge_results_next(&it, &r, &err)) > 0) {
+        int i = atoi(forge_json_str(r, "id") + 1);
+        /* every place before i that was skipped over passed or was skipped */
+        for (; next < i; next++)
+            CHECK((next % 7 != 3 || next % 13 == 0) && next % 11 != 5 && next % 17 != 1);
+        CHECK(i % 7 == 3 || i % 11 == 5 || i % 17 == 1);
+        next = i + 1;
+        n++;
+    }
+    forge_results_iter_done(&it);
+    CHECK_INT(got, 0);
+    for (int i = 0; i < 2000; i++)
+        want += ((i % 7 == 3 && i % 13 != 0) || i % 11 == 5 || i % 17 == 1);
+    CHECK_INT(n, want);
+    forge_results_close(res, false, NULL);
+}
+
 TEST(records_carry_trajectories_that_readers_take_apart)
 {
     struct forge_err err = {0};
@@ -400,6 +441,7 @@ int main(void)
 {
     RUN(streamed_reports_equal_the_in_memory_ones);
     RUN(many_records_through_the_write_buffer);
+    RUN(failing_records_alone);
     RUN(records_carry_trajectories_that_readers_take_apart);
     RUN(cases_a_case_at_a_time);
     return TEST_DONE();
