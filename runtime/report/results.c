@@ -236,10 +236,11 @@ int forge_results_put_case(struct forge_results *r, size_t pos, const cJSON *rec
     /* passed or skipped (an error case has "error"), as reports tell them apart */
     bool passed = false, skipped = false, error = false;
     for (const cJSON *m = cJSON_IsObject(rec) ? rec->child : NULL; m; m = m->next) {
-        if (!m->string) continue;
-        if (!strcmp(m->string, "error")) error = true;
-        else if (!strcmp(m->string, "passed")) passed = cJSON_IsTrue(m);
-        else if (!strcmp(m->string, "skipped")) skipped = cJSON_IsTrue(m);
+        const char *k = m->string;
+        if (!k) continue;
+        if (k[0] == 'e' && !strcmp(k, "error")) error = true;
+        else if (k[0] == 'p' && !strcmp(k, "passed")) passed = (m->type & 0xFF) == cJSON_True;
+        else if (k[0] == 's' && k[1] == 'k' && !strcmp(k, "skipped")) skipped = (m->type & 0xFF) == cJSON_True;
     }
     if (!error && (passed || skipped))
         r->ok[pos / 64] |= (uint64_t)1 << (pos % 64);
