@@ -177,6 +177,14 @@ struct val {
     const cJSON *root;                     /* YAML: the tree the marks belong to */
     const struct forge_yaml_marks *marks;  /* YAML: positions by node (text is then NULL) */
     struct forge_err *err;
+    /* The path to the value being checked, as segments (a key, or an index when key is NULL)
+     * pushed and popped as the walk goes; its text is made only for an error (path_text). */
+    struct {
+        const char *key;
+        int index;
+    } seg[256];
+    int nseg;                /* may pass 256 (deeper segments are not named) */
+    int skipseg;             /* text is one case: the segments of its "[i]" */
     char path[1024];
     int failed;
 };
@@ -225,6 +233,7 @@ static void yaml_locate(const struct val *v, const char *path, bool at_key, int 
     }
 }
 
+static void path_text(struct val *v);
 static int failv(struct val *v, bool at_key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int failv(struct val *v, bool at_key, const char *fmt, ...)
 {
@@ -235,6 +244,7 @@ static int failv(struct val *v, bool at_key, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
+    path_text(v);
     const char *path = v->path[0] == '.' ? v->path + 1 : v->path;
     if (v->text || v->marks) {
         int line, col;
@@ -254,8 +264,8 @@ static int failv(struct val *v, bool at_key, const char *fmt, ...)
     return forge_err_set(v->err, FORGE_EINVAL, "%s: %s", path, what);
 }
 
-/* Pushes a key (or index when key is NULL) onto the path; returns the old length to pop to. */
-static size_t push(struct val *v, const char *key, int index)
+/* Appends a key (or index when key is NULL) to the text of the path in v->path. */
+static void path_add(struct val *v, const char *key, int index)
 {
     size_t old = strlen(v->path);
     char *at = v->path + old;
@@ -271,7 +281,7 @@ static size_t push(struct val *v, const char *key, int index)
             *at++ = ']';
             *at = 0;
         }
-        return old;
+        return;
     }
     bool plain = *key != 0;
     size_t klen = 0;
@@ -285,10 +295,33 @@ static size_t push(struct val *v, const char *key, int index)
     } else {
         snprintf(at, room, "[\"%s\"]", key);
     }
-    return old;
 }
 
-static void pop(struct val *v, size_t old) { v->path[old] = 0; }
+/* Makes v->path the text of the path (and v->skip the length of its first skipseg segments). */
+static void path_text(struct val *v)
+{
+    v->path[0] = 0;
+    int n = v->nseg < 256 ? v->nseg : 256;
+    for (int i = 0; i < n; i++) {
+        if (i == v->skipseg)
+            v->skip = strlen(v->path);
+        path_add(v, v->seg[i].key, v->seg[i].index);
+    }
+    if (n <= v->skipseg)
+        v->skip = strlen(v->path);
+}
+
+/* Pushes a key (or index when key is NULL) onto the path; returns what to pop to. */
+static inline int push(struct val *v, const char *key, int index)
+{
+    if (v->nseg < 256) {
+        v->seg[v->nseg].key = key;
+        v->seg[v->nseg].index = index;
+    }
+    return v->nseg++;
+}
+
+static inline void pop(struct val *v, int old) { v->nseg = old; }
 
 /* Checks the keys of object <o> against <known>: unknown -> error with a suggestion. */
 static int known_keys(struct val *v, const cJSON *o, const char *const *known)
@@ -302,7 +335,7 @@ static int known_keys(struct val *v, const cJSON *o, const char *const *known)
         if (ok) continue;
         char sug[128];
         forge_evalfile_suggest(it->string, known, sug, sizeof sug);
-        size_t old = push(v, it->string, 0);
+        int old = push(v, it->string, 0);
         int rc = sug[0] ? failv(v, true, "unknown key \"%s\" (did you mean \"%s\"?)", it->string, sug)
                         : failv(v, true, "unknown key \"%s\"", it->string);
         pop(v, old);
@@ -359,7 +392,7 @@ static int v_array_of(struct val *v, const cJSON *x, int (*each)(struct val *, c
     int i = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, x) {
-        size_t old = push(v, NULL, i++);
+        int old = push(v, NULL, i++);
         int rc = each(v, it);
         pop(v, old);
         if (rc) return rc;
@@ -432,7 +465,7 @@ static int v_object_of(struct val *v, const cJSON *x, int (*each)(struct val *, 
     if (v_object(v, x)) return FORGE_EINVAL;
     const cJSON *it;
     cJSON_ArrayForEach(it, x) {
-        size_t old = push(v, it->string, 0);
+        int old = push(v, it->string, 0);
         int rc = each(v, it);
         pop(v, old);
         if (rc) return rc;
@@ -493,9 +526,9 @@ static inline const cJSON *keyidx_get(const struct keyidx *k, const char *key)
 
 /* Runs <fn> on member <key> of <o> when present, with the path extended. */
 #define MEMBER(o, key, fn) do { const cJSON *m_ = forge_json_get((o), (key)); \
-    if (m_) { size_t old_ = push(v, (key), 0); int rc_ = (fn); pop(v, old_); if (rc_) return rc_; } } while (0)
+    if (m_) { int old_ = push(v, (key), 0); int rc_ = (fn); pop(v, old_); if (rc_) return rc_; } } while (0)
 #define MEMBERX(key, fn) do { const cJSON *m_ = keyidx_get(&kx, (key)); \
-    if (m_) { size_t old_ = push(v, (key), 0); int rc_ = (fn); pop(v, old_); if (rc_) return rc_; } } while (0)
+    if (m_) { int old_ = push(v, (key), 0); int rc_ = (fn); pop(v, old_); if (rc_) return rc_; } } while (0)
 #define REQUIRE(o, key, what) do { if (!forge_json_get((o), (key))) \
     return failv(v, false, "missing required key \"%s\" (%s)", (key), (what)); } while (0)
 
@@ -536,13 +569,13 @@ static int v_matcher(struct val *v, const cJSON *x)
     MEMBER(x, "json_schema", want_type(v, m_, cJSON_IsObject(m_) || cJSON_IsBool(m_), "a JSON Schema (object or boolean)"));
     const cJSON *r = forge_json_get(x, "range");
     if (r) {
-        size_t old = push(v, "range", 0);
+        int old = push(v, "range", 0);
         int rc = v_object(v, r) || known_keys(v, r, range_keys) ? FORGE_EINVAL : 0;
         if (!rc && !r->child) rc = failv(v, false, "needs at least one of gte, lte, gt, lt");
         const cJSON *b;
         cJSON_ArrayForEach(b, r) {
             if (rc) break;
-            size_t o2 = push(v, b->string, 0);
+            int o2 = push(v, b->string, 0);
             rc = v_number(v, b);
             pop(v, o2);
         }
@@ -559,7 +592,7 @@ static int v_waza_expect(struct val *v, const cJSON *x)
     if (v_object(v, x) || known_keys(v, x, waza_expect_keys)) return FORGE_EINVAL;
     const cJSON *t = forge_json_get(x, "tool");
     if (!cJSON_IsString(t) || !*t->valuestring) {
-        size_t old = push(v, "tool", 0);
+        int old = push(v, "tool", 0);
         int rc = failv(v, false, "required non-empty string (a regex over tool names)");
         pop(v, old);
         return rc;
@@ -583,7 +616,7 @@ static int v_waza(struct val *v, const cJSON *x)
     MEMBER(x, "expect", v_array_of(v, m_, v_waza_expect, "an array of {tool, args}"));
     const cJSON *mn = forge_json_get(x, "min_calls"), *mx = forge_json_get(x, "max_calls");
     if (mn && mx && mn->valuedouble > mx->valuedouble) {
-        size_t old = push(v, "min_calls", 0);
+        int old = push(v, "min_calls", 0);
         int rc = failv(v, false, "min_calls (%g) must not exceed max_calls (%g)", mn->valuedouble, mx->valuedouble);
         pop(v, old);
         return rc;
@@ -694,7 +727,7 @@ static int v_expect(struct val *v, const cJSON *x)
     MEMBERX("weights", v_object_of(v, m_, v_nonneg));
     const cJSON *mn = keyidx_get(&kx, "minToolCalls"), *mx = keyidx_get(&kx, "maxToolCalls");
     if (mn && mx && mn->valuedouble > mx->valuedouble) {
-        size_t old = push(v, "minToolCalls", 0);
+        int old = push(v, "minToolCalls", 0);
         int rc = failv(v, false, "minToolCalls (%g) must not exceed maxToolCalls (%g)", mn->valuedouble, mx->valuedouble);
         pop(v, old);
         return rc;
@@ -769,7 +802,7 @@ static int v_case(struct val *v, const cJSON *x)
         const char *t = forge_json_str(ch, "type");
         if (t && strcmp(t, "tool_called") == 0 && !forge_json_get(ch, "tool") &&
             !keyidx_get(&kx, "expectedTool")) {
-            size_t o1 = push(v, "checks", 0), o2 = push(v, NULL, i);
+            int o1 = push(v, "checks", 0), o2 = push(v, NULL, i);
             int rc = failv(v, false, "a tool_called check needs \"tool\" (or the case's expectedTool)");
             pop(v, o2);
             pop(v, o1);
@@ -821,14 +854,14 @@ int forge_evalfile_parse(const char *text, size_t len, const char *name, cJSON *
     int i = 0;
     const cJSON *k;
     cJSON_ArrayForEach(k, doc) {
-        size_t old = push(&v, NULL, i);
+        int old = push(&v, NULL, i);
         rc = v_case(&v, k);
         if (!rc) {
             const char *id = forge_json_str(k, "id");
             size_t h = hash(id) & (cap - 1);
             while (ids[h] && strcmp(ids[h], id) != 0) h = (h + 1) & (cap - 1);
             if (ids[h]) {
-                size_t o2 = push(&v, "id", 0);
+                int o2 = push(&v, "id", 0);
                 rc = failv(&v, false, "duplicate case id \"%s\"", id);
                 pop(&v, o2);
             }
@@ -876,7 +909,7 @@ int forge_evalfile_parse_case(const char *text, size_t len, const char *name, in
     }
     struct val v = {.name = name, .text = text, .len = len, .err = err, .line0 = line, .col0 = col};
     push(&v, NULL, index);
-    v.skip = strlen(v.path);
+    v.skipseg = 1;
     int rc = v_case(&v, doc);
     if (rc) {
         cJSON_Delete(doc);
@@ -891,7 +924,7 @@ int forge_evalfile_case_error(const char *text, size_t len, const char *name, in
 {
     struct val v = {.name = name, .text = text, .len = len, .err = err, .line0 = line, .col0 = col};
     push(&v, NULL, index);
-    v.skip = strlen(v.path);
+    v.skipseg = 1;
     push(&v, key, 0);
     return failv(&v, false, "%s", what);
 }
