@@ -111,7 +111,7 @@ static const cJSON *child(lua_State *L, const cJSON *v, int key)
         return NULL; /* no JSON key here holds a NUL */
     const cJSON *found = NULL;
     for (const cJSON *c = v->child; c; c = c->next)
-        if (c->string && strcmp(c->string, k) == 0)
+        if (c->string && c->string[0] == k[0] && strcmp(c->string, k) == 0)
             found = c; /* the last duplicate wins, as in decoding */
     return found;
 }
