@@ -344,9 +344,10 @@ static void check_line(const struct cfg *cfg, const char *text, size_t len, cons
 /* Worker pool: chunks of lines checked in parallel, output in input order                   */
 
 /* The -j threads (the calling thread is one of them) take turns at reading: under the input
- * lock a thread cuts the next chunk of whole lines from the file, checks it with no lock held,
- * then, under the output lock, marks it done and prints every finished chunk that is next in
- * input order. So -j N keeps N threads busy on N cores: a reader thread of its own would make
+ * lock a thread takes the next slot of the ring and cuts the next chunk of whole lines from the
+ * file into its own buffer, checks it with no lock held (results into the slot), then, under
+ * the output lock, marks the slot done and prints every finished chunk that is next in input
+ * order. So -j N keeps N threads busy on N cores: a reader thread of its own would make
  * N + 1 of them, woken for every chunk, and its reading would take turns with the checking on
  * the same cores. A thread waits only for a lock held briefly, or when the window of chunks
  * in flight is full because the oldest one is still being checked. */
@@ -365,13 +366,20 @@ struct emit {
     bool input_error; /* a file could not be read to its end: exit 2 */
 };
 
-struct job {
-    struct forge_buf in;  /* lines, each followed by '\0' */
-    long *lines;          /* line number of each */
-    size_t *offs;         /* offset of each in `in` */
+/* A chunk's lines, held by the thread that reads and checks them (one per thread, reused: it is
+ * free again once the chunk is checked, and stays in that core's cache). */
+struct lines_in {
+    struct forge_buf text; /* lines, each followed by '\0' */
+    long *lines;           /* line number of each */
+    size_t *offs;          /* offset of each in `text` */
     int n, cap;
+};
+
+/* A chunk's results, kept in the ring until its turn to be printed. */
+struct job {
     struct forge_buf out, dg;
     struct stats st;
+    int scores_cap;
     int read_err;   /* reading stopped after this chunk's lines: forge_lines_next's code, or
                      * ADD_FAILED */
     long err_line;  /* and at this line */
@@ -440,31 +448,35 @@ static int read_failed(const struct cfg *cfg, const char *file, long lineno, int
     return got;
 }
 
-static int job_add(struct job *j, const char *s, size_t n, long line)
+/* Adds a line to <c>, and room for its score to <j>. */
+static int job_add(struct lines_in *c, struct job *j, const char *s, size_t n, long line)
 {
-    if (j->n == j->cap) {
-        int cap = j->cap ? j->cap * 2 : 64;
-        long *l = forge_realloc(j->lines, sizeof *l * (size_t)cap);
+    if (c->n == c->cap) {
+        int cap = c->cap ? c->cap * 2 : 64;
+        long *l = forge_realloc(c->lines, sizeof *l * (size_t)cap);
         if (!l)
             return FORGE_ENOMEM;
-        j->lines = l;
-        size_t *o = forge_realloc(j->offs, sizeof *o * (size_t)cap);
+        c->lines = l;
+        size_t *o = forge_realloc(c->offs, sizeof *o * (size_t)cap);
         if (!o)
             return FORGE_ENOMEM;
-        j->offs = o;
-        double *sc = forge_realloc(j->st.scores, sizeof *sc * (size_t)cap);
+        c->offs = o;
+        c->cap = cap;
+    }
+    if (c->n == j->scores_cap) {
+        double *sc = forge_realloc(j->st.scores, sizeof *sc * (size_t)c->cap);
         if (!sc)
             return FORGE_ENOMEM;
         j->st.scores = sc;
-        j->cap = cap;
+        j->scores_cap = c->cap;
     }
-    j->offs[j->n] = j->in.len;
-    j->lines[j->n] = line;
-    int rc = forge_buf_add(&j->in, s, n);
+    c->offs[c->n] = c->text.len;
+    c->lines[c->n] = line;
+    int rc = forge_buf_add(&c->text, s, n);
     if (!rc)
-        rc = forge_buf_addc(&j->in, '\0');
+        rc = forge_buf_addc(&c->text, '\0');
     if (!rc)
-        j->n++;
+        c->n++;
     return rc;
 }
 
@@ -476,20 +488,22 @@ static bool blank_or_comment(const char *s, size_t n)
     return i == n || s[i] == '#';
 }
 
-/* Under p->in: fills <j> with the next lines, about CHUNK_BYTES of them, or up to the end of
- * the input or a read error (recorded in the job, to be reported after its lines). */
-static void read_chunk(struct pool *p, struct job *j)
+/* Under p->in: fills <c> (emptied first) with the next lines, about CHUNK_BYTES of them, or up
+ * to the end of the input or a read error (recorded in <j>, to be reported after its lines). */
+static void read_chunk(struct pool *p, struct lines_in *c, struct job *j)
 {
+    forge_buf_reset(&c->text);
+    c->n = 0;
     if (p->first) {
         const char *s = p->first;
         p->first = NULL;
-        if (job_add(j, s, p->first_n, p->first_line)) {
+        if (job_add(c, j, s, p->first_n, p->first_line)) {
             j->read_err = ADD_FAILED;
             p->ended = true;
             return;
         }
     }
-    while (j->in.len < CHUNK_BYTES) {
+    while (c->text.len < CHUNK_BYTES) {
         const char *s;
         size_t n;
         int got = forge_lines_next(p->r, &s, &n);
@@ -508,7 +522,7 @@ static void read_chunk(struct pool *p, struct job *j)
         }
         if (blank_or_comment(s, n))
             continue;
-        if (job_add(j, s, n, p->r->lineno)) {
+        if (job_add(c, j, s, n, p->r->lineno)) {
             j->read_err = ADD_FAILED;
             p->ended = true;
             return;
@@ -533,13 +547,11 @@ static void flush_job(struct pool *p, struct job *j)
     } else if (j->read_err) {
         read_failed(p->cfg, p->file, j->err_line, j->read_err, j->err_no, e);
     }
-    forge_buf_reset(&j->in);
     forge_buf_reset(&j->out);
     forge_buf_reset(&j->dg);
     double *scores = j->st.scores;
     memset(&j->st, 0, sizeof j->st);
     j->st.scores = scores;
-    j->n = 0;
     j->read_err = 0;
     j->done = false;
 }
@@ -548,11 +560,13 @@ static void flush_job(struct pool *p, struct job *j)
  * ends. */
 static void run_chunks(struct pool *p)
 {
+    struct lines_in c = {0};
+    forge_buf_init(&c.text, 0);
     for (;;) {
         pthread_mutex_lock(&p->in);
         if (p->ended) {
             pthread_mutex_unlock(&p->in);
-            return;
+            break;
         }
         /* p->fill changes only under p->in, which this thread holds */
         pthread_mutex_lock(&p->mu);
@@ -564,14 +578,14 @@ static void run_chunks(struct pool *p)
         pthread_mutex_unlock(&p->mu);
         struct job *j = &p->jobs[p->fill % p->njobs];
         p->fill++;
-        read_chunk(p, j);
+        read_chunk(p, &c, j);
         pthread_mutex_unlock(&p->in);
 
-        for (int i = 0; i < j->n; i++) {
-            const char *s = j->in.data + j->offs[i];
-            size_t len = (i + 1 < j->n ? j->offs[i + 1] - 1 : j->in.len - 1) - j->offs[i];
+        for (int i = 0; i < c.n; i++) {
+            const char *s = c.text.data + c.offs[i];
+            size_t len = (i + 1 < c.n ? c.offs[i + 1] - 1 : c.text.len - 1) - c.offs[i];
             forge_jarena_on(true);
-            check_line(p->cfg, s, len, p->file, j->lines[i], &j->out, &j->dg, &j->st);
+            check_line(p->cfg, s, len, p->file, c.lines[i], &j->out, &j->dg, &j->st);
             forge_jarena_on(false);
             forge_jarena_reset();
         }
@@ -587,6 +601,9 @@ static void run_chunks(struct pool *p)
             pthread_cond_broadcast(&p->room);
         pthread_mutex_unlock(&p->mu);
     }
+    forge_buf_free(&c.text);
+    forge_free(c.lines);
+    forge_free(c.offs);
 }
 
 static void *worker(void *arg)
@@ -600,11 +617,8 @@ static void *worker(void *arg)
 static void pool_free(struct pool *p)
 {
     for (int i = 0; p->jobs && i < p->njobs; i++) {
-        forge_buf_free(&p->jobs[i].in);
         forge_buf_free(&p->jobs[i].out);
         forge_buf_free(&p->jobs[i].dg);
-        forge_free(p->jobs[i].lines);
-        forge_free(p->jobs[i].offs);
         forge_free(p->jobs[i].st.scores);
     }
     forge_free(p->jobs);
@@ -642,7 +656,6 @@ static int check_chunks(const struct cfg *cfg, struct forge_lines *r, const char
         goto out;
     }
     for (int i = 0; i < p.njobs; i++) {
-        forge_buf_init(&p.jobs[i].in, 0);
         forge_buf_init(&p.jobs[i].out, 0);
         forge_buf_init(&p.jobs[i].dg, 0);
     }
