@@ -742,6 +742,9 @@ static int check_jsonl(const struct cfg *cfg, FILE *f, const char *file, struct 
 {
     struct forge_lines r;
     forge_lines_init(&r, f, cfg->max_line);
+    /* the threads read under a lock: a read of a chunk's size keeps it short (a whole 1 MiB
+     * buffer at once held it about ten times as long as the cutting of a chunk, every 16 chunks) */
+    r.block = CHUNK_BYTES;
     int rc = 0;
     const char *s;
     size_t n;
