@@ -190,6 +190,30 @@ for j in ("1", "2", "4"):
            f"{len(want_err)} skipped (unreadable)", out[-1])
     expect(f"errors-in-order.-j{j}.stderr", p.stderr.splitlines() == want_err, p.stderr[-500:])
 
+# 8d. -j N runs N threads in all (they take turns at reading; there is no reader thread besides
+# them): counted in /proc while forge waits for more of its standard input
+if os.path.isdir("/proc/self/task"):
+    import time
+    for j in (1, 3):
+        p = subprocess.Popen([FORGE, "check", "-", "--allow-unknown-tools", "-j", str(j)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # 500 lines, about 145 KB: more than the reads of 64 KiB that must be full before a line
+        # comes out of a pipe
+        p.stdin.write("".join(traj(f"t{i}") + "\n" for i in range(500)))
+        p.stdin.flush()
+        tasks = 0
+        for _ in range(400):  # until the threads have started (at most 20 s); the count only grows
+            time.sleep(0.05)
+            tasks = len(os.listdir(f"/proc/{p.pid}/task"))
+            if tasks >= j:
+                break
+        time.sleep(0.2)
+        tasks = len(os.listdir(f"/proc/{p.pid}/task"))
+        out, err = p.communicate(traj("last") + "\n", timeout=60)
+        expect(f"threads.-j{j}", tasks == j, f"{tasks} threads")
+        expect(f"threads.-j{j}.out", p.returncode == 0 and out.splitlines()[-1].startswith("501 trajectories: 501 passed"),
+               out + err)
+
 # 9. stdin
 code, out, err = run("-", "--allow-unknown-tools", stdin=traj("s") + "\n")
 expect("stdin", code == 0 and out.startswith("PASS s  <stdin>:1  "), out + err)
