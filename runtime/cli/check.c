@@ -659,10 +659,11 @@ static int check_chunks(const struct cfg *cfg, struct forge_lines *r, const char
         forge_buf_init(&p.jobs[i].out, 0);
         forge_buf_init(&p.jobs[i].dg, 0);
     }
+    /* the threads wait for the input lock until all have started: when one cannot start,
+     * nothing has been read, and the others end without reading */
+    pthread_mutex_lock(&p.in);
     for (int i = 1; i < cfg->jobs; i++) {
         if (pthread_create(&p.threads[p.nthreads], NULL, worker, &p)) {
-            /* nothing is read yet: stop those started */
-            pthread_mutex_lock(&p.in);
             p.ended = true;
             pthread_mutex_unlock(&p.in);
             for (int k = 0; k < p.nthreads; k++)
@@ -673,6 +674,7 @@ static int check_chunks(const struct cfg *cfg, struct forge_lines *r, const char
         }
         p.nthreads++;
     }
+    pthread_mutex_unlock(&p.in);
     run_chunks(&p);
     for (int k = 0; k < p.nthreads; k++)
         pthread_join(p.threads[k], NULL);
