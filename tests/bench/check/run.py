@@ -200,7 +200,8 @@ def main():
         print("caution: " + "; ".join(
             (["the -j %d run takes %.2f s: fixed costs (start-up, the last chunks) weigh on the speed-up; "
               "use a bigger --mb" % (ncpu, stat(jn, 0, "best"))] if short else []) +
-            (["other programs shared the CPUs, so the wall ratios (the control's too) are low and scattered; "
+            (["other programs shared the CPUs, so the wall ratios (the control's too) are low and scattered, "
+              "and a program gets a share of the CPUs that grows with its thread count, not its speed; "
               "trust the CPU and context-switch figures, or run again on an idle machine"] if busy else [])))
 
     # Memory on a stream four times the size, through stdin.
