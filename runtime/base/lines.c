@@ -37,7 +37,9 @@ int forge_lines_next(struct forge_lines *r, const char **p, size_t *n)
             r->lineno++;
             return r->failed = FORGE_ELIMIT;
         }
-        if (r->start > 0) {
+        /* reading in blocks, the rest of a line moves to the front only when a block no
+         * longer fits after it */
+        if (r->start > 0 && (!r->block || r->cap - r->end < r->block)) {
             memmove(r->buf, r->buf + r->start, have);
             r->end = have;
             r->start = 0;
@@ -56,7 +58,10 @@ int forge_lines_next(struct forge_lines *r, const char **p, size_t *n)
             r->buf = b;
             r->cap = want;
         }
-        size_t got = fread(r->buf + r->end, 1, r->cap - r->end, r->f);
+        size_t want = r->cap - r->end;
+        if (r->block && want > r->block)
+            want = r->block;
+        size_t got = fread(r->buf + r->end, 1, want, r->f);
         r->end += got;
         if (got == 0) {
             if (ferror(r->f)) {

@@ -11,6 +11,9 @@ struct forge_lines {
     FILE *f;     /* borrowed */
     char *buf;   /* owned */
     size_t cap, start, end, limit;
+    size_t block; /* most bytes read at once; 0 (the default): as many as the buffer holds.
+                   * Set it after init when the caller holds a lock across forge_lines_next, so
+                   * that no call does much more than one block's work. */
     bool eof;
     int failed;  /* the error code once failed, else 0 */
     long lineno; /* number of the line last returned (or refused) */

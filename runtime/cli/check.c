@@ -1,8 +1,9 @@
 /* forge check FILE... : tool-use validation of recorded trajectories (docs/check.md).
  *
- * JSONL input streams: a reader (this thread) cuts the file into chunks of whole lines, worker
- * threads parse, import and check them, and the reader prints finished chunks in input order,
- * so memory stays bounded by (chunks in flight x chunk size) whatever the file size. */
+ * JSONL input streams: -j threads (this one among them) take turns cutting the file into chunks
+ * of whole lines, each parses, imports and checks its chunk, and finished chunks are printed in
+ * input order, so memory stays bounded by (chunks in flight x chunk size) whatever the file
+ * size. */
 #define _GNU_SOURCE
 #include "cli/cli.h"
 #include "base/alloc.h"
@@ -54,7 +55,7 @@ const char forge_usage_check[] =
     "  --min-score X                a trajectory scoring under X fails (default 0)\n"
     "  --format text|json|jsonl     output format (default text)\n"
     "  --quiet                      text: only failing trajectories and the summary\n"
-    "  -j N                         worker threads (default: the number of CPUs)\n"
+    "  -j N                         threads (default: the number of CPUs)\n"
     "  --max-line-bytes N           longest JSONL line accepted (default 16777216); a longer\n"
     "                               line ends the reading of its file\n"
     "  --max-file-mb MIB            largest JSON file read whole, in MiB (default 256; a larger\n"
@@ -342,66 +343,71 @@ static void check_line(const struct cfg *cfg, const char *text, size_t len, cons
 /* ---------------------------------------------------------------------------------------- */
 /* Worker pool: chunks of lines checked in parallel, output in input order                   */
 
+/* The -j threads (the calling thread is one of them) take turns at reading: under the input
+ * lock a thread takes the next slot of the ring and cuts the next chunk of whole lines from the
+ * file into its own buffer, checks it with no lock held (results into the slot), then, under
+ * the output lock, marks the slot done and prints every finished chunk that is next in input
+ * order. So -j N keeps N threads busy on N cores: a reader thread of its own would make
+ * N + 1 of them, woken for every chunk, and its reading would take turns with the checking on
+ * the same cores. A thread waits only for a lock held briefly, or when the window of chunks
+ * in flight is full because the oldest one is still being checked. */
+
 #define CHUNK_BYTES (64u << 10)
-
-struct job {
-    struct forge_buf in;  /* lines, each followed by '\0' */
-    long *lines;          /* line number of each */
-    size_t *offs;         /* offset of each in `in` */
-    int n, cap;
-    struct forge_buf out, dg;
-    struct stats st;
-    const char *file;
-    int state; /* 0 free, 1 queued, 2 done */
-};
-
-struct pool {
-    const struct cfg *cfg;
-    pthread_mutex_t mu;
-    pthread_cond_t work, done;
-    struct job *jobs;
-    int njobs;
-    long fill, take, flush;
-    bool stop;
-    pthread_t *threads;
-    int nthreads;
-};
-
-static void *worker(void *arg)
-{
-    struct pool *p = arg;
-    for (;;) {
-        pthread_mutex_lock(&p->mu);
-        while (p->take == p->fill && !p->stop)
-            pthread_cond_wait(&p->work, &p->mu);
-        if (p->take == p->fill) {
-            pthread_mutex_unlock(&p->mu);
-            forge_jarena_drop();
-            return NULL;
-        }
-        struct job *j = &p->jobs[p->take % p->njobs];
-        p->take++;
-        pthread_mutex_unlock(&p->mu);
-        for (int i = 0; i < j->n; i++) {
-            const char *s = j->in.data + j->offs[i];
-            size_t len = (i + 1 < j->n ? j->offs[i + 1] - 1 : j->in.len - 1) - j->offs[i];
-            forge_jarena_on(true);
-            check_line(p->cfg, s, len, j->file, j->lines[i], &j->out, &j->dg, &j->st);
-            forge_jarena_on(false);
-            forge_jarena_reset();
-        }
-        pthread_mutex_lock(&p->mu);
-        j->state = 2;
-        pthread_cond_broadcast(&p->done);
-        pthread_mutex_unlock(&p->mu);
-    }
-}
+/* chunks in flight per thread: a thread may run this far ahead of a slower (or descheduled)
+ * one before it waits for it */
+#define WINDOW 8
+/* job.read_err when a line could not be added to a chunk */
+#define ADD_FAILED 1
 
 struct emit {
     enum fmt fmt;
     long items; /* json: items written so far */
     struct stats total;
     bool input_error; /* a file could not be read to its end: exit 2 */
+};
+
+/* A chunk's lines, held by the thread that reads and checks them (one per thread, reused: it is
+ * free again once the chunk is checked, and stays in that core's cache). */
+struct lines_in {
+    struct forge_buf text; /* lines, each followed by '\0' */
+    long *lines;           /* line number of each */
+    size_t *offs;          /* offset of each in `text` */
+    int n, cap;
+};
+
+/* A chunk's results, kept in the ring until its turn to be printed. */
+struct job {
+    struct forge_buf out, dg;
+    struct stats st;
+    int scores_cap;
+    int read_err;   /* reading stopped after this chunk's lines: forge_lines_next's code, or
+                     * ADD_FAILED */
+    long err_line;  /* and at this line */
+    int err_no;     /* with this errno */
+    bool done;      /* checked, not yet printed (under pool.mu) */
+};
+
+struct pool {
+    const struct cfg *cfg;
+    const char *file;
+    struct emit *e;
+    /* input side, under `in` */
+    pthread_mutex_t in;
+    struct forge_lines *r;
+    const char *first; /* a line read before the pool started, not yet in a chunk */
+    size_t first_n;
+    long first_line;
+    bool ended;  /* nothing more to read */
+    long fill;   /* chunks taken */
+    /* output side, under `mu` */
+    pthread_mutex_t mu;
+    pthread_cond_t room; /* a chunk was printed (its slot is free) */
+    long flush;          /* chunks printed */
+    int waiting;         /* threads waiting for room */
+    struct job *jobs;
+    int njobs;
+    pthread_t *threads;
+    int nthreads; /* started besides the calling thread */
 };
 
 static void emit_out(struct emit *e, const char *s, size_t n)
@@ -423,126 +429,54 @@ static void emit_out(struct emit *e, const char *s, size_t n)
     }
 }
 
-static void flush_one(struct pool *p, struct emit *e)
+/* Reports why a file's lines stopped (forge_lines_next's code <got>, with errno <errnum>, at
+ * line <lineno>): the rest of the file is not read, and the run exits 2. */
+static int read_failed(const struct cfg *cfg, const char *file, long lineno, int got, int errnum,
+                       struct emit *e)
 {
-    struct job *j = &p->jobs[p->flush % p->njobs];
-    pthread_mutex_lock(&p->mu);
-    while (j->state != 2)
-        pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
-    if (j->dg.len) {
-        fflush(stdout);
-        fwrite(j->dg.data, 1, j->dg.len, stderr);
-    }
-    if (j->out.len)
-        emit_out(e, j->out.data, j->out.len);
-    stats_merge(&e->total, &j->st);
-    forge_buf_reset(&j->in);
-    forge_buf_reset(&j->out);
-    forge_buf_reset(&j->dg);
-    double *scores = j->st.scores;
-    memset(&j->st, 0, sizeof j->st);
-    j->st.scores = scores;
-    j->n = 0;
-    j->state = 0;
-    p->flush++;
+    fflush(stdout);
+    if (got == FORGE_ELIMIT)
+        forge_cli_error("check: %s:%ld: line longer than %zu bytes (the limit; raise it with "
+                        "--max-line-bytes); the rest of the file is not read", file, lineno,
+                        cfg->max_line);
+    else if (got == FORGE_ENOMEM)
+        forge_cli_error("check: %s: out of memory", file);
+    else
+        forge_cli_error("check: %s: read error: %s", file, strerror(errnum));
+    e->total.bad++;
+    e->input_error = true;
+    return got;
 }
 
-static int pool_start(struct pool *p, const struct cfg *cfg)
+/* Adds a line to <c>, and room for its score to <j>. */
+static int job_add(struct lines_in *c, struct job *j, const char *s, size_t n, long line)
 {
-    memset(p, 0, sizeof *p);
-    p->cfg = cfg;
-    p->nthreads = cfg->jobs;
-    p->njobs = cfg->jobs * 3;
-    p->jobs = forge_calloc((size_t)p->njobs, sizeof *p->jobs);
-    p->threads = forge_calloc((size_t)p->nthreads, sizeof *p->threads);
-    if (!p->jobs || !p->threads)
-        return FORGE_ENOMEM;
-    for (int i = 0; i < p->njobs; i++) {
-        forge_buf_init(&p->jobs[i].in, 0);
-        forge_buf_init(&p->jobs[i].out, 0);
-        forge_buf_init(&p->jobs[i].dg, 0);
-    }
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->work, NULL);
-    pthread_cond_init(&p->done, NULL);
-    for (int i = 0; i < p->nthreads; i++) {
-        if (pthread_create(&p->threads[i], NULL, worker, p)) {
-            p->nthreads = i;
-            return FORGE_ENOMEM;
-        }
-    }
-    return 0;
-}
-
-static void pool_stop(struct pool *p, struct emit *e)
-{
-    if (p->jobs)
-        while (p->flush < p->fill)
-            flush_one(p, e);
-    pthread_mutex_lock(&p->mu);
-    p->stop = true;
-    pthread_cond_broadcast(&p->work);
-    pthread_mutex_unlock(&p->mu);
-    for (int i = 0; i < p->nthreads; i++)
-        pthread_join(p->threads[i], NULL);
-    for (int i = 0; p->jobs && i < p->njobs; i++) {
-        forge_buf_free(&p->jobs[i].in);
-        forge_buf_free(&p->jobs[i].out);
-        forge_buf_free(&p->jobs[i].dg);
-        forge_free(p->jobs[i].lines);
-        forge_free(p->jobs[i].offs);
-        forge_free(p->jobs[i].st.scores);
-    }
-    forge_free(p->jobs);
-    forge_free(p->threads);
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->work);
-    pthread_cond_destroy(&p->done);
-}
-
-/* The job being filled (waiting for a free slot, printing finished ones, when needed). */
-static struct job *pool_slot(struct pool *p, struct emit *e)
-{
-    while (p->fill - p->flush >= p->njobs)
-        flush_one(p, e);
-    return &p->jobs[p->fill % p->njobs];
-}
-
-static void pool_submit(struct pool *p)
-{
-    pthread_mutex_lock(&p->mu);
-    p->jobs[p->fill % p->njobs].state = 1;
-    p->fill++;
-    pthread_cond_signal(&p->work);
-    pthread_mutex_unlock(&p->mu);
-}
-
-static int job_add(struct job *j, const char *s, size_t n, long line)
-{
-    if (j->n == j->cap) {
-        int cap = j->cap ? j->cap * 2 : 64;
-        long *l = forge_realloc(j->lines, sizeof *l * (size_t)cap);
+    if (c->n == c->cap) {
+        int cap = c->cap ? c->cap * 2 : 64;
+        long *l = forge_realloc(c->lines, sizeof *l * (size_t)cap);
         if (!l)
             return FORGE_ENOMEM;
-        j->lines = l;
-        size_t *o = forge_realloc(j->offs, sizeof *o * (size_t)cap);
+        c->lines = l;
+        size_t *o = forge_realloc(c->offs, sizeof *o * (size_t)cap);
         if (!o)
             return FORGE_ENOMEM;
-        j->offs = o;
-        double *sc = forge_realloc(j->st.scores, sizeof *sc * (size_t)cap);
+        c->offs = o;
+        c->cap = cap;
+    }
+    if (c->n == j->scores_cap) {
+        double *sc = forge_realloc(j->st.scores, sizeof *sc * (size_t)c->cap);
         if (!sc)
             return FORGE_ENOMEM;
         j->st.scores = sc;
-        j->cap = cap;
+        j->scores_cap = c->cap;
     }
-    j->offs[j->n] = j->in.len;
-    j->lines[j->n] = line;
-    int rc = forge_buf_add(&j->in, s, n);
+    c->offs[c->n] = c->text.len;
+    c->lines[c->n] = line;
+    int rc = forge_buf_add(&c->text, s, n);
     if (!rc)
-        rc = forge_buf_addc(&j->in, '\0');
+        rc = forge_buf_addc(&c->text, '\0');
     if (!rc)
-        j->n++;
+        c->n++;
     return rc;
 }
 
@@ -554,23 +488,199 @@ static bool blank_or_comment(const char *s, size_t n)
     return i == n || s[i] == '#';
 }
 
-/* Reports why a file's lines stopped (forge_lines_next's code <got>): the rest of the file is
- * not read, and the run exits 2. */
-static int read_failed(const struct cfg *cfg, const struct forge_lines *r, int got,
-                       const char *file, struct emit *e)
+/* Under p->in: fills <c> (emptied first) with the next lines, about CHUNK_BYTES of them, or up
+ * to the end of the input or a read error (recorded in <j>, to be reported after its lines). */
+static void read_chunk(struct pool *p, struct lines_in *c, struct job *j)
 {
-    fflush(stdout);
-    if (got == FORGE_ELIMIT)
-        forge_cli_error("check: %s:%ld: line longer than %zu bytes (the limit; raise it with "
-                        "--max-line-bytes); the rest of the file is not read", file, r->lineno,
-                        cfg->max_line);
-    else if (got == FORGE_ENOMEM)
-        forge_cli_error("check: %s: out of memory", file);
-    else
-        forge_cli_error("check: %s: read error: %s", file, strerror(errno));
-    e->total.bad++;
-    e->input_error = true;
-    return got;
+    forge_buf_reset(&c->text);
+    c->n = 0;
+    if (p->first) {
+        const char *s = p->first;
+        p->first = NULL;
+        if (job_add(c, j, s, p->first_n, p->first_line)) {
+            j->read_err = ADD_FAILED;
+            p->ended = true;
+            return;
+        }
+    }
+    while (c->text.len < CHUNK_BYTES) {
+        const char *s;
+        size_t n;
+        int got = forge_lines_next(p->r, &s, &n);
+        if (got <= 0) {
+            if (got < 0) {
+                j->read_err = got;
+                j->err_line = p->r->lineno;
+                j->err_no = errno;
+            }
+            p->ended = true;
+            return;
+        }
+        if (p->r->lineno == 1 && n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
+            s += 3; /* a UTF-8 byte order mark */
+            n -= 3;
+        }
+        if (blank_or_comment(s, n))
+            continue;
+        if (job_add(c, j, s, n, p->r->lineno)) {
+            j->read_err = ADD_FAILED;
+            p->ended = true;
+            return;
+        }
+    }
+}
+
+/* Under p->mu: prints a finished chunk (the next in input order) and empties its slot. */
+static void flush_job(struct pool *p, struct job *j)
+{
+    struct emit *e = p->e;
+    if (j->dg.len) {
+        fflush(stdout);
+        fwrite(j->dg.data, 1, j->dg.len, stderr);
+    }
+    if (j->out.len)
+        emit_out(e, j->out.data, j->out.len);
+    stats_merge(&e->total, &j->st);
+    if (j->read_err == ADD_FAILED) {
+        fflush(stdout);
+        forge_cli_error("check: out of memory");
+    } else if (j->read_err) {
+        read_failed(p->cfg, p->file, j->err_line, j->read_err, j->err_no, e);
+    }
+    forge_buf_reset(&j->out);
+    forge_buf_reset(&j->dg);
+    double *scores = j->st.scores;
+    memset(&j->st, 0, sizeof j->st);
+    j->st.scores = scores;
+    j->read_err = 0;
+    j->done = false;
+}
+
+/* One thread's share: read a chunk, check it, print what is next in order; until the input
+ * ends. */
+static void run_chunks(struct pool *p)
+{
+    struct lines_in c = {0};
+    forge_buf_init(&c.text, 0);
+    for (;;) {
+        pthread_mutex_lock(&p->in);
+        if (p->ended) {
+            pthread_mutex_unlock(&p->in);
+            break;
+        }
+        /* p->fill changes only under p->in, which this thread holds */
+        pthread_mutex_lock(&p->mu);
+        while (p->fill - p->flush >= p->njobs) {
+            p->waiting++;
+            pthread_cond_wait(&p->room, &p->mu);
+            p->waiting--;
+        }
+        pthread_mutex_unlock(&p->mu);
+        struct job *j = &p->jobs[p->fill % p->njobs];
+        p->fill++;
+        read_chunk(p, &c, j);
+        pthread_mutex_unlock(&p->in);
+
+        for (int i = 0; i < c.n; i++) {
+            const char *s = c.text.data + c.offs[i];
+            size_t len = (i + 1 < c.n ? c.offs[i + 1] - 1 : c.text.len - 1) - c.offs[i];
+            forge_jarena_on(true);
+            check_line(p->cfg, s, len, p->file, c.lines[i], &j->out, &j->dg, &j->st);
+            forge_jarena_on(false);
+            forge_jarena_reset();
+        }
+
+        pthread_mutex_lock(&p->mu);
+        j->done = true;
+        bool freed = false;
+        for (struct job *k; (k = &p->jobs[p->flush % p->njobs])->done; p->flush++) {
+            flush_job(p, k);
+            freed = true;
+        }
+        if (freed && p->waiting)
+            pthread_cond_broadcast(&p->room);
+        pthread_mutex_unlock(&p->mu);
+    }
+    forge_buf_free(&c.text);
+    forge_free(c.lines);
+    forge_free(c.offs);
+}
+
+static void *worker(void *arg)
+{
+    run_chunks(arg);
+    forge_jarena_drop();
+    return NULL;
+}
+
+/* Frees what check_chunks made (after the threads are joined). */
+static void pool_free(struct pool *p)
+{
+    for (int i = 0; p->jobs && i < p->njobs; i++) {
+        forge_buf_free(&p->jobs[i].out);
+        forge_buf_free(&p->jobs[i].dg);
+        forge_free(p->jobs[i].st.scores);
+    }
+    forge_free(p->jobs);
+    forge_free(p->threads);
+    pthread_mutex_destroy(&p->in);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->room);
+}
+
+/* Checks the rest of <r>'s lines, <first> (line <first_line>, already read) first, on cfg->jobs
+ * threads: this one and cfg->jobs - 1 started here. */
+static int check_chunks(const struct cfg *cfg, struct forge_lines *r, const char *first,
+                        size_t first_n, const char *file, struct emit *e)
+{
+    struct pool p;
+    memset(&p, 0, sizeof p);
+    p.cfg = cfg;
+    p.file = file;
+    p.e = e;
+    p.r = r;
+    p.first = first;
+    p.first_n = first_n;
+    p.first_line = r->lineno;
+    /* one thread prints each chunk as soon as it is checked: one slot is enough */
+    p.njobs = cfg->jobs == 1 ? 1 : cfg->jobs * WINDOW;
+    p.jobs = forge_calloc((size_t)p.njobs, sizeof *p.jobs);
+    p.threads = forge_calloc((size_t)cfg->jobs, sizeof *p.threads);
+    pthread_mutex_init(&p.in, NULL);
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.room, NULL);
+    int rc = 0;
+    if (!p.jobs || !p.threads) {
+        forge_cli_error("check: out of memory");
+        rc = FORGE_ENOMEM;
+        goto out;
+    }
+    for (int i = 0; i < p.njobs; i++) {
+        forge_buf_init(&p.jobs[i].out, 0);
+        forge_buf_init(&p.jobs[i].dg, 0);
+    }
+    /* the threads wait for the input lock until all have started: when one cannot start,
+     * nothing has been read, and the others end without reading */
+    pthread_mutex_lock(&p.in);
+    for (int i = 1; i < cfg->jobs; i++) {
+        if (pthread_create(&p.threads[p.nthreads], NULL, worker, &p)) {
+            p.ended = true;
+            pthread_mutex_unlock(&p.in);
+            for (int k = 0; k < p.nthreads; k++)
+                pthread_join(p.threads[k], NULL);
+            forge_cli_error("check: cannot start worker threads");
+            rc = FORGE_ENOMEM;
+            goto out;
+        }
+        p.nthreads++;
+    }
+    pthread_mutex_unlock(&p.in);
+    run_chunks(&p);
+    for (int k = 0; k < p.nthreads; k++)
+        pthread_join(p.threads[k], NULL);
+out:
+    pool_free(&p);
+    return rc;
 }
 
 /* agent-eval-harness's one-turn-per-line files: the whole file is one trajectory. */
@@ -586,7 +696,7 @@ static int check_turn_lines(const struct cfg *cfg, struct forge_lines *r, const 
     int got = 1;
     while (got != 0 && !rc) {
         if (got < 0) {
-            rc = read_failed(cfg, r, got, file, e);
+            rc = read_failed(cfg, file, r->lineno, got, errno, e);
             break;
         }
         if (!blank_or_comment(s, n)) {
@@ -634,25 +744,17 @@ static int check_jsonl(const struct cfg *cfg, FILE *f, const char *file, struct 
 {
     struct forge_lines r;
     forge_lines_init(&r, f, cfg->max_line);
-    struct pool p;
+    /* the threads read under a lock: a read of a chunk's size keeps it short (a whole 1 MiB
+     * buffer at once held it about ten times as long as the cutting of a chunk, every 16 chunks) */
+    r.block = CHUNK_BYTES;
     int rc = 0;
-    bool started = false, decided = false;
     const char *s;
     size_t n;
     int got;
-    struct job *j = NULL;
+    /* up to the first line that is not blank or a comment, which tells the form of the file */
     while ((got = forge_lines_next(&r, &s, &n)) != 0) {
         if (got < 0) {
-            /* ordered with the chunk outputs: flush what is before it first */
-            if (started) {
-                if (j && j->n) {
-                    pool_submit(&p);
-                    j = NULL;
-                }
-                while (p.flush < p.fill)
-                    flush_one(&p, e);
-            }
-            rc = read_failed(cfg, &r, got, file, e);
+            rc = read_failed(cfg, file, r.lineno, got, errno, e);
             break;
         }
         if (r.lineno == 1 && n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
@@ -661,46 +763,18 @@ static int check_jsonl(const struct cfg *cfg, FILE *f, const char *file, struct 
         }
         if (blank_or_comment(s, n))
             continue;
-        if (!decided) {
-            decided = true;
-            bool turns = cfg->input_format && strcmp(cfg->input_format, "turns") == 0;
-            if (!cfg->input_format) {
-                cJSON *doc = forge_json_parse(s, n, "", NULL);
-                const char *fmt = doc ? forge_trajectory_detect(doc) : NULL;
-                turns = fmt && strcmp(fmt, "turns") == 0;
-                cJSON_Delete(doc);
-            }
-            if (turns) {
-                rc = check_turn_lines(cfg, &r, s, n, file, e);
-                break;
-            }
+        bool turns = cfg->input_format && strcmp(cfg->input_format, "turns") == 0;
+        if (!cfg->input_format) {
+            cJSON *doc = forge_json_parse(s, n, "", NULL);
+            const char *fmt = doc ? forge_trajectory_detect(doc) : NULL;
+            turns = fmt && strcmp(fmt, "turns") == 0;
+            cJSON_Delete(doc);
         }
-        if (!started) {
-            if (pool_start(&p, cfg)) {
-                forge_cli_error("check: cannot start worker threads");
-                rc = FORGE_ENOMEM;
-                break;
-            }
-            started = true;
-        }
-        if (!j) {
-            j = pool_slot(&p, e);
-            j->file = file;
-        }
-        if (job_add(j, s, n, r.lineno)) {
-            forge_cli_error("check: out of memory");
-            rc = FORGE_ENOMEM;
-            break;
-        }
-        if (j->in.len >= CHUNK_BYTES) {
-            pool_submit(&p);
-            j = NULL;
-        }
-    }
-    if (started) {
-        if (j && j->n)
-            pool_submit(&p);
-        pool_stop(&p, e);
+        if (turns)
+            rc = check_turn_lines(cfg, &r, s, n, file, e);
+        else
+            rc = check_chunks(cfg, &r, s, n, file, e);
+        break;
     }
     forge_lines_free(&r);
     return rc;

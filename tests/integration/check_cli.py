@@ -168,6 +168,52 @@ with open(f) as fh:
 code4, out4, _ = run(arr, "--tools", tools, "--format", "json")
 expect("mean.array", json.loads(out4)["summary"] == json.loads(lines[-1])["summary"], out4[-300:])
 
+# 8c. with several threads, the diagnostics of bad lines keep input order among the results, and an
+# over-long line deep in a file (past more 64 KiB chunks than threads keep in flight) ends its
+# reading the same way: every line before it checked and printed, none after, exit 2
+rows = ["{broken" if i % 97 == 5 else traj(f"e{i}") for i in range(12000)]
+f = write("errs.jsonl", "\n".join(rows + [traj("y" * 600), traj("late")]) + "\n")
+want_out = [f"PASS e{i}  {f}:{i + 1}  score 1  validation 1  results 1  calls 1  issues 0 critical, 0 high, "
+            "0 medium, 0 low" for i in range(12000) if i % 97 != 5]
+want_err = [f"forge: check: {f}:{i + 1}:3: invalid JSON near 'roken' (line skipped)"
+            for i in range(12000) if i % 97 == 5]
+want_err.append(f"forge: check: {f}:12001: line longer than 500 bytes (the limit; raise it with "
+                "--max-line-bytes); the rest of the file is not read")
+for j in ("1", "2", "4"):
+    p = subprocess.run([FORGE, "check", f, "--max-line-bytes", "500", "--allow-unknown-tools", "-j", j],
+                       capture_output=True, text=True, timeout=120)
+    out = p.stdout.splitlines()
+    expect(f"errors-in-order.-j{j}.exit", p.returncode == 2, p.returncode)
+    expect(f"errors-in-order.-j{j}.stdout", out[:-1] == want_out, out[:3] + out[-3:])
+    expect(f"errors-in-order.-j{j}.summary", out[-1] == f"{len(want_out)} trajectories: {len(want_out)} passed, "
+           f"0 failed; {len(want_out)} calls; mean score 1; issues 0 critical, 0 high, 0 medium, 0 low; "
+           f"{len(want_err)} skipped (unreadable)", out[-1])
+    expect(f"errors-in-order.-j{j}.stderr", p.stderr.splitlines() == want_err, p.stderr[-500:])
+
+# 8d. -j N runs N threads in all (they take turns at reading; there is no reader thread besides
+# them): counted in /proc while forge waits for more of its standard input
+if os.path.isdir("/proc/self/task"):
+    import time
+    for j in (1, 3):
+        p = subprocess.Popen([FORGE, "check", "-", "--allow-unknown-tools", "-j", str(j)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # 500 lines, about 145 KB: more than the reads of 64 KiB that must be full before a line
+        # comes out of a pipe
+        p.stdin.write("".join(traj(f"t{i}") + "\n" for i in range(500)))
+        p.stdin.flush()
+        tasks = 0
+        for _ in range(400):  # until the threads have started (at most 20 s); the count only grows
+            time.sleep(0.05)
+            tasks = len(os.listdir(f"/proc/{p.pid}/task"))
+            if tasks >= j:
+                break
+        time.sleep(0.2)
+        tasks = len(os.listdir(f"/proc/{p.pid}/task"))
+        out, err = p.communicate(traj("last") + "\n", timeout=60)
+        expect(f"threads.-j{j}", tasks == j, f"{tasks} threads")
+        expect(f"threads.-j{j}.out", p.returncode == 0 and out.splitlines()[-1].startswith("501 trajectories: 501 passed"),
+               out + err)
+
 # 9. stdin
 code, out, err = run("-", "--allow-unknown-tools", stdin=traj("s") + "\n")
 expect("stdin", code == 0 and out.startswith("PASS s  <stdin>:1  "), out + err)

@@ -66,6 +66,55 @@ TEST(lines_refuse_a_long_line_while_reading)
     fclose(f);
 }
 
+TEST(lines_read_in_blocks)
+{
+    /* the same lines, numbers and refusals whatever the block size; a line longer than a block
+     * still comes whole */
+    char s[4000];
+    size_t len = 0;
+    unsigned x = 12345;
+    for (int i = 0; i < 300 && len < sizeof s - 64; i++) {
+        x = x * 1103515245u + 12345u;
+        int n = (int)(x >> 16) % 23; /* lines of 0 to 22 bytes */
+        for (int k = 0; k < n; k++)
+            s[len++] = (char)('a' + (i + k) % 26);
+        s[len++] = '\n';
+    }
+    memcpy(s + len, "1234567890123456789012345\nnot read", 35); /* 25 bytes: over the limit */
+    len += 35;
+    for (size_t block = 0; block <= 40; block += block < 9 ? 1 : 31) {
+        FILE *a = text(s, len), *b = text(s, len);
+        struct forge_lines ra, rb;
+        forge_lines_init(&ra, a, 24);
+        forge_lines_init(&rb, b, 24);
+        rb.block = block;
+        const char *pa, *pb;
+        size_t na, nb;
+        int ga, gb, lines = 0;
+        size_t used = 0;
+        do {
+            ga = forge_lines_next(&ra, &pa, &na);
+            gb = forge_lines_next(&rb, &pb, &nb);
+            CHECK_INT(gb, ga);
+            CHECK_INT(rb.lineno, ra.lineno);
+            if (ga == 1 && gb == 1) {
+                CHECK(na == nb && memcmp(pa, pb, na) == 0);
+                lines++;
+                /* no read went more than a block past the line's end */
+                used += nb + 1;
+                CHECK(block == 0 || (size_t)ftell(b) <= used + block);
+            }
+        } while (ga == 1 && gb == 1);
+        CHECK_INT(gb, FORGE_ELIMIT);
+        CHECK_INT(lines, (int)rb.lineno - 1);
+        CHECK(rb.cap == 25);
+        forge_lines_free(&ra);
+        forge_lines_free(&rb);
+        fclose(a);
+        fclose(b);
+    }
+}
+
 TEST(whole_reads_are_bounded)
 {
     struct forge_err err = {0};
@@ -109,6 +158,7 @@ int main(void)
 {
     RUN(lines_split_and_keep_numbers);
     RUN(lines_refuse_a_long_line_while_reading);
+    RUN(lines_read_in_blocks);
     RUN(whole_reads_are_bounded);
     return TEST_DONE();
 }
