@@ -25,6 +25,14 @@ struct forge_err {
     char trace[FORGE_ERR_MAX];
 };
 
+/* Declares an empty forge_err <e> on the stack of a hot path: `= {0}` would clear all its 4 KiB
+ * for each call. Readers look at code, msg and trace as C strings only. */
+#define FORGE_ERR_LOCAL(e) \
+    struct forge_err e;    \
+    (e).code = 0;          \
+    (e).msg[0] = 0;        \
+    (e).trace[0] = 0
+
 /* Sets code and message (printf format); returns code so callers can `return forge_err_set(...)`.
  * <e> may be NULL. */
 int forge_err_set(struct forge_err *e, int code, const char *fmt, ...)

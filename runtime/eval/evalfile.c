@@ -371,7 +371,7 @@ static int v_count(struct val *v, const cJSON *x)
 static int v_regex(struct val *v, const cJSON *x, int flags)
 {
     if (v_string(v, x)) return FORGE_EINVAL;
-    struct forge_err e = {0};
+    FORGE_ERR_LOCAL(e);
     /* cached: eval files repeat their patterns, and scoring uses the same cache */
     if (!forge_re_cached(x->valuestring, strlen(x->valuestring), flags, &e)) return failv(v, false, "%s", e.msg);
     return 0;

@@ -39,7 +39,7 @@ static const cJSON *take(struct shared *sh, int *index, cJSON **owned)
         if (k)
             sh->next = k->next;
     } else if (spec->next_case) {
-        struct forge_err err = {0};
+        FORGE_ERR_LOCAL(err);
         int rc = spec->next_case(spec->case_ctx, owned, &err);
         if (rc < 0)
             fail(sh, rc, &err);
@@ -57,10 +57,10 @@ static void run_case(struct shared *sh, const cJSON *kase, int i)
 {
     const struct forge_run_spec *spec = sh->spec;
     cJSON *traj = NULL;
-    struct forge_err err = {0};
+    FORGE_ERR_LOCAL(err);
     int rc = forge_agent_run(&spec->agent, kase, &traj, &err);
     cJSON *result = NULL;
-    struct forge_err eerr = {0};
+    FORGE_ERR_LOCAL(eerr);
     int erc = forge_eval_case(kase, rc ? NULL : traj, &spec->eval, &result, &eerr);
     pthread_mutex_lock(&sh->lock);
     if (erc) {
@@ -78,7 +78,7 @@ static void run_case(struct shared *sh, const cJSON *kase, int i)
             forge_json_add_str(result, "suite", spec->suite_name);
         if (spec->on_case)
             spec->on_case(spec->ud, result, traj);
-        struct forge_err werr = {0};
+        FORGE_ERR_LOCAL(werr);
         int wrc = spec->results ? forge_results_put_case(spec->results, spec->base + (size_t)i, result,
                                                               spec->results_traj ? traj : NULL, &werr) : 0;
         if (wrc)

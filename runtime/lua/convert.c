@@ -752,7 +752,7 @@ cJSON *forge_lua_to_json(lua_State *L, int idx, struct forge_err *err)
 
 cJSON *forge_lua_check_json(lua_State *L, int idx, const char *what)
 {
-    struct forge_err err = {0};
+    FORGE_ERR_LOCAL(err);
     cJSON *v = forge_lua_to_json(L, idx, &err);
     if (!v)
         luaL_error(L, "%s: %s", what, err.msg);
@@ -871,7 +871,7 @@ static size_t tree_cost(const cJSON *v, int depth)
 int forge_lua_charge_yaml(lua_State *L, const char *s, size_t len)
 {
     size_t nodes = 0;
-    struct forge_err err = {0};
+    FORGE_ERR_LOCAL(err);
     if (forge_yaml_count(s, len, "<input>", &nodes, &err))
         nodes = 0;
     size_t cost = nodes > (SIZE_MAX - len) / NODE_COST ? SIZE_MAX : nodes * NODE_COST + len;
@@ -902,7 +902,7 @@ static int l_decode(lua_State *L)
     size_t len;
     const char *s = luaL_checklstring(L, 1, &len);
     const char *name = luaL_optstring(L, 2, "<input>");
-    struct forge_err err = {0};
+    FORGE_ERR_LOCAL(err);
     /* The cJSON tree lives outside the Lua allocator and is much larger than its text
      * ("[1,1,1,...]" takes ~50 times its size), so charge it against the cap before parsing. */
     if (forge_lua_charge_json(L, s, len))
@@ -948,7 +948,7 @@ static int l_encode(lua_State *L)
     } else if (!lua_isnoneornil(L, 2)) {
         return luaL_typeerror(L, 2, "table of options");
     }
-    struct forge_err err = {0};
+    FORGE_ERR_LOCAL(err);
     cJSON *v = forge_lua_to_json(L, 1, &err);
     if (!v)
         return luaL_error(L, "forge.json.encode: %s", err.msg);
@@ -995,7 +995,7 @@ static int l_type(lua_State *L)
     case LUA_TNUMBER: lua_pushliteral(L, "number"); break;
     case LUA_TSTRING: lua_pushliteral(L, "string"); break;
     case LUA_TTABLE: {
-        struct forge_err err = {0};
+        FORGE_ERR_LOCAL(err);
         if (is_mt(L, 1, ARRAY_MT)) {
             lua_pushliteral(L, "array");
             break;
@@ -1041,7 +1041,7 @@ static int yaml_decode(lua_State *L, bool all)
     const char *s = luaL_checklstring(L, 1, &len);
     const char *name = luaL_optstring(L, 2, "<input>");
     const char *fn = all ? "forge.yaml.decode_all" : "forge.yaml.decode";
-    struct forge_err err = {0};
+    FORGE_ERR_LOCAL(err);
     /* charged before parsing, as forge.json.decode does: aliases can make the tree far larger
      * than its text */
     if (forge_lua_charge_yaml(L, s, len))

@@ -131,7 +131,7 @@ static int plan_rule(const cJSON *r, struct prule *pr, struct forge_err *err)
     }
     const char *match = forge_json_str(r, "match");
     if (match) {
-        struct forge_err e = {0};
+        FORGE_ERR_LOCAL(e);
         pr->re = forge_re_compile(match, strlen(match), FORGE_RE_CASELESS, &e);
         if (!pr->re) { /* Lua raises the pattern's error when the rule is reached */
             if (e.code == FORGE_ENOMEM)
@@ -298,7 +298,7 @@ static int result_of(struct rres *r, struct val *v)
     if (r->state == 0) {
         if (len > MAX_DECODE)
             return 0;
-        struct forge_err err = {0};
+        FORGE_ERR_LOCAL(err);
         r->decoded = forge_json_parse(content->valuestring, len, "<input>", &err);
         /* "ok and v or m.content": a decoded false leaves the text, as does a \u0000 */
         if (r->decoded && (cJSON_IsFalse(r->decoded) ||
@@ -750,7 +750,7 @@ static cJSON *answer(const struct plan *p, const cJSON *req)
         }
         c.pairs = 0;
         if (r->re) {
-            struct forge_err err = {0};
+            FORGE_ERR_LOCAL(err);
             int rc = forge_re_exec(r->re, c.message, c.message_len, 0, ov, MAX_PAIRS, &err);
             if (rc < 0) { /* Lua raises it, or its limits differ */
                 i = -1;

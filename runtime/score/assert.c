@@ -67,8 +67,6 @@ struct ctx {
 
 /* ---- small helpers ---- */
 
-/* A forge_err is 4 KiB: hot paths leave it uninitialised but for what readers look at. */
-#define LOCAL_ERR(e) struct forge_err e; e.code = 0; e.msg[0] = 0; e.trace[0] = 0
 
 /* snprintf that may truncate long names in messages on purpose. */
 static void msgf(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -275,7 +273,7 @@ static cJSON *resolve(struct ctx *c, const char *where, const char *s)
     }
     cJSON *v = NULL;
     char why[256];
-    LOCAL_ERR(e);
+    FORGE_ERR_LOCAL(e);
     if (forge_template_resolve(s, c->o ? c->o->seed : NULL, c->o ? c->o->snapshot : NULL, &v, why, &e)) {
         oom(c);
         return NULL;
@@ -369,7 +367,7 @@ static void check_contains(struct ctx *c, bool negative)
         char *needle = string_form(s);
         if (!needle) goto nomem;
         kept++;
-        LOCAL_ERR(e);
+        FORGE_ERR_LOCAL(e);
         int hit = icontains(c->r->response, c->r->folds, needle, &e);
         if (hit < 0) {
             forge_free(needle);
@@ -418,7 +416,7 @@ static void check_latency(struct ctx *c)
 static void check_json_valid(struct ctx *c)
 {
     if (!cJSON_IsTrue(ex(c, "jsonValid"))) return;
-    LOCAL_ERR(e);
+    FORGE_ERR_LOCAL(e);
     cJSON *v = forge_json_parse(c->r->response, strlen(c->r->response), "response", &e);
     if (v) {
         pass_fail(c, "jsonValid", true, NULL);
@@ -484,7 +482,7 @@ static void check_non_empty(struct ctx *c)
     if (!c->r->folds && (lower = forge_strdup(c->r->response)))
         for (char *p = lower; *p; p++) *p = (char)lower_ascii((unsigned char)*p);
     for (int i = 0; i < n; i++) {
-        LOCAL_ERR(e);
+        FORGE_ERR_LOCAL(e);
         int hit;
         char ph[256];
         if (lower && !custom) {
@@ -529,7 +527,7 @@ static void check_length(struct ctx *c)
 /* 1 match, 0 no match; on error records a failed assertion of <type> and returns -1. */
 static int regex_test(struct ctx *c, const char *type, const char *pattern, int flags, const char *subject)
 {
-    LOCAL_ERR(e);
+    FORGE_ERR_LOCAL(e);
     int rc = forge_re_test(pattern, flags, subject, &e);
     if (rc < 0) {
         if (rc == FORGE_ENOMEM) oom(c);
@@ -696,7 +694,7 @@ static int param_ok(struct ctx *c, const char *op, const cJSON *got, const cJSON
     if (strcmp(op, "matches") == 0) {
         char *s = string_form(got);
         if (!s) return oom(c), 0;
-        LOCAL_ERR(e);
+        FORGE_ERR_LOCAL(e);
         int rc = forge_re_test(cJSON_IsString(want) ? want->valuestring : "", 0, s, &e);
         forge_free(s);
         return rc == 1;
@@ -982,7 +980,7 @@ static char *arg_matcher(struct ctx *c, const char *key, const cJSON *got, const
         forge_buf_addf(&b, "argument \"%s\": expected %s, got %s", key, wb, gb);
     } else if ((x = forge_json_get(m, "regex"))) {
         char *s = string_form(got);
-        LOCAL_ERR(e);
+        FORGE_ERR_LOCAL(e);
         int rc = s ? forge_re_test(x->valuestring, 0, s, &e) : FORGE_ENOMEM;
         forge_free(s);
         if (rc == 1) return NULL;
@@ -1009,7 +1007,7 @@ static char *arg_matcher(struct ctx *c, const char *key, const cJSON *got, const
         else if (lt && !(d < lt->valuedouble)) forge_buf_addf(&b, "argument \"%s\": %s is not < %s", key, gb, fmt_num(lt->valuedouble, nb));
         else return NULL;
     } else if ((x = forge_json_get(m, "json_schema"))) {
-        LOCAL_ERR(e);
+        FORGE_ERR_LOCAL(e);
         struct forge_schema *own = NULL;
         const struct forge_schema *s = schema_get(x, &own, &e);
         if (!s) {
@@ -1072,7 +1070,7 @@ static void check_waza(struct ctx *c)
         bool matched = false, name_hit = false;
         char *why = NULL;
         for (int i = 0; i < c->r->ncalls && !matched; i++) {
-            LOCAL_ERR(e);
+            FORGE_ERR_LOCAL(e);
             if (forge_re_test(pat ? pat : "", FORGE_RE_CASELESS, c->r->calls[i].name, &e) != 1) continue;
             name_hit = true;
             char *fail = NULL;
@@ -1337,7 +1335,7 @@ static void check_tool_args(struct ctx *c)
 /* Validates <inst> against <schema>: NULL when valid, else a new message. */
 static char *schema_check(const cJSON *schema, const cJSON *inst)
 {
-    LOCAL_ERR(e);
+    FORGE_ERR_LOCAL(e);
     struct forge_buf b;
     forge_buf_init(&b, 0);
     struct forge_schema *own = NULL;
@@ -1393,7 +1391,7 @@ static void check_response_schema(struct ctx *c)
 {
     const cJSON *schema = ex(c, "responseSchema");
     if (!schema) return;
-    LOCAL_ERR(e);
+    FORGE_ERR_LOCAL(e);
     cJSON *v = forge_json_parse(c->r->response, strlen(c->r->response), "response", &e);
     if (!v) {
         char msg[FORGE_ERR_MAX + 40];
@@ -1567,7 +1565,7 @@ static void check_custom(struct ctx *c, const cJSON *traj)
         args.child->prev = &run_ref;
         add_ref(&args, &expected, "expected", it);
         cJSON *res = NULL;
-        LOCAL_ERR(e);
+        FORGE_ERR_LOCAL(e);
         int rc = fn->call(fn->ctx, &args, &res, &e);
         if (rc) {
             if (rc == FORGE_ENOMEM) oom(c);

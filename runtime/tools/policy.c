@@ -190,7 +190,7 @@ cJSON *forge_policy_ask(const struct forge_policy *p, const cJSON *call)
     cJSON *args = cJSON_CreateArray();
     cJSON_AddItemToArray(args, cJSON_Duplicate(call, 1));
     cJSON *out = NULL;
-    struct forge_err ferr = {0};
+    FORGE_ERR_LOCAL(ferr);
     int rc = p->approve.call(p->approve.ctx, args, &out, &ferr);
     cJSON_Delete(args);
     cJSON_AddStringToObject(rec, "by", "function");

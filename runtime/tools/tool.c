@@ -395,7 +395,7 @@ static int run_function(const struct forge_tool *t, const struct forge_tool_call
         cJSON_AddItemToArray(args, scope);
     }
     cJSON *out = NULL;
-    struct forge_err ferr = {0};
+    FORGE_ERR_LOCAL(ferr);
     int rc = t->fn.call(t->fn.ctx, args, &out, &ferr);
     cJSON_Delete(args);
     if (rc == FORGE_ENOMEM)

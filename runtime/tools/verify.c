@@ -78,7 +78,7 @@ struct forge_verifier *forge_verifier_from_json(const cJSON *def, const char *wh
                           where, name);
             goto fail;
         }
-        struct forge_err rerr = {0};
+        FORGE_ERR_LOCAL(rerr);
         if ((m && !forge_re_cached(m, strlen(m), 0, &rerr)) ||
             (r && !forge_re_cached(r, strlen(r), 0, &rerr))) {
             forge_err_set(err, FORGE_EINVAL, "%s: verifier '%s': %s", where, name, rerr.msg);
@@ -196,7 +196,7 @@ static int run_one(const struct forge_verifier *v, const struct forge_tool *tool
     if (v->kind == FORGE_VERIFIER_PATTERN) {
         char *text = cJSON_IsString(result) ? forge_strdup(result->valuestring)
                                             : forge_json_print(result, 0);
-        struct forge_err rerr = {0};
+        FORGE_ERR_LOCAL(rerr);
         int outcome = 0;
         if (v->reject) {
             int r = forge_re_test(v->reject, 0, text, &rerr);
@@ -226,7 +226,7 @@ static int run_one(const struct forge_verifier *v, const struct forge_tool *tool
     cJSON *args = cJSON_CreateArray();
     cJSON_AddItemToArray(args, cJSON_CreateObjectReference(call->child)); /* read only */
     cJSON *out = NULL;
-    struct forge_err ferr = {0};
+    FORGE_ERR_LOCAL(ferr);
     int rc = v->fn.call(v->fn.ctx, args, &out, &ferr);
     cJSON_Delete(args);
     if (rc) {
