@@ -302,6 +302,10 @@ struct kw {
      * "/" and is measured when written); the walk passes them down in its klocs */
     long seglen;
     long *seglens;
+    /* an error's keyword location and absolute one when the walk reached the node through
+     * subschemas alone (kptr + "/" + name, abs + "/" + name), or NULL */
+    const char *kloc, *kabs;
+    size_t kloc_len, kabs_len;
     double num, num2;          /* limits; contains: min/max */
     const cJSON *json;         /* enum, const, required, dependentRequired (borrowed) */
     struct node *sub;          /* single subschema; if: the condition */
@@ -357,6 +361,7 @@ struct node {
     struct node *resource; /* the root of the schema resource this node belongs to */
     char *abs;             /* absolute location: base URI '#' JSON pointer, or NULL */
     size_t abs_len;
+    char *kptr;            /* JSON pointer from the root schema (see cctx), or NULL */
     bool abs_shown;        /* abs is reported (not the internal URI of a schema without one) */
     struct kw *kws;
     int nkws;
@@ -1076,6 +1081,9 @@ struct cctx {
     int draft;
     unsigned vocab;
     struct node *resource;
+    /* JSON pointer from the root schema, when compiling what the root reaches through
+     * subschemas alone (the keyword location of any error there); NULL elsewhere */
+    const char *kptr;
 };
 
 static struct node *map_get(struct forge_schema *s, const cJSON *j)
@@ -1166,12 +1174,16 @@ static int sub1(struct forge_schema *s, const cJSON *j, const struct cctx *cx, c
                 struct node **out, struct forge_err *err)
 {
     char *p = ptr_join(cx->ptr, seg);
-    if (!p)
-        return FORGE_ENOMEM;
-    struct cctx c2 = *cx;
-    c2.ptr = p;
-    int rc = compile(s, j, &c2, out, err);
+    char *kp = cx->kptr ? ptr_join(cx->kptr, seg) : NULL;
+    int rc = FORGE_ENOMEM;
+    if (p && (kp || !cx->kptr)) {
+        struct cctx c2 = *cx;
+        c2.ptr = p;
+        c2.kptr = kp;
+        rc = compile(s, j, &c2, out, err);
+    }
     forge_free(p);
+    forge_free(kp);
     return rc;
 }
 
@@ -1180,14 +1192,19 @@ static int sub2(struct forge_schema *s, const cJSON *j, const struct cctx *cx, c
 {
     char *p = ptr_join(cx->ptr, seg);
     char *p2 = p ? (seg2 ? ptr_join(p, seg2) : ptr_joini(p, idx)) : NULL;
+    char *kp = cx->kptr ? ptr_join(cx->kptr, seg) : NULL;
+    char *kp2 = kp ? (seg2 ? ptr_join(kp, seg2) : ptr_joini(kp, idx)) : NULL;
     int rc = FORGE_ENOMEM;
-    if (p2) {
+    if (p2 && (kp2 || !cx->kptr)) {
         struct cctx c2 = *cx;
         c2.ptr = p2;
+        c2.kptr = kp2;
         rc = compile(s, j, &c2, out, err);
     }
     forge_free(p);
     forge_free(p2);
+    forge_free(kp);
+    forge_free(kp2);
     return rc;
 }
 
@@ -1625,6 +1642,10 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
             goto out;
         }
         n->abs_len = strlen(n->abs);
+        if (cx->kptr && !(n->kptr = keep(s, forge_strdup(cx->kptr)))) {
+            rc = FORGE_ENOMEM;
+            goto out;
+        }
         n->abs_shown = strncmp(n->abs, ROOT_URI, sizeof ROOT_URI - 1) != 0;
         if (n->draft >= FORGE_DRAFT_2019_09) {
             if (n->draft == FORGE_DRAFT_2019_09 && cJSON_IsTrue(get(json, "$recursiveAnchor")))
@@ -1744,7 +1765,7 @@ static int resolve(struct forge_schema *s, const char *uri, struct node **out, s
             goto out;
         holder = holder->resource;
     }
-    struct cctx cx = {e->parent_base, e->ptr, e->draft, e->vocab, holder};
+    struct cctx cx = {e->parent_base, e->ptr, e->draft, e->vocab, holder, NULL};
     if ((rc = compile(s, e->json, &cx, &resnode, err)))
         goto out;
     if (!frag || frag[0] != '/') {
@@ -1792,7 +1813,7 @@ static int resolve(struct forge_schema *s, const char *uri, struct node **out, s
             const cJSON *id = get(next, id_key(draft));
             if (cJSON_IsString(id) && !ref_overrides(draft, next) &&
                 !(draft <= FORGE_DRAFT_7 && id->valuestring[0] == '#')) {
-                struct cctx c3 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource};
+                struct cctx c3 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource, NULL};
                 struct node *rn;
                 if ((rc = compile(s, next, &c3, &rn, err)))
                     goto out;
@@ -1818,7 +1839,7 @@ static int resolve(struct forge_schema *s, const char *uri, struct node **out, s
             goto out;
         cur = next;
     }
-    struct cctx c4 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource};
+    struct cctx c4 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource, NULL};
     rc = compile(s, cur, &c4, out, err);
 out:
     forge_buf_free(&ptr);
@@ -1988,6 +2009,16 @@ static int build_kinds(struct forge_schema *s)
             if ((w->op == OP_ANYOF || w->op == OP_ONEOF) && find_disc(w))
                 return FORGE_ENOMEM;
             w->seglen = seg_len(w->name);
+            if (w->seglen > 0 && n->kptr) {
+                if (!(w->kloc = keep(s, xstrcat3(n->kptr, "/", w->name))))
+                    return FORGE_ENOMEM;
+                w->kloc_len = strlen(w->kloc);
+            }
+            if (w->seglen > 0 && n->abs_shown) {
+                if (!(w->kabs = keep(s, xstrcat3(n->abs, "/", w->name))))
+                    return FORGE_ENOMEM;
+                w->kabs_len = strlen(w->kabs);
+            }
             if (w->names && w->n > 0) {
                 w->seglens = forge_malloc((size_t)w->n * sizeof *w->seglens);
                 if (!w->seglens)
@@ -2153,7 +2184,7 @@ struct forge_schema *forge_schema_compile_uri(const cJSON *schema, const struct 
     if ((rc = add_doc(s, doc, root, draft, err)))
         goto out;
     struct ent *e = find_ent(s, root);
-    struct cctx cx = {root, "", e->draft, e->vocab, NULL};
+    struct cctx cx = {root, "", e->draft, e->vocab, NULL, ""};
     if ((rc = compile(s, doc, &cx, &s->root, err)))
         goto out;
     if ((rc = resolve_all(s, err)))
@@ -2397,7 +2428,7 @@ struct erec {
     union earg a[3];
 };
 
-static size_t num_text(double d, char *out);
+static const char *num_text(double d, char *buf, size_t *len);
 static size_t type_list(unsigned t, char *out);
 
 /* Records an error. Returns 0 (the keyword failed), or FORGE_ENOMEM. Use FAIL. */
@@ -2411,11 +2442,14 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
 
 /* Copies <n> bytes from <s> to <d>: the short strings of error text (names, message pieces)
  * in a few loads and stores that stay within both, without a call. */
-static inline void copy_short(char *d, const char *s, size_t n)
+static inline __attribute__((always_inline)) void copy_short(char *d, const char *s, size_t n)
 {
     if (n >= 8) {
-        if (n > 32) {
+        if (n > 64) {
             memcpy(d, s, n);
+        } else if (n > 32) {
+            memcpy(d, s, 32);
+            memcpy(d + n - 32, s + n - 32, 32);
         } else if (n > 16) {
             memcpy(d, s, 16);
             memcpy(d + n - 16, s + n - 16, 16);
@@ -2475,19 +2509,21 @@ static inline bool has_esc(const char *s, size_t n)
 #define MSG_MAX 1024                     /* one error's message, with its NUL */
 #define MSG_SLACK EFMT_LIT               /* room after a message for whole-piece copies */
 
-/* Text being written: <len> bytes of <size> at <p>. */
+/* Text being written: <size> bytes at <p>. The writers keep their cursor and its limit in
+ * local variables (o, lim), which a byte written through them cannot alias. */
 struct wbuf {
     char *p;
-    size_t len, size;
+    size_t size;
 };
 
-/* The slow path of wb_room: grows <b> to hold <need> more bytes. */
-static __attribute__((noinline)) int wb_grow(struct wbuf *b, size_t need)
+/* The slow path of wb_room: grows <b>, of which <used> bytes are written, to hold <need>
+ * more. */
+static __attribute__((noinline)) int wb_grow(struct wbuf *b, size_t used, size_t need)
 {
-    if (need > SIZE_MAX / 4 - b->len)
+    if (need > SIZE_MAX / 4 - used)
         return FORGE_ENOMEM;
     size_t ns = b->size ? b->size * 2 : 1024;
-    while (ns - b->len < need)
+    while (ns - used < need)
         ns *= 2;
     char *t = forge_realloc(b->p, ns);
     if (!t)
@@ -2497,43 +2533,53 @@ static __attribute__((noinline)) int wb_grow(struct wbuf *b, size_t need)
     return 0;
 }
 
-/* Room for <need> more bytes in <b>. Returns 0 or FORGE_ENOMEM. */
-static inline int wb_room(struct wbuf *b, size_t need)
+/* Room for <need> more bytes at the cursor *<o> of <b> (limit *<lim>), which move when <b>
+ * grows. Returns 0 or FORGE_ENOMEM. */
+static inline __attribute__((always_inline)) int wb_room(struct wbuf *b, char **o, char **lim,
+                                                         size_t need)
 {
-    return b->size - b->len >= need ? 0 : wb_grow(b, need);
+    if ((size_t)(*lim - *o) >= need)
+        return 0;
+    size_t used = (size_t)(*o - b->p);
+    if (wb_grow(b, used, need))
+        return FORGE_ENOMEM;
+    *o = b->p + used;
+    *lim = b->p + b->size;
+    return 0;
 }
 
 /* Appends "/" + the name <s> as a JSON pointer token: <seglen> is its length + 1 when known
  * to need no escaping, else 0 (<plain>: known to hold neither "~" nor "/"). Returns 0 or
  * FORGE_ENOMEM. */
-static inline int name_put(struct wbuf *b, const char *s, long seglen, bool plain)
+static inline __attribute__((always_inline)) int name_put(struct wbuf *b, char **o, char **lim,
+                                                          const char *s, long seglen, bool plain)
 {
     size_t len = seglen > 0 ? (size_t)seglen - 1 : strlen(s);
     if (seglen > 0 || plain || !has_esc(s, len)) {
-        if (wb_room(b, len + 1))
+        if (wb_room(b, o, lim, len + 1))
             return FORGE_ENOMEM;
-        char *o = b->p + b->len;
-        *o = '/';
-        copy_short(o + 1, s, len);
-        b->len += len + 1;
+        char *d = *o;
+        *d = '/';
+        copy_short(d + 1, s, len);
+        *o = d + len + 1;
         return 0;
     }
     size_t esc = 0;
     for (const char *p = s; *p; p++)
         esc += (*p == '~') | (*p == '/');
-    if (wb_room(b, len + esc + 1))
+    if (wb_room(b, o, lim, len + esc + 1))
         return FORGE_ENOMEM;
-    char *o = b->p + b->len;
-    *o++ = '/';
+    char *d = *o;
+    *d++ = '/';
     for (const char *p = s; *p; p++) {
         if (*p == '~' || *p == '/') {
-            *o++ = '~';
-            *o++ = *p == '~' ? '0' : '1';
+            *d++ = '~';
+            *d++ = *p == '~' ? '0' : '1';
         } else {
-            *o++ = *p;
+            *d++ = *p;
         }
     }
-    b->len += len + esc + 1;
+    *o = d;
     return 0;
 }
 
@@ -2549,23 +2595,23 @@ static inline char *digits_back(char *end, unsigned long long u)
 
 /* Appends the JSON pointer of the <n> segments at <g> (leaf first). Returns 0 or
  * FORGE_ENOMEM. */
-static inline __attribute__((always_inline)) int path_put(struct wbuf *b, const struct eseg *g,
-                                                          uint32_t n, bool plain)
+static inline __attribute__((always_inline)) int path_put(struct wbuf *b, char **o, char **lim,
+                                                          const struct eseg *g, uint32_t n,
+                                                          bool plain)
 {
     for (uint32_t i = n; i-- > 0;) {
         if (g[i].s) {
-            if (name_put(b, g[i].s, g[i].idx, plain))
+            if (name_put(b, o, lim, g[i].s, g[i].idx, plain))
                 return FORGE_ENOMEM;
             continue;
         }
-        if (wb_room(b, 24))
+        if (wb_room(b, o, lim, 24))
             return FORGE_ENOMEM;
         char tmp[24], *d = digits_back(tmp + sizeof tmp, (unsigned long)(g[i].idx < 0 ? 0 : g[i].idx));
         size_t l = (size_t)(tmp + sizeof tmp - d);
-        char *o = b->p + b->len;
-        *o = '/';
-        memcpy(o + 1, d, l);
-        b->len += l + 1;
+        **o = '/';
+        copy_short(*o + 1, d, l);
+        *o += l + 1;
     }
     return 0;
 }
@@ -2579,92 +2625,131 @@ static inline size_t msg_put(char *out, size_t o, const char *s, size_t l)
     return o + l;
 }
 
+/* The text of operand <k> of format <f>: its bytes (in <num>, 96 bytes, unless a string) and
+ * their length. */
+static inline __attribute__((always_inline)) const char *
+arg_text(const struct efmt *f, int k, union earg a, char *num, size_t *l)
+{
+    char c = f->conv[k];
+    if (c == 's') {
+        *l = strlen(a.s);
+        return a.s;
+    }
+    if (c == 'T') {
+        *l = type_list(a.u, num);
+        return num;
+    }
+    if (c == 'g' && !(fabs(a.d) < 1e15 && (double)(long long)a.d == a.d)) {
+        return num_text(a.d, num, l);
+    }
+    /* 'd', and 'g' of an integer (-0 as "0", as String(-0)) */
+    long long v = c == 'd' ? a.i : (long long)a.d;
+    char *d = digits_back(num + 24, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v);
+    if (v < 0)
+        *--d = '-';
+    *l = (size_t)(num + 24 - d);
+    return d;
+}
+
 /* Writes the message of format <f> with operands <args> at <out> (MSG_MAX + MSG_SLACK bytes),
  * cut to MSG_MAX - 1 bytes, with its NUL. Returns its length. */
-static size_t msg_write(char *out, const struct efmt *f, const union earg *args)
+static inline __attribute__((always_inline)) size_t
+msg_write(char *out, const struct efmt *f, const union earg *args)
 {
-    /* the operands' text first: when the whole fits (the usual case), each literal piece is
-     * copied as its whole array, in a few wide moves, and the next piece overwrites the
-     * excess */
-    char num[3][96];
-    const char *s[3];
-    size_t l[3], total = f->len[0];
+    /* each literal piece is copied as its whole array, in a few wide moves (the next piece
+     * overwrites the excess), while the message is known to fit */
+    char num[96];
+    memcpy(out, f->lit[0], EFMT_LIT);
+    size_t o = f->len[0], l;
     for (int k = 0; k < f->nconv; k++) {
-        union earg a = args[k];
-        s[k] = num[k];
-        if (f->conv[k] == 's') {
-            s[k] = a.s;
-            l[k] = strlen(a.s);
-        } else if (f->conv[k] == 'T') {
-            l[k] = type_list(a.u, num[k]);
-        } else if (f->conv[k] == 'g' && !(fabs(a.d) < 1e15 && (double)(long long)a.d == a.d)) {
-            l[k] = num_text(a.d, num[k]);
-        } else { /* 'd', and 'g' of an integer (-0 as "0", as String(-0)) */
-            long long v = f->conv[k] == 'd' ? a.i : (long long)a.d;
-            char *d = digits_back(num[k] + 24, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v);
-            if (v < 0)
-                *--d = '-';
-            s[k] = d;
-            l[k] = (size_t)(num[k] + 24 - d);
-        }
-        total += l[k] + f->len[k + 1];
+        const char *s = arg_text(f, k, args[k], num, &l);
+        if (l + f->len[k + 1] >= MSG_MAX - o)
+            goto cut;
+        copy_short(out + o, s, l);
+        o += l;
+        memcpy(out + o, f->lit[k + 1], EFMT_LIT);
+        o += f->len[k + 1];
     }
-    size_t o = 0;
-    if (total < MSG_MAX) {
-        memcpy(out, f->lit[0], EFMT_LIT);
-        o = f->len[0];
-        for (int k = 0; k < f->nconv; k++) {
-            copy_short(out + o, s[k], l[k]);
-            o += l[k];
-            memcpy(out + o, f->lit[k + 1], EFMT_LIT);
-            o += f->len[k + 1];
-        }
-    } else {
-        o = msg_put(out, 0, f->lit[0], f->len[0]);
-        for (int k = 0; k < f->nconv; k++) {
-            o = msg_put(out, o, s[k], l[k]);
-            o = msg_put(out, o, f->lit[k + 1], f->len[k + 1]);
-        }
+    out[o] = 0;
+    return o;
+cut: /* (rare) again, each piece cut to what fits */
+    o = msg_put(out, 0, f->lit[0], f->len[0]);
+    for (int k = 0; k < f->nconv; k++) {
+        const char *s = arg_text(f, k, args[k], num, &l);
+        o = msg_put(out, o, s, l);
+        o = msg_put(out, o, f->lit[k + 1], f->len[k + 1]);
     }
     out[o] = 0;
     return o;
 }
 
-/* Appends record <r>'s locations to <b>, each with its NUL: the instance location at offset
- * o[0], the keyword location at o[1], the absolute one at o[2] (SIZE_MAX: none). Returns 0, or
- * FORGE_ENOMEM (also when its strings and message could pass ERR_TEXT_MAX). */
-static int locs_put(struct wbuf *b, const struct erec *r, const struct eseg *segs, bool plain,
-                    size_t o[3])
+/* Whether the walk reached the node of the keyword path <g> (<n> segments) through
+ * subschemas alone, so that its keyword location is the node's kptr: no segment is a
+ * reference ("$ref", "$dynamicRef", "$recursiveRef"; a member name that starts with "$" is
+ * taken for one too). */
+static inline bool chain_static(const struct eseg *g, uint32_t n)
 {
-    size_t start = b->len;
-    o[0] = start;
-    if (path_put(b, segs + r->iseg, r->nis, false) || wb_room(b, 1))
-        return FORGE_ENOMEM;
-    b->p[b->len++] = 0;
-    o[1] = b->len;
-    if (path_put(b, segs + r->kseg, r->nks, plain))
-        return FORGE_ENOMEM;
-    size_t tail = b->len;
-    if ((r->kw && name_put(b, r->kw->name, r->kw->seglen, plain)) ||
-        (r->sub && name_put(b, r->sub, 0, plain)) ||
-        wb_room(b, 1))
-        return FORGE_ENOMEM;
-    b->p[b->len++] = 0;
-    size_t ltail = b->len - tail; /* with the NUL */
-    o[2] = SIZE_MAX;
+    for (uint32_t i = 0; i < n; i++)
+        if (g[i].s && g[i].s[0] == '$')
+            return false;
+    return true;
+}
+
+/* Appends record <r>'s locations to <b>, of which <used> bytes are written, each with its
+ * NUL: the instance location at offset o[0], the keyword location at o[1], the absolute one
+ * at o[2] (SIZE_MAX: none). Returns the bytes then written, or SIZE_MAX when out of memory
+ * (also when its strings and message could pass ERR_TEXT_MAX). */
+static inline __attribute__((always_inline)) size_t
+locs_put(struct wbuf *b, size_t used, const struct erec *r, const struct eseg *segs, bool plain,
+         size_t offs[3])
+{
+    char *o = b->p + used, *lim = b->p + b->size;
+    offs[0] = used;
+    if (path_put(b, &o, &lim, segs + r->iseg, r->nis, false) || wb_room(b, &o, &lim, 1))
+        return SIZE_MAX;
+    *o++ = 0;
+    offs[1] = (size_t)(o - b->p);
+    const struct kw *w = r->kw;
+    if (w && w->kloc && !r->sub && chain_static(segs + r->kseg, r->nks)) {
+        /* both locations made at compile time */
+        size_t lk = w->kloc_len + 1, la = w->kabs ? w->kabs_len + 1 : 0;
+        if (wb_room(b, &o, &lim, lk + la))
+            return SIZE_MAX;
+        copy_short(o, w->kloc, lk);
+        o += lk;
+        offs[2] = SIZE_MAX;
+        if (w->kabs) {
+            offs[2] = (size_t)(o - b->p);
+            memcpy(o, w->kabs, la);
+            o += la;
+        }
+        used = (size_t)(o - b->p);
+        if (used - offs[0] + MSG_MAX > ERR_TEXT_MAX)
+            return SIZE_MAX;
+        return used;
+    }
+    if (path_put(b, &o, &lim, segs + r->kseg, r->nks, plain))
+        return SIZE_MAX;
+    size_t tail = (size_t)(o - b->p);
+    if ((r->kw && name_put(b, &o, &lim, r->kw->name, r->kw->seglen, plain)) ||
+        (r->sub && name_put(b, &o, &lim, r->sub, 0, plain)) || wb_room(b, &o, &lim, 1))
+        return SIZE_MAX;
+    *o++ = 0;
+    size_t ltail = (size_t)(o - b->p) - tail; /* with the NUL */
+    offs[2] = SIZE_MAX;
     if (r->n->abs_shown) {
         size_t lbase = r->n->abs_len;
-        if (wb_room(b, lbase + ltail))
-            return FORGE_ENOMEM;
-        o[2] = b->len;
-        char *pa = b->p + b->len;
-        memcpy(pa, r->n->abs, lbase);
-        memcpy(pa + lbase, b->p + tail, ltail);
-        b->len += lbase + ltail;
+        if (wb_room(b, &o, &lim, lbase + ltail))
+            return SIZE_MAX;
+        offs[2] = (size_t)(o - b->p);
+        memcpy(o, r->n->abs, lbase);
+        memcpy(o + lbase, b->p + tail, ltail);
+        o += lbase + ltail;
     }
-    if (b->len - start + MSG_MAX > ERR_TEXT_MAX)
-        return FORGE_ENOMEM;
-    return 0;
+    used = (size_t)(o - b->p);
+    if (used - offs[0] + MSG_MAX > ERR_TEXT_MAX)
+        return SIZE_MAX;
+    return used;
 }
 
 /* Room for <need> more segments. */
@@ -2759,7 +2844,6 @@ void forge_schema_errors_free(struct forge_schema_errors *e)
     forge_free(e->recs);
     forge_free(e->segs);
     forge_free(e->text);
-    forge_free(e->offs);
     memset(e, 0, sizeof *e);
 }
 
@@ -2772,39 +2856,37 @@ int forge_schema_errors_render(struct forge_schema_errors *e)
         if (!l)
             return FORGE_ENOMEM;
         e->list = l;
-        size_t *o = forge_realloc(e->offs, (size_t)e->n * 4 * sizeof *o);
-        if (!o)
-            return FORGE_ENOMEM;
-        e->offs = o;
         e->caplist = e->n;
     }
     const struct erec *recs = e->recs;
     const struct eseg *segs = e->segs;
     bool plain = e->plain_names;
-    struct wbuf b = {e->text, 0, e->size};
-    int rc = 0;
+    struct wbuf b = {e->text, e->size};
+    size_t len;
+again:
+    len = 0;
     for (int i = 0; i < e->n; i++) {
-        size_t *o = e->offs + (size_t)i * 4;
-        if ((rc = locs_put(&b, recs + i, segs, plain, o)) != 0 ||
-            (rc = wb_room(&b, MSG_MAX + MSG_SLACK)) != 0)
-            break;
-        o[3] = b.len;
-        b.len += msg_write(b.p + b.len, recs[i].fmt, recs[i].a) + 1;
+        char *p = b.p;
+        size_t o[3];
+        len = locs_put(&b, len, recs + i, segs, plain, o);
+        if (len == SIZE_MAX || (b.size - len < MSG_MAX + MSG_SLACK && wb_grow(&b, len, MSG_MAX + MSG_SLACK))) {
+            e->text = b.p;
+            e->size = b.size;
+            e->len = 0;
+            return FORGE_ENOMEM;
+        }
+        if (b.p != p) /* the text moved as it grew: again, with the room it has now */
+            goto again;
+        struct forge_schema_error *l = &e->list[i];
+        l->instance_location = p + o[0];
+        l->keyword_location = p + o[1];
+        l->absolute_keyword_location = o[2] == SIZE_MAX ? NULL : p + o[2];
+        l->message = p + len;
+        len += msg_write(p + len, recs[i].fmt, recs[i].a) + 1;
     }
     e->text = b.p;
     e->size = b.size;
-    e->len = b.len;
-    if (rc)
-        return rc;
-    /* the text may have moved as it grew: pointers last */
-    for (int i = 0; i < e->n; i++) {
-        const size_t *o = e->offs + (size_t)i * 4;
-        struct forge_schema_error *l = &e->list[i];
-        l->instance_location = e->text + o[0];
-        l->keyword_location = e->text + o[1];
-        l->absolute_keyword_location = o[2] == SIZE_MAX ? NULL : e->text + o[2];
-        l->message = e->text + o[3];
-    }
+    e->len = len;
     e->rendered = true;
     return 0;
 }
@@ -2844,23 +2926,22 @@ cJSON *forge_schema_errors_json(const struct forge_schema_errors *e)
     if (!arr)
         return NULL;
     const struct erec *recs = e->recs;
-    struct wbuf b = {NULL, 0, 0};
+    struct wbuf b = {NULL, 0};
     char msg[MSG_MAX + MSG_SLACK];
     for (int i = 0; i < e->n; i++) {
         /* one block holds the four strings; the "error" member owns it, the others reference
          * it (cJSON frees only the owner, and cJSON_Duplicate copies referenced strings) */
-        size_t o[3];
-        b.len = 0;
-        if (locs_put(&b, recs + i, e->segs, e->plain_names, o))
+        size_t o[3], len = locs_put(&b, 0, recs + i, e->segs, e->plain_names, o);
+        if (len == SIZE_MAX)
             goto fail;
         size_t lm = msg_write(msg, recs[i].fmt, recs[i].a);
-        char *block = cJSON_malloc(lm + 1 + b.len);
+        char *block = cJSON_malloc(lm + 1 + len);
         cJSON *obj = NULL, *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
         if (block && (obj = cJSON_malloc(sizeof *obj)) != NULL) {
             memset(obj, 0, sizeof *obj);
             obj->type = cJSON_Object;
             memcpy(block, msg, lm + 1);
-            memcpy(block + lm + 1, b.p, b.len);
+            memcpy(block + lm + 1, b.p, len);
             char *locs = block + lm + 1;
             vi = str_ref(locs + o[0]);
             vk = str_ref(locs + o[1]);
@@ -2999,24 +3080,19 @@ static size_t type_list(unsigned t, char *out)
     return o;
 }
 
-/* Writes JavaScript's String(d) (as forge_json_number) at <out> (32 bytes), with its NUL, a
- * fast path for integers; returns its length. */
-static size_t num_text(double d, char *out)
+/* JavaScript's String(d) (as forge_json_number), written in <buf> (64 bytes), with fast paths
+ * for integers and short decimals: returns its first byte, and its length in *<len>. */
+static __attribute__((noinline)) const char *num_text(double d, char *buf, size_t *len)
 {
-    if (d == floor(d) && fabs(d) < 1e15) {
+    char *out = buf + 24;
+    if (fabs(d) < 1e15 && (double)(long long)d == d) {
         long long v = (long long)d;
         unsigned long long u = v < 0 ? (unsigned long long)-v : (unsigned long long)v;
-        char tmp[24];
-        int k = (int)sizeof tmp;
-        tmp[--k] = 0;
-        do {
-            tmp[--k] = (char)('0' + u % 10);
-            u /= 10;
-        } while (u);
+        char *p = digits_back(buf + 24, u);
         if (v < 0)
-            tmp[--k] = '-';
-        memcpy(out, tmp + k, sizeof tmp - (size_t)k);
-        return sizeof tmp - 1 - (size_t)k;
+            *--p = '-';
+        *len = (size_t)(buf + 24 - p);
+        return p;
     }
     if (isfinite(d) && fabs(d) >= 1e-6 && fabs(d) < 1e15) {
         /* A decimal of k fractional digits and at most 15 significant ones that reads back as
@@ -3028,35 +3104,47 @@ static size_t num_text(double d, char *out)
                                      1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
         double ad = fabs(d);
         for (int k = 1; k <= 15; k++) {
-            double v = nearbyint(ad * p10[k]);
+            /* nearbyint, without a call: below 2^52, adding and taking away 2^52 rounds to
+             * an integer (to even, as the default rounding mode does), where doubles are
+             * evaluated as doubles */
+            double x = ad * p10[k];
+            if (x >= 1e15)
+                break;
+#if FLT_EVAL_METHOD == 0
+            double v = (x + 0x1p52) - 0x1p52;
+#else
+            double v = nearbyint(x);
+#endif
             if (v >= 1e15)
                 break;
             if (v / p10[k] != ad)
                 continue;
             unsigned long long u = (unsigned long long)v;
-            char tmp[40];
-            int t = (int)sizeof tmp, digits = 0;
-            tmp[--t] = 0;
+            char *p = buf + 40;
+            int digits = 0;
             while (u || digits <= k) {
                 if (digits == k)
-                    tmp[--t] = '.';
-                tmp[--t] = (char)('0' + u % 10);
+                    *--p = '.';
+                *--p = (char)('0' + u % 10);
                 u /= 10;
                 digits++;
             }
             if (d < 0)
-                tmp[--t] = '-';
-            memcpy(out, tmp + t, sizeof tmp - (size_t)t);
-            return sizeof tmp - 1 - (size_t)t;
+                *--p = '-';
+            *len = (size_t)(buf + 40 - p);
+            return p;
         }
         /* plain decimal notation: the shortest of 15 to 17 digits that reads back */
         for (int prec = 15; prec <= 17; prec++) {
             snprintf(out, 32, "%.*g", prec, d);
-            if (!strchr(out, 'e') && strtod(out, NULL) == d)
-                return strlen(out);
+            if (!strchr(out, 'e') && strtod(out, NULL) == d) {
+                *len = strlen(out);
+                return out;
+            }
         }
     }
-    return strlen(forge_json_number(d, out));
+    *len = strlen(forge_json_number(d, out));
+    return out;
 }
 
 /* forge_json_equal with the scalar cases inline. */
