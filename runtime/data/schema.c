@@ -2737,7 +2737,14 @@ locs_put(struct wbuf *b, size_t used, const struct erec *r, const struct eseg *s
     *o++ = 0;
     size_t ltail = (size_t)(o - b->p) - tail; /* with the NUL */
     offs[2] = SIZE_MAX;
-    if (r->n->abs_shown) {
+    if (w && w->kabs && !r->sub) { /* made at compile time */
+        size_t la = w->kabs_len + 1;
+        if (wb_room(b, &o, &lim, la))
+            return SIZE_MAX;
+        offs[2] = (size_t)(o - b->p);
+        memcpy(o, w->kabs, la);
+        o += la;
+    } else if (r->n->abs_shown) {
         size_t lbase = r->n->abs_len;
         if (wb_room(b, &o, &lim, lbase + ltail))
             return SIZE_MAX;
@@ -2863,6 +2870,8 @@ int forge_schema_errors_render(struct forge_schema_errors *e)
     bool plain = e->plain_names;
     struct wbuf b = {e->text, e->size};
     size_t len;
+    if (!b.p && e->n && wb_grow(&b, 0, MSG_MAX + MSG_SLACK)) /* (no arithmetic on NULL) */
+        return FORGE_ENOMEM;
 again:
     len = 0;
     for (int i = 0; i < e->n; i++) {
@@ -2928,6 +2937,10 @@ cJSON *forge_schema_errors_json(const struct forge_schema_errors *e)
     const struct erec *recs = e->recs;
     struct wbuf b = {NULL, 0};
     char msg[MSG_MAX + MSG_SLACK];
+    if (e->n && wb_grow(&b, 0, 256)) { /* (no arithmetic on NULL) */
+        cJSON_Delete(arr);
+        return NULL;
+    }
     for (int i = 0; i < e->n; i++) {
         /* one block holds the four strings; the "error" member owns it, the others reference
          * it (cJSON frees only the owner, and cJSON_Duplicate copies referenced strings) */
