@@ -328,6 +328,7 @@ struct kw {
     uint64_t *reqbits;         /* per property: the bits of the required names it satisfies */
     bool all_strings;          /* enum: every value is a string */
     const char *text;          /* enum, const: the value(s) as short JSON, for messages */
+    size_t text_len;
     const char *ref;           /* the reference text, for messages */
     /* anyOf, oneOf: a discriminator. Branch i (through $ref-only nodes) has properties/<disc>
      * with "const": discv[i] (a string; NULL: no such const), so an object whose member <disc>
@@ -2009,6 +2010,8 @@ static int build_kinds(struct forge_schema *s)
             if ((w->op == OP_ANYOF || w->op == OP_ONEOF) && find_disc(w))
                 return FORGE_ENOMEM;
             w->seglen = seg_len(w->name);
+            if (w->text)
+                w->text_len = strlen(w->text);
             if (w->seglen > 0 && n->kptr) {
                 if (!(w->kloc = keep(s, xstrcat3(n->kptr, "/", w->name))))
                     return FORGE_ENOMEM;
@@ -2376,7 +2379,8 @@ struct eseg {
 
 /* A message format split at compile time into its literal pieces (with their lengths) and up
  * to three conversions between them: s a string, d an integer, g a number (JavaScript's
- * String(n)), T a set of type bits ("integer or string"). */
+ * String(n)), T a set of type bits ("integer or string"), K the keyword's text (kw.text, whose
+ * length is known; its operand is not read). */
 #define EFMT_LIT 64
 struct efmt {
     unsigned char nconv;
@@ -2394,23 +2398,25 @@ static const struct efmt
     M_NOT_ALLOWED = EF1("property '", 's', "' is not allowed"),
     M_MISSING = EF1("missing required property '", 's', "'"),
     M_TYPE = EF2("expected ", 'T', ", got ", 's', ""),
-    M_ENUM = EF1("value must be one of ", 's', ""),
-    M_CONST = EF1("value must be ", 's', ""),
+    M_ENUM = EF1("value must be one of ", 'K', ""),
+    M_CONST = EF1("value must be ", 'K', ""),
     M_MULTIPLE = EF2("", 'g', " is not a multiple of ", 'g', ""),
     M_MAXIMUM = EF2("", 'g', " is greater than the maximum ", 'g', ""),
     M_XMAXIMUM = EF2("", 'g', " is not less than the exclusive maximum ", 'g', ""),
     M_MINIMUM = EF2("", 'g', " is less than the minimum ", 'g', ""),
     M_XMINIMUM = EF2("", 'g', " is not greater than the exclusive minimum ", 'g', ""),
-    M_STRLEN = EF3("string has ", 'd', " characters, ", 's', " ", 'g', ""),
-    M_PATTERN = EF1("string does not match the pattern ", 's', ""),
-    M_FORMAT = EF1("string is not a valid ", 's', ""),
+    M_MAXLEN = EF2("string has ", 'd', " characters, more than the maximum ", 'g', ""),
+    M_MINLEN = EF2("string has ", 'd', " characters, fewer than the minimum ", 'g', ""),
+    M_PATTERN = EF1("string does not match the pattern ", 'K', ""),
+    M_FORMAT = EF1("string is not a valid ", 'K', ""),
     M_MAXITEMS = EF2("array has ", 'd', " items, more than the maximum ", 'g', ""),
     M_MINITEMS = EF2("array has ", 'd', " items, fewer than the minimum ", 'g', ""),
     M_UNIQUE = EF2("items ", 'd', " and ", 'd', " are equal"),
     M_CONTAINS = EF0("no item matches the contains schema"),
     M_MINCONTAINS = EF2("", 'd', " items match the contains schema, fewer than minContains ", 'g', ""),
     M_MAXCONTAINS = EF2("", 'd', " items match the contains schema, more than maxContains ", 'g', ""),
-    M_PROPCOUNT = EF3("object has ", 'd', " properties, ", 's', " ", 'g', ""),
+    M_MAXPROPS = EF2("object has ", 'd', " properties, more than the maximum ", 'g', ""),
+    M_MINPROPS = EF2("object has ", 'd', " properties, fewer than the minimum ", 'g', ""),
     M_DEPENDENT = EF2("property '", 's', "' requires property '", 's', "'"),
     M_ANYOF = EF1("value matches none of the ", 'd', " anyOf schemas"),
     M_ONEOF_NONE = EF1("value matches none of the ", 'd', " oneOf schemas"),
@@ -2628,9 +2634,13 @@ static inline size_t msg_put(char *out, size_t o, const char *s, size_t l)
 /* The text of operand <k> of format <f>: its bytes (in <num>, 96 bytes, unless a string) and
  * their length. */
 static inline __attribute__((always_inline)) const char *
-arg_text(const struct efmt *f, int k, union earg a, char *num, size_t *l)
+arg_text(const struct efmt *f, int k, union earg a, const struct kw *kw, char *num, size_t *l)
 {
     char c = f->conv[k];
+    if (c == 'K') {
+        *l = kw->text_len;
+        return kw->text;
+    }
     if (c == 's') {
         *l = strlen(a.s);
         return a.s;
@@ -2651,10 +2661,10 @@ arg_text(const struct efmt *f, int k, union earg a, char *num, size_t *l)
     return d;
 }
 
-/* Writes the message of format <f> with operands <args> at <out> (MSG_MAX + MSG_SLACK bytes),
- * cut to MSG_MAX - 1 bytes, with its NUL. Returns its length. */
+/* Writes the message of format <f> with operands <args> (and the text of keyword <kw>) at <out>
+ * (MSG_MAX + MSG_SLACK bytes), cut to MSG_MAX - 1 bytes, with its NUL. Returns its length. */
 static inline __attribute__((always_inline)) size_t
-msg_write(char *out, const struct efmt *f, const union earg *args)
+msg_write(char *out, const struct efmt *f, const union earg *args, const struct kw *kw)
 {
     /* each literal piece is copied as its whole array, in a few wide moves (the next piece
      * overwrites the excess), while the message is known to fit */
@@ -2662,7 +2672,7 @@ msg_write(char *out, const struct efmt *f, const union earg *args)
     memcpy(out, f->lit[0], EFMT_LIT);
     size_t o = f->len[0], l;
     for (int k = 0; k < f->nconv; k++) {
-        const char *s = arg_text(f, k, args[k], num, &l);
+        const char *s = arg_text(f, k, args[k], kw, num, &l);
         if (l + f->len[k + 1] >= MSG_MAX - o)
             goto cut;
         copy_short(out + o, s, l);
@@ -2675,7 +2685,7 @@ msg_write(char *out, const struct efmt *f, const union earg *args)
 cut: /* (rare) again, each piece cut to what fits */
     o = msg_put(out, 0, f->lit[0], f->len[0]);
     for (int k = 0; k < f->nconv; k++) {
-        const char *s = arg_text(f, k, args[k], num, &l);
+        const char *s = arg_text(f, k, args[k], kw, num, &l);
         o = msg_put(out, o, s, l);
         o = msg_put(out, o, f->lit[k + 1], f->len[k + 1]);
     }
@@ -2891,7 +2901,7 @@ again:
         l->keyword_location = p + o[1];
         l->absolute_keyword_location = o[2] == SIZE_MAX ? NULL : p + o[2];
         l->message = p + len;
-        len += msg_write(p + len, recs[i].fmt, recs[i].a) + 1;
+        len += msg_write(p + len, recs[i].fmt, recs[i].a, recs[i].kw) + 1;
     }
     e->text = b.p;
     e->size = b.size;
@@ -2947,7 +2957,7 @@ cJSON *forge_schema_errors_json(const struct forge_schema_errors *e)
         size_t o[3], len = locs_put(&b, 0, recs + i, e->segs, e->plain_names, o);
         if (len == SIZE_MAX)
             goto fail;
-        size_t lm = msg_write(msg, recs[i].fmt, recs[i].a);
+        size_t lm = msg_write(msg, recs[i].fmt, recs[i].a, recs[i].kw);
         char *block = cJSON_malloc(lm + 1 + len);
         cJSON *obj = NULL, *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
         if (block && (obj = cJSON_malloc(sizeof *obj)) != NULL) {
@@ -3599,8 +3609,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             size_t len = cp_len(sv);
             if (w->op == OP_MAXLEN ? (double)len <= w->num : (double)len >= w->num)
                 return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_STRLEN, EA_I(len),
-                        EA_S(w->op == OP_MAXLEN ? "more than the maximum" : "fewer than the minimum"), EA_D(w->num));
+            return FAIL(c, n, il, kl, w, NULL, w->op == OP_MAXLEN ? &M_MAXLEN : &M_MINLEN, EA_I(len),
+                        EA_D(w->num));
         }
         case OP_PATTERN:
             r = forge_ecmare_test(w->re, sv, strlen(sv));
@@ -3678,8 +3688,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             int cnt = member_count(inst);
             if (w->op == OP_MAXPROPS ? cnt <= w->num : cnt >= w->num)
                 return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_PROPCOUNT, EA_I(cnt),
-                        EA_S(w->op == OP_MAXPROPS ? "more than the maximum" : "fewer than the minimum"), EA_D(w->num));
+            return FAIL(c, n, il, kl, w, NULL, w->op == OP_MAXPROPS ? &M_MAXPROPS : &M_MINPROPS, EA_I(cnt),
+                        EA_D(w->num));
         }
         case OP_REQUIRED: {
             int ok = 1;

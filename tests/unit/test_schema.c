@@ -682,6 +682,19 @@ TEST(error_locations_made_at_compile_time)
         CHECK_STR(e.list[i].message, want[i][3]);
     }
     cJSON_Delete(inst);
+    /* messages whose operands are the keyword's own text, or whose words follow the keyword */
+    struct forge_schema *m = compile(
+        "{\"properties\": {\"e\": {\"enum\": [1, \"two\", null]}, \"k\": {\"const\": {\"a\": [1]}},"
+        " \"o\": {\"minProperties\": 2}, \"p\": {\"maxProperties\": 0}, \"s\": {\"maxLength\": 1}}}",
+        &o, &err);
+    CHECK(m != NULL);
+    EXPECT(m, "{\"e\": 2, \"k\": {\"a\": [2]}, \"o\": {\"x\": 1}, \"p\": {\"y\": 1}, \"s\": \"ab\"}",
+           "[{\"instanceLocation\":\"/e\",\"keywordLocation\":\"/properties/e/enum\",\"error\":\"value must be one of [1,\\\"two\\\",null]\"},"
+           "{\"instanceLocation\":\"/k\",\"keywordLocation\":\"/properties/k/const\",\"error\":\"value must be {\\\"a\\\":[1]}\"},"
+           "{\"instanceLocation\":\"/o\",\"keywordLocation\":\"/properties/o/minProperties\",\"error\":\"object has 1 properties, fewer than the minimum 2\"},"
+           "{\"instanceLocation\":\"/p\",\"keywordLocation\":\"/properties/p/maxProperties\",\"error\":\"object has 1 properties, more than the maximum 0\"},"
+           "{\"instanceLocation\":\"/s\",\"keywordLocation\":\"/properties/s/maxLength\",\"error\":\"string has 2 characters, more than the maximum 1\"}]");
+    forge_schema_free(m);
     /* -0 is written "0", as String(-0) */
     inst = J("{\"c\": -0.0}");
     CHECK_INT(forge_schema_check(s, inst, &e), 0);
