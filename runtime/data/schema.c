@@ -298,6 +298,14 @@ struct node;
 struct kw {
     int op;
     const char *name;          /* the keyword, for locations (borrowed from the schema copy) */
+    /* the keyword's and each map key's length + 1 as a location segment (0: it holds "~" or
+     * "/" and is measured when written); the walk passes them down in its klocs */
+    long seglen;
+    long *seglens;
+    /* an error's keyword location and absolute one when the walk reached the node through
+     * subschemas alone (kptr + "/" + name, abs + "/" + name), or NULL */
+    const char *kloc, *kabs;
+    size_t kloc_len, kabs_len;
     double num, num2;          /* limits; contains: min/max */
     const cJSON *json;         /* enum, const, required, dependentRequired (borrowed) */
     struct node *sub;          /* single subschema; if: the condition */
@@ -320,6 +328,7 @@ struct kw {
     uint64_t *reqbits;         /* per property: the bits of the required names it satisfies */
     bool all_strings;          /* enum: every value is a string */
     const char *text;          /* enum, const: the value(s) as short JSON, for messages */
+    size_t text_len;
     const char *ref;           /* the reference text, for messages */
     /* anyOf, oneOf: a discriminator. Branch i (through $ref-only nodes) has properties/<disc>
      * with "const": discv[i] (a string; NULL: no such const), so an object whose member <disc>
@@ -352,6 +361,8 @@ struct node {
     struct dynanchor *dynanchors; /* on resource roots: every $dynamicAnchor in the resource */
     struct node *resource; /* the root of the schema resource this node belongs to */
     char *abs;             /* absolute location: base URI '#' JSON pointer, or NULL */
+    size_t abs_len;
+    char *kptr;            /* JSON pointer from the root schema (see cctx), or NULL */
     bool abs_shown;        /* abs is reported (not the internal URI of a schema without one) */
     struct kw *kws;
     int nkws;
@@ -1071,6 +1082,9 @@ struct cctx {
     int draft;
     unsigned vocab;
     struct node *resource;
+    /* JSON pointer from the root schema, when compiling what the root reaches through
+     * subschemas alone (the keyword location of any error there); NULL elsewhere */
+    const char *kptr;
 };
 
 static struct node *map_get(struct forge_schema *s, const cJSON *j)
@@ -1161,12 +1175,16 @@ static int sub1(struct forge_schema *s, const cJSON *j, const struct cctx *cx, c
                 struct node **out, struct forge_err *err)
 {
     char *p = ptr_join(cx->ptr, seg);
-    if (!p)
-        return FORGE_ENOMEM;
-    struct cctx c2 = *cx;
-    c2.ptr = p;
-    int rc = compile(s, j, &c2, out, err);
+    char *kp = cx->kptr ? ptr_join(cx->kptr, seg) : NULL;
+    int rc = FORGE_ENOMEM;
+    if (p && (kp || !cx->kptr)) {
+        struct cctx c2 = *cx;
+        c2.ptr = p;
+        c2.kptr = kp;
+        rc = compile(s, j, &c2, out, err);
+    }
     forge_free(p);
+    forge_free(kp);
     return rc;
 }
 
@@ -1175,14 +1193,19 @@ static int sub2(struct forge_schema *s, const cJSON *j, const struct cctx *cx, c
 {
     char *p = ptr_join(cx->ptr, seg);
     char *p2 = p ? (seg2 ? ptr_join(p, seg2) : ptr_joini(p, idx)) : NULL;
+    char *kp = cx->kptr ? ptr_join(cx->kptr, seg) : NULL;
+    char *kp2 = kp ? (seg2 ? ptr_join(kp, seg2) : ptr_joini(kp, idx)) : NULL;
     int rc = FORGE_ENOMEM;
-    if (p2) {
+    if (p2 && (kp2 || !cx->kptr)) {
         struct cctx c2 = *cx;
         c2.ptr = p2;
+        c2.kptr = kp2;
         rc = compile(s, j, &c2, out, err);
     }
     forge_free(p);
     forge_free(p2);
+    forge_free(kp);
+    forge_free(kp2);
     return rc;
 }
 
@@ -1619,6 +1642,11 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
             rc = FORGE_ENOMEM;
             goto out;
         }
+        n->abs_len = strlen(n->abs);
+        if (cx->kptr && !(n->kptr = keep(s, forge_strdup(cx->kptr)))) {
+            rc = FORGE_ENOMEM;
+            goto out;
+        }
         n->abs_shown = strncmp(n->abs, ROOT_URI, sizeof ROOT_URI - 1) != 0;
         if (n->draft >= FORGE_DRAFT_2019_09) {
             if (n->draft == FORGE_DRAFT_2019_09 && cJSON_IsTrue(get(json, "$recursiveAnchor")))
@@ -1738,7 +1766,7 @@ static int resolve(struct forge_schema *s, const char *uri, struct node **out, s
             goto out;
         holder = holder->resource;
     }
-    struct cctx cx = {e->parent_base, e->ptr, e->draft, e->vocab, holder};
+    struct cctx cx = {e->parent_base, e->ptr, e->draft, e->vocab, holder, NULL};
     if ((rc = compile(s, e->json, &cx, &resnode, err)))
         goto out;
     if (!frag || frag[0] != '/') {
@@ -1786,7 +1814,7 @@ static int resolve(struct forge_schema *s, const char *uri, struct node **out, s
             const cJSON *id = get(next, id_key(draft));
             if (cJSON_IsString(id) && !ref_overrides(draft, next) &&
                 !(draft <= FORGE_DRAFT_7 && id->valuestring[0] == '#')) {
-                struct cctx c3 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource};
+                struct cctx c3 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource, NULL};
                 struct node *rn;
                 if ((rc = compile(s, next, &c3, &rn, err)))
                     goto out;
@@ -1812,7 +1840,7 @@ static int resolve(struct forge_schema *s, const char *uri, struct node **out, s
             goto out;
         cur = next;
     }
-    struct cctx c4 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource};
+    struct cctx c4 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource, NULL};
     rc = compile(s, cur, &c4, out, err);
 out:
     forge_buf_free(&ptr);
@@ -1957,6 +1985,13 @@ static int find_disc(struct kw *w)
 
 /* Fills every node's per-kind keyword lists and the discriminators of anyOf and oneOf.
  * Returns 0 or FORGE_ENOMEM. */
+/* A name's length + 1 as a JSON pointer token that needs no escaping, or 0 when it holds "~"
+ * or "/". */
+static long seg_len(const char *name)
+{
+    return strpbrk(name, "~/") ? 0 : (long)strlen(name) + 1;
+}
+
 static int build_kinds(struct forge_schema *s)
 {
     for (int i = 0; i < s->nnodes; i++) {
@@ -1974,6 +2009,26 @@ static int build_kinds(struct forge_schema *s)
             struct kw *w = &n->kws[j];
             if ((w->op == OP_ANYOF || w->op == OP_ONEOF) && find_disc(w))
                 return FORGE_ENOMEM;
+            w->seglen = seg_len(w->name);
+            if (w->text)
+                w->text_len = strlen(w->text);
+            if (w->seglen > 0 && n->kptr) {
+                if (!(w->kloc = keep(s, xstrcat3(n->kptr, "/", w->name))))
+                    return FORGE_ENOMEM;
+                w->kloc_len = strlen(w->kloc);
+            }
+            if (w->seglen > 0 && n->abs_shown) {
+                if (!(w->kabs = keep(s, xstrcat3(n->abs, "/", w->name))))
+                    return FORGE_ENOMEM;
+                w->kabs_len = strlen(w->kabs);
+            }
+            if (w->names && w->n > 0) {
+                w->seglens = forge_malloc((size_t)w->n * sizeof *w->seglens);
+                if (!w->seglens)
+                    return FORGE_ENOMEM;
+                for (int k = 0; k < w->n; k++)
+                    w->seglens[k] = seg_len(w->names[k]);
+            }
             if (w->fused)
                 continue;
             unsigned m = kw_kinds(w);
@@ -2005,6 +2060,7 @@ void forge_schema_free(struct forge_schema *s)
             forge_free(w->discv);
             forge_free(w->subs);
             forge_free(w->names);
+            forge_free(w->seglens);
             forge_free(w->arrs);
             forge_free(w->res);
         }
@@ -2020,6 +2076,7 @@ void forge_schema_free(struct forge_schema *s)
             forge_free(w->discv);
             forge_free(w->subs);
             forge_free(w->names);
+            forge_free(w->seglens);
             forge_free(w->arrs);
             forge_free(w->res);
         }
@@ -2130,7 +2187,7 @@ struct forge_schema *forge_schema_compile_uri(const cJSON *schema, const struct 
     if ((rc = add_doc(s, doc, root, draft, err)))
         goto out;
     struct ent *e = find_ent(s, root);
-    struct cctx cx = {root, "", e->draft, e->vocab, NULL};
+    struct cctx cx = {root, "", e->draft, e->vocab, NULL, ""};
     if ((rc = compile(s, doc, &cx, &s->root, err)))
         goto out;
     if ((rc = resolve_all(s, err)))
@@ -2300,8 +2357,7 @@ static const char *type_name(const cJSON *v)
  * made only when a caller asks (forge_schema_errors_render, forge_schema_errors_json). Names
  * are borrowed from the instance (member names) and the compiled schema. */
 
-/* One operand of an error message: %s a string, %d an integer, %g a number (JavaScript's
- * String(n)), %T a set of type bits ("integer or string"). */
+/* One operand of an error message (see struct efmt). */
 union earg {
     const char *s;
     long long i;
@@ -2321,228 +2377,396 @@ struct eseg {
     long idx;
 };
 
+/* A message format split at compile time into its literal pieces (with their lengths) and up
+ * to three conversions between them: s a string, d an integer, g a number (JavaScript's
+ * String(n)), T a set of type bits ("integer or string"), K the keyword's text (kw.text, whose
+ * length is known; its operand is not read). */
+#define EFMT_LIT 64
+struct efmt {
+    unsigned char nconv;
+    char conv[3];
+    unsigned char len[4];
+    char lit[4][EFMT_LIT];
+};
+#define EF0(a) {0, {0}, {sizeof a - 1}, {a}}
+#define EF1(a, x, b) {1, {x}, {sizeof a - 1, sizeof b - 1}, {a, b}}
+#define EF2(a, x, b, y, c) {2, {x, y}, {sizeof a - 1, sizeof b - 1, sizeof c - 1}, {a, b, c}}
+#define EF3(a, x, b, y, c, z, d) \
+    {3, {x, y, z}, {sizeof a - 1, sizeof b - 1, sizeof c - 1, sizeof d - 1}, {a, b, c, d}}
+
+static const struct efmt
+    M_NOT_ALLOWED = EF1("property '", 's', "' is not allowed"),
+    M_MISSING = EF1("missing required property '", 's', "'"),
+    M_TYPE = EF2("expected ", 'T', ", got ", 's', ""),
+    M_ENUM = EF1("value must be one of ", 'K', ""),
+    M_CONST = EF1("value must be ", 'K', ""),
+    M_MULTIPLE = EF2("", 'g', " is not a multiple of ", 'g', ""),
+    M_MAXIMUM = EF2("", 'g', " is greater than the maximum ", 'g', ""),
+    M_XMAXIMUM = EF2("", 'g', " is not less than the exclusive maximum ", 'g', ""),
+    M_MINIMUM = EF2("", 'g', " is less than the minimum ", 'g', ""),
+    M_XMINIMUM = EF2("", 'g', " is not greater than the exclusive minimum ", 'g', ""),
+    M_MAXLEN = EF2("string has ", 'd', " characters, more than the maximum ", 'g', ""),
+    M_MINLEN = EF2("string has ", 'd', " characters, fewer than the minimum ", 'g', ""),
+    M_PATTERN = EF1("string does not match the pattern ", 'K', ""),
+    M_FORMAT = EF1("string is not a valid ", 'K', ""),
+    M_MAXITEMS = EF2("array has ", 'd', " items, more than the maximum ", 'g', ""),
+    M_MINITEMS = EF2("array has ", 'd', " items, fewer than the minimum ", 'g', ""),
+    M_UNIQUE = EF2("items ", 'd', " and ", 'd', " are equal"),
+    M_CONTAINS = EF0("no item matches the contains schema"),
+    M_MINCONTAINS = EF2("", 'd', " items match the contains schema, fewer than minContains ", 'g', ""),
+    M_MAXCONTAINS = EF2("", 'd', " items match the contains schema, more than maxContains ", 'g', ""),
+    M_MAXPROPS = EF2("object has ", 'd', " properties, more than the maximum ", 'g', ""),
+    M_MINPROPS = EF2("object has ", 'd', " properties, fewer than the minimum ", 'g', ""),
+    M_DEPENDENT = EF2("property '", 's', "' requires property '", 's', "'"),
+    M_ANYOF = EF1("value matches none of the ", 'd', " anyOf schemas"),
+    M_ONEOF_NONE = EF1("value matches none of the ", 'd', " oneOf schemas"),
+    M_ONEOF_MANY = EF2("value matches oneOf schemas ", 'd', " and ", 'd', "; exactly one must match"),
+    M_NOT = EF0("value must not match the 'not' schema"),
+    M_FALSE = EF0("no value is allowed here (schema false)");
+
 struct erec {
-    const char *fmt;
+    const struct efmt *fmt;
     const struct node *n;     /* its absolute location */
-    const char *kw, *sub;     /* the keyword (NULL: a false schema) and a segment after it */
+    const struct kw *kw;      /* the keyword (NULL: a false schema) */
+    const char *sub;          /* a segment after it */
     uint32_t iseg, kseg;      /* the first segment of each path in segs, from the leaf up */
     uint32_t nis, nks;
     union earg a[3];
 };
 
-static const char *num_text(double d, char *out);
-static void type_list(unsigned t, char *out, size_t cap);
+static const char *num_text(double d, char *buf, size_t *len);
+static size_t type_list(unsigned t, char *out);
 
 /* Records an error. Returns 0 (the keyword failed), or FORGE_ENOMEM. Use FAIL. */
 static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
-                const char *kw, const char *sub, const char *fmt, union earg a0, union earg a1,
+                const struct kw *kw, const char *sub, const struct efmt *fmt, union earg a0, union earg a1,
                 union earg a2);
 #define FAIL_ARGS(fmt, a0, a1, a2, ...) fmt, a0, a1, a2
 /* FAIL(c, n, il, kl, kw, sub, fmt, operands...): up to three operands (EA_*). */
 #define FAIL(c, n, il, kl, kw, sub, ...) \
     fail(c, n, il, kl, kw, sub, FAIL_ARGS(__VA_ARGS__, EA_NONE, EA_NONE, EA_NONE, EA_NONE))
 
-/* A small formatter for error messages (the operand kinds of union earg). Returns the length
- * written (at most cap - 1). */
-static size_t msg_format(char *out, size_t cap, const char *fmt, const union earg *args)
+/* Copies <n> bytes from <s> to <d>: the short strings of error text (names, message pieces)
+ * in a few loads and stores that stay within both, without a call. */
+static inline __attribute__((always_inline)) void copy_short(char *d, const char *s, size_t n)
 {
-    size_t o = 0;
-    char num[512];
-    int ai = 0;
-    for (const char *f = fmt; *f && o + 1 < cap; f++) {
-        if (*f != '%') {
-            const char *pct = strchr(f, '%');
-            size_t run = pct ? (size_t)(pct - f) : strlen(f);
-            if (run > cap - 1 - o)
-                run = cap - 1 - o;
-            memcpy(out + o, f, run);
-            o += run;
-            f += run - 1;
-            continue;
-        }
-        f++;
-        const char *str;
-        if (*f == '%') {
-            out[o++] = '%';
-            continue;
-        }
-        if (ai >= 3)
-            break;
-        union earg a = args[ai++];
-        if (*f == 's') {
-            str = a.s;
-        } else if (*f == 'g') {
-            str = num_text(a.d, num);
-        } else if (*f == 'T') {
-            type_list(a.u, num, sizeof num);
-            str = num;
-        } else if (*f == 'd') {
-            long long v = a.i;
-            unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-            int k = 24;
-            num[--k] = 0;
-            do {
-                num[--k] = (char)('0' + u % 10);
-                u /= 10;
-            } while (u);
-            if (v < 0)
-                num[--k] = '-';
-            str = num + k;
+    if (n >= 8) {
+        if (n > 64) {
+            memcpy(d, s, n);
+        } else if (n > 32) {
+            memcpy(d, s, 32);
+            memcpy(d + n - 32, s + n - 32, 32);
+        } else if (n > 16) {
+            memcpy(d, s, 16);
+            memcpy(d + n - 16, s + n - 16, 16);
         } else {
-            break; /* not used by any message */
+            uint64_t a, b;
+            memcpy(&a, s, 8);
+            memcpy(&b, s + n - 8, 8);
+            memcpy(d, &a, 8);
+            memcpy(d + n - 8, &b, 8);
         }
-        size_t l = strlen(str);
-        if (l > cap - 1 - o)
-            l = cap - 1 - o;
-        memcpy(out + o, str, l);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else if (n) {
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    }
+}
+
+/* Whether the <n> bytes at <s> hold a "~" or a "/" (eight at a time). */
+static inline bool has_esc(const char *s, size_t n)
+{
+    if (n < 8) {
+        if (n < 4) {
+            for (size_t i = 0; i < n; i++)
+                if (s[i] == '~' || s[i] == '/')
+                    return true;
+            return false;
+        }
+        const uint32_t ones = 0x01010101u, highs = 0x80808080u;
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4); /* overlaps the first */
+        uint32_t ta = a ^ (ones * '~'), la = a ^ (ones * '/'), tb = b ^ (ones * '~'), lb = b ^ (ones * '/');
+        return (((ta - ones) & ~ta) | ((la - ones) & ~la) | ((tb - ones) & ~tb) | ((lb - ones) & ~lb)) & highs;
+    }
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    for (size_t i = 0;; i += 8) {
+        if (i + 8 > n)
+            i = n - 8; /* the last word overlaps the one before */
+        uint64_t w, t, l;
+        memcpy(&w, s + i, 8);
+        t = w ^ (ones * '~');
+        l = w ^ (ones * '/');
+        if (((t - ones) & ~t & highs) | ((l - ones) & ~l & highs))
+            return true;
+        if (i + 8 == n)
+            return false;
+    }
+}
+
+#define ERR_TEXT_MAX ((size_t)16 << 20) /* one error's strings: 16 MiB at most */
+#define MSG_MAX 1024                     /* one error's message, with its NUL */
+#define MSG_SLACK EFMT_LIT               /* room after a message for whole-piece copies */
+
+/* Text being written: <size> bytes at <p>. The writers keep their cursor and its limit in
+ * local variables (o, lim), which a byte written through them cannot alias. */
+struct wbuf {
+    char *p;
+    size_t size;
+};
+
+/* The slow path of wb_room: grows <b>, of which <used> bytes are written, to hold <need>
+ * more. */
+static __attribute__((noinline)) int wb_grow(struct wbuf *b, size_t used, size_t need)
+{
+    if (need > SIZE_MAX / 4 - used)
+        return FORGE_ENOMEM;
+    size_t ns = b->size ? b->size * 2 : 1024;
+    while (ns - used < need)
+        ns *= 2;
+    char *t = forge_realloc(b->p, ns);
+    if (!t)
+        return FORGE_ENOMEM;
+    b->p = t;
+    b->size = ns;
+    return 0;
+}
+
+/* Room for <need> more bytes at the cursor *<o> of <b> (limit *<lim>), which move when <b>
+ * grows. Returns 0 or FORGE_ENOMEM. */
+static inline __attribute__((always_inline)) int wb_room(struct wbuf *b, char **o, char **lim,
+                                                         size_t need)
+{
+    if ((size_t)(*lim - *o) >= need)
+        return 0;
+    size_t used = (size_t)(*o - b->p);
+    if (wb_grow(b, used, need))
+        return FORGE_ENOMEM;
+    *o = b->p + used;
+    *lim = b->p + b->size;
+    return 0;
+}
+
+/* Appends "/" + the name <s> as a JSON pointer token: <seglen> is its length + 1 when known
+ * to need no escaping, else 0 (<plain>: known to hold neither "~" nor "/"). Returns 0 or
+ * FORGE_ENOMEM. */
+static inline __attribute__((always_inline)) int name_put(struct wbuf *b, char **o, char **lim,
+                                                          const char *s, long seglen, bool plain)
+{
+    size_t len = seglen > 0 ? (size_t)seglen - 1 : strlen(s);
+    if (seglen > 0 || plain || !has_esc(s, len)) {
+        if (wb_room(b, o, lim, len + 1))
+            return FORGE_ENOMEM;
+        char *d = *o;
+        *d = '/';
+        copy_short(d + 1, s, len);
+        *o = d + len + 1;
+        return 0;
+    }
+    size_t esc = 0;
+    for (const char *p = s; *p; p++)
+        esc += (*p == '~') | (*p == '/');
+    if (wb_room(b, o, lim, len + esc + 1))
+        return FORGE_ENOMEM;
+    char *d = *o;
+    *d++ = '/';
+    for (const char *p = s; *p; p++) {
+        if (*p == '~' || *p == '/') {
+            *d++ = '~';
+            *d++ = *p == '~' ? '0' : '1';
+        } else {
+            *d++ = *p;
+        }
+    }
+    *o = d;
+    return 0;
+}
+
+/* Writes the decimal digits of <u> so that they end just before <end>; returns the first. */
+static inline char *digits_back(char *end, unsigned long long u)
+{
+    do {
+        *--end = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    return end;
+}
+
+/* Appends the JSON pointer of the <n> segments at <g> (leaf first). Returns 0 or
+ * FORGE_ENOMEM. */
+static inline __attribute__((always_inline)) int path_put(struct wbuf *b, char **o, char **lim,
+                                                          const struct eseg *g, uint32_t n,
+                                                          bool plain)
+{
+    for (uint32_t i = n; i-- > 0;) {
+        if (g[i].s) {
+            if (name_put(b, o, lim, g[i].s, g[i].idx, plain))
+                return FORGE_ENOMEM;
+            continue;
+        }
+        if (wb_room(b, o, lim, 24))
+            return FORGE_ENOMEM;
+        char tmp[24], *d = digits_back(tmp + sizeof tmp, (unsigned long)(g[i].idx < 0 ? 0 : g[i].idx));
+        size_t l = (size_t)(tmp + sizeof tmp - d);
+        **o = '/';
+        copy_short(*o + 1, d, l);
+        *o += l + 1;
+    }
+    return 0;
+}
+
+/* Appends <l> bytes of <s> to the message <out> of <o> bytes, as many as fit in MSG_MAX - 1. */
+static inline size_t msg_put(char *out, size_t o, const char *s, size_t l)
+{
+    if (l > MSG_MAX - 1 - o)
+        l = MSG_MAX - 1 - o;
+    copy_short(out + o, s, l);
+    return o + l;
+}
+
+/* The text of operand <k> of format <f>: its bytes (in <num>, 96 bytes, unless a string) and
+ * their length. */
+static inline __attribute__((always_inline)) const char *
+arg_text(const struct efmt *f, int k, union earg a, const struct kw *kw, char *num, size_t *l)
+{
+    char c = f->conv[k];
+    if (c == 'K') {
+        *l = kw->text_len;
+        return kw->text;
+    }
+    if (c == 's') {
+        *l = strlen(a.s);
+        return a.s;
+    }
+    if (c == 'T') {
+        *l = type_list(a.u, num);
+        return num;
+    }
+    if (c == 'g' && !(fabs(a.d) < 1e15 && (double)(long long)a.d == a.d)) {
+        return num_text(a.d, num, l);
+    }
+    /* 'd', and 'g' of an integer (-0 as "0", as String(-0)) */
+    long long v = c == 'd' ? a.i : (long long)a.d;
+    char *d = digits_back(num + 24, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v);
+    if (v < 0)
+        *--d = '-';
+    *l = (size_t)(num + 24 - d);
+    return d;
+}
+
+/* Writes the message of format <f> with operands <args> (and the text of keyword <kw>) at <out>
+ * (MSG_MAX + MSG_SLACK bytes), cut to MSG_MAX - 1 bytes, with its NUL. Returns its length. */
+static inline __attribute__((always_inline)) size_t
+msg_write(char *out, const struct efmt *f, const union earg *args, const struct kw *kw)
+{
+    /* each literal piece is copied as its whole array, in a few wide moves (the next piece
+     * overwrites the excess), while the message is known to fit */
+    char num[96];
+    memcpy(out, f->lit[0], EFMT_LIT);
+    size_t o = f->len[0], l;
+    for (int k = 0; k < f->nconv; k++) {
+        const char *s = arg_text(f, k, args[k], kw, num, &l);
+        if (l + f->len[k + 1] >= MSG_MAX - o)
+            goto cut;
+        copy_short(out + o, s, l);
         o += l;
+        memcpy(out + o, f->lit[k + 1], EFMT_LIT);
+        o += f->len[k + 1];
+    }
+    out[o] = 0;
+    return o;
+cut: /* (rare) again, each piece cut to what fits */
+    o = msg_put(out, 0, f->lit[0], f->len[0]);
+    for (int k = 0; k < f->nconv; k++) {
+        const char *s = arg_text(f, k, args[k], kw, num, &l);
+        o = msg_put(out, o, s, l);
+        o = msg_put(out, o, f->lit[k + 1], f->len[k + 1]);
     }
     out[o] = 0;
     return o;
 }
 
-/* A JSON pointer token measured: <raw> bytes, <esc> of them "~" or "/" (two bytes each once
- * escaped). */
-struct tok {
-    size_t raw, esc;
-};
-
-static inline struct tok tok_measure(const char *seg, bool plain)
-{
-    struct tok t = {0, 0};
-    if (plain) { /* known to hold neither "~" nor "/" */
-        t.raw = strlen(seg);
-        return t;
-    }
-    const char *p = seg;
-    for (; *p; p++)
-        t.esc += (*p == '~') | (*p == '/');
-    t.raw = (size_t)(p - seg);
-    return t;
-}
-
-/* Writes "/" + <seg> (measured as <t>) escaped so that it ends just before <end>; returns its
- * first byte. */
-static char *tok_back(char *end, const char *seg, struct tok t)
-{
-    if (!t.esc) {
-        end -= t.raw;
-        memcpy(end, seg, t.raw);
-    } else {
-        const char *p = seg + t.raw;
-        while (p > seg) {
-            char ch = *--p;
-            if (ch == '~' || ch == '/') {
-                *--end = ch == '~' ? '0' : '1';
-                *--end = '~';
-            } else {
-                *--end = ch;
-            }
-        }
-    }
-    *--end = '/';
-    return end;
-}
-
-static size_t idx_len(long i)
-{
-    unsigned long u = (unsigned long)(i < 0 ? 0 : i);
-    size_t n = 1;
-    while (u >= 10) {
-        u /= 10;
-        n++;
-    }
-    return n;
-}
-
-static char *idx_back(char *end, long i)
-{
-    unsigned long u = (unsigned long)(i < 0 ? 0 : i);
-    do {
-        *--end = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    *--end = '/';
-    return end;
-}
-
-/* Bytes of the JSON pointer of <n> segments (without the NUL). */
-static size_t path_len(const struct eseg *g, uint32_t n, bool plain)
-{
-    size_t len = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!g[i].s) {
-            len += 1 + idx_len(g[i].idx);
-        } else {
-            struct tok t = tok_measure(g[i].s, plain);
-            len += 1 + t.raw + t.esc;
-        }
-    }
-    return len;
-}
-
-/* Writes the pointer of <n> segments (leaf first) so that it ends just before <end>; returns
- * its first byte. */
-static char *path_back(char *end, const struct eseg *g, uint32_t n, bool plain)
+/* Whether the walk reached the node of the keyword path <g> (<n> segments) through
+ * subschemas alone, so that its keyword location is the node's kptr: no segment is a
+ * reference ("$ref", "$dynamicRef", "$recursiveRef"; a member name that starts with "$" is
+ * taken for one too). */
+static inline bool chain_static(const struct eseg *g, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
-        end = g[i].s ? tok_back(end, g[i].s, tok_measure(g[i].s, plain)) : idx_back(end, g[i].idx);
-    return end;
+        if (g[i].s && g[i].s[0] == '$')
+            return false;
+    return true;
 }
 
-#define ERR_TEXT_MAX ((size_t)16 << 20) /* one error's strings: 16 MiB at most */
-#define MSG_MAX 1024                     /* one error's message, with its NUL */
-
-/* One error's text, measured: the lengths of its four strings (la: 0 without an absolute
- * location) and its message. */
-struct etext {
-    size_t li, lk, la, lm;
-    bool has_abs;
-    char msg[MSG_MAX];
-};
-
-/* Measures error <i> of <e> and formats its message. Returns 0, or FORGE_ENOMEM when its
- * strings pass ERR_TEXT_MAX. */
-static int etext_measure(const struct forge_schema_errors *e, int i, struct etext *x)
+/* Appends record <r>'s locations to <b>, of which <used> bytes are written, each with its
+ * NUL: the instance location at offset o[0], the keyword location at o[1], the absolute one
+ * at o[2] (SIZE_MAX: none). Returns the bytes then written, or SIZE_MAX when out of memory
+ * (also when its strings and message could pass ERR_TEXT_MAX). */
+static inline __attribute__((always_inline)) size_t
+locs_put(struct wbuf *b, size_t used, const struct erec *r, const struct eseg *segs, bool plain,
+         size_t offs[3])
 {
-    const struct erec *r = (const struct erec *)e->recs + i;
-    const struct eseg *g = e->segs;
-    bool plain = e->plain_names;
-    size_t tail = (r->kw ? path_len(&(struct eseg){r->kw, 0}, 1, plain) : 0) +
-                  (r->sub ? path_len(&(struct eseg){r->sub, 0}, 1, plain) : 0);
-    x->li = path_len(g + r->iseg, r->nis, false);
-    x->lk = path_len(g + r->kseg, r->nks, plain) + tail;
-    x->has_abs = r->n->abs_shown;
-    x->la = x->has_abs ? strlen(r->n->abs) + tail : 0;
-    if (x->li + x->lk + x->la + 3 + MSG_MAX > ERR_TEXT_MAX)
-        return FORGE_ENOMEM;
-    x->lm = msg_format(x->msg, MSG_MAX, r->fmt, r->a);
-    return 0;
-}
-
-/* Writes error <i>'s strings, each with its NUL, at <pi>, <pk>, <pa> (when it has one) and
- * <pm>. */
-static void etext_write(const struct forge_schema_errors *e, int i, const struct etext *x,
-                        char *pi, char *pk, char *pa, char *pm)
-{
-    const struct erec *r = (const struct erec *)e->recs + i;
-    const struct eseg *g = e->segs;
-    bool plain = e->plain_names;
-    pi[x->li] = 0;
-    path_back(pi + x->li, g + r->iseg, r->nis, false);
-    char *end = pk + x->lk;
-    *end = 0;
-    if (r->sub)
-        end = tok_back(end, r->sub, tok_measure(r->sub, plain));
-    if (r->kw)
-        end = tok_back(end, r->kw, tok_measure(r->kw, plain));
-    path_back(end, g + r->kseg, r->nks, plain);
-    if (x->has_abs) {
-        size_t lbase = strlen(r->n->abs);
-        memcpy(pa, r->n->abs, lbase);
-        memcpy(pa + lbase, end, x->lk - (size_t)(end - pk) + 1); /* the keyword tail, NUL */
+    char *o = b->p + used, *lim = b->p + b->size;
+    offs[0] = used;
+    if (path_put(b, &o, &lim, segs + r->iseg, r->nis, false) || wb_room(b, &o, &lim, 1))
+        return SIZE_MAX;
+    *o++ = 0;
+    offs[1] = (size_t)(o - b->p);
+    const struct kw *w = r->kw;
+    if (w && w->kloc && !r->sub && chain_static(segs + r->kseg, r->nks)) {
+        /* both locations made at compile time */
+        size_t lk = w->kloc_len + 1, la = w->kabs ? w->kabs_len + 1 : 0;
+        if (wb_room(b, &o, &lim, lk + la))
+            return SIZE_MAX;
+        copy_short(o, w->kloc, lk);
+        o += lk;
+        offs[2] = SIZE_MAX;
+        if (w->kabs) {
+            offs[2] = (size_t)(o - b->p);
+            memcpy(o, w->kabs, la);
+            o += la;
+        }
+        used = (size_t)(o - b->p);
+        if (used - offs[0] + MSG_MAX > ERR_TEXT_MAX)
+            return SIZE_MAX;
+        return used;
     }
-    memcpy(pm, x->msg, x->lm + 1);
+    if (path_put(b, &o, &lim, segs + r->kseg, r->nks, plain))
+        return SIZE_MAX;
+    size_t tail = (size_t)(o - b->p);
+    if ((r->kw && name_put(b, &o, &lim, r->kw->name, r->kw->seglen, plain)) ||
+        (r->sub && name_put(b, &o, &lim, r->sub, 0, plain)) || wb_room(b, &o, &lim, 1))
+        return SIZE_MAX;
+    *o++ = 0;
+    size_t ltail = (size_t)(o - b->p) - tail; /* with the NUL */
+    offs[2] = SIZE_MAX;
+    if (w && w->kabs && !r->sub) { /* made at compile time */
+        size_t la = w->kabs_len + 1;
+        if (wb_room(b, &o, &lim, la))
+            return SIZE_MAX;
+        offs[2] = (size_t)(o - b->p);
+        memcpy(o, w->kabs, la);
+        o += la;
+    } else if (r->n->abs_shown) {
+        size_t lbase = r->n->abs_len;
+        if (wb_room(b, &o, &lim, lbase + ltail))
+            return SIZE_MAX;
+        offs[2] = (size_t)(o - b->p);
+        memcpy(o, r->n->abs, lbase);
+        memcpy(o + lbase, b->p + tail, ltail);
+        o += lbase + ltail;
+    }
+    used = (size_t)(o - b->p);
+    if (used - offs[0] + MSG_MAX > ERR_TEXT_MAX)
+        return SIZE_MAX;
+    return used;
 }
 
 /* Room for <need> more segments. */
@@ -2579,7 +2803,7 @@ static __attribute__((noinline)) int err_grow(struct forge_schema_errors *e, siz
 }
 
 static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
-                const char *kw, const char *sub, const char *fmt, union earg a0, union earg a1,
+                const struct kw *kw, const char *sub, const struct efmt *fmt, union earg a0, union earg a1,
                 union earg a2)
 {
     if (c->quiet || !c->out)
@@ -2637,7 +2861,6 @@ void forge_schema_errors_free(struct forge_schema_errors *e)
     forge_free(e->recs);
     forge_free(e->segs);
     forge_free(e->text);
-    forge_free(e->offs);
     memset(e, 0, sizeof *e);
 }
 
@@ -2650,47 +2873,39 @@ int forge_schema_errors_render(struct forge_schema_errors *e)
         if (!l)
             return FORGE_ENOMEM;
         e->list = l;
-        size_t *o = forge_realloc(e->offs, (size_t)e->n * 4 * sizeof *o);
-        if (!o)
-            return FORGE_ENOMEM;
-        e->offs = o;
         e->caplist = e->n;
     }
-    e->len = 0;
-    struct etext x;
+    const struct erec *recs = e->recs;
+    const struct eseg *segs = e->segs;
+    bool plain = e->plain_names;
+    struct wbuf b = {e->text, e->size};
+    size_t len;
+    if (!b.p && e->n && wb_grow(&b, 0, MSG_MAX + MSG_SLACK)) /* (no arithmetic on NULL) */
+        return FORGE_ENOMEM;
+again:
+    len = 0;
     for (int i = 0; i < e->n; i++) {
-        if (etext_measure(e, i, &x))
+        char *p = b.p;
+        size_t o[3];
+        len = locs_put(&b, len, recs + i, segs, plain, o);
+        if (len == SIZE_MAX || (b.size - len < MSG_MAX + MSG_SLACK && wb_grow(&b, len, MSG_MAX + MSG_SLACK))) {
+            e->text = b.p;
+            e->size = b.size;
+            e->len = 0;
             return FORGE_ENOMEM;
-        size_t total = x.li + 1 + x.lk + 1 + (x.has_abs ? x.la + 1 : 0) + x.lm + 1;
-        if (e->size - e->len < total) {
-            size_t ns = e->size ? e->size * 2 : 1024;
-            while (ns - e->len < total)
-                ns *= 2;
-            char *t = forge_realloc(e->text, ns);
-            if (!t)
-                return FORGE_ENOMEM;
-            e->text = t;
-            e->size = ns;
         }
-        char *pi = e->text + e->len, *pk = pi + x.li + 1, *pa = pk + x.lk + 1;
-        char *pm = x.has_abs ? pa + x.la + 1 : pa;
-        etext_write(e, i, &x, pi, pk, pa, pm);
-        size_t *o = e->offs + (size_t)i * 4;
-        o[0] = (size_t)(pi - e->text);
-        o[1] = (size_t)(pk - e->text);
-        o[2] = x.has_abs ? (size_t)(pa - e->text) : SIZE_MAX;
-        o[3] = (size_t)(pm - e->text);
-        e->len += total;
-    }
-    /* the text may have moved as it grew: pointers last */
-    for (int i = 0; i < e->n; i++) {
-        const size_t *o = e->offs + (size_t)i * 4;
+        if (b.p != p) /* the text moved as it grew: again, with the room it has now */
+            goto again;
         struct forge_schema_error *l = &e->list[i];
-        l->instance_location = e->text + o[0];
-        l->keyword_location = e->text + o[1];
-        l->absolute_keyword_location = o[2] == SIZE_MAX ? NULL : e->text + o[2];
-        l->message = e->text + o[3];
+        l->instance_location = p + o[0];
+        l->keyword_location = p + o[1];
+        l->absolute_keyword_location = o[2] == SIZE_MAX ? NULL : p + o[2];
+        l->message = p + len;
+        len += msg_write(p + len, recs[i].fmt, recs[i].a, recs[i].kw) + 1;
     }
+    e->text = b.p;
+    e->size = b.size;
+    e->len = len;
     e->rendered = true;
     return 0;
 }
@@ -2729,45 +2944,55 @@ cJSON *forge_schema_errors_json(const struct forge_schema_errors *e)
     cJSON *arr = cJSON_CreateArray();
     if (!arr)
         return NULL;
-    struct etext x;
+    const struct erec *recs = e->recs;
+    struct wbuf b = {NULL, 0};
+    char msg[MSG_MAX + MSG_SLACK];
+    if (e->n && wb_grow(&b, 0, 256)) { /* (no arithmetic on NULL) */
+        cJSON_Delete(arr);
+        return NULL;
+    }
     for (int i = 0; i < e->n; i++) {
         /* one block holds the four strings; the "error" member owns it, the others reference
          * it (cJSON frees only the owner, and cJSON_Duplicate copies referenced strings) */
-        if (etext_measure(e, i, &x)) {
-            cJSON_Delete(arr);
-            return NULL;
+        size_t o[3], len = locs_put(&b, 0, recs + i, e->segs, e->plain_names, o);
+        if (len == SIZE_MAX)
+            goto fail;
+        size_t lm = msg_write(msg, recs[i].fmt, recs[i].a, recs[i].kw);
+        char *block = cJSON_malloc(lm + 1 + len);
+        cJSON *obj = NULL, *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
+        if (block && (obj = cJSON_malloc(sizeof *obj)) != NULL) {
+            memset(obj, 0, sizeof *obj);
+            obj->type = cJSON_Object;
+            memcpy(block, msg, lm + 1);
+            memcpy(block + lm + 1, b.p, len);
+            char *locs = block + lm + 1;
+            vi = str_ref(locs + o[0]);
+            vk = str_ref(locs + o[1]);
+            va = o[2] != SIZE_MAX ? str_ref(locs + o[2]) : NULL;
+            vm = str_ref(block);
         }
-        size_t total = x.lm + 1 + x.li + 1 + x.lk + 1 + (x.has_abs ? x.la + 1 : 0);
-        char *block = cJSON_malloc(total);
-        cJSON *o = NULL, *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
-        if (block && (o = cJSON_malloc(sizeof *o)) != NULL) {
-            memset(o, 0, sizeof *o);
-            o->type = cJSON_Object;
-            char *pm = block, *pi = pm + x.lm + 1, *pk = pi + x.li + 1, *pa = pk + x.lk + 1;
-            etext_write(e, i, &x, pi, pk, pa, pm);
-            vi = str_ref(pi);
-            vk = str_ref(pk);
-            va = x.has_abs ? str_ref(pa) : NULL;
-            vm = str_ref(pm);
-        }
-        if (!o || !vm || !vi || !vk || (x.has_abs && !va)) {
-            void *parts[] = {vm, vi, vk, va, o, block};
+        if (!obj || !vm || !vi || !vk || (o[2] != SIZE_MAX && !va)) {
+            void *parts[] = {vm, vi, vk, va, obj, block};
             for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
                 if (parts[k])
                     cJSON_free(parts[k]);
-            cJSON_Delete(arr);
-            return NULL;
+            goto fail;
         }
         vm->type &= ~cJSON_IsReference; /* the owner of the block */
         cJSON *last = NULL;
-        member_add(o, &last, vi, "instanceLocation");
-        member_add(o, &last, vk, "keywordLocation");
+        member_add(obj, &last, vi, "instanceLocation");
+        member_add(obj, &last, vk, "keywordLocation");
         if (va)
-            member_add(o, &last, va, "absoluteKeywordLocation");
-        member_add(o, &last, vm, "error");
-        cJSON_AddItemToArray(arr, o);
+            member_add(obj, &last, va, "absoluteKeywordLocation");
+        member_add(obj, &last, vm, "error");
+        cJSON_AddItemToArray(arr, obj);
     }
+    forge_free(b.p);
     return arr;
+fail:
+    forge_free(b.p);
+    cJSON_Delete(arr);
+    return NULL;
 }
 
 static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
@@ -2857,37 +3082,40 @@ static inline bool type_ok(unsigned t, const cJSON *v)
     return b == T_NUMBER && (t & T_INTEGER) && is_integer(v);
 }
 
-static void type_list(unsigned t, char *out, size_t cap)
+/* Writes the names of the type bits <t> ("integer or string") at <out> (80 bytes), with its
+ * NUL; returns their length. */
+static size_t type_list(unsigned t, char *out)
 {
-    static const char *names[] = {"null", "boolean", "object", "array", "number", "string", "integer"};
-    out[0] = 0;
+    static const char names[][8] = {"null", "boolean", "object", "array", "number", "string", "integer"};
+    static const unsigned char lens[] = {4, 7, 6, 5, 6, 6, 7};
+    size_t o = 0;
     for (int i = 0; i < 7; i++) {
         if (!(t & (1u << i)))
             continue;
-        if (out[0])
-            strncat(out, " or ", cap - strlen(out) - 1);
-        strncat(out, names[i], cap - strlen(out) - 1);
+        if (o) {
+            memcpy(out + o, " or ", 4);
+            o += 4;
+        }
+        memcpy(out + o, names[i], lens[i]);
+        o += lens[i];
     }
+    out[o] = 0;
+    return o;
 }
 
-
-/* JavaScript's String(d) (as forge_json_number), with a fast path for integers. */
-static const char *num_text(double d, char *out)
+/* JavaScript's String(d) (as forge_json_number), written in <buf> (64 bytes), with fast paths
+ * for integers and short decimals: returns its first byte, and its length in *<len>. */
+static __attribute__((noinline)) const char *num_text(double d, char *buf, size_t *len)
 {
-    if (d == floor(d) && fabs(d) < 1e15) {
+    char *out = buf + 24;
+    if (fabs(d) < 1e15 && (double)(long long)d == d) {
         long long v = (long long)d;
         unsigned long long u = v < 0 ? (unsigned long long)-v : (unsigned long long)v;
-        char tmp[24];
-        int k = (int)sizeof tmp;
-        tmp[--k] = 0;
-        do {
-            tmp[--k] = (char)('0' + u % 10);
-            u /= 10;
-        } while (u);
+        char *p = digits_back(buf + 24, u);
         if (v < 0)
-            tmp[--k] = '-';
-        memcpy(out, tmp + k, sizeof tmp - (size_t)k);
-        return out;
+            *--p = '-';
+        *len = (size_t)(buf + 24 - p);
+        return p;
     }
     if (isfinite(d) && fabs(d) >= 1e-6 && fabs(d) < 1e15) {
         /* A decimal of k fractional digits and at most 15 significant ones that reads back as
@@ -2899,35 +3127,47 @@ static const char *num_text(double d, char *out)
                                      1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
         double ad = fabs(d);
         for (int k = 1; k <= 15; k++) {
-            double v = nearbyint(ad * p10[k]);
+            /* nearbyint, without a call: below 2^52, adding and taking away 2^52 rounds to
+             * an integer (to even, as the default rounding mode does), where doubles are
+             * evaluated as doubles */
+            double x = ad * p10[k];
+            if (x >= 1e15)
+                break;
+#if FLT_EVAL_METHOD == 0
+            double v = (x + 0x1p52) - 0x1p52;
+#else
+            double v = nearbyint(x);
+#endif
             if (v >= 1e15)
                 break;
             if (v / p10[k] != ad)
                 continue;
             unsigned long long u = (unsigned long long)v;
-            char tmp[40];
-            int t = (int)sizeof tmp, digits = 0;
-            tmp[--t] = 0;
+            char *p = buf + 40;
+            int digits = 0;
             while (u || digits <= k) {
                 if (digits == k)
-                    tmp[--t] = '.';
-                tmp[--t] = (char)('0' + u % 10);
+                    *--p = '.';
+                *--p = (char)('0' + u % 10);
                 u /= 10;
                 digits++;
             }
             if (d < 0)
-                tmp[--t] = '-';
-            memcpy(out, tmp + t, sizeof tmp - (size_t)t);
-            return out;
+                *--p = '-';
+            *len = (size_t)(buf + 40 - p);
+            return p;
         }
         /* plain decimal notation: the shortest of 15 to 17 digits that reads back */
         for (int prec = 15; prec <= 17; prec++) {
             snprintf(out, 32, "%.*g", prec, d);
-            if (!strchr(out, 'e') && strtod(out, NULL) == d)
+            if (!strchr(out, 'e') && strtod(out, NULL) == d) {
+                *len = strlen(out);
                 return out;
+            }
         }
     }
-    return forge_json_number(d, out);
+    *len = strlen(forge_json_number(d, out));
+    return out;
 }
 
 /* forge_json_equal with the scalar cases inline. */
@@ -3219,7 +3459,7 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
     int ok = 1, r;
     uint64_t seen = 0;
     size_t i = 0;
-    struct kloc k1 = {kl, w->name, 0};
+    struct kloc k1 = {kl, w->name, w->seglen};
     const struct kw *a = w->fadd;
     for (const cJSON *x = inst->child; x; x = x->next, i++) {
         const char *key = x->string;
@@ -3232,15 +3472,16 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
                 ann_set(ann, i);
                 continue;
             }
-            struct iloc i1 = {il, key, 0};
-            struct kloc k2 = {&k1, w->names[j], 0};
+            /* key is names[j]: its length is known */
+            struct iloc i1 = {il, key, w->seglens[j]};
+            struct kloc k2 = {&k1, w->names[j], w->seglens[j]};
             r = sub->leaf ? leaf_failed(c, sub, x, &i1, &k2) : vnode(c, sub, x, &i1, &k2, NULL);
         } else if (a) {
             struct iloc i1 = {il, key, 0};
             if (a->sub->is_bool && !a->sub->bval) {
-                r = FAIL(c, n, il, kl, a->name, NULL, "property '%s' is not allowed", EA_S(key));
+                r = FAIL(c, n, il, kl, a, NULL, &M_NOT_ALLOWED, EA_S(key));
             } else {
-                struct kloc ka = {kl, a->name, 0};
+                struct kloc ka = {kl, a->name, a->seglen};
                 r = VCHILD(c, a->sub, x, &i1, &ka, NULL);
             }
         } else {
@@ -3263,7 +3504,7 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
                 if (seen >> j & 1)
                     continue;
                 ok = 0;
-                if ((r = FAIL(c, n, il, kl, q->name, NULL, "missing required property '%s'", EA_S(q->names[j]))) < 0)
+                if ((r = FAIL(c, n, il, kl, q, NULL, &M_MISSING, EA_S(q->names[j]))) < 0)
                     return r;
                 if (!c->all || c->quiet)
                     return 0;
@@ -3278,7 +3519,7 @@ static int vitems(struct vctx *c, const struct node *n, const struct kw *w, cons
                   const struct iloc *il, const struct kloc *kl, struct ann *ann)
 {
     int r;
-    struct kloc k1 = {kl, w->name, 0};
+    struct kloc k1 = {kl, w->name, w->seglen};
     int from = w->op == OP_PREFIX ? 0 : w->op == OP_ITEMS ? (w->ntuple > 0 ? w->ntuple : 0)
              : w->op == OP_ADDITEMS ? w->ntuple : 0;
     int ok = 1, i = 0;
@@ -3313,12 +3554,12 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                const struct iloc *il, const struct kloc *kl, struct ann *ann)
 {
     int r;
-    struct kloc k1 = {kl, w->name, 0};
+    struct kloc k1 = {kl, w->name, w->seglen};
     switch (w->op) {
     case OP_TYPE:
         if (type_ok((unsigned)w->num, inst))
             return 1;
-        return FAIL(c, n, il, kl, w->name, NULL, "expected %T, got %s", EA_U(w->num), EA_S(type_name(inst)));
+        return FAIL(c, n, il, kl, w, NULL, &M_TYPE, EA_U(w->num), EA_S(type_name(inst)));
     case OP_ENUM:
         if (w->all_strings) {
             if (cJSON_IsString(inst))
@@ -3330,11 +3571,11 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                 if (json_eq(x, inst))
                     return 1;
         }
-        return FAIL(c, n, il, kl, w->name, NULL, "value must be one of %s", EA_S(w->text));
+        return FAIL(c, n, il, kl, w, NULL, &M_ENUM, EA_S(w->text));
     case OP_CONST:
         if (json_eq(w->json, inst))
             return 1;
-        return FAIL(c, n, il, kl, w->name, NULL, "value must be %s", EA_S(w->text));
+        return FAIL(c, n, il, kl, w, NULL, &M_CONST, EA_S(w->text));
     default:
         break;
     }
@@ -3343,19 +3584,19 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         switch (w->op) {
         case OP_MULTOF:
             if (multiple_of(x, w->num)) return 1;
-            return FAIL(c, n, il, kl, w->name, NULL, "%g is not a multiple of %g", EA_D(x), EA_D(w->num));
+            return FAIL(c, n, il, kl, w, NULL, &M_MULTIPLE, EA_D(x), EA_D(w->num));
         case OP_MAX:
             if (x <= w->num) return 1;
-            return FAIL(c, n, il, kl, w->name, NULL, "%g is greater than the maximum %g", EA_D(x), EA_D(w->num));
+            return FAIL(c, n, il, kl, w, NULL, &M_MAXIMUM, EA_D(x), EA_D(w->num));
         case OP_XMAX:
             if (x < w->num) return 1;
-            return FAIL(c, n, il, kl, w->name, NULL, "%g is not less than the exclusive maximum %g", EA_D(x), EA_D(w->num));
+            return FAIL(c, n, il, kl, w, NULL, &M_XMAXIMUM, EA_D(x), EA_D(w->num));
         case OP_MIN:
             if (x >= w->num) return 1;
-            return FAIL(c, n, il, kl, w->name, NULL, "%g is less than the minimum %g", EA_D(x), EA_D(w->num));
+            return FAIL(c, n, il, kl, w, NULL, &M_MINIMUM, EA_D(x), EA_D(w->num));
         case OP_XMIN:
             if (x > w->num) return 1;
-            return FAIL(c, n, il, kl, w->name, NULL, "%g is not greater than the exclusive minimum %g", EA_D(x), EA_D(w->num));
+            return FAIL(c, n, il, kl, w, NULL, &M_XMINIMUM, EA_D(x), EA_D(w->num));
         default:
             break;
         }
@@ -3368,8 +3609,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             size_t len = cp_len(sv);
             if (w->op == OP_MAXLEN ? (double)len <= w->num : (double)len >= w->num)
                 return 1;
-            return FAIL(c, n, il, kl, w->name, NULL, "string has %d characters, %s %g", EA_I(len),
-                        EA_S(w->op == OP_MAXLEN ? "more than the maximum" : "fewer than the minimum"), EA_D(w->num));
+            return FAIL(c, n, il, kl, w, NULL, w->op == OP_MAXLEN ? &M_MAXLEN : &M_MINLEN, EA_I(len),
+                        EA_D(w->num));
         }
         case OP_PATTERN:
             r = forge_ecmare_test(w->re, sv, strlen(sv));
@@ -3380,10 +3621,10 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                 return r;
             }
             if (r) return 1;
-            return FAIL(c, n, il, kl, w->name, NULL, "string does not match the pattern %s", EA_S(w->text));
+            return FAIL(c, n, il, kl, w, NULL, &M_PATTERN, EA_S(w->text));
         case OP_FORMAT:
             if (forge_format_check(w->fmt, sv, strlen(sv))) return 1;
-            return FAIL(c, n, il, kl, w->name, NULL, "string is not a valid %s", EA_S(w->text));
+            return FAIL(c, n, il, kl, w, NULL, &M_FORMAT, EA_S(w->text));
         default:
             break;
         }
@@ -3393,17 +3634,17 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         switch (w->op) {
         case OP_MAXITEMS:
             if (cnt <= w->num) return 1;
-            return FAIL(c, n, il, kl, w->name, NULL, "array has %d items, more than the maximum %g", EA_I(cnt), EA_D(w->num));
+            return FAIL(c, n, il, kl, w, NULL, &M_MAXITEMS, EA_I(cnt), EA_D(w->num));
         case OP_MINITEMS:
             if (cnt >= w->num) return 1;
-            return FAIL(c, n, il, kl, w->name, NULL, "array has %d items, fewer than the minimum %g", EA_I(cnt), EA_D(w->num));
+            return FAIL(c, n, il, kl, w, NULL, &M_MINITEMS, EA_I(cnt), EA_D(w->num));
         case OP_UNIQUE: {
             int i = 0;
             for (const cJSON *x = inst->child; x; x = x->next, i++) {
                 int j = i + 1;
                 for (const cJSON *y = x->next; y; y = y->next, j++)
                     if (json_eq(x, y))
-                        return FAIL(c, n, il, kl, w->name, NULL, "items %d and %d are equal", EA_I(i), EA_I(j));
+                        return FAIL(c, n, il, kl, w, NULL, &M_UNIQUE, EA_I(i), EA_I(j));
             }
             return 1;
         }
@@ -3429,11 +3670,11 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             }
             if (matches < w->num) {
                 if (w->num == 1)
-                    return FAIL(c, n, il, kl, w->name, NULL, "no item matches the contains schema");
-                return FAIL(c, n, il, kl, w->name, NULL, "%d items match the contains schema, fewer than minContains %g", EA_I(matches), EA_D(w->num));
+                    return FAIL(c, n, il, kl, w, NULL, &M_CONTAINS);
+                return FAIL(c, n, il, kl, w, NULL, &M_MINCONTAINS, EA_I(matches), EA_D(w->num));
             }
             if (w->num2 >= 0 && matches > w->num2)
-                return FAIL(c, n, il, kl, w->name, NULL, "%d items match the contains schema, more than maxContains %g", EA_I(matches), EA_D(w->num2));
+                return FAIL(c, n, il, kl, w, NULL, &M_MAXCONTAINS, EA_I(matches), EA_D(w->num2));
             return 1;
         }
         default:
@@ -3447,8 +3688,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             int cnt = member_count(inst);
             if (w->op == OP_MAXPROPS ? cnt <= w->num : cnt >= w->num)
                 return 1;
-            return FAIL(c, n, il, kl, w->name, NULL, "object has %d properties, %s %g", EA_I(cnt),
-                        EA_S(w->op == OP_MAXPROPS ? "more than the maximum" : "fewer than the minimum"), EA_D(w->num));
+            return FAIL(c, n, il, kl, w, NULL, w->op == OP_MAXPROPS ? &M_MAXPROPS : &M_MINPROPS, EA_I(cnt),
+                        EA_D(w->num));
         }
         case OP_REQUIRED: {
             int ok = 1;
@@ -3457,7 +3698,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             for (const cJSON *x = w->json->child; x; x = x->next)
                 if (!get(inst, x->valuestring)) {
                     ok = 0;
-                    if ((r = FAIL(c, n, il, kl, w->name, NULL, "missing required property '%s'", EA_S(x->valuestring))) < 0)
+                    if ((r = FAIL(c, n, il, kl, w, NULL, &M_MISSING, EA_S(x->valuestring))) < 0)
                         return r;
                     if (!c->all || c->quiet)
                         return 0;
@@ -3492,7 +3733,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                     for (const cJSON *x = arr->child; x; x = x->next)
                         if (cJSON_IsString(x) && !get(inst, x->valuestring)) {
                             ok = 0;
-                            if ((r = FAIL(c, n, il, kl, w->name, name, "property '%s' requires property '%s'", EA_S(name), EA_S(x->valuestring))) < 0)
+                            if ((r = FAIL(c, n, il, kl, w, name, &M_DEPENDENT, EA_S(name), EA_S(x->valuestring))) < 0)
                                 return r;
                             if (!c->all || c->quiet)
                                 return 0;
@@ -3543,7 +3784,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                             if (!r)
                                 continue;
                         }
-                        struct kloc k2 = {&k1, w->names[j], 0};
+                        struct kloc k2 = {&k1, w->names[j], w->seglens[j]};
                         r = VCHILD(c, w->subs[j], x, &i1, &k2, NULL);
                         if (r < 0)
                             return r;
@@ -3583,7 +3824,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                             continue;
                     }
                     if (w->sub->is_bool && !w->sub->bval) {
-                        r = FAIL(c, n, il, kl, w->name, NULL, "property '%s' is not allowed", EA_S(key));
+                        r = FAIL(c, n, il, kl, w, NULL, &M_NOT_ALLOWED, EA_S(key));
                         if (r < 0)
                             return r;
                         ok = 0;
@@ -3663,13 +3904,13 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         if (w->op == OP_ANYOF) {
             if (matched)
                 return 1;
-            return FAIL(c, n, il, kl, w->name, NULL, "value matches none of the %d anyOf schemas", EA_I(w->n));
+            return FAIL(c, n, il, kl, w, NULL, &M_ANYOF, EA_I(w->n));
         }
         if (matched == 1)
             return 1;
         if (!matched)
-            return FAIL(c, n, il, kl, w->name, NULL, "value matches none of the %d oneOf schemas", EA_I(w->n));
-        return FAIL(c, n, il, kl, w->name, NULL, "value matches oneOf schemas %d and %d; exactly one must match", EA_I(first), EA_I(second));
+            return FAIL(c, n, il, kl, w, NULL, &M_ONEOF_NONE, EA_I(w->n));
+        return FAIL(c, n, il, kl, w, NULL, &M_ONEOF_MANY, EA_I(first), EA_I(second));
     }
     case OP_NOT:
         r = probe(c, w->sub, inst, il, &k1, NULL);
@@ -3677,7 +3918,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             return r;
         if (!r)
             return 1;
-        return FAIL(c, n, il, kl, w->name, NULL, "value must not match the 'not' schema");
+        return FAIL(c, n, il, kl, w, NULL, &M_NOT);
     case OP_IF: {
         struct ann tmp;
         if (!ann && !w->then_ && !w->else_)
@@ -3741,7 +3982,7 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
     if (n->is_bool) {
         if (n->bval)
             return 1;
-        return FAIL(c, n, il, kl, NULL, NULL, "no value is allowed here (schema false)");
+        return FAIL(c, n, il, kl, NULL, NULL, &M_FALSE);
     }
     if (c->depth >= MAX_DEPTH) {
         last_limit = LIM_DEPTH;
@@ -3755,7 +3996,7 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
     }
     c->depth++;
     if (n->refonly) { /* one $ref (no dynamic scope, no annotations of its own) */
-        struct kloc k1 = {kl, n->refonly->name, 0};
+        struct kloc k1 = {kl, n->refonly->name, n->refonly->seglen};
         int r = vnode(c, n->refonly->sub, inst, il, &k1, ann);
         c->depth--;
         return r;
@@ -3784,7 +4025,7 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
             continue;
         /* the two most frequent structural keywords skip the general dispatcher */
         if (w->op == OP_REF) {
-            struct kloc k1 = {kl, w->name, 0};
+            struct kloc k1 = {kl, w->name, w->seglen};
             r = vnode(c, w->sub, inst, il, &k1, a);
         } else if (w->op == OP_PROPS && (w->freq || w->fadd)) {
             r = vprops(c, n, w, inst, il, kl, a);

@@ -76,7 +76,6 @@ struct forge_schema_errors {
     void *recs, *segs;
     int caprecs, nsegs, capsegs, caplist;
     bool plain_names, rendered;
-    size_t *offs; /* per error, the offsets of its four strings in text (SIZE_MAX: none) */
     char *text;
     size_t len, size;
 };

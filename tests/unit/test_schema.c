@@ -617,6 +617,118 @@ TEST(errors_rendered_on_demand)
     cJSON_Delete(wide);
 }
 
+/* Renders <e> and checks that forge_schema_errors_json gives the same four strings. */
+static void render_matches_json(struct forge_schema_errors *e)
+{
+    CHECK_INT(forge_schema_errors_render(e), 0);
+    cJSON *js = forge_schema_errors_json(e);
+    CHECK(js != NULL);
+    CHECK_INT(cJSON_GetArraySize(js), e->n);
+    for (int i = 0; i < e->n; i++) {
+        const cJSON *o = cJSON_GetArrayItem(js, i);
+        const cJSON *abs = cJSON_GetObjectItem(o, "absoluteKeywordLocation");
+        CHECK_STR(cJSON_GetObjectItem(o, "instanceLocation")->valuestring, e->list[i].instance_location);
+        CHECK_STR(cJSON_GetObjectItem(o, "keywordLocation")->valuestring, e->list[i].keyword_location);
+        CHECK_STR(cJSON_GetObjectItem(o, "error")->valuestring, e->list[i].message);
+        CHECK((abs == NULL) == (e->list[i].absolute_keyword_location == NULL));
+        if (abs)
+            CHECK_STR(abs->valuestring, e->list[i].absolute_keyword_location);
+    }
+    cJSON_Delete(js);
+}
+
+/* The keyword location of a node that the walk reaches through subschemas alone is made with
+ * the schema; through a reference (or a member name that starts with "$") it is written from
+ * the walk's segments. Both give the same text, in a new resource too, and a node reached
+ * both ways gets each its own location. A validation whose errors outgrow the text renders
+ * them again into the larger room. */
+TEST(error_locations_made_at_compile_time)
+{
+    struct forge_err err;
+    struct forge_schema_opts o = {0};
+    o.all_errors = true;
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    struct forge_schema *s = compile(
+        "{\"$id\": \"https://x.example/root.json\","
+        " \"properties\": {\"a\": {\"properties\": {\"b\": {\"minimum\": 2}}},"
+        " \"r\": {\"$ref\": \"#/properties/a/properties/b\"},"
+        " \"$x\": {\"type\": [\"null\", \"boolean\", \"object\", \"array\", \"string\"]},"
+        " \"c\": {\"$id\": \"c.json\", \"maximum\": -1, \"multipleOf\": 0.25},"
+        " \"s~/\": {\"dependentRequired\": {\"p\": [\"q\"]}}}}", &o, &err);
+    CHECK(s != NULL);
+    cJSON *inst = J("{\"a\": {\"b\": 1}, \"r\": 1, \"$x\": 2, \"c\": -0.1, \"s~/\": {\"p\": 1}}");
+    CHECK_INT(forge_schema_check(s, inst, &e), 0);
+    CHECK_INT(e.n, 6);
+    render_matches_json(&e);
+    static const char *const want[][4] = {
+        {"/a/b", "/properties/a/properties/b/minimum",
+         "https://x.example/root.json#/properties/a/properties/b/minimum", "1 is less than the minimum 2"},
+        {"/r", "/properties/r/$ref/minimum",
+         "https://x.example/root.json#/properties/a/properties/b/minimum", "1 is less than the minimum 2"},
+        {"/$x", "/properties/$x/type", "https://x.example/root.json#/properties/$x/type",
+         "expected null or boolean or object or array or string, got integer"},
+        {"/c", "/properties/c/maximum", "https://x.example/c.json#/maximum",
+         "-0.1 is greater than the maximum -1"},
+        {"/c", "/properties/c/multipleOf", "https://x.example/c.json#/multipleOf",
+         "-0.1 is not a multiple of 0.25"},
+        {"/s~0~1", "/properties/s~0~1/dependentRequired/p",
+         "https://x.example/root.json#/properties/s~0~1/dependentRequired/p",
+         "property 'p' requires property 'q'"},
+    };
+    for (int i = 0; i < 6; i++) {
+        CHECK_STR(e.list[i].instance_location, want[i][0]);
+        CHECK_STR(e.list[i].keyword_location, want[i][1]);
+        CHECK_STR(e.list[i].absolute_keyword_location, want[i][2]);
+        CHECK_STR(e.list[i].message, want[i][3]);
+    }
+    cJSON_Delete(inst);
+    /* messages whose operands are the keyword's own text, or whose words follow the keyword */
+    struct forge_schema *m = compile(
+        "{\"properties\": {\"e\": {\"enum\": [1, \"two\", null]}, \"k\": {\"const\": {\"a\": [1]}},"
+        " \"o\": {\"minProperties\": 2}, \"p\": {\"maxProperties\": 0}, \"s\": {\"maxLength\": 1}}}",
+        &o, &err);
+    CHECK(m != NULL);
+    EXPECT(m, "{\"e\": 2, \"k\": {\"a\": [2]}, \"o\": {\"x\": 1}, \"p\": {\"y\": 1}, \"s\": \"ab\"}",
+           "[{\"instanceLocation\":\"/e\",\"keywordLocation\":\"/properties/e/enum\",\"error\":\"value must be one of [1,\\\"two\\\",null]\"},"
+           "{\"instanceLocation\":\"/k\",\"keywordLocation\":\"/properties/k/const\",\"error\":\"value must be {\\\"a\\\":[1]}\"},"
+           "{\"instanceLocation\":\"/o\",\"keywordLocation\":\"/properties/o/minProperties\",\"error\":\"object has 1 properties, fewer than the minimum 2\"},"
+           "{\"instanceLocation\":\"/p\",\"keywordLocation\":\"/properties/p/maxProperties\",\"error\":\"object has 1 properties, more than the maximum 0\"},"
+           "{\"instanceLocation\":\"/s\",\"keywordLocation\":\"/properties/s/maxLength\",\"error\":\"string has 2 characters, more than the maximum 1\"}]");
+    forge_schema_free(m);
+    /* -0 is written "0", as String(-0) */
+    inst = J("{\"c\": -0.0}");
+    CHECK_INT(forge_schema_check(s, inst, &e), 0);
+    render_matches_json(&e);
+    CHECK_STR(e.list[0].message, "0 is greater than the maximum -1");
+    cJSON_Delete(inst);
+    forge_schema_free(s);
+    forge_schema_errors_free(&e);
+
+    /* 300 errors in a new arena: its text grows while the errors are written */
+    s = compile("{\"additionalProperties\": false}", &o, &err);
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    forge_buf_adds(&b, "{");
+    for (int i = 0; i < 300; i++) {
+        char m[32];
+        snprintf(m, sizeof m, "%s\"p%d\": %d", i ? ", " : "", i, i);
+        forge_buf_adds(&b, m);
+    }
+    forge_buf_adds(&b, "}");
+    inst = J(b.data);
+    CHECK_INT(forge_schema_check(s, inst, &e), 0);
+    CHECK_INT(e.n, 300);
+    render_matches_json(&e);
+    CHECK_STR(e.list[0].message, "property 'p0' is not allowed");
+    CHECK_STR(e.list[299].message, "property 'p299' is not allowed");
+    CHECK_STR(e.list[299].keyword_location, "/additionalProperties");
+    CHECK_STR(e.list[299].instance_location, "");
+    cJSON_Delete(inst);
+    forge_buf_free(&b);
+    forge_schema_free(s);
+    forge_schema_errors_free(&e);
+}
+
 /* Without an error arena (and inside probes) the verdict walk runs; with one, the walk that
  * records errors. Table: schema, instance, verdict; each is checked both ways, in first-error
  * and all-errors modes, and the two must give the expected verdict. */
@@ -720,6 +832,7 @@ int main(void)
     RUN(property_tables);
     RUN(discriminators);
     RUN(errors_rendered_on_demand);
+    RUN(error_locations_made_at_compile_time);
     RUN(verdict_walk_agrees);
     return TEST_DONE();
 }
