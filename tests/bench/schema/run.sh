@@ -60,8 +60,9 @@ ajv_version=$(node -e "console.log(require('$modules/ajv/package.json').version)
 echo "forge vs ajv $ajv_version (node $(node --version)), validations per second, ${secs}s per figure"
 rounds=3
 # first, all: errors as records (forge's until rendered; ajv's objects without messages);
-# first-text, all-text: the invalid sets with every error's text made (forge renders, ajv builds
-# its messages). The "before" build is run in the first two modes only.
+# first-text, all-text: every error's text made too (forge renders, ajv builds its messages; the
+# valid sets, which have no errors, run as in the first two). The "before" build is run in the
+# first two modes only.
 for mode in first all first-text all-text; do
   : > "$scratch/forge.$mode.jsonl"
   : > "$scratch/ajv.$mode.jsonl"
