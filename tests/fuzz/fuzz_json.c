@@ -7,6 +7,7 @@
 #include "base/alloc.h"
 #include "data/json.h"
 #include "fuzz.h"
+#include "../support/same_tree.h"
 
 /* Whether equality is well defined for <v> after a round trip: finite numbers (others print
  * as null) and no key twice in an object (sorted output may reorder repeated keys). */
@@ -25,22 +26,6 @@ static bool finite_only(const cJSON *v)
     return true;
 }
 
-/* The fast reader's tree is cJSON's: same kinds, values bit for bit, keys, order, links. */
-static bool same_tree(const cJSON *a, const cJSON *b)
-{
-    if (a->type != b->type || a->valueint != b->valueint ||
-        memcmp(&a->valuedouble, &b->valuedouble, sizeof a->valuedouble) != 0)
-        return false;
-    if (!a->valuestring != !b->valuestring || (a->valuestring && strcmp(a->valuestring, b->valuestring)))
-        return false;
-    if (!a->string != !b->string || (a->string && strcmp(a->string, b->string)))
-        return false;
-    const cJSON *x = a->child, *y = b->child, *px = NULL, *py = NULL;
-    for (; x && y; px = x, py = y, x = x->next, y = y->next)
-        if ((px && (x->prev != px || y->prev != py)) || !same_tree(x, y))
-            return false;
-    return !x && !y && (!a->child || (a->child->prev == px && b->child->prev == py));
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

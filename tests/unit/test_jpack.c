@@ -11,30 +11,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "same_tree.h"
 
-static bool same_tree(const cJSON *a, const cJSON *b)
-{
-    if (a->type != b->type || a->valueint != b->valueint ||
-        memcmp(&a->valuedouble, &b->valuedouble, sizeof a->valuedouble) != 0)
-        return false;
-    if (!a->valuestring != !b->valuestring || (a->valuestring && strcmp(a->valuestring, b->valuestring)))
-        return false;
-    if (!a->string != !b->string || (a->string && strcmp(a->string, b->string)))
-        return false;
-    const cJSON *x = a->child, *y = b->child;
-    if (!x != !y)
-        return false;
-    const cJSON *px = NULL, *py = NULL;
-    for (; x && y; px = x, py = y, x = x->next, y = y->next) {
-        if (px && (x->prev != px || y->prev != py))
-            return false;
-        if (!same_tree(x, y))
-            return false;
-    }
-    if (x || y)
-        return false;
-    return !a->child || (a->child->prev == px && b->child->prev == py);
-}
 
 static int compared;
 
