@@ -291,9 +291,12 @@ static cJSON *unpack_value(struct unpack *u, int depth)
         return node(cJSON_False);
     case 'd': {
         double d;
-        if ((size_t)(u->e - u->p) < sizeof d || !(v = node(cJSON_Number)))
+        if ((size_t)(u->e - u->p) < sizeof d)
             return NULL;
         memcpy(&d, u->p, sizeof d);
+        /* packing writes finite numbers only (the printer writes the others as null) */
+        if (!isfinite(d) || !(v = node(cJSON_Number)))
+            return NULL;
         u->p += sizeof d;
         v->valuedouble = d;
         v->valueint = d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;

@@ -234,11 +234,33 @@ TEST(refused_trees)
     }
 }
 
+/* Bytes that packing never writes are refused, not read: a number that is NaN or infinite (the
+ * printer writes those as null; one cast to int would be undefined), and a record cut short. */
+TEST(foreign_bytes)
+{
+    const double bad[] = {NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char rec[1 + sizeof(double)];
+        rec[0] = 'd';
+        memcpy(rec + 1, &bad[i], sizeof(double));
+        CHECK(forge_junpack(rec, sizeof rec) == NULL);
+    }
+    char ok[1 + sizeof(double)];
+    double d = 2.5;
+    ok[0] = 'd';
+    memcpy(ok + 1, &d, sizeof d);
+    cJSON *v = forge_junpack(ok, sizeof ok);
+    CHECK(v && cJSON_IsNumber(v) && v->valuedouble == 2.5 && v->valueint == 2);
+    cJSON_Delete(v);
+    CHECK(forge_junpack(ok, sizeof ok - 1) == NULL);
+}
+
 int main(void)
 {
     RUN(fixed_trees);
     RUN(generated_trees);
     RUN(refused_trees);
+    RUN(foreign_bytes);
     CHECK(compared > 20000);
     return TEST_DONE();
 }
