@@ -3,7 +3,7 @@
 # fuzz) replays its corpus tests/fuzz/corpus/<target>/ with any compiler. Configured with
 # -DFORGE_FUZZ=ON under clang (tests/fuzz/run.sh does this in build-fuzz/), each target is also
 # linked with libFuzzer as fuzz_<target>.
-set(FORGE_FUZZ_TARGETS json lua_json evalfile trajectory dialect stream schema bfcl ecmare lua_api serve yaml jwt)
+set(FORGE_FUZZ_TARGETS json lua_json evalfile trajectory dialect stream schema bfcl ecmare lua_api serve yaml jwt jpack)
 foreach(t ${FORGE_FUZZ_TARGETS})
   add_executable(fuzz_replay_${t} ${FORGE_SRC}/tests/fuzz/fuzz_${t}.c ${FORGE_SRC}/tests/fuzz/replay.c)
   target_link_libraries(fuzz_replay_${t} PRIVATE forge_core)
