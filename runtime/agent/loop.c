@@ -302,7 +302,9 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
     forge_json_add_num(rec, "round", round);
 
     if (!error && r->a->verifiers) {
-        cJSON *verdict = forge_verifiers_run(r->a->verifiers, tool, rec);
+        cJSON *verdict;
+        if (forge_verifiers_run(r->a->verifiers, tool, rec, &verdict))
+            return forge_err_set(err, FORGE_ENOMEM, "out of memory running the verifiers of '%s'", name);
         if (verdict) {
             const char *o = forge_json_str(verdict, "outcome");
             if (o && !strcmp(o, "block")) {

@@ -336,8 +336,10 @@ static cJSON *call_tool(const struct forge_mcp_server *s, const struct forge_mcp
             cJSON_Delete(rec);
             goto oom;
         }
-        verdict = forge_verifiers_run(s->verifiers, t, rec);
+        int vrc = forge_verifiers_run(s->verifiers, t, rec, &verdict);
         cJSON_Delete(rec);
+        if (vrc)
+            goto oom;
         const char *o = forge_json_str(verdict, "outcome");
         if (o && !strcmp(o, "block")) {
             const char *vn = forge_json_str(verdict, "verifier"), *vm = forge_json_str(verdict, "message");

@@ -256,16 +256,19 @@ static int run_one(const struct forge_verifier *v, const struct forge_tool *tool
     return outcome;
 }
 
-cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_tool *tool,
-                           const cJSON *call)
+int forge_verifiers_run(const struct forge_verifiers *s, const struct forge_tool *tool,
+                        const cJSON *call, cJSON **verdict)
 {
+    *verdict = NULL;
     const char *name = forge_json_str(call, "name");
     if (!s || !s->n || !name)
-        return NULL;
+        return 0;
     /* Tool-bound verifiers first, then "*", each in registration order; then a stable sort by
      * order (insertion sort keeps equals in place). */
     const struct forge_verifier *few[16];
     const struct forge_verifier **list = s->n <= 16 ? few : forge_calloc((size_t)s->n, sizeof *list);
+    if (!list)
+        return FORGE_ENOMEM;
     int n = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < s->n; i++) {
@@ -288,13 +291,14 @@ cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_t
         }
         list[j + 1] = x;
     }
-    if (!n) {
-        if (list != few)
-            forge_free(list);
-        return NULL;
-    }
-    cJSON *out = cJSON_CreateObject();
-    cJSON *checks = cJSON_CreateArray();
+    int rc = 0;
+    cJSON *out = NULL, *checks = NULL;
+    if (!n)
+        goto done;
+    out = cJSON_CreateObject();
+    checks = cJSON_CreateArray();
+    if (!out || !checks)
+        goto oom;
     int worst = 0;
     const char *worst_name = NULL;
     char *worst_msg = NULL;
@@ -302,10 +306,15 @@ cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_t
         char *msg = NULL;
         int o = run_one(list[i], tool, call, &msg);
         cJSON *c = cJSON_CreateObject();
+        if (!c || !cJSON_AddItemToArray(checks, c)) {
+            cJSON_Delete(c);
+            forge_free(msg);
+            forge_free(worst_msg);
+            goto oom;
+        }
         forge_json_add_str(c, "verifier", list[i]->name);
         forge_json_add_item(c, "outcome", cJSON_CreateStringReference(outcome_names[o]));
         forge_json_add_item(c, "message", msg ? cJSON_CreateString(msg) : cJSON_CreateNull());
-        cJSON_AddItemToArray(checks, c);
         if (o > worst) {
             worst = o;
             worst_name = list[i]->name;
@@ -321,8 +330,20 @@ cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_t
     forge_json_add_item(out, "verifier", worst_name ? cJSON_CreateString(worst_name) : cJSON_CreateNull());
     forge_json_add_item(out, "message", worst_msg ? cJSON_CreateString(worst_msg) : cJSON_CreateNull());
     forge_json_add_item(out, "checks", checks);
+    checks = NULL;
     forge_free(worst_msg);
+    /* the outcome decides whether a result is blocked: a verdict without it is no verdict */
+    if (!forge_json_str(out, "outcome"))
+        goto oom;
+    *verdict = out;
+    out = NULL;
+    goto done;
+oom:
+    rc = FORGE_ENOMEM;
+done:
+    cJSON_Delete(checks);
+    cJSON_Delete(out);
     if (list != few)
         forge_free(list);
-    return out;
+    return rc;
 }

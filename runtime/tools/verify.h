@@ -56,9 +56,10 @@ int forge_verifiers_add(struct forge_verifiers *s, struct forge_verifier *v, str
 void forge_verifiers_free(struct forge_verifiers *s);
 
 /* Runs the verifiers that apply to <call> ({"id", "name", "arguments", "result"}, borrowed) of
- * <tool> (may be NULL). Returns a new {"outcome": "pass"|"warn"|"block", "verifier": name or
- * null, "message": text or null, "checks": [{"verifier", "outcome", "message"}, ...]}, or NULL
- * when no verifier applies. */
-cJSON *forge_verifiers_run(const struct forge_verifiers *s, const struct forge_tool *tool,
-                           const cJSON *call);
+ * <tool> (may be NULL). Sets *verdict to a new {"outcome": "pass"|"warn"|"block", "verifier":
+ * name or null, "message": text or null, "checks": [{"verifier", "outcome", "message"}, ...]},
+ * or to NULL when no verifier applies, and returns 0; FORGE_ENOMEM (with *verdict NULL) when
+ * out of memory. */
+int forge_verifiers_run(const struct forge_verifiers *s, const struct forge_tool *tool,
+                        const cJSON *call, cJSON **verdict);
 #endif

@@ -446,7 +446,8 @@ TEST(verifiers_order_short_circuit_and_worst_outcome)
     forge_verifiers_add(&vs, fnv("{\"name\":\"early\",\"tools\":[\"r\"],\"order\":\"A-0001\"}", "\"pass\""), NULL);
     forge_verifiers_add(&vs, fnv("{\"name\":\"crash\",\"tools\":[\"w\"],\"order\":\"I-0001\"}", "raise"), NULL);
     cJSON *call = J("{\"id\":\"1\",\"name\":\"r\",\"arguments\":{},\"result\":{\"ok\":1}}");
-    cJSON *v = forge_verifiers_run(&vs, tools.v[1], call);
+    cJSON *v = NULL;
+    CHECK_INT(forge_verifiers_run(&vs, tools.v[1], call, &v), 0);
     CHECK_STR(forge_json_str(v, "outcome"), "warn");
     CHECK_STR(forge_json_str(v, "verifier"), "warns");
     CHECK_STR(forge_json_str(v, "message"), "careful");
@@ -459,7 +460,7 @@ TEST(verifiers_order_short_circuit_and_worst_outcome)
     cJSON_Delete(call);
     /* a verifier that raises blocks a write tool, and the block stops the run */
     call = J("{\"id\":\"1\",\"name\":\"w\",\"arguments\":{},\"result\":{\"ok\":1}}");
-    v = forge_verifiers_run(&vs, tools.v[0], call);
+    CHECK_INT(forge_verifiers_run(&vs, tools.v[0], call, &v), 0);
     CHECK_STR(forge_json_str(v, "outcome"), "block");
     CHECK_STR(forge_json_str(v, "message"), "verifier 'crash' failed: v.lua:3: boom");
     CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(v, "checks")), 1);
@@ -469,12 +470,59 @@ TEST(verifiers_order_short_circuit_and_worst_outcome)
     forge_verifiers_add(&vs, fnv("{\"name\":\"crash2\",\"tools\":[\"r\"],\"order\":\"B-0001\"}", "raise"), NULL);
     forge_verifiers_add(&vs, fnv("{\"name\":\"odd\",\"tools\":[\"r\"],\"order\":\"B-0002\"}", "\"maybe\""), NULL);
     call = J("{\"id\":\"1\",\"name\":\"r\",\"arguments\":{},\"result\":{\"ok\":1}}");
-    v = forge_verifiers_run(&vs, tools.v[1], call);
+    CHECK_INT(forge_verifiers_run(&vs, tools.v[1], call, &v), 0);
     CHECK_STR(forge_json_str(v, "outcome"), "warn");
     CHECK_STR(forge_json_str(v, "verifier"), "crash2");
     checks = cJSON_GetObjectItemCaseSensitive(v, "checks");
     CHECK_STR(forge_json_str(cJSON_GetArrayItem(checks, 2), "message"),
               "verifier 'odd' returned \"maybe\", not \"pass\", \"warn\" or \"block\"");
+    cJSON_Delete(v);
+    cJSON_Delete(call);
+    forge_verifiers_free(&vs);
+    forge_toolset_free(&tools);
+}
+
+TEST(verifiers_out_of_memory)
+{
+    /* more verifiers than the run keeps on its stack (16), and every allocation of a run failing
+     * in turn: each failure is FORGE_ENOMEM with no verdict, never a verdict that lost its
+     * outcome, and the last one blocks */
+    struct forge_toolset tools = {0};
+    forge_toolset_add(&tools, tool("{\"name\":\"w\",\"category\":\"write\",\"mock\":{\"ok\":1}}"), NULL);
+    struct forge_verifiers vs = {0};
+    for (int i = 0; i < 20; i++) {
+        char def[128];
+        snprintf(def, sizeof def, "{\"name\":\"v%02d\",\"tools\":\"*\",\"order\":\"A-%04d\"}", i, i);
+        forge_verifiers_add(&vs, fnv(def, i == 19 ? "\"block\"" : "\"pass\""), NULL);
+    }
+    cJSON *call = J("{\"id\":\"1\",\"name\":\"w\",\"arguments\":{},\"result\":{\"ok\":1}}");
+    cJSON_Hooks hooks = {forge_malloc, forge_free};
+    cJSON_InitHooks(&hooks);
+    int ok = 0, failed = 0;
+    for (long n = 1; n < 5000; n++) {
+        cJSON *v = (cJSON *)1;
+        forge_alloc_fail_at(n);
+        int rc = forge_verifiers_run(&vs, tools.v[0], call, &v);
+        long used = forge_alloc_fail_at(0);
+        CHECK(rc == 0 || rc == FORGE_ENOMEM);
+        if (rc) {
+            CHECK(v == NULL);
+            failed++;
+        } else {
+            CHECK_STR(forge_json_str(v, "outcome"), "block");
+            ok++;
+        }
+        cJSON_Delete(v);
+        if (used < n)
+            break;
+    }
+    cJSON_InitHooks(NULL);
+    CHECK(failed >= 1);
+    CHECK(ok >= 1);
+    cJSON *v = NULL;
+    CHECK_INT(forge_verifiers_run(&vs, tools.v[0], call, &v), 0);
+    CHECK_STR(forge_json_str(v, "verifier"), "v19");
+    CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(v, "checks")), 20);
     cJSON_Delete(v);
     cJSON_Delete(call);
     forge_verifiers_free(&vs);
@@ -635,6 +683,7 @@ int main(void)
     RUN(tool_choice_goes_to_the_first_request_only);
     RUN(approval_levels_and_answers);
     RUN(verifiers_order_short_circuit_and_worst_outcome);
+    RUN(verifiers_out_of_memory);
     RUN(data_verifiers_and_a_blocked_result);
     RUN(templates_render_the_call);
     RUN(a_failing_function_tool_is_an_error_result);
