@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 void forge_lines_init(struct forge_lines *r, FILE *f, size_t limit)
 {
@@ -61,15 +62,29 @@ int forge_lines_next(struct forge_lines *r, const char **p, size_t *n)
         size_t want = r->cap - r->end;
         if (r->block && want > r->block)
             want = r->block;
-        size_t got = fread(r->buf + r->end, 1, want, r->f);
-        r->end += got;
-        if (got == 0) {
-            if (ferror(r->f)) {
+        size_t got;
+        if (r->stream) {
+            ssize_t k;
+            while ((k = read(fileno(r->f), r->buf + r->end, want)) < 0 && errno == EINTR)
+                ;
+            if (k < 0)
                 return r->failed = FORGE_EIO;
-            }
-            r->eof = true;
+            got = (size_t)k;
+        } else {
+            got = fread(r->buf + r->end, 1, want, r->f);
+            if (got == 0 && ferror(r->f))
+                return r->failed = FORGE_EIO;
         }
+        r->end += got;
+        if (got == 0)
+            r->eof = true;
     }
+}
+
+bool forge_lines_ready(const struct forge_lines *r)
+{
+    size_t have = r->end - r->start;
+    return r->failed || r->eof || have > r->limit || (have && memchr(r->buf + r->start, '\n', have));
 }
 
 void forge_lines_free(struct forge_lines *r)

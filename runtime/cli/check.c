@@ -502,6 +502,8 @@ static void read_chunk(struct pool *p, struct lines_in *c, struct job *j)
             p->ended = true;
             return;
         }
+        if (p->r->stream && !forge_lines_ready(p->r))
+            return;
     }
     while (c->text.len < CHUNK_BYTES) {
         const char *s;
@@ -527,6 +529,10 @@ static void read_chunk(struct pool *p, struct lines_in *c, struct job *j)
             p->ended = true;
             return;
         }
+        /* from a pipe or terminal, the lines that have arrived are checked and printed now,
+         * not when the chunk is full */
+        if (p->r->stream && !forge_lines_ready(p->r))
+            return;
     }
 }
 
@@ -540,6 +546,8 @@ static void flush_job(struct pool *p, struct job *j)
     }
     if (j->out.len)
         emit_out(e, j->out.data, j->out.len);
+    if (p->r->stream)
+        fflush(stdout);
     stats_merge(&e->total, &j->st);
     if (j->read_err == ADD_FAILED) {
         fflush(stdout);
@@ -744,6 +752,8 @@ static int check_jsonl(const struct cfg *cfg, FILE *f, const char *file, struct 
 {
     struct forge_lines r;
     forge_lines_init(&r, f, cfg->max_line);
+    struct stat st;
+    r.stream = fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode);
     /* the threads read under a lock: a read of a chunk's size keeps it short (a whole 1 MiB
      * buffer at once held it about ten times as long as the cutting of a chunk, every 16 chunks) */
     r.block = CHUNK_BYTES;

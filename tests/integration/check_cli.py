@@ -197,8 +197,7 @@ if os.path.isdir("/proc/self/task"):
     for j in (1, 3):
         p = subprocess.Popen([FORGE, "check", "-", "--allow-unknown-tools", "-j", str(j)], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        # 500 lines, about 145 KB: more than the reads of 64 KiB that must be full before a line
-        # comes out of a pipe
+        # 500 lines, about 145 KB: several chunks' worth
         p.stdin.write("".join(traj(f"t{i}") + "\n" for i in range(500)))
         p.stdin.flush()
         tasks = 0
@@ -217,6 +216,30 @@ if os.path.isdir("/proc/self/task"):
 # 9. stdin
 code, out, err = run("-", "--allow-unknown-tools", stdin=traj("s") + "\n")
 expect("stdin", code == 0 and out.startswith("PASS s  <stdin>:1  "), out + err)
+
+# 9b. from a pipe, each line's result comes out when the line arrives, not when 64 KiB have (or
+# the input has ended): a live log piped into forge check is reported as it grows
+import select
+for j in (1, 2):
+    p = subprocess.Popen([FORGE, "check", "-", "--allow-unknown-tools", "-j", str(j)], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    seen = []
+    for i in range(3):
+        p.stdin.write((traj(f"live{i}") + "\n").encode())
+        p.stdin.flush()
+        # the line's result, read before the next line is written (the wait is a bound against a
+        # hang, not a measure: nothing more is written until it comes)
+        got = b""
+        while not got.endswith(b"\n") and select.select([p.stdout], [], [], 30)[0]:
+            b = os.read(p.stdout.fileno(), 1)
+            if not b:
+                break
+            got += b
+        seen.append(got.decode())
+    out, err = p.communicate(b"", timeout=60)
+    expect(f"stdin-live.-j{j}", [x.split("  ")[0] for x in seen] == [f"PASS live{i}" for i in range(3)] and
+           p.returncode == 0 and out.decode().splitlines()[-1].startswith("3 trajectories: 3 passed"),
+           (seen, out, err))
 
 # 10. a UTF-8 byte order mark before the first line is skipped; singular summary
 f = os.path.join(tmp, "bom.jsonl")
