@@ -223,8 +223,15 @@ static int run_one(const struct forge_verifier *v, const struct forge_tool *tool
         forge_free(text);
         return outcome;
     }
-    cJSON *args = cJSON_CreateArray();
-    cJSON_AddItemToArray(args, cJSON_CreateObjectReference(call->child)); /* read only */
+    cJSON *args = cJSON_CreateArray(), *ref = cJSON_CreateObjectReference(call->child); /* read only */
+    if (!args || !ref) {
+        cJSON_Delete(args);
+        cJSON_Delete(ref);
+        snprintf(buf, sizeof buf, "verifier '%s' failed: out of memory", v->name);
+        *message = forge_strdup(buf);
+        return failure;
+    }
+    cJSON_AddItemToArray(args, ref);
     cJSON *out = NULL;
     FORGE_ERR_LOCAL(ferr);
     int rc = v->fn.call(v->fn.ctx, args, &out, &ferr);
