@@ -450,7 +450,8 @@ TEST(errors_arena)
     cJSON_Delete(v);
 }
 
-/* Property tables of more than six names use a perfect hash when one exists, else a hashed
+/* A lookup takes the one name that starts with the key's first byte when only one does; else
+ * property tables of more than six names use a perfect hash when one exists, else a hashed
  * table: lookups must find every name, only those names, and the first of duplicates. */
 TEST(property_tables)
 {
@@ -461,6 +462,9 @@ TEST(property_tables)
     const char *sets[] = {
         "\"\", \"a\", \"ab\", \"abc\", \"abcd\", \"label_001\", \"label_002\", \"a_very_long_property_name_1\", \"a_very_long_property_name_2\", \"caf\xc3\xa9\"",
         "\"ab_X_c_yz\", \"ab_Y_c_yz\", \"ab_Z_c_yz\", \"ab_W_c_yz\", \"ab_V_c_yz\", \"ab_U_c_yz\", \"ab_T_c_yz\"",
+        /* first bytes all different, and one shared: a small table, then a hashed one */
+        "\"\", \"city\", \"zip\", \"lab\", \"label_00\"",
+        "\"\", \"city\", \"zip\", \"lab\", \"label_00\", \"m\", \"n\", \"o\", \"p\"",
     };
     for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
         struct forge_buf b;
@@ -485,6 +489,8 @@ TEST(property_tables)
         CHECK(s != NULL);
         struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
         CHECK_INT(forge_schema_check(s, inst, &e), 1);
+        CHECK_INT(forge_schema_check(s, inst, NULL), 1);
+        CHECK_INT(forge_schema_check(s, bad, NULL), 0);
         CHECK_INT(forge_schema_check(s, bad, &e), 0);
         CHECK_INT(e.n, cJSON_GetArraySize(names) + 2);
         CHECK_INT(forge_schema_errors_render(&e), 0);
@@ -502,8 +508,40 @@ TEST(property_tables)
         cJSON_Delete(bad);
         cJSON_Delete(names);
     }
-    /* duplicate names in a table of more than six: the first wins */
+    /* the only name with a key's first byte still has to be that key: near names, an empty
+     * key and an empty name */
+    const char *near[] = {"{\"cit\": 1}", "{\"cityx\": 1}", "{\"c\": 1}", "{\"zap\": 1}", "{\"\": 1}"};
+    for (int big = 0; big < 2; big++) {
+        struct forge_schema *s = compile(big ? "{\"properties\": {\"city\": {}, \"zip\": {}, \"a\": {}, \"b\": {},"
+                                               " \"d\": {}, \"e\": {}, \"f\": {}}, \"additionalProperties\": false}"
+                                             : "{\"properties\": {\"city\": {}, \"zip\": {}},"
+                                               " \"additionalProperties\": false}", NULL, &err);
+        CHECK(s != NULL);
+        for (size_t k = 0; k < sizeof near / sizeof *near; k++) {
+            cJSON *x = J(near[k]);
+            CHECK_INT(forge_schema_check(s, x, NULL), 0);
+            cJSON_Delete(x);
+        }
+        EXPECT(s, "{\"city\": 1, \"zip\": 2}", "valid");
+        forge_schema_free(s);
+        s = compile(big ? "{\"properties\": {\"\": {\"type\": \"string\"}, \"a\": {}, \"b\": {}, \"c\": {}, \"d\": {},"
+                          " \"e\": {}, \"f\": {}}}"
+                        : "{\"properties\": {\"\": {\"type\": \"string\"}, \"a\": {}}}", NULL, &err);
+        CHECK(s != NULL);
+        EXPECT(s, "{\"\": \"s\", \"a\": 1}", "valid");
+        cJSON *x = J("{\"\": 1}");
+        CHECK_INT(forge_schema_check(s, x, NULL), 0);
+        cJSON_Delete(x);
+        forge_schema_free(s);
+    }
+    /* duplicate names in a small table: the first wins */
     struct forge_schema *s = compile(
+        "{\"properties\": {\"a\": {\"type\": \"string\"}, \"b\": {}, \"a\": {\"type\": \"integer\"}}}", NULL, &err);
+    CHECK(s != NULL);
+    EXPECT(s, "{\"a\": \"x\"}", "valid");
+    forge_schema_free(s);
+    /* duplicate names in a table of more than six: the first wins */
+    s = compile(
         "{\"properties\": {\"a\": {\"type\": \"string\"}, \"b\": {}, \"c\": {}, \"d\": {}, \"e\": {},"
         " \"f\": {}, \"g\": {}, \"a\": {\"type\": \"integer\"}}}", NULL, &err);
     CHECK(s != NULL);
