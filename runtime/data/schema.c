@@ -55,12 +55,19 @@ struct ntab {
     int pshift;
     unsigned char first[8]; /* the first bytes of the first names, for the scan */
     /* by a key's first byte, the index + 1 of the only name that starts with it, 0 when none
-     * does, CAND_SCAN when several do (256 bytes; tables of more than CAND_MAX names: cand_all) */
+     * does, CAND_SCAN when several do; then the same by cand2_of the first two bytes, for keys
+     * whose first byte is shared (512 bytes; tables of more than CAND_MAX names: cand_all) */
     const unsigned char *cand;
 };
 #define CAND_SCAN 255
 #define CAND_MAX 254
-static const unsigned char cand_all[256] = {[0 ... 255] = CAND_SCAN};
+static const unsigned char cand_all[512] = {[0 ... 511] = CAND_SCAN};
+
+/* The second table's slot for a name whose first two bytes are <a> (not NUL) and <b>. */
+static inline unsigned cand2_of(unsigned char a, unsigned char b)
+{
+    return 256 + ((a * 31u + b) & 255);
+}
 
 /* The bytes of a name that the perfect hash reads: its length, its first two, middle and last
  * two bytes. */
@@ -157,6 +164,25 @@ static __attribute__((noinline)) int ntab_find_hashed(const struct ntab *t, cons
     return ntab_hfind(t, key);
 }
 
+/* The first-bytes table of struct ntab (cand) over <n> names (n <= CAND_MAX): returns a new
+ * one of 512 bytes, or NULL. */
+static unsigned char *cand_build(const char *const *names, int n)
+{
+    unsigned char *cand = forge_calloc(512, 1);
+    if (!cand)
+        return NULL;
+    for (int j = 0; j < n; j++) {
+        const unsigned char *u = (const unsigned char *)names[j];
+        unsigned char *c = &cand[u[0]];
+        *c = *c ? CAND_SCAN : (unsigned char)(j + 1);
+        if (!u[0])
+            continue; /* keys that reach the second table are not empty */
+        c = &cand[cand2_of(u[0], u[1])];
+        *c = *c ? CAND_SCAN : (unsigned char)(j + 1);
+    }
+    return cand;
+}
+
 /* Index of <key> among the table's names, or -1. */
 static inline int ntab_find(const struct ntab *t, const char *key)
 {
@@ -167,6 +193,12 @@ static inline int ntab_find(const struct ntab *t, const char *key)
         if (!c)
             return -1;
         return !k0 || !strcmp(key + 1, t->names[c - 1] + 1) ? c - 1 : -1;
+    }
+    if (k0 && (c = t->cand[cand2_of(k0, (unsigned char)key[1])]) != CAND_SCAN) {
+        if (!c)
+            return -1;
+        const char *nm = t->names[c - 1];
+        return nm[0] == key[0] && !strcmp(key + 1, nm + 1) ? c - 1 : -1;
     }
     if (t->n > NTAB_SCAN)
         return ntab_find_hashed(t, key);
@@ -206,13 +238,8 @@ static int ntab_build(struct ntab *t, const char **names, int n)
     for (int j = 0; j < n && j < (int)sizeof t->first; j++)
         t->first[j] = (unsigned char)names[j][0];
     if (n <= CAND_MAX) {
-        unsigned char *cand = forge_calloc(256, 1);
-        if (!(t->cand = cand))
+        if (!(t->cand = cand_build(names, n)))
             return FORGE_ENOMEM;
-        for (int j = 0; j < n; j++) {
-            unsigned char *c = &cand[(unsigned char)names[j][0]];
-            *c = *c ? CAND_SCAN : (unsigned char)(j + 1);
-        }
     } else {
         t->cand = cand_all;
     }
