@@ -443,8 +443,9 @@ struct node {
     unsigned types;        /* 0: no type keyword */
     bool has_uneval;       /* has unevaluatedProperties/Items: collects annotations */
     bool leaf;             /* only keywords about the value itself (no subschemas, no refs) */
-    bool lexact;           /* a leaf whose leaf_pass is exact: false means invalid (no limit,
-                            * no keyword it leaves to the full evaluation) */
+    bool lexact;           /* a leaf whose quick tests (leaf_pass_rec, its flat list) are exact:
+                            * false means invalid (no limit, no keyword they leave to the full
+                            * evaluation) */
     bool recursive_anchor; /* $recursiveAnchor: true */
     /* a node of one "$ref" and nothing else, in a schema without dynamic references: entered
      * by vnode_body without the keyword loop */
@@ -3633,27 +3634,14 @@ static inline __attribute__((always_inline)) bool leaf_rest_body(const struct no
     return true;
 }
 
-static __attribute__((noinline)) bool leaf_str(const struct node *n, const char *v)
-{
-    return leaf_str_body(n, v);
-}
-
-static __attribute__((noinline)) bool leaf_rest(const struct node *n, const cJSON *inst)
-{
-    return leaf_rest_body(n, inst);
-}
-
-/* leaf_pass for a leaf with lspec: the same answer, without a dispatch per keyword. <split>
- * (a constant) keeps the checks that call out in calls of their own, so that the common path
- * needs few registers where it is inlined (the verdict walk); else it is one function. */
-static inline __attribute__((always_inline)) bool leaf_fast(const struct node *n, const cJSON *inst,
-                                                            bool split)
+/* leaf_pass_rec for a leaf with lspec: the same answer, without a dispatch per keyword. */
+static inline __attribute__((always_inline)) bool leaf_fast(const struct node *n, const cJSON *inst)
 {
     int t = inst->type & 0xFF;
     if (n->ltypes && !type_ok(n->ltypes, inst))
         return false;
     if (t == cJSON_String) {
-        if ((n->lstr || n->lre) && !(split ? leaf_str(n, inst->valuestring) : leaf_str_body(n, inst->valuestring)))
+        if ((n->lstr || n->lre) && !leaf_str_body(n, inst->valuestring))
             return false;
     } else if (t == cJSON_Number && n->lnum) {
         double x = inst->valuedouble;
@@ -3662,10 +3650,10 @@ static inline __attribute__((always_inline)) bool leaf_fast(const struct node *n
         if (n->nmul != 0 && !multiple_of(x, n->nmul))
             return false;
     }
-    return !n->nlrest || (split ? leaf_rest(n, inst) : leaf_rest_body(n, inst));
+    return !n->nlrest || leaf_rest_body(n, inst);
 }
 
-/* leaf_pass for a leaf without lspec: its keywords in turn. */
+/* leaf_pass_rec for a leaf without lspec: its keywords in turn. */
 static inline __attribute__((always_inline)) bool leaf_kws_body(const struct node *n, const cJSON *inst)
 {
     long slen = -1;
@@ -3687,22 +3675,11 @@ static inline __attribute__((always_inline)) bool leaf_kws_body(const struct nod
     return true;
 }
 
-static __attribute__((noinline)) bool leaf_kws(const struct node *n, const cJSON *inst)
-{
-    return leaf_kws_body(n, inst);
-}
-
-/* A leaf's keywords on <inst>: true when all certainly pass. */
-static inline bool leaf_pass(const struct node *n, const cJSON *inst)
-{
-    return n->lspec ? leaf_fast(n, inst, true) : leaf_kws(n, inst);
-}
-
-/* leaf_pass for the walk that records errors: inlined whole, as one body (the split form and
- * the call to leaf_kws cost it more than they save). */
+/* A leaf's keywords on <inst>, for the walk that records errors: true when all certainly pass.
+ * Inlined whole, as one body (the verdict walk has its flat form, fleaf). */
 static inline __attribute__((always_inline)) bool leaf_pass_rec(const struct node *n, const cJSON *inst)
 {
-    return n->lspec ? leaf_fast(n, inst, false) : leaf_kws_body(n, inst);
+    return n->lspec ? leaf_fast(n, inst) : leaf_kws_body(n, inst);
 }
 
 static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
@@ -3713,7 +3690,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
     ((sub)->leaf ? (leaf_pass_rec((sub), (x)) ? 1 : leaf_failed((c), (sub), (x), (il), (kl))) \
                  : vnode((c), (sub), (x), (il), (kl), (ann)))
 
-/* A leaf whose leaf_pass failed: invalid, explained by the full evaluation when errors are
+/* A leaf whose quick test (leaf_pass_rec, or its flat list) failed: invalid, explained by the full evaluation when errors are
  * wanted (a leaf collects no annotations). */
 static int leaf_failed(struct vctx *c, const struct node *n, const cJSON *inst,
                        const struct iloc *il, const struct kloc *kl)
@@ -4347,8 +4324,11 @@ out:
  * Where no error can be recorded (no arena, or inside a probe) and the schema has no dynamic
  * references, the walk below stands in for vnode: the same nodes in the same order, the same
  * steps, depth and memo, the same verdicts, but no instance or keyword locations and no
- * annotations (a node that collects them goes to vnode_body). Keywords without subschemas go
- * through quick_pass and vkw as in vnode_body. */
+ * annotations (a node that collects them goes to vnode_body). It runs each node's flat form
+ * (struct fi, built by lower_all): the instructions of the instance's kind in turn, each exact
+ * (or, for a pattern's match limit and the keywords without an instruction of their own, handed
+ * to fkw, which evaluates the keyword as the recording walk does); a leaf's list runs inline in
+ * its parent's loop and, where it is not exact, a failure goes to leaf_failed. */
 
 static int fnode(struct vctx *c, const struct node *n, const cJSON *inst);
 static int fleaf_failed(struct vctx *c, const struct node *n, const cJSON *x);
@@ -4667,6 +4647,17 @@ static __attribute__((noinline)) int fkw(struct vctx *c, const struct node *n, c
     }
 }
 
+/* A keyword without an instruction of its own: quick_pass, else fkw. */
+static __attribute__((noinline)) int fkw_quick(struct vctx *c, const struct node *n,
+                                               const struct kw *w, const cJSON *inst)
+{
+    long slen = -1;
+    return quick_pass(w, inst, &slen) ? 1 : fkw(c, n, w, inst);
+}
+
+/* A node that is not a leaf (fchild checks those inline): its flat list for the instance's
+ * kind, after the step and depth checks. fchild sends $ref-only nodes to fref; fnode takes them
+ * too (measured: without that branch GCC lays fnode out worse, 1.5 % more instructions). */
 static int fnode(struct vctx *c, const struct node *n, const cJSON *inst)
 {
     if (!n->fprog) /* a boolean schema, or a node that collects annotations */
@@ -4712,11 +4703,9 @@ static int fnode(struct vctx *c, const struct node *n, const cJSON *inst)
             if (r >= 0)
                 r = !r;
             break;
-        case FI_KW: {
-            long slen = -1;
-            r = quick_pass(ip->w, inst, &slen) ? 1 : fkw(c, n, ip->w, inst);
+        case FI_KW:
+            r = fkw_quick(c, n, ip->w, inst);
             break;
-        }
         default:
             if ((r = fpure(ip, inst)) < 0) /* a pattern's match limit: as vkw reports it */
                 r = fkw(c, n, ip->w, inst);

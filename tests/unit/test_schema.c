@@ -850,6 +850,104 @@ TEST(verdict_walk_agrees)
             forge_schema_free(s);
         }
     }
+    /* The verdict walk's instructions one by one (keywords, instance, verdict), each in a node of
+     * its own (beside an allOf, so not a leaf) and as a property's leaf subschema ({"v": X}). */
+    static const struct {
+        const char *kws, *inst;
+        int verdict;
+    } ops[] = {
+        /* FI_TYPE */
+        {"\"type\": \"integer\"", "2", 1}, {"\"type\": \"integer\"", "1.5", 0}, {"\"type\": \"integer\"", "\"x\"", 0},
+        /* FI_NUM: bounds folded, an exclusive bound beside an inclusive one of the same value */
+        {"\"minimum\": 2, \"exclusiveMinimum\": 2, \"maximum\": 5", "2", 0},
+        {"\"minimum\": 2, \"exclusiveMinimum\": 2, \"maximum\": 5", "2.5", 1},
+        {"\"minimum\": 2, \"exclusiveMinimum\": 2, \"maximum\": 5", "5", 1},
+        {"\"minimum\": 2, \"exclusiveMinimum\": 2, \"maximum\": 5", "5.5", 0},
+        {"\"exclusiveMaximum\": 5, \"maximum\": 5", "5", 0}, {"\"maximum\": 5, \"exclusiveMaximum\": 5", "4", 1},
+        {"\"minimum\": 1, \"exclusiveMinimum\": 0", "0.5", 0}, {"\"exclusiveMinimum\": 0, \"minimum\": 1", "1", 1},
+        {"\"minimum\": 1", "\"s\"", 1},
+        /* FI_MULOF */
+        {"\"multipleOf\": 0.25", "19.75", 1}, {"\"multipleOf\": 0.25", "19.8", 0},
+        /* FI_SLEN (characters, not bytes) and FI_NONEMPTY */
+        {"\"minLength\": 2, \"maxLength\": 3", "\"\xc3\xa9\"", 0},
+        {"\"minLength\": 2, \"maxLength\": 3", "\"\xc3\xa9\xc3\xa9\xc3\xa9\"", 1},
+        {"\"minLength\": 2, \"maxLength\": 3", "\"abcd\"", 0}, {"\"maxLength\": 3", "\"abc\"", 1},
+        {"\"minLength\": 1", "\"\"", 0}, {"\"minLength\": 1", "\"a\"", 1}, {"\"minLength\": 1", "5", 1},
+        /* FI_PAT: a DFA, and a pattern left to PCRE2 */
+        {"\"pattern\": \"^a+$\"", "\"aa\"", 1}, {"\"pattern\": \"^a+$\"", "\"ab\"", 0},
+        {"\"pattern\": \"^(a)\\\\1$\"", "\"aa\"", 1}, {"\"pattern\": \"^(a)\\\\1$\"", "\"ab\"", 0},
+        /* FI_ENUMS, FI_ENUMD, a mixed enum (FI_KW) */
+        {"\"enum\": [\"mo\", \"tu\", \"th\"]", "\"th\"", 1}, {"\"enum\": [\"mo\", \"tu\", \"th\"]", "\"t\"", 0},
+        {"\"enum\": [\"mo\", \"tu\", \"th\"]", "\"thx\"", 0}, {"\"enum\": [\"mo\", \"tu\", \"th\"]", "1", 0},
+        {"\"enum\": [15, 30]", "30", 1}, {"\"enum\": [15, 30]", "31", 0}, {"\"enum\": [15, 30]", "\"30\"", 0},
+        {"\"enum\": [\"a\", 1, null]", "null", 1}, {"\"enum\": [\"a\", 1, null]", "2", 0},
+        /* FI_CONSTS, a const of another type (FI_KW) */
+        {"\"const\": \"w\"", "\"w\"", 1}, {"\"const\": \"w\"", "\"ww\"", 0}, {"\"const\": \"w\"", "1", 0},
+        {"\"const\": 3", "3.0", 1}, {"\"const\": 3", "4", 0},
+        /* FI_REQ1, FI_REQ (with a duplicate name) */
+        {"\"required\": [\"a\"]", "{\"a\": 1}", 1}, {"\"required\": [\"a\"]", "{\"b\": 1}", 0},
+        {"\"required\": [\"a\"]", "[]", 1},
+        {"\"required\": [\"a\", \"b\", \"a\"]", "{\"b\": 1, \"a\": 2}", 1},
+        {"\"required\": [\"a\", \"b\", \"a\"]", "{\"a\": 1}", 0},
+        /* FI_COUNT, FI_PCOUNT */
+        {"\"minItems\": 1, \"maxItems\": 2", "[]", 0}, {"\"minItems\": 1, \"maxItems\": 2", "[1]", 1},
+        {"\"minItems\": 1, \"maxItems\": 2", "[1, 2, 3]", 0},
+        {"\"minProperties\": 1, \"maxProperties\": 1", "{}", 0},
+        {"\"minProperties\": 1, \"maxProperties\": 1", "{\"a\": 1}", 1},
+        {"\"minProperties\": 1, \"maxProperties\": 1", "{\"a\": 1, \"b\": 2}", 0},
+        /* FI_UNIQUE, FI_DEPREQ */
+        {"\"uniqueItems\": true", "[1, \"1\", {\"a\": 1}, {\"a\": 2}]", 1}, {"\"uniqueItems\": true", "[1, 1.0]", 0},
+        {"\"uniqueItems\": true", "[{\"a\": [1]}, {\"a\": [1]}]", 0},
+        {"\"dependentRequired\": {\"a\": [\"b\"]}", "{\"a\": 1}", 0},
+        {"\"dependentRequired\": {\"a\": [\"b\"]}", "{\"a\": 1, \"b\": 1}", 1},
+        {"\"dependentRequired\": {\"a\": [\"b\"]}", "{\"b\": 1}", 1},
+        /* FI_ITEMS (on a leaf), FI_NOT, FI_PNAMES, FI_REF, FI_KW (patternProperties, contains) */
+        {"\"items\": {\"enum\": [\"x\"]}", "[\"x\", \"x\"]", 1}, {"\"items\": {\"enum\": [\"x\"]}", "[\"x\", \"y\"]", 0},
+        {"\"not\": {\"type\": \"string\"}", "1", 1}, {"\"not\": {\"type\": \"string\"}", "\"s\"", 0},
+        {"\"propertyNames\": {\"maxLength\": 2}", "{\"ab\": 1}", 1},
+        {"\"propertyNames\": {\"maxLength\": 2}", "{\"ab\": 1, \"abc\": 2}", 0},
+        {"\"$ref\": \"#/$defs/s\", \"$defs\": {\"s\": {\"type\": \"string\"}}", "\"s\"", 1},
+        {"\"$ref\": \"#/$defs/s\", \"$defs\": {\"s\": {\"type\": \"string\"}}", "1", 0},
+        {"\"patternProperties\": {\"^x\": {\"type\": \"integer\"}}", "{\"xa\": 1, \"y\": \"s\"}", 1},
+        {"\"patternProperties\": {\"^x\": {\"type\": \"integer\"}}", "{\"xa\": \"s\"}", 0},
+        {"\"contains\": {\"const\": 2}, \"maxContains\": 1", "[2, 3]", 1},
+        {"\"contains\": {\"const\": 2}, \"maxContains\": 1", "[2, 2]", 0},
+    };
+    for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
+        for (int form = 0; form < 4; form++) {
+            struct forge_err err;
+            struct forge_schema_opts o = {0};
+            o.all_errors = form & 1;
+            char sch[1024], in[512];
+            if (form < 2) {
+                snprintf(sch, sizeof sch, "{%s, \"allOf\": [true]}", ops[k].kws);
+                snprintf(in, sizeof in, "%s", ops[k].inst);
+            } else {
+                /* $ref and $defs stay at the root */
+                const char *defs = strstr(ops[k].kws, "\"$defs\"");
+                if (defs)
+                    snprintf(sch, sizeof sch, "{\"properties\": {\"v\": {%.*s}}, %s}",
+                             (int)(strstr(ops[k].kws, ", \"$defs\"") - ops[k].kws), ops[k].kws, defs);
+                else
+                    snprintf(sch, sizeof sch, "{\"properties\": {\"v\": {%s}}}", ops[k].kws);
+                snprintf(in, sizeof in, "{\"v\": %s}", ops[k].inst);
+            }
+            struct forge_schema *s = compile(sch, &o, &err);
+            CHECK(s != NULL);
+            if (!s)
+                continue;
+            cJSON *i = J(in);
+            int quick = forge_schema_check(s, i, NULL), full = forge_schema_check(s, i, &e);
+            if (quick != ops[k].verdict || full != ops[k].verdict)
+                fprintf(stderr, "op case %zu (form %d): %s on %s: verdict walk %d, recording walk %d, "
+                        "expected %d\n", k, form, sch, in, quick, full, ops[k].verdict);
+            CHECK_INT(quick, ops[k].verdict);
+            CHECK_INT(full, ops[k].verdict);
+            CHECK(full == 1 ? e.n == 0 : e.n > 0);
+            cJSON_Delete(i);
+            forge_schema_free(s);
+        }
+    }
     forge_schema_errors_free(&e);
 }
 
