@@ -876,19 +876,23 @@ TEST(verdict_walk_agrees)
         /* FI_PAT: a DFA, and a pattern left to PCRE2 */
         {"\"pattern\": \"^a+$\"", "\"aa\"", 1}, {"\"pattern\": \"^a+$\"", "\"ab\"", 0},
         {"\"pattern\": \"^(a)\\\\1$\"", "\"aa\"", 1}, {"\"pattern\": \"^(a)\\\\1$\"", "\"ab\"", 0},
-        /* FI_ENUMS, FI_ENUMD, a mixed enum (FI_KW) */
+        /* FI_ENUMS (by first bytes, and names alike in them), FI_ENUMD, a mixed enum (FI_KW) */
         {"\"enum\": [\"mo\", \"tu\", \"th\"]", "\"th\"", 1}, {"\"enum\": [\"mo\", \"tu\", \"th\"]", "\"t\"", 0},
         {"\"enum\": [\"mo\", \"tu\", \"th\"]", "\"thx\"", 0}, {"\"enum\": [\"mo\", \"tu\", \"th\"]", "1", 0},
+        {"\"enum\": [\"abc\", \"abd\", \"\"]", "\"abd\"", 1}, {"\"enum\": [\"abc\", \"abd\", \"\"]", "\"\"", 1},
+        {"\"enum\": [\"abc\", \"abd\", \"\"]", "\"ab\"", 0}, {"\"enum\": [\"abc\"]", "\"\"", 0},
         {"\"enum\": [15, 30]", "30", 1}, {"\"enum\": [15, 30]", "31", 0}, {"\"enum\": [15, 30]", "\"30\"", 0},
         {"\"enum\": [\"a\", 1, null]", "null", 1}, {"\"enum\": [\"a\", 1, null]", "2", 0},
         /* FI_CONSTS, a const of another type (FI_KW) */
         {"\"const\": \"w\"", "\"w\"", 1}, {"\"const\": \"w\"", "\"ww\"", 0}, {"\"const\": \"w\"", "1", 0},
         {"\"const\": 3", "3.0", 1}, {"\"const\": 3", "4", 0},
-        /* FI_REQ1, FI_REQ (with a duplicate name) */
+        /* FI_REQ1, FI_REQN (with a duplicate name), FI_REQ */
         {"\"required\": [\"a\"]", "{\"a\": 1}", 1}, {"\"required\": [\"a\"]", "{\"b\": 1}", 0},
         {"\"required\": [\"a\"]", "[]", 1},
         {"\"required\": [\"a\", \"b\", \"a\"]", "{\"b\": 1, \"a\": 2}", 1},
         {"\"required\": [\"a\", \"b\", \"a\"]", "{\"a\": 1}", 0},
+        {"\"required\": [\"a\", \"b\", \"c\", \"d\", \"e\"]", "{\"e\": 1, \"d\": 1, \"c\": 1, \"b\": 1, \"a\": 1}", 1},
+        {"\"required\": [\"a\", \"b\", \"c\", \"d\", \"e\"]", "{\"a\": 1, \"b\": 1, \"c\": 1, \"d\": 1}", 0},
         /* FI_COUNT, FI_PCOUNT */
         {"\"minItems\": 1, \"maxItems\": 2", "[]", 0}, {"\"minItems\": 1, \"maxItems\": 2", "[1]", 1},
         {"\"minItems\": 1, \"maxItems\": 2", "[1, 2, 3]", 0},
