@@ -56,12 +56,13 @@ struct ntab {
     unsigned char first[8]; /* the first bytes of the first names, for the scan */
     /* by a key's first byte, the index + 1 of the only name that starts with it, 0 when none
      * does, CAND_SCAN when several do; then the same by cand2_of the first two bytes, for keys
-     * whose first byte is shared (512 bytes; tables of more than CAND_MAX names: cand_all) */
+     * whose first byte is shared (cand_build; no names: cand_none; more than CAND_MAX: cand_all) */
     const unsigned char *cand;
 };
 #define CAND_SCAN 255
 #define CAND_MAX 254
 static const unsigned char cand_all[512] = {[0 ... 511] = CAND_SCAN};
+static const unsigned char cand_none[256];
 
 /* The second table's slot for a name whose first two bytes are <a> (not NUL) and <b>. */
 static inline unsigned cand2_of(unsigned char a, unsigned char b)
@@ -165,17 +166,25 @@ static __attribute__((noinline)) int ntab_find_hashed(const struct ntab *t, cons
 }
 
 /* The first-bytes table of struct ntab (cand) over <n> names (n <= CAND_MAX): returns a new
- * one of 512 bytes, or NULL. */
+ * one (256 bytes, or 512 when names share a first byte), or NULL. */
 static unsigned char *cand_build(const char *const *names, int n)
 {
-    unsigned char *cand = forge_calloc(512, 1);
+    /* the second table is read only after a first byte several names share */
+    uint64_t seen[4] = {0};
+    bool shared = false;
+    for (int j = 0; j < n; j++) {
+        unsigned char b = (unsigned char)names[j][0];
+        shared = shared || (seen[b >> 6] >> (b & 63) & 1);
+        seen[b >> 6] |= (uint64_t)1 << (b & 63);
+    }
+    unsigned char *cand = forge_calloc(shared ? 512 : 256, 1);
     if (!cand)
         return NULL;
     for (int j = 0; j < n; j++) {
         const unsigned char *u = (const unsigned char *)names[j];
         unsigned char *c = &cand[u[0]];
         *c = *c ? CAND_SCAN : (unsigned char)(j + 1);
-        if (!u[0])
+        if (!u[0] || !shared)
             continue; /* keys that reach the second table are not empty */
         c = &cand[cand2_of(u[0], u[1])];
         *c = *c ? CAND_SCAN : (unsigned char)(j + 1);
@@ -216,7 +225,7 @@ static inline int ntab_find(const struct ntab *t, const char *key)
 
 static void ntab_free(struct ntab *t)
 {
-    if (t->cand != cand_all)
+    if (t->cand != cand_all && t->cand != cand_none)
         forge_free((void *)t->cand);
     forge_free(t->pslots);
     forge_free(t->slots);
@@ -237,7 +246,9 @@ static int ntab_build(struct ntab *t, const char **names, int n)
     t->n = n;
     for (int j = 0; j < n && j < (int)sizeof t->first; j++)
         t->first[j] = (unsigned char)names[j][0];
-    if (n <= CAND_MAX) {
+    if (!n) {
+        t->cand = cand_none;
+    } else if (n <= CAND_MAX) {
         if (!(t->cand = cand_build(names, n)))
             return FORGE_ENOMEM;
     } else {
