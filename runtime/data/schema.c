@@ -2640,6 +2640,8 @@ struct vctx {
     struct memo memo;
     bool all;
     int quiet;       /* > 0: inside a probe (anyOf branch, not, if, contains): no error output */
+    int names;       /* > 0: inside propertyNames, whose instance (each name) is one stack cJSON:
+                      * no probe verdict is memoised by its address */
     struct forge_schema_errors *out; /* NULL: errors are not wanted */
     int rc;          /* a failure other than "invalid" */
     int depth;
@@ -4088,7 +4090,9 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                     memset(&name, 0, sizeof name);
                     name.type = cJSON_String;
                     name.valuestring = (char *)key;
+                    c->names++;
                     r = vnode(c, w->sub, &name, il, &k1, NULL);
+                    c->names--;
                 } else {
                     if (w->op == OP_UNEVALPROPS) {
                         if (ann_get(ann, i))
@@ -4539,7 +4543,7 @@ static __attribute__((noinline)) int fref(struct vctx *c, const struct node *n, 
 /* probe for the verdict walk (no annotations, no dynamic scope). */
 static int fprobe(struct vctx *c, const struct node *n, const cJSON *inst)
 {
-    bool memo = c->steps > MEMO_AFTER;
+    bool memo = c->steps > MEMO_AFTER && !c->names;
     if (memo && c->memo.cap) {
         size_t i = memo_slot(&c->memo, n, inst);
         if (c->memo.e[i].node)
@@ -4669,7 +4673,10 @@ static __attribute__((noinline)) int fkw(struct vctx *c, const struct node *n, c
         int ok = 1;
         for (const cJSON *x = inst->child; x; x = x->next) {
             cJSON name = {.type = cJSON_String, .valuestring = x->string};
-            if ((r = fchild(c, w->sub, &name)) < 0)
+            c->names++;
+            r = fchild(c, w->sub, &name);
+            c->names--;
+            if (r < 0)
                 return r;
             if (!r) {
                 ok = 0;
@@ -4774,6 +4781,7 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
     c.s = s;
     c.all = s->opts.all_errors;
     c.quiet = 0;
+    c.names = 0;
     c.out = errors;
     c.rc = 0;
     c.depth = 0;

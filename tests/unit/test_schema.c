@@ -316,6 +316,30 @@ TEST(step_budget)
     forge_schema_free(s);
 }
 
+/* propertyNames runs its subschema on each name through one cJSON on the stack: past the 4096
+ * steps after which probe verdicts are memoised by (node, instance), a name must not take the
+ * verdict of the one before it at that address. */
+TEST(property_names_not_memoised)
+{
+    struct forge_err err;
+    struct forge_schema *s = compile("{\"propertyNames\": {\"anyOf\": [{\"pattern\": \"^a\"}]}}", NULL, &err);
+    CHECK(s != NULL);
+    cJSON *inst = cJSON_CreateObject();
+    char name[16];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(name, sizeof name, "a%d", i);
+        cJSON_AddNullToObject(inst, name);
+    }
+    cJSON_AddNullToObject(inst, "b");
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    CHECK_INT(forge_schema_check(s, inst, NULL), 0);
+    CHECK_INT(forge_schema_check(s, inst, &e), 0);
+    CHECK_INT(e.n, 1);
+    forge_schema_errors_free(&e);
+    cJSON_Delete(inst);
+    forge_schema_free(s);
+}
+
 TEST(valid_path_does_not_allocate)
 {
     struct forge_err err;
@@ -974,5 +998,6 @@ int main(void)
     RUN(errors_rendered_on_demand);
     RUN(error_locations_made_at_compile_time);
     RUN(verdict_walk_agrees);
+    RUN(property_names_not_memoised);
     return TEST_DONE();
 }
