@@ -316,6 +316,30 @@ TEST(step_budget)
     forge_schema_free(s);
 }
 
+/* propertyNames runs its subschema on each name through one cJSON on the stack: past the 4096
+ * steps after which probe verdicts are memoised by (node, instance), a name must not take the
+ * verdict of the one before it at that address. */
+TEST(property_names_not_memoised)
+{
+    struct forge_err err;
+    struct forge_schema *s = compile("{\"propertyNames\": {\"anyOf\": [{\"pattern\": \"^a\"}]}}", NULL, &err);
+    CHECK(s != NULL);
+    cJSON *inst = cJSON_CreateObject();
+    char name[16];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(name, sizeof name, "a%d", i);
+        cJSON_AddNullToObject(inst, name);
+    }
+    cJSON_AddNullToObject(inst, "b");
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    CHECK_INT(forge_schema_check(s, inst, NULL), 0);
+    CHECK_INT(forge_schema_check(s, inst, &e), 0);
+    CHECK_INT(e.n, 1);
+    forge_schema_errors_free(&e);
+    cJSON_Delete(inst);
+    forge_schema_free(s);
+}
+
 TEST(valid_path_does_not_allocate)
 {
     struct forge_err err;
@@ -450,7 +474,8 @@ TEST(errors_arena)
     cJSON_Delete(v);
 }
 
-/* Property tables of more than six names use a perfect hash when one exists, else a hashed
+/* A lookup takes the one name that starts with the key's first byte when only one does; else
+ * property tables of more than six names use a perfect hash when one exists, else a hashed
  * table: lookups must find every name, only those names, and the first of duplicates. */
 TEST(property_tables)
 {
@@ -461,6 +486,9 @@ TEST(property_tables)
     const char *sets[] = {
         "\"\", \"a\", \"ab\", \"abc\", \"abcd\", \"label_001\", \"label_002\", \"a_very_long_property_name_1\", \"a_very_long_property_name_2\", \"caf\xc3\xa9\"",
         "\"ab_X_c_yz\", \"ab_Y_c_yz\", \"ab_Z_c_yz\", \"ab_W_c_yz\", \"ab_V_c_yz\", \"ab_U_c_yz\", \"ab_T_c_yz\"",
+        /* first bytes all different, and one shared: a small table, then a hashed one */
+        "\"\", \"city\", \"zip\", \"lab\", \"label_00\"",
+        "\"\", \"city\", \"zip\", \"lab\", \"label_00\", \"m\", \"n\", \"o\", \"p\"",
     };
     for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
         struct forge_buf b;
@@ -485,6 +513,8 @@ TEST(property_tables)
         CHECK(s != NULL);
         struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
         CHECK_INT(forge_schema_check(s, inst, &e), 1);
+        CHECK_INT(forge_schema_check(s, inst, NULL), 1);
+        CHECK_INT(forge_schema_check(s, bad, NULL), 0);
         CHECK_INT(forge_schema_check(s, bad, &e), 0);
         CHECK_INT(e.n, cJSON_GetArraySize(names) + 2);
         CHECK_INT(forge_schema_errors_render(&e), 0);
@@ -502,8 +532,40 @@ TEST(property_tables)
         cJSON_Delete(bad);
         cJSON_Delete(names);
     }
-    /* duplicate names in a table of more than six: the first wins */
+    /* the only name with a key's first byte still has to be that key: near names, an empty
+     * key and an empty name */
+    const char *near[] = {"{\"cit\": 1}", "{\"cityx\": 1}", "{\"c\": 1}", "{\"zap\": 1}", "{\"\": 1}"};
+    for (int big = 0; big < 2; big++) {
+        struct forge_schema *s = compile(big ? "{\"properties\": {\"city\": {}, \"zip\": {}, \"a\": {}, \"b\": {},"
+                                               " \"d\": {}, \"e\": {}, \"f\": {}}, \"additionalProperties\": false}"
+                                             : "{\"properties\": {\"city\": {}, \"zip\": {}},"
+                                               " \"additionalProperties\": false}", NULL, &err);
+        CHECK(s != NULL);
+        for (size_t k = 0; k < sizeof near / sizeof *near; k++) {
+            cJSON *x = J(near[k]);
+            CHECK_INT(forge_schema_check(s, x, NULL), 0);
+            cJSON_Delete(x);
+        }
+        EXPECT(s, "{\"city\": 1, \"zip\": 2}", "valid");
+        forge_schema_free(s);
+        s = compile(big ? "{\"properties\": {\"\": {\"type\": \"string\"}, \"a\": {}, \"b\": {}, \"c\": {}, \"d\": {},"
+                          " \"e\": {}, \"f\": {}}}"
+                        : "{\"properties\": {\"\": {\"type\": \"string\"}, \"a\": {}}}", NULL, &err);
+        CHECK(s != NULL);
+        EXPECT(s, "{\"\": \"s\", \"a\": 1}", "valid");
+        cJSON *x = J("{\"\": 1}");
+        CHECK_INT(forge_schema_check(s, x, NULL), 0);
+        cJSON_Delete(x);
+        forge_schema_free(s);
+    }
+    /* duplicate names in a small table: the first wins */
     struct forge_schema *s = compile(
+        "{\"properties\": {\"a\": {\"type\": \"string\"}, \"b\": {}, \"a\": {\"type\": \"integer\"}}}", NULL, &err);
+    CHECK(s != NULL);
+    EXPECT(s, "{\"a\": \"x\"}", "valid");
+    forge_schema_free(s);
+    /* duplicate names in a table of more than six: the first wins */
+    s = compile(
         "{\"properties\": {\"a\": {\"type\": \"string\"}, \"b\": {}, \"c\": {}, \"d\": {}, \"e\": {},"
         " \"f\": {}, \"g\": {}, \"a\": {\"type\": \"integer\"}}}", NULL, &err);
     CHECK(s != NULL);
@@ -812,6 +874,108 @@ TEST(verdict_walk_agrees)
             forge_schema_free(s);
         }
     }
+    /* The verdict walk's instructions one by one (keywords, instance, verdict), each in a node of
+     * its own (beside an allOf, so not a leaf) and as a property's leaf subschema ({"v": X}). */
+    static const struct {
+        const char *kws, *inst;
+        int verdict;
+    } ops[] = {
+        /* FI_TYPE */
+        {"\"type\": \"integer\"", "2", 1}, {"\"type\": \"integer\"", "1.5", 0}, {"\"type\": \"integer\"", "\"x\"", 0},
+        /* FI_NUM: bounds folded, an exclusive bound beside an inclusive one of the same value */
+        {"\"minimum\": 2, \"exclusiveMinimum\": 2, \"maximum\": 5", "2", 0},
+        {"\"minimum\": 2, \"exclusiveMinimum\": 2, \"maximum\": 5", "2.5", 1},
+        {"\"minimum\": 2, \"exclusiveMinimum\": 2, \"maximum\": 5", "5", 1},
+        {"\"minimum\": 2, \"exclusiveMinimum\": 2, \"maximum\": 5", "5.5", 0},
+        {"\"exclusiveMaximum\": 5, \"maximum\": 5", "5", 0}, {"\"maximum\": 5, \"exclusiveMaximum\": 5", "4", 1},
+        {"\"minimum\": 1, \"exclusiveMinimum\": 0", "0.5", 0}, {"\"exclusiveMinimum\": 0, \"minimum\": 1", "1", 1},
+        {"\"minimum\": 1", "\"s\"", 1},
+        /* FI_MULOF */
+        {"\"multipleOf\": 0.25", "19.75", 1}, {"\"multipleOf\": 0.25", "19.8", 0},
+        /* FI_SLEN (characters, not bytes) and FI_NONEMPTY */
+        {"\"minLength\": 2, \"maxLength\": 3", "\"\xc3\xa9\"", 0},
+        {"\"minLength\": 2, \"maxLength\": 3", "\"\xc3\xa9\xc3\xa9\xc3\xa9\"", 1},
+        {"\"minLength\": 2, \"maxLength\": 3", "\"abcd\"", 0}, {"\"maxLength\": 3", "\"abc\"", 1},
+        {"\"minLength\": 1", "\"\"", 0}, {"\"minLength\": 1", "\"a\"", 1}, {"\"minLength\": 1", "5", 1},
+        /* FI_PAT: a DFA, and a pattern left to PCRE2 */
+        {"\"pattern\": \"^a+$\"", "\"aa\"", 1}, {"\"pattern\": \"^a+$\"", "\"ab\"", 0},
+        {"\"pattern\": \"^(a)\\\\1$\"", "\"aa\"", 1}, {"\"pattern\": \"^(a)\\\\1$\"", "\"ab\"", 0},
+        /* FI_ENUMS (by first bytes, and names alike in them), FI_ENUMD, a mixed enum (FI_KW) */
+        {"\"enum\": [\"mo\", \"tu\", \"th\"]", "\"th\"", 1}, {"\"enum\": [\"mo\", \"tu\", \"th\"]", "\"t\"", 0},
+        {"\"enum\": [\"mo\", \"tu\", \"th\"]", "\"thx\"", 0}, {"\"enum\": [\"mo\", \"tu\", \"th\"]", "1", 0},
+        {"\"enum\": [\"abc\", \"abd\", \"\"]", "\"abd\"", 1}, {"\"enum\": [\"abc\", \"abd\", \"\"]", "\"\"", 1},
+        {"\"enum\": [\"abc\", \"abd\", \"\"]", "\"ab\"", 0}, {"\"enum\": [\"abc\"]", "\"\"", 0},
+        {"\"enum\": [15, 30]", "30", 1}, {"\"enum\": [15, 30]", "31", 0}, {"\"enum\": [15, 30]", "\"30\"", 0},
+        {"\"enum\": [\"a\", 1, null]", "null", 1}, {"\"enum\": [\"a\", 1, null]", "2", 0},
+        /* FI_CONSTS, a const of another type (FI_KW) */
+        {"\"const\": \"w\"", "\"w\"", 1}, {"\"const\": \"w\"", "\"ww\"", 0}, {"\"const\": \"w\"", "1", 0},
+        {"\"const\": 3", "3.0", 1}, {"\"const\": 3", "4", 0},
+        /* FI_REQ1, FI_REQN (with a duplicate name), FI_REQ */
+        {"\"required\": [\"a\"]", "{\"a\": 1}", 1}, {"\"required\": [\"a\"]", "{\"b\": 1}", 0},
+        {"\"required\": [\"a\"]", "[]", 1},
+        {"\"required\": [\"a\", \"b\", \"a\"]", "{\"b\": 1, \"a\": 2}", 1},
+        {"\"required\": [\"a\", \"b\", \"a\"]", "{\"a\": 1}", 0},
+        {"\"required\": [\"a\", \"b\", \"c\", \"d\", \"e\"]", "{\"e\": 1, \"d\": 1, \"c\": 1, \"b\": 1, \"a\": 1}", 1},
+        {"\"required\": [\"a\", \"b\", \"c\", \"d\", \"e\"]", "{\"a\": 1, \"b\": 1, \"c\": 1, \"d\": 1}", 0},
+        /* FI_COUNT, FI_PCOUNT */
+        {"\"minItems\": 1, \"maxItems\": 2", "[]", 0}, {"\"minItems\": 1, \"maxItems\": 2", "[1]", 1},
+        {"\"minItems\": 1, \"maxItems\": 2", "[1, 2, 3]", 0},
+        {"\"minProperties\": 1, \"maxProperties\": 1", "{}", 0},
+        {"\"minProperties\": 1, \"maxProperties\": 1", "{\"a\": 1}", 1},
+        {"\"minProperties\": 1, \"maxProperties\": 1", "{\"a\": 1, \"b\": 2}", 0},
+        /* FI_UNIQUE, FI_DEPREQ */
+        {"\"uniqueItems\": true", "[1, \"1\", {\"a\": 1}, {\"a\": 2}]", 1}, {"\"uniqueItems\": true", "[1, 1.0]", 0},
+        {"\"uniqueItems\": true", "[{\"a\": [1]}, {\"a\": [1]}]", 0},
+        {"\"dependentRequired\": {\"a\": [\"b\"]}", "{\"a\": 1}", 0},
+        {"\"dependentRequired\": {\"a\": [\"b\"]}", "{\"a\": 1, \"b\": 1}", 1},
+        {"\"dependentRequired\": {\"a\": [\"b\"]}", "{\"b\": 1}", 1},
+        /* FI_ITEMS (on a leaf), FI_NOT, FI_PNAMES, FI_REF, FI_KW (patternProperties, contains) */
+        {"\"items\": {\"enum\": [\"x\"]}", "[\"x\", \"x\"]", 1}, {"\"items\": {\"enum\": [\"x\"]}", "[\"x\", \"y\"]", 0},
+        {"\"not\": {\"type\": \"string\"}", "1", 1}, {"\"not\": {\"type\": \"string\"}", "\"s\"", 0},
+        {"\"propertyNames\": {\"maxLength\": 2}", "{\"ab\": 1}", 1},
+        {"\"propertyNames\": {\"maxLength\": 2}", "{\"ab\": 1, \"abc\": 2}", 0},
+        {"\"$ref\": \"#/$defs/s\", \"$defs\": {\"s\": {\"type\": \"string\"}}", "\"s\"", 1},
+        {"\"$ref\": \"#/$defs/s\", \"$defs\": {\"s\": {\"type\": \"string\"}}", "1", 0},
+        {"\"patternProperties\": {\"^x\": {\"type\": \"integer\"}}", "{\"xa\": 1, \"y\": \"s\"}", 1},
+        {"\"patternProperties\": {\"^x\": {\"type\": \"integer\"}}", "{\"xa\": \"s\"}", 0},
+        {"\"contains\": {\"const\": 2}, \"maxContains\": 1", "[2, 3]", 1},
+        {"\"contains\": {\"const\": 2}, \"maxContains\": 1", "[2, 2]", 0},
+    };
+    for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
+        for (int form = 0; form < 4; form++) {
+            struct forge_err err;
+            struct forge_schema_opts o = {0};
+            o.all_errors = form & 1;
+            char sch[1024], in[512];
+            if (form < 2) {
+                snprintf(sch, sizeof sch, "{%s, \"allOf\": [true]}", ops[k].kws);
+                snprintf(in, sizeof in, "%s", ops[k].inst);
+            } else {
+                /* $ref and $defs stay at the root */
+                const char *defs = strstr(ops[k].kws, "\"$defs\"");
+                if (defs)
+                    snprintf(sch, sizeof sch, "{\"properties\": {\"v\": {%.*s}}, %s}",
+                             (int)(strstr(ops[k].kws, ", \"$defs\"") - ops[k].kws), ops[k].kws, defs);
+                else
+                    snprintf(sch, sizeof sch, "{\"properties\": {\"v\": {%s}}}", ops[k].kws);
+                snprintf(in, sizeof in, "{\"v\": %s}", ops[k].inst);
+            }
+            struct forge_schema *s = compile(sch, &o, &err);
+            CHECK(s != NULL);
+            if (!s)
+                continue;
+            cJSON *i = J(in);
+            int quick = forge_schema_check(s, i, NULL), full = forge_schema_check(s, i, &e);
+            if (quick != ops[k].verdict || full != ops[k].verdict)
+                fprintf(stderr, "op case %zu (form %d): %s on %s: verdict walk %d, recording walk %d, "
+                        "expected %d\n", k, form, sch, in, quick, full, ops[k].verdict);
+            CHECK_INT(quick, ops[k].verdict);
+            CHECK_INT(full, ops[k].verdict);
+            CHECK(full == 1 ? e.n == 0 : e.n > 0);
+            cJSON_Delete(i);
+            forge_schema_free(s);
+        }
+    }
     forge_schema_errors_free(&e);
 }
 
@@ -834,5 +998,6 @@ int main(void)
     RUN(errors_rendered_on_demand);
     RUN(error_locations_made_at_compile_time);
     RUN(verdict_walk_agrees);
+    RUN(property_names_not_memoised);
     return TEST_DONE();
 }
