@@ -91,14 +91,14 @@ static int convert_result(lua_State *L, struct call_io *io)
 static int run_assertion(lua_State *L)
 {
     struct call_io *io = lua_touserdata(L, 1);
-    lua_settop(L, 0);
+    struct forge_lua_view_slots *sl = forge_lua_view_slots_at(L, SLOTS_UP);
+    /* the stack: io, then the function and its two arguments (a C function has room for 20) */
     lua_pushvalue(L, FN_UP);
-    forge_lua_push_arg_view(L, io->run, MT_UP, SLOTS_UP, 0);
-    forge_lua_push_arg_view(L, io->expected, MT_UP, SLOTS_UP, 1);
+    forge_lua_push_arg_view(L, io->run, MT_UP, sl, 0);
+    forge_lua_push_arg_view(L, io->expected, MT_UP, sl, 1);
     lua_call(L, 2, 2);
     io->rc = convert_result(L, io);
-    lua_settop(L, 0);
-    forge_lua_views_end_at(L, NODES_UP, PROXIES_UP, SLOTS_UP);
+    forge_lua_views_end_at(L, NODES_UP, PROXIES_UP, sl);
     io->ended = true;
     return 0;
 }
@@ -115,9 +115,10 @@ static int call(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err
     forge_vm_lock(f->vm);
     lua_State *L = forge_vm_state(f->vm);
     int top = lua_gettop(L);
+    forge_vm_push_handler(f->vm);
     lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
     lua_pushlightuserdata(L, &io);
-    int rc = forge_vm_call(f->vm, 1, 0, err);
+    int rc = forge_vm_call_handled(f->vm, 1, 0, err);
     if (!rc)
         rc = io.rc;
     /* The views die with the call (what it returned is converted by now): a script that kept
