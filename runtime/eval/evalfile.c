@@ -907,6 +907,13 @@ int forge_evalfile_parse_case(const char *text, size_t len, const char *name, in
         shift_error(err, name, line, col);
         return err ? err->code : FORGE_EINVAL;
     }
+    return forge_evalfile_take_case(doc, text, len, name, index, line, col, kase, err);
+}
+
+int forge_evalfile_take_case(cJSON *doc, const char *text, size_t len, const char *name, int index, int line,
+                             int col, cJSON **kase, struct forge_err *err)
+{
+    *kase = NULL;
     struct val v = {.name = name, .text = text, .len = len, .err = err, .line0 = line, .col0 = col};
     push(&v, NULL, index);
     v.skipseg = 1;
