@@ -54,6 +54,7 @@ struct ctx {
     const cJSON *members[MAX_EXPECT_KEYS];
     unsigned hashes[MAX_EXPECT_KEYS];
     int nmembers;
+    const cJSON *weights; /* expect's "weights", looked up once */
     struct run *r;
     const struct forge_assert_opts *o;
     cJSON *assertions, *warnings;
@@ -250,7 +251,7 @@ static void record(struct ctx *c, const char *type, bool passed, double score, c
 
 static double weight_of(const struct ctx *c, const char *type)
 {
-    const cJSON *ws = ex(c, "weights");
+    const cJSON *ws = c->weights;
     if (!ws) return 1;
     const cJSON *wv = forge_json_get(ws, type);
     if (!wv && strncmp(type, "custom:", 7) == 0) wv = forge_json_get(ws, "custom");
@@ -1797,6 +1798,7 @@ int forge_assert_case(const cJSON *kase, const cJSON *traj, const struct forge_a
     c.kase = kase;
     c.expect = forge_json_get(kase, "expect");
     index_expect(&c);
+    c.weights = ex(&c, "weights");
     c.r = &r;
     c.o = opts;
     c.passed = true;
