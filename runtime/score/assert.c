@@ -54,6 +54,7 @@ struct ctx {
     const cJSON *members[MAX_EXPECT_KEYS];
     unsigned hashes[MAX_EXPECT_KEYS];
     int nmembers;
+    unsigned char slot[2 * MAX_EXPECT_KEYS]; /* 1 + a member's index, by its hash's slot */
     const cJSON *weights; /* expect's "weights", looked up once */
     struct run *r;
     const struct forge_assert_opts *o;
@@ -189,22 +190,30 @@ static inline unsigned key_hash(const char *s)
     return n ? (unsigned)n << 16 ^ (unsigned)(unsigned char)s[0] << 8 ^ (unsigned char)s[n - 1] : 0;
 }
 
+/* The first slot of a hash in ctx.slot (probed onwards). */
+static inline unsigned key_slot(unsigned h) { return (h * 2654435761u) >> 25; }
+
 static void index_expect(struct ctx *c)
 {
     const cJSON *it;
     cJSON_ArrayForEach(it, c->expect) {
         if (c->nmembers == MAX_EXPECT_KEYS) break; /* validation allows only the known keys */
+        unsigned h = key_hash(it->string), s = key_slot(h);
+        while (c->slot[s]) s = (s + 1) % (2 * MAX_EXPECT_KEYS);
+        c->slot[s] = (unsigned char)(c->nmembers + 1);
         c->members[c->nmembers] = it;
-        c->hashes[c->nmembers++] = key_hash(it->string);
+        c->hashes[c->nmembers++] = h;
     }
 }
 
-/* The member <key> of the case's expect object (borrowed), or NULL. */
+/* The member <key> of the case's expect object (borrowed), or NULL; of duplicates, the first. */
 static inline const cJSON *ex(const struct ctx *c, const char *key)
 {
     unsigned h = key_hash(key);
-    for (int i = 0; i < c->nmembers; i++)
+    for (unsigned s = key_slot(h); c->slot[s]; s = (s + 1) % (2 * MAX_EXPECT_KEYS)) {
+        int i = c->slot[s] - 1;
         if (c->hashes[i] == h && strcmp(c->members[i]->string, key) == 0) return c->members[i];
+    }
     return NULL;
 }
 
