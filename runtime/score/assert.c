@@ -1471,14 +1471,10 @@ static void add_ref(cJSON *parent, cJSON *n, const char *key, const cJSON *src)
     add_node(parent, n);
 }
 
-static void add_number(cJSON *parent, cJSON *n, const char *key, double d)
+/* cJSON's valueint for <d>. */
+static int json_int(double d)
 {
-    memset(n, 0, sizeof *n);
-    n->type = cJSON_Number | cJSON_StringIsConst;
-    n->string = (char *)key;
-    n->valuedouble = d;
-    n->valueint = d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
-    add_node(parent, n);
+    return d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
 }
 
 static void free_record(struct record_block *b)
@@ -1486,8 +1482,32 @@ static void free_record(struct record_block *b)
     forge_free(b->heap);
 }
 
-/* Lays out {response, tool_calls: [{name, arguments, result, error, round, turn_id}],
- * trajectory, latency_ms, cost_usd} for <traj> and its run <r>. NULL when out of memory. */
+/* <n> as a reference to <src> named <key> (a literal), or null when <src> is NULL; unlinked. */
+static void put_ref(cJSON *n, const char *key, const cJSON *src)
+{
+    if (src) {
+        *n = *src;
+        n->type = (src->type & 0xFF) | cJSON_IsReference | cJSON_StringIsConst;
+        n->next = n->prev = NULL;
+    } else {
+        *n = (cJSON){.type = cJSON_NULL | cJSON_StringIsConst};
+    }
+    n->string = (char *)key;
+}
+
+/* Links the <n> nodes at <first> as the children of <parent>, in order. */
+static void link_children(cJSON *parent, cJSON *first, int n)
+{
+    parent->child = first;
+    for (int i = 0; i < n; i++) {
+        first[i].prev = i ? &first[i - 1] : &first[n - 1]; /* cJSON keeps the last in the first's prev */
+        first[i].next = i + 1 < n ? &first[i + 1] : NULL;
+    }
+}
+
+/* Lays out {response, tool_calls, trajectory, latency_ms, cost_usd} for <traj> and its run <r>,
+ * tool_calls being [{name, arguments, result, error, round, turn_id}]: the record's members
+ * first, then each call's object and members. NULL when out of memory. */
 static cJSON *build_record(const cJSON *traj, const struct run *r, struct record_block *b)
 {
     size_t need = 6 + 7 * (size_t)r->ncalls;
@@ -1497,50 +1517,43 @@ static cJSON *build_record(const cJSON *traj, const struct run *r, struct record
         if (!(b->heap = forge_calloc(need, sizeof *b->heap))) return NULL;
         b->nodes = b->heap;
     }
-    cJSON *n = b->nodes, *v = n++;
-    memset(v, 0, sizeof *v);
-    v->type = cJSON_Object;
-    cJSON *resp = n++;
-    memset(resp, 0, sizeof *resp);
-    resp->type = cJSON_String | cJSON_IsReference | cJSON_StringIsConst;
-    resp->string = (char *)"response";
-    resp->valuestring = (char *)r->response;
-    add_node(v, resp);
-    cJSON *calls = n++;
-    memset(calls, 0, sizeof *calls);
-    calls->type = cJSON_Array | cJSON_StringIsConst;
-    calls->string = (char *)"tool_calls";
-    add_node(v, calls);
-    for (int i = 0; i < r->ncalls; i++) {
-        const struct call *c = &r->calls[i];
-        cJSON *o = n++;
-        memset(o, 0, sizeof *o);
-        o->type = cJSON_Object;
-        add_node(calls, o);
-        cJSON *name = n++;
-        memset(name, 0, sizeof *name);
-        name->type = cJSON_String | cJSON_IsReference | cJSON_StringIsConst;
-        name->string = (char *)"name";
-        name->valuestring = (char *)c->name;
-        add_node(o, name);
-        if (c->args) {
-            add_ref(o, n++, "arguments", c->args); /* parsed from text: owned by the run */
-        } else {
-            cJSON *a = n++;
-            memset(a, 0, sizeof *a);
-            a->type = cJSON_Object | cJSON_StringIsConst;
-            a->string = (char *)"arguments";
-            add_node(o, a);
-        }
-        add_ref(o, n++, "result", c->result);
-        add_ref(o, n++, "error", c->error);
-        add_ref(o, n++, "round", c->round);
-        add_ref(o, n++, "turn_id", c->turn_id);
-    }
-    add_ref(v, n++, "trajectory", traj);
+    cJSON *v = b->nodes, *m = v + 1;
+    *v = (cJSON){.type = cJSON_Object};
+    m[0] = (cJSON){.type = cJSON_String | cJSON_IsReference | cJSON_StringIsConst, .string = (char *)"response",
+                   .valuestring = (char *)r->response};
+    m[1] = (cJSON){.type = cJSON_Array | cJSON_StringIsConst, .string = (char *)"tool_calls"};
+    put_ref(&m[2], "trajectory", traj);
+    int nm = 3;
     /* absent when unmeasured, so that a script sees nil */
-    if (r->has_latency) add_number(v, n++, "latency_ms", r->latency);
-    if (r->has_cost) add_number(v, n++, "cost_usd", r->cost);
+    if (r->has_latency) m[nm++] = (cJSON){.type = cJSON_Number | cJSON_StringIsConst, .string = (char *)"latency_ms",
+                                          .valuedouble = r->latency, .valueint = json_int(r->latency)};
+    if (r->has_cost) m[nm++] = (cJSON){.type = cJSON_Number | cJSON_StringIsConst, .string = (char *)"cost_usd",
+                                       .valuedouble = r->cost, .valueint = json_int(r->cost)};
+    link_children(v, m, nm);
+    cJSON *o = m + nm;
+    for (int i = 0; i < r->ncalls; i++, o += 7) {
+        const struct call *c = &r->calls[i];
+        cJSON *cm = o + 1;
+        *o = (cJSON){.type = cJSON_Object};
+        cm[0] = (cJSON){.type = cJSON_String | cJSON_IsReference | cJSON_StringIsConst, .string = (char *)"name",
+                        .valuestring = (char *)c->name};
+        if (c->args) put_ref(&cm[1], "arguments", c->args); /* parsed from text: owned by the run */
+        else cm[1] = (cJSON){.type = cJSON_Object | cJSON_StringIsConst, .string = (char *)"arguments"};
+        put_ref(&cm[2], "result", c->result);
+        put_ref(&cm[3], "error", c->error);
+        put_ref(&cm[4], "round", c->round);
+        put_ref(&cm[5], "turn_id", c->turn_id);
+        link_children(o, cm, 6);
+    }
+    if (r->ncalls) {
+        /* the calls' objects, 7 nodes apart */
+        cJSON *first = m + nm;
+        m[1].child = first;
+        for (int i = 0; i < r->ncalls; i++) {
+            first[7 * i].prev = i ? &first[7 * (i - 1)] : &first[7 * (r->ncalls - 1)];
+            first[7 * i].next = i + 1 < r->ncalls ? &first[7 * (i + 1)] : NULL;
+        }
+    }
     return v;
 }
 
