@@ -518,7 +518,7 @@ static int check_custom_names(const cJSON *const *cases, const char *const *case
                               const struct forge_assertions *reg)
 {
     for (size_t i = 0; i < n; i++) {
-        const cJSON *c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cases[i], "expect"), "custom");
+        const cJSON *c = forge_json_get(forge_json_get(cases[i], "expect"), "custom");
         const cJSON *it;
         cJSON_ArrayForEach(it, c) {
             if (forge_assertions_find(reg, it->string)) continue;
