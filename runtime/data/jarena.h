@@ -49,8 +49,10 @@ extern _Thread_local bool forge_jarena_older;
 bool forge_jarena_owns_older(const void *p);
 static inline bool forge_jarena_owns(const void *p)
 {
-    uintptr_t q = (uintptr_t)p;
-    if (q >= (uintptr_t)forge_jarena_lo && q < (uintptr_t)forge_jarena_end)
+    uintptr_t lo = (uintptr_t)forge_jarena_lo;
+    if (!lo) /* the thread has no arena: most threads, and every free of theirs */
+        return false;
+    if ((uintptr_t)p - lo < (uintptr_t)forge_jarena_end - lo) /* the current chunk */
         return true;
     return forge_jarena_older && forge_jarena_owns_older(p);
 }
