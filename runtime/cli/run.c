@@ -9,6 +9,7 @@
 #include "base/err.h"
 #include "base/file.h"
 #include "base/lines.h"
+#include "data/jarena.h"
 #include "data/json.h"
 #include "eval/cases.h"
 #include "data/yaml.h"
@@ -517,7 +518,7 @@ static int check_custom_names(const cJSON *const *cases, const char *const *case
                               const struct forge_assertions *reg)
 {
     for (size_t i = 0; i < n; i++) {
-        const cJSON *c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cases[i], "expect"), "custom");
+        const cJSON *c = forge_json_get(forge_json_get(cases[i], "expect"), "custom");
         const cJSON *it;
         cJSON_ArrayForEach(it, c) {
             if (forge_assertions_find(reg, it->string)) continue;
@@ -604,6 +605,14 @@ static int case_at(const struct evalsrc *src, int nfiles, const struct runcases 
     return *kase ? 0 : forge_err_set(err, FORGE_ENOMEM, "out of memory");
 }
 
+/* Cases and transcripts read by a recorded run are parsed into the thread's arena (data/jarena)
+ * while cJSON's hooks allow it, and scoring only reads them: a case's trees are dropped whole
+ * when the next one is read, instead of a free per node. Frees a tree that is not in the arena. */
+static void tree_free(cJSON *t)
+{
+    if (!forge_jarena_owns(t)) cJSON_Delete(t);
+}
+
 /* Tells the id set whether the case of <place> has a given id (the set keeps hashes only): reads
  * the id back from the tree, or the eval file at the case's offset, or (a live run keeps no
  * offsets; only when two hashes are equal) by reading the file again up to the case. A match
@@ -621,7 +630,7 @@ static int same_id(void *ctx, size_t place, const char *id)
     struct idctx *x = ctx;
     const struct evalsrc *e = file_of(x->src, x->nfiles, place);
     size_t k = place - e->first;
-    cJSON_Delete(x->kase);
+    tree_free(x->kase);
     x->kase = NULL;
     if (e->tree) {
         const char *got = forge_json_str(e->elems[k], "id");
@@ -636,7 +645,7 @@ static int same_id(void *ctx, size_t place, const char *id)
         for (size_t i = 0; i <= k; i++) {
             int index;
             uint64_t off;
-            cJSON_Delete(kase);
+            tree_free(kase);
             kase = NULL;
             int got = forge_cases_next(rd, &kase, &index, &off, &x->err);
             if (got <= 0) {
@@ -652,7 +661,7 @@ static int same_id(void *ctx, size_t place, const char *id)
         x->kase = kase;
         return 1;
     }
-    cJSON_Delete(kase);
+    tree_free(kase);
     return 0;
 }
 
@@ -682,9 +691,12 @@ static int index_cases(struct evalsrc *src, int nfiles, struct runcases *rcs, st
             cJSON *owned = NULL;
             const cJSON *kase;
             uint64_t off = k;
+            forge_jarena_reset(); /* the last case's tree */
             if (e->rd) {
                 int index;
+                forge_jarena_on(true);
                 int got = forge_cases_next(e->rd, &owned, &index, &off, &err);
+                forge_jarena_on(false);
                 if (got < 0) goto bad_file;
                 if (!got) break;
                 kase = owned;
@@ -696,14 +708,14 @@ static int index_cases(struct evalsrc *src, int nfiles, struct runcases *rcs, st
             const char *id = forge_json_str(kase, "id");
             if (!id) id = ""; /* checked: a case has one */
             if (runcases_grow(rcs)) {
-                cJSON_Delete(owned);
+                tree_free(owned);
                 return -2;
             }
             struct idctx x = {src, fi + 1, rcs, NULL, {0}};
             int64_t at = forge_idset_add(rcs->ids, id, same_id, &x);
-            cJSON_Delete(x.kase);
+            tree_free(x.kase);
             if (at == INT64_MIN) {
-                cJSON_Delete(owned);
+                tree_free(owned);
                 if (!x.err.code) return -2;
                 forge_cli_error("%s", x.err.msg);
                 return -1;
@@ -715,24 +727,24 @@ static int index_cases(struct evalsrc *src, int nfiles, struct runcases *rcs, st
                     char what[600];
                     snprintf(what, sizeof what, "duplicate case id \"%s\"", id);
                     forge_cases_fail(e->rd, "id", what, &err);
-                    cJSON_Delete(owned);
+                    tree_free(owned);
                     goto bad_file;
                 }
                 forge_cli_error("%s: case id \"%s\" is also used in %s (ids must be unique across the run)", e->path, id,
                                 other->path);
-                cJSON_Delete(owned);
+                tree_free(owned);
                 return -1;
             }
             int keep = 1;
             if (hdr->s.of) {
                 keep = forge_shard_hdr_add(hdr, id);
                 if (keep < 0) {
-                    cJSON_Delete(owned);
+                    tree_free(owned);
                     return -2;
                 }
             }
             if (keep && check_custom_names(&kase, (const char *const *)&e->path, 1, registry)) {
-                cJSON_Delete(owned);
+                tree_free(owned);
                 return -1;
             }
             if (rcs->keep_where) rcs->where[rcs->n] = off;
@@ -740,7 +752,7 @@ static int index_cases(struct evalsrc *src, int nfiles, struct runcases *rcs, st
             rcs->kept += keep != 0;
             e->kept += keep != 0;
             rcs->n++;
-            cJSON_Delete(owned);
+            tree_free(owned);
         }
         e->n = rcs->n - e->first;
         if (e->rd && forge_cases_rewind(e->rd, &err)) {
@@ -943,7 +955,10 @@ int forge_cmd_run(int argc, char **argv)
         size_t lead = 0;
         while (lead < n && (line[lead] == ' ' || line[lead] == '\t')) lead++;
         if (lead == n) continue;
+        forge_jarena_reset(); /* the last transcript's trees */
+        forge_jarena_on(true);
         cJSON *traj = forge_json_parse(line, n, tname, &err);
+        forge_jarena_on(false);
         if (!traj) {
             fix_line(&err, tname, lineno);
             forge_cli_error("%s", err.msg);
@@ -953,40 +968,44 @@ int forge_cmd_run(int argc, char **argv)
         if (!cJSON_IsObject(traj) || !tid || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(traj, "turns"))) {
             forge_cli_error("%s:%ld: expected a forge-format trajectory (an object with \"trajectory_id\" and \"turns\")",
                             tname, lineno);
-            cJSON_Delete(traj);
+            tree_free(traj);
             goto out;
         }
         struct idctx x = {src, o.nfiles, &rcs, NULL, {0}};
+        forge_jarena_on(true);
         int64_t place = forge_idset_find(rcs.ids, tid, same_id, &x);
+        forge_jarena_on(false);
         if (place == INT64_MIN) {
-            cJSON_Delete(traj);
+            tree_free(traj);
             forge_cli_error("%s", x.err.msg[0] ? x.err.msg : "out of memory");
             exit_code = FORGE_EXIT_INFRA;
             goto out;
         }
         if (place < 0 || local_of(&rcs, (size_t)place) == NOT_KEPT) {
-            cJSON_Delete(x.kase);
+            tree_free(x.kase);
             /* another shard's case: not this shard's business */
             if (place < 0)
                 fprintf(stderr, "forge: warning: %s:%ld: transcript \"%s\" matches no case\n", tname, lineno, tid);
-            cJSON_Delete(traj);
+            tree_free(traj);
             continue;
         }
         size_t ci = local_of(&rcs, (size_t)place);
         if (forge_results_has(res, ci)) {
             fprintf(stderr, "forge: warning: %s:%ld: a second transcript for case \"%s\" is ignored\n", tname,
                     lineno, tid);
-            cJSON_Delete(x.kase);
-            cJSON_Delete(traj);
+            tree_free(x.kase);
+            tree_free(traj);
             continue;
         }
         /* read from the file while matching its id, or still to be copied from the tree */
         cJSON *kase = x.kase;
+        forge_jarena_on(true);
         int rc = kase ? 0 : case_at(src, o.nfiles, &rcs, (size_t)place, tid, &kase, &err);
+        forge_jarena_on(false);
         if (!rc) rc = forge_eval_case(kase, traj, &eo, &result, &err);
-        cJSON_Delete(kase);
+        tree_free(kase);
         if (rc) {
-            cJSON_Delete(traj);
+            tree_free(traj);
             forge_cli_error("%s", err.msg[0] ? err.msg : "out of memory");
             exit_code = FORGE_EXIT_INFRA;
             goto out;
@@ -997,7 +1016,7 @@ int forge_cmd_run(int argc, char **argv)
         cJSON_AddStringToObject(result, "suite", sname);
         /* the record carries the trajectory for the jsonl and html reports */
         rc = forge_results_put_case(res, ci, result, jsonl || html ? traj : NULL, &err);
-        cJSON_Delete(traj);
+        tree_free(traj);
         if (rc) {
             forge_cli_error("%s", err.msg);
             exit_code = FORGE_EXIT_INFRA;
@@ -1049,6 +1068,7 @@ nomem:
     forge_cli_error("out of memory");
     exit_code = FORGE_EXIT_INFRA;
 out:
+    forge_jarena_drop();
     forge_buf_free(&out);
     forge_results_close(res, false, NULL);
     if (tf && tf != stdin) fclose(tf);

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <cjson/cJSON.h>
+#include "data/jcache.h"
 
 #define CHUNK ((size_t)1 << 20)
 
@@ -12,12 +13,20 @@ struct chunk {
     char *data; /* follows the header, 16-byte aligned */
 };
 
-static _Thread_local struct {
-    struct chunk *head; /* current chunk first; its free room is [forge_jarena_next, _end) */
-    bool on;
-} arena;
+/* The chunks, current first: its free room is [forge_jarena_next, forge_jarena_end), its data
+ * starts at forge_jarena_lo; forge_jarena_older tells whether more chunks follow it. */
+static _Thread_local struct chunk *head;
 
-_Thread_local char *forge_jarena_next, *forge_jarena_end;
+_Thread_local char *forge_jarena_next, *forge_jarena_end, *forge_jarena_lo;
+_Thread_local bool forge_jarena_active, forge_jarena_older;
+
+static void set_head(struct chunk *c)
+{
+    head = c;
+    forge_jarena_next = forge_jarena_lo = c ? c->data : NULL;
+    forge_jarena_end = c ? c->data + c->cap : NULL;
+    forge_jarena_older = c && c->next;
+}
 
 void *forge_jarena_alloc(size_t n)
 {
@@ -28,75 +37,59 @@ void *forge_jarena_alloc(size_t n)
         if (!c) return NULL;
         c->cap = cap;
         c->data = (char *)(((uintptr_t)(c + 1) + 15) & ~(uintptr_t)15);
-        c->next = arena.head;
-        arena.head = c;
-        forge_jarena_next = c->data;
-        forge_jarena_end = c->data + cap;
+        c->next = head;
+        set_head(c);
     }
     void *p = forge_jarena_next;
     forge_jarena_next += n;
     return p;
 }
 
-static void *jmalloc(size_t n)
+bool forge_jarena_owns_older(const void *p)
 {
-    if (!arena.on) return malloc(n);
-    return forge_jarena_alloc_fast(n);
-}
-
-static bool in_arena(const void *p)
-{
-    for (const struct chunk *c = arena.head; c; c = c->next)
-        if ((const char *)p >= c->data && (const char *)p < c->data + c->cap) return true;
+    uintptr_t q = (uintptr_t)p;
+    for (const struct chunk *c = head ? head->next : NULL; c; c = c->next)
+        if (q >= (uintptr_t)c->data && q < (uintptr_t)c->data + c->cap) return true;
     return false;
 }
 
-static void jfree(void *p)
-{
-    if (!p || in_arena(p)) return;
-    free(p);
-}
-
-/* Whether cJSON's hooks are the arena's: without them cJSON would free() arena memory, so the
- * arena stays off (forge_jarena_on does nothing) until they are installed. */
+/* Whether cJSON's hooks know the arena (data/jcache's do): without them cJSON would free() arena
+ * memory, so the arena stays off (forge_jarena_on does nothing) until they are installed. */
 static bool installed;
 
 void forge_jarena_install(void)
 {
-    installed = true;
-    cJSON_Hooks hooks = {jmalloc, jfree};
-    cJSON_InitHooks(&hooks);
+    forge_jcache_install();
 }
 
-void forge_jarena_on(bool on) { arena.on = on && installed; }
+void forge_jarena_hooked(void) { installed = true; }
 
-bool forge_jarena_is_on(void) { return arena.on; }
+void forge_jarena_on(bool on) { forge_jarena_active = on && installed; }
 
 void forge_jarena_reset(void)
 {
-    struct chunk *c = arena.head, *keep = NULL;
+    struct chunk *c = head, *keep = NULL;
     while (c) {
         struct chunk *next = c->next;
-        if (!next && c->cap == CHUNK)
+        if (!next && c->cap == CHUNK) {
             keep = c;
-        else
+        } else {
             free(c);
+        }
         c = next;
     }
-    arena.head = keep;
-    forge_jarena_next = keep ? keep->data : NULL;
-    forge_jarena_end = keep ? keep->data + keep->cap : NULL;
+    set_head(keep);
 }
 
 void forge_jarena_drop(void)
 {
-    arena.on = false;
-    while (arena.head) {
-        struct chunk *n = arena.head->next;
-        free(arena.head);
-        arena.head = n;
+    forge_jarena_active = false;
+    while (head) {
+        struct chunk *n = head->next;
+        free(head);
+        head = n;
     }
-    forge_jarena_next = forge_jarena_end = NULL;
+    set_head(NULL);
 }
 
 void forge_jarena_release(void)

@@ -1,5 +1,6 @@
 /* Per-thread cache of small freed cJSON blocks: see jcache.h. */
 #include "data/jcache.h"
+#include "data/jarena.h"
 
 #include <cjson/cJSON.h>
 #include <malloc.h>
@@ -46,6 +47,8 @@ static void make_key(void)
 
 void *forge_jcache_malloc(size_t n)
 {
+    if (forge_jarena_is_on())
+        return forge_jarena_alloc_fast(n);
     /* a block of class k has at least 16k - 8 usable bytes (glibc's chunks have 16k - 8:
      * 24, 40, 56, ...) */
     size_t k = n <= 24 ? 2 : (n + 23) / 16;
@@ -60,7 +63,7 @@ void *forge_jcache_malloc(size_t n)
 
 void forge_jcache_free(void *p)
 {
-    if (!p)
+    if (!p || forge_jarena_owns(p))
         return;
     size_t k = (malloc_usable_size(p) + 8) / 16;
     if (k >= 1 && k < CLASSES && tc.n[k] < PER_CLASS) {
@@ -85,12 +88,13 @@ void forge_jcache_free(void *p)
 
 void *forge_jcache_malloc(size_t n)
 {
-    return malloc(n);
+    return forge_jarena_is_on() ? forge_jarena_alloc_fast(n) : malloc(n);
 }
 
 void forge_jcache_free(void *p)
 {
-    free(p);
+    if (!forge_jarena_owns(p))
+        free(p);
 }
 
 #endif
@@ -99,4 +103,5 @@ void forge_jcache_install(void)
 {
     cJSON_Hooks hooks = {forge_jcache_malloc, forge_jcache_free};
     cJSON_InitHooks(&hooks);
+    forge_jarena_hooked();
 }

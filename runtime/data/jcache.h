@@ -3,8 +3,9 @@
  * about a hundred instructions in a process with threads. Blocks come from malloc and go back
  * to free (the cache keeps up to 256 blocks of each 16-byte size class up to 232 bytes per
  * thread, and frees them when the thread ends), so they mix freely with memory cJSON got from
- * other hooks (data/jarena passes through to malloc). Builds with sanitizers use malloc as it
- * is, so every free is checked. */
+ * other hooks. While the thread's arena (data/jarena) is on, blocks come from it, and freeing
+ * arena memory does nothing. Builds with sanitizers use malloc as it is, so every free is
+ * checked. */
 #ifndef FORGE_DATA_JCACHE_H
 #define FORGE_DATA_JCACHE_H
 #include <stddef.h>

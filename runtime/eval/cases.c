@@ -2,7 +2,9 @@
 #include "eval/cases.h"
 #include "base/alloc.h"
 #include "base/file.h"
+#include "data/jarena.h"
 #include "data/json.h"
+#include "data/utf8.h"
 #include "data/jscan.h"
 #include "eval/evalfile.h"
 
@@ -196,6 +198,26 @@ static int frame(struct win *w, size_t *len)
     return 0;
 }
 
+/* The case at lo parsed where it lies, when it is an object that the window holds whole and
+ * forge_json_parse would read to the same tree (valid UTF-8 without NUL bytes, the fast reader's
+ * JSON, fewer values than the node limit can reach, within the input limit); its length in
+ * *len. NULL otherwise: the caller frames the case and parses it the slow way, which also words
+ * any error. */
+static cJSON *parse_in_window(struct win *w, size_t *len)
+{
+    const char *s = w->buf + w->lo;
+    size_t end = 0;
+    if (*s != '{') return NULL;
+    cJSON *v = forge_json_parse_fast(s, w->hi - w->lo, &end);
+    if (!v) return NULL;
+    if (end > forge_file_input_limit() || end / 2 + 1 > forge_json_node_limit() || forge_utf8_check(s, end, true) < end) {
+        if (!forge_jarena_owns(v)) cJSON_Delete(v);
+        return NULL;
+    }
+    *len = end;
+    return v;
+}
+
 static int open_win(struct win *w, const char *path, struct forge_err *err)
 {
     w->f = fopen(path, "rb");
@@ -282,7 +304,8 @@ int forge_cases_next(struct forge_cases *c, cJSON **kase, int *index, uint64_t *
     if (ch < 0) return where(c, err, "the file ends inside the array of cases (a case is missing)");
     if (ch == ']') return where(c, err, "a case is missing before ']'");
     size_t len;
-    int rc = frame(w, &len);
+    cJSON *parsed = c->count ? NULL : parse_in_window(w, &len);
+    int rc = parsed ? 0 : frame(w, &len);
     if (rc == FORGE_ELIMIT) {
         forge_err_set(err, FORGE_ELIMIT, "%s:%d:%d: case [%d] is larger than the input limit (raise it with "
                       "--max-file-mb)", c->path, w->line, w->col, c->index);
@@ -309,7 +332,8 @@ int forge_cases_next(struct forge_cases *c, cJSON **kase, int *index, uint64_t *
     c->last_col = w->col;
     *loc = locate(w->boff + w->lo, len);
     *index = c->index;
-    rc = forge_evalfile_parse_case(w->buf + w->lo, len, c->path, c->index, w->line, w->col, kase, err);
+    rc = parsed ? forge_evalfile_take_case(parsed, w->buf + w->lo, len, c->path, c->index, w->line, w->col, kase, err)
+                : forge_evalfile_parse_case(w->buf + w->lo, len, c->path, c->index, w->line, w->col, kase, err);
     if (rc) return rc;
     c->index++;
     return 1;

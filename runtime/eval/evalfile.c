@@ -9,6 +9,7 @@
 #include "score/template.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -486,49 +487,70 @@ static int v_enum(struct val *v, const cJSON *x, const char *const *names)
     return failv(v, false, "\"%s\" is not one of %s", x->valuestring, list);
 }
 
-/* Members of an object with their key hashes, so that the many "is key K present" questions of a
- * validator cost a hash compare instead of a string compare each. */
-struct keyidx {
-    const cJSON *m[64];
-    unsigned h[64];
-    int n;
-    const cJSON *obj;
+/* The known keys of an object, found by a hash of a member's name: its length and its first and
+ * last bytes, in a table of 64 slots made once. A validator finds the members of an object in
+ * one pass (the first of duplicates, as forge_json_get), then looks each known key up by its
+ * index. */
+struct keyset {
+    const char *const *keys; /* NULL-terminated, at most 63 */
+    pthread_once_t once;
+    unsigned char slot[64];  /* 1 + the index of the key whose hash leads here, or 0 */
+    unsigned hash[64];       /* by index */
 };
 
-/* A cheap hash of a member name: its length and its first and last bytes. Inlined into
- * keyidx_get on a string literal it is a constant; equal hashes are confirmed by strcmp. */
 static inline unsigned key_hash(const char *s)
 {
     size_t n = strlen(s);
     return n ? (unsigned)n << 16 ^ (unsigned)(unsigned char)s[0] << 8 ^ (unsigned char)s[n - 1] : 0;
 }
 
-static void keyidx_init(struct keyidx *k, const cJSON *o)
+static unsigned key_slot(unsigned h) { return (h * 2654435761u) >> 26; }
+
+static void keyset_make(struct keyset *ks)
 {
-    k->n = 0;
-    k->obj = o;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, o) {
-        if (k->n == 64) break;
-        k->m[k->n] = it;
-        k->h[k->n++] = key_hash(it->string);
+    for (int i = 0; ks->keys[i]; i++) {
+        unsigned h = key_hash(ks->keys[i]), s = key_slot(h);
+        while (ks->slot[s]) s = (s + 1) & 63;
+        ks->slot[s] = (unsigned char)(i + 1);
+        ks->hash[i] = h;
     }
 }
 
-static inline const cJSON *keyidx_get(const struct keyidx *k, const char *key)
+/* The index of <key> among the set's keys, or -1. */
+static int keyset_index(const struct keyset *ks, const char *key)
 {
-    if (k->n == 64) return forge_json_get(k->obj, key);
     unsigned h = key_hash(key);
-    for (int i = 0; i < k->n; i++)
-        if (k->h[i] == h && strcmp(k->m[i]->string, key) == 0) return k->m[i];
-    return NULL;
+    for (unsigned s = key_slot(h); ks->slot[s]; s = (s + 1) & 63) {
+        int i = ks->slot[s] - 1;
+        if (ks->hash[i] == h && strcmp(ks->keys[i], key) == 0) return i;
+    }
+    return -1;
+}
+
+/* Fills found[] (by key index, zeroed by the caller) with the members of object <o>; an unknown
+ * key fails as known_keys words it. */
+static int find_members(struct val *v, const cJSON *o, struct keyset *ks, void (*make)(void), const cJSON **found)
+{
+    pthread_once(&ks->once, make);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, o) {
+        int i = keyset_index(ks, it->string);
+        if (i < 0) {
+            int rc = known_keys(v, o, ks->keys);
+            if (rc) return rc;
+            continue;
+        }
+        if (!found[i]) found[i] = it;
+    }
+    return 0;
 }
 
 /* Runs <fn> on member <key> of <o> when present, with the path extended. */
 #define MEMBER(o, key, fn) do { const cJSON *m_ = forge_json_get((o), (key)); \
     if (m_) { int old_ = push(v, (key), 0); int rc_ = (fn); pop(v, old_); if (rc_) return rc_; } } while (0)
-#define MEMBERX(key, fn) do { const cJSON *m_ = keyidx_get(&kx, (key)); \
-    if (m_) { int old_ = push(v, (key), 0); int rc_ = (fn); pop(v, old_); if (rc_) return rc_; } } while (0)
+/* The same for member <key> found by find_members (<prefix>_<key> is its index). */
+#define MEMBERF(prefix, key, fn) do { const cJSON *m_ = found[prefix##_##key]; \
+    if (m_) { int old_ = push(v, #key, 0); int rc_ = (fn); pop(v, old_); if (rc_) return rc_; } } while (0)
 #define REQUIRE(o, key, what) do { if (!forge_json_get((o), (key))) \
     return failv(v, false, "missing required key \"%s\" (%s)", (key), (what)); } while (0)
 
@@ -679,62 +701,68 @@ static int v_schema(struct val *v, const cJSON *x)
 
 static int v_true(struct val *v, const cJSON *x) { return v_bool(v, x); }
 
-static const char *const expect_keys[] = {
-    "toolsCalled", "toolsAcceptable", "toolsNotCalled", "toolParams", "noToolErrors", "responseNonEmpty",
-    "responseContains", "responseContainsAny", "responseNotContains", "maxLatencyMs", "maxCost",
-    "minToolCalls", "maxToolCalls", "jsonValid", "schemaData", "requiredKeys", "typeChecks", "minLength",
-    "maxLength", "regexPattern", "copOutPhrases", "responseMatches", "maxTokens",
-    "tool_calls", "toolSequence", "toolCallF1", "toolArgs", "argsMatchSchema", "responseSchema",
-    "noVerifierBlocks", "custom", "weights", NULL};
+/* The keys of "expect", in the order they are checked (an error names the first wrong one). */
+#define EXPECT_KEYS(X) X(toolsCalled) X(toolsAcceptable) X(toolsNotCalled) X(toolParams) X(noToolErrors) \
+    X(responseNonEmpty) X(responseContains) X(responseContainsAny) X(responseNotContains) X(maxLatencyMs) \
+    X(maxCost) X(minToolCalls) X(maxToolCalls) X(jsonValid) X(schemaData) X(requiredKeys) X(typeChecks) \
+    X(minLength) X(maxLength) X(regexPattern) X(copOutPhrases) X(responseMatches) X(maxTokens) X(tool_calls) \
+    X(toolSequence) X(toolCallF1) X(toolArgs) X(argsMatchSchema) X(responseSchema) X(noVerifierBlocks) \
+    X(custom) X(weights)
+#define KEY_NAME(k) #k,
+#define EXPECT_INDEX(k) EX_##k,
+enum { EXPECT_KEYS(EXPECT_INDEX) N_EXPECT };
+_Static_assert(N_EXPECT < 64, "a keyset holds at most 63 keys");
+static const char *const expect_keys[] = {EXPECT_KEYS(KEY_NAME) NULL};
+static struct keyset expect_set = {expect_keys, PTHREAD_ONCE_INIT, {0}, {0}};
+static void make_expect_set(void) { keyset_make(&expect_set); }
 
 static int v_expect(struct val *v, const cJSON *x)
 {
-    if (v_object(v, x) || known_keys(v, x, expect_keys)) return FORGE_EINVAL;
-    struct keyidx kx;
-    keyidx_init(&kx, x);
-    MEMBERX("toolsCalled", v_plain_str_or_strings(v, m_));
-    MEMBERX("toolsAcceptable", v_array_of(v, m_, v_acceptable_set, "an array of arrays of tool names"));
-    MEMBERX("toolsNotCalled", v_plain_str_or_strings(v, m_));
-    MEMBERX("toolParams", v_array_of(v, m_, v_tool_param, "an array of {tool, paramName, assertion, value}"));
-    MEMBERX("noToolErrors", v_bool(v, m_));
-    MEMBERX("responseNonEmpty", v_bool(v, m_));
-    MEMBERX("responseContains", v_str_or_strings(v, m_));
-    MEMBERX("responseContainsAny", v_contains_any(v, m_));
-    MEMBERX("responseNotContains", v_str_or_strings(v, m_));
-    MEMBERX("maxLatencyMs", v_nonneg(v, m_));
-    MEMBERX("maxCost", v_nonneg(v, m_));
-    MEMBERX("minToolCalls", v_count(v, m_));
-    MEMBERX("maxToolCalls", v_count(v, m_));
-    MEMBERX("jsonValid", v_bool(v, m_));
-    MEMBERX("schemaData", v_object(v, m_));
-    MEMBERX("requiredKeys", v_strings(v, m_));
-    MEMBERX("typeChecks", v_object_of(v, m_, v_typeof));
-    MEMBERX("minLength", v_count(v, m_));
-    MEMBERX("maxLength", v_count(v, m_));
-    MEMBERX("regexPattern", v_regex_plain(v, m_));
-    MEMBERX("copOutPhrases", v_strings(v, m_));
-    MEMBERX("responseMatches", cJSON_IsString(m_) ? v_regex_plain(v, m_)
+    const cJSON *found[N_EXPECT] = {0};
+    if (v_object(v, x) || find_members(v, x, &expect_set, make_expect_set, found)) return FORGE_EINVAL;
+    MEMBERF(EX, toolsCalled, v_plain_str_or_strings(v, m_));
+    MEMBERF(EX, toolsAcceptable, v_array_of(v, m_, v_acceptable_set, "an array of arrays of tool names"));
+    MEMBERF(EX, toolsNotCalled, v_plain_str_or_strings(v, m_));
+    MEMBERF(EX, toolParams, v_array_of(v, m_, v_tool_param, "an array of {tool, paramName, assertion, value}"));
+    MEMBERF(EX, noToolErrors, v_bool(v, m_));
+    MEMBERF(EX, responseNonEmpty, v_bool(v, m_));
+    MEMBERF(EX, responseContains, v_str_or_strings(v, m_));
+    MEMBERF(EX, responseContainsAny, v_contains_any(v, m_));
+    MEMBERF(EX, responseNotContains, v_str_or_strings(v, m_));
+    MEMBERF(EX, maxLatencyMs, v_nonneg(v, m_));
+    MEMBERF(EX, maxCost, v_nonneg(v, m_));
+    MEMBERF(EX, minToolCalls, v_count(v, m_));
+    MEMBERF(EX, maxToolCalls, v_count(v, m_));
+    MEMBERF(EX, jsonValid, v_bool(v, m_));
+    MEMBERF(EX, schemaData, v_object(v, m_));
+    MEMBERF(EX, requiredKeys, v_strings(v, m_));
+    MEMBERF(EX, typeChecks, v_object_of(v, m_, v_typeof));
+    MEMBERF(EX, minLength, v_count(v, m_));
+    MEMBERF(EX, maxLength, v_count(v, m_));
+    MEMBERF(EX, regexPattern, v_regex_plain(v, m_));
+    MEMBERF(EX, copOutPhrases, v_strings(v, m_));
+    MEMBERF(EX, responseMatches, cJSON_IsString(m_) ? v_regex_plain(v, m_)
                                                     : v_array_of(v, m_, v_regex_plain, "a regex or an array of regexes"));
-    MEMBERX("maxTokens", v_count(v, m_));
-    MEMBERX("tool_calls", v_waza(v, m_));
-    MEMBERX("toolSequence", v_sequence(v, m_));
-    MEMBERX("toolCallF1", v_f1(v, m_));
-    MEMBERX("toolArgs", v_array_of(v, m_, v_tool_args, "an array of {tool, args, mode, ignore, defaults}"));
-    MEMBERX("argsMatchSchema", v_true(v, m_));
-    MEMBERX("responseSchema", v_schema(v, m_));
-    MEMBERX("noVerifierBlocks", v_true(v, m_));
-    MEMBERX("custom", v_object(v, m_));
-    MEMBERX("weights", v_object_of(v, m_, v_nonneg));
-    const cJSON *mn = keyidx_get(&kx, "minToolCalls"), *mx = keyidx_get(&kx, "maxToolCalls");
+    MEMBERF(EX, maxTokens, v_count(v, m_));
+    MEMBERF(EX, tool_calls, v_waza(v, m_));
+    MEMBERF(EX, toolSequence, v_sequence(v, m_));
+    MEMBERF(EX, toolCallF1, v_f1(v, m_));
+    MEMBERF(EX, toolArgs, v_array_of(v, m_, v_tool_args, "an array of {tool, args, mode, ignore, defaults}"));
+    MEMBERF(EX, argsMatchSchema, v_true(v, m_));
+    MEMBERF(EX, responseSchema, v_schema(v, m_));
+    MEMBERF(EX, noVerifierBlocks, v_true(v, m_));
+    MEMBERF(EX, custom, v_object(v, m_));
+    MEMBERF(EX, weights, v_object_of(v, m_, v_nonneg));
+    const cJSON *mn = found[EX_minToolCalls], *mx = found[EX_maxToolCalls];
     if (mn && mx && mn->valuedouble > mx->valuedouble) {
         int old = push(v, "minToolCalls", 0);
         int rc = failv(v, false, "minToolCalls (%g) must not exceed maxToolCalls (%g)", mn->valuedouble, mx->valuedouble);
         pop(v, old);
         return rc;
     }
-    if (keyidx_get(&kx, "requiredKeys") && !keyidx_get(&kx, "schemaData"))
+    if (found[EX_requiredKeys] && !found[EX_schemaData])
         return failv(v, false, "requiredKeys needs schemaData (the object it checks)");
-    if (keyidx_get(&kx, "typeChecks") && !keyidx_get(&kx, "schemaData"))
+    if (found[EX_typeChecks] && !found[EX_schemaData])
         return failv(v, false, "typeChecks needs schemaData (the object it checks)");
     return 0;
 }
@@ -759,10 +787,16 @@ static int v_check(struct val *v, const cJSON *x)
 
 static const char *const input_keys[] = {"message", NULL};
 static const char *const labels[] = {"correct", "incorrect", "partial", NULL};
-static const char *const case_keys[] = {
-    "id", "description", "difficulty", "input", "stubs", "maxTurns", "requiresPreamble", "expect",
-    "expectedTool", "expectedArgs", "checks", "label", "expectedTools", "weight", "createdAt", "bugRef",
-    "tags", NULL};
+/* The keys of a case, in the order they are checked. */
+#define CASE_KEYS(X) X(id) X(description) X(difficulty) X(input) X(stubs) X(maxTurns) X(requiresPreamble) \
+    X(expect) X(expectedTool) X(expectedArgs) X(checks) X(label) X(expectedTools) X(weight) X(createdAt) \
+    X(bugRef) X(tags)
+#define CASE_INDEX(k) CK_##k,
+enum { CASE_KEYS(CASE_INDEX) N_CASE };
+_Static_assert(N_CASE < 64, "a keyset holds at most 63 keys");
+static const char *const case_keys[] = {CASE_KEYS(KEY_NAME) NULL};
+static struct keyset case_set = {case_keys, PTHREAD_ONCE_INIT, {0}, {0}};
+static void make_case_set(void) { keyset_make(&case_set); }
 
 static int v_input(struct val *v, const cJSON *x)
 {
@@ -774,34 +808,32 @@ static int v_input(struct val *v, const cJSON *x)
 static int v_case(struct val *v, const cJSON *x)
 {
     if (want_type(v, x, cJSON_IsObject(x), "a case object")) return FORGE_EINVAL;
-    if (known_keys(v, x, case_keys)) return FORGE_EINVAL;
-    struct keyidx kx;
-    keyidx_init(&kx, x);
-    const cJSON *id = keyidx_get(&kx, "id");
-    if (!id) return failv(v, false, "missing required key \"id\" (a unique case id, such as \"gs-get_weather-001\")");
-    MEMBERX("id", (v_string(v, m_) || (!*m_->valuestring && failv(v, false, "must not be empty"))) ? FORGE_EINVAL : 0);
-    MEMBERX("description", v_string(v, m_));
-    MEMBERX("difficulty", v_string(v, m_));
-    MEMBERX("input", v_input(v, m_));
-    MEMBERX("stubs", v_object(v, m_));
-    MEMBERX("maxTurns", (v_count(v, m_) || (m_->valuedouble < 1 && failv(v, false, "must be at least 1"))) ? FORGE_EINVAL : 0);
-    MEMBERX("requiresPreamble", v_bool(v, m_));
-    MEMBERX("expect", v_expect(v, m_));
-    MEMBERX("expectedTool", v_plain_string(v, m_));
-    MEMBERX("expectedArgs", v_object(v, m_));
-    MEMBERX("checks", v_array_of(v, m_, v_check, "an array of {type, tool, arg, value}"));
-    MEMBERX("label", v_enum(v, m_, labels));
-    MEMBERX("expectedTools", v_plain_str_or_strings(v, m_));
-    MEMBERX("weight", v_nonneg(v, m_));
-    MEMBERX("createdAt", v_string(v, m_));
-    MEMBERX("bugRef", v_string(v, m_));
-    MEMBERX("tags", v_strings(v, m_));
+    const cJSON *found[N_CASE] = {0};
+    if (find_members(v, x, &case_set, make_case_set, found)) return FORGE_EINVAL;
+    if (!found[CK_id]) return failv(v, false, "missing required key \"id\" (a unique case id, such as \"gs-get_weather-001\")");
+    MEMBERF(CK, id, (v_string(v, m_) || (!*m_->valuestring && failv(v, false, "must not be empty"))) ? FORGE_EINVAL : 0);
+    MEMBERF(CK, description, v_string(v, m_));
+    MEMBERF(CK, difficulty, v_string(v, m_));
+    MEMBERF(CK, input, v_input(v, m_));
+    MEMBERF(CK, stubs, v_object(v, m_));
+    MEMBERF(CK, maxTurns, (v_count(v, m_) || (m_->valuedouble < 1 && failv(v, false, "must be at least 1"))) ? FORGE_EINVAL : 0);
+    MEMBERF(CK, requiresPreamble, v_bool(v, m_));
+    MEMBERF(CK, expect, v_expect(v, m_));
+    MEMBERF(CK, expectedTool, v_plain_string(v, m_));
+    MEMBERF(CK, expectedArgs, v_object(v, m_));
+    MEMBERF(CK, checks, v_array_of(v, m_, v_check, "an array of {type, tool, arg, value}"));
+    MEMBERF(CK, label, v_enum(v, m_, labels));
+    MEMBERF(CK, expectedTools, v_plain_str_or_strings(v, m_));
+    MEMBERF(CK, weight, v_nonneg(v, m_));
+    MEMBERF(CK, createdAt, v_string(v, m_));
+    MEMBERF(CK, bugRef, v_string(v, m_));
+    MEMBERF(CK, tags, v_strings(v, m_));
     const cJSON *ch;
     int i = 0;
-    cJSON_ArrayForEach(ch, keyidx_get(&kx, "checks")) {
+    cJSON_ArrayForEach(ch, found[CK_checks]) {
         const char *t = forge_json_str(ch, "type");
         if (t && strcmp(t, "tool_called") == 0 && !forge_json_get(ch, "tool") &&
-            !keyidx_get(&kx, "expectedTool")) {
+            !found[CK_expectedTool]) {
             int o1 = push(v, "checks", 0), o2 = push(v, NULL, i);
             int rc = failv(v, false, "a tool_called check needs \"tool\" (or the case's expectedTool)");
             pop(v, o2);
@@ -907,6 +939,13 @@ int forge_evalfile_parse_case(const char *text, size_t len, const char *name, in
         shift_error(err, name, line, col);
         return err ? err->code : FORGE_EINVAL;
     }
+    return forge_evalfile_take_case(doc, text, len, name, index, line, col, kase, err);
+}
+
+int forge_evalfile_take_case(cJSON *doc, const char *text, size_t len, const char *name, int index, int line,
+                             int col, cJSON **kase, struct forge_err *err)
+{
+    *kase = NULL;
     struct val v = {.name = name, .text = text, .len = len, .err = err, .line0 = line, .col0 = col};
     push(&v, NULL, index);
     v.skipseg = 1;

@@ -27,6 +27,10 @@ int forge_evalfile_parse(const char *text, size_t len, const char *name, cJSON *
  * *kase to a new tree. Returns 0 or FORGE_EINVAL / FORGE_ELIMIT. */
 int forge_evalfile_parse_case(const char *text, size_t len, const char *name, int index, int line, int col,
                               cJSON **kase, struct forge_err *err);
+/* The same for a case already parsed from <text> by forge_json_parse's rules: takes <doc>, and
+ * sets *kase to it when it is valid, or frees it. */
+int forge_evalfile_take_case(cJSON *doc, const char *text, size_t len, const char *name, int index, int line,
+                             int col, cJSON **kase, struct forge_err *err);
 
 /* Sets <err> to "<name>:<line>:<col>: [<index>].<key>: <what>" placed at <key>'s value in the
  * case's text (as forge_evalfile_parse_case takes it). Returns FORGE_EINVAL. */

@@ -51,25 +51,23 @@ const char *forge_lua_checkcstr(lua_State *L, int idx);
 
 /* Read-only views: C JSON trees handed to a script for one call without converting them. A view
  * of an object or array is a table whose metatable reads the tree on demand (__index, __len,
- * __pairs; writes raise); scalars are pushed as values. forge_lua_views_begin opens a scope,
- * forge_lua_push_view pushes <v> (borrowed: it must live until the scope ends),
- * forge_lua_views_end closes it, after which every view of it raises when used. May raise
- * (memory) except forge_lua_views_end. */
-void forge_lua_views_begin(lua_State *L);
-void forge_lua_push_view(lua_State *L, const cJSON *v);
-void forge_lua_views_end(lua_State *L);
-/* The same for a caller that makes views often (a custom assertion, once per case): it keeps the
- * view state as values of its own, typically upvalues of its C closure, instead of finding it in
- * the registry each time. forge_lua_views_push_state pushes the four values (the nodes table,
- * the proxies table, the metatable, the argument slots; made on first use; may raise);
- * forge_lua_push_arg_view pushes <v> as a fresh view known by argument slot <i> (0 to
- * FORGE_LUA_ARG_VIEWS - 1; for the arguments of a call, which no read leads back to: cheaper,
- * since no table entry is made for it); forge_lua_views_end_at ends the scope, argument slots
- * included (never raises; needs 3 free stack slots). */
+ * __pairs; writes raise); scalars are pushed as values. The caller (a custom assertion, once per
+ * case) keeps the view state as values of its own, typically upvalues of its C closure:
+ * forge_lua_views_push_state pushes the four values (the nodes table, the proxies table, the
+ * metatable, the argument slots; made on first use; may raise), forge_lua_view_slots_at gives
+ * the slots' address (it stays valid while the slots value lives);
+ * forge_lua_push_arg_view pushes <v> (borrowed: it must live until the scope ends) as a fresh
+ * view known by argument slot <i> (0 to FORGE_LUA_ARG_VIEWS - 1; for the arguments of a call;
+ * may raise (memory); needs 2 free stack slots); forge_lua_views_end_at ends the scope, argument
+ * slots included, after which every view of it raises when used (never raises; needs 3 free
+ * stack slots). forge_lua_views_end does the same with the state found in the registry. */
 #define FORGE_LUA_ARG_VIEWS 2
+struct forge_lua_view_slots;
 void forge_lua_views_push_state(lua_State *L);
-void forge_lua_push_arg_view(lua_State *L, const cJSON *v, int mt, int slots, int i);
-void forge_lua_views_end_at(lua_State *L, int nodes, int proxies, int slots);
+struct forge_lua_view_slots *forge_lua_view_slots_at(lua_State *L, int idx);
+void forge_lua_push_arg_view(lua_State *L, const cJSON *v, int mt, struct forge_lua_view_slots *sl, int i);
+void forge_lua_views_end_at(lua_State *L, int nodes, int proxies, struct forge_lua_view_slots *sl);
+void forge_lua_views_end(lua_State *L);
 /* The tree behind the view at <idx> (borrowed), or NULL when it is not a live view. */
 const cJSON *forge_lua_view_node(lua_State *L, int idx);
 

@@ -23,11 +23,13 @@
 struct lfn {
     struct forge_vm *vm;
     int ref; /* the function in the Lua registry */
+    struct forge_lua_view_slots *slots; /* of its closure's view state, which lives as long */
 };
 
 /* One call's inputs and outputs, shared between call and run_assertion. */
 struct call_io {
     const cJSON *run, *expected;
+    struct forge_lua_view_slots *slots;
     cJSON *out;           /* the converted result */
     int rc;               /* the conversion's failure */
     struct forge_err *err;
@@ -37,7 +39,7 @@ struct call_io {
 #define NODES_UP lua_upvalueindex(1)
 #define PROXIES_UP lua_upvalueindex(2)
 #define MT_UP lua_upvalueindex(3)
-#define SLOTS_UP lua_upvalueindex(4)
+/* upvalue 4 is the view slots (the closure keeps them alive; calls find them in struct lfn) */
 #define FN_UP lua_upvalueindex(5)
 
 /* The result at -2 (value) and -1 (optional reason) as the registry's contract wants it: the
@@ -91,14 +93,14 @@ static int convert_result(lua_State *L, struct call_io *io)
 static int run_assertion(lua_State *L)
 {
     struct call_io *io = lua_touserdata(L, 1);
-    lua_settop(L, 0);
+    struct forge_lua_view_slots *sl = io->slots;
+    /* the stack: io, then the function and its two arguments (a C function has room for 20) */
     lua_pushvalue(L, FN_UP);
-    forge_lua_push_arg_view(L, io->run, MT_UP, SLOTS_UP, 0);
-    forge_lua_push_arg_view(L, io->expected, MT_UP, SLOTS_UP, 1);
+    forge_lua_push_arg_view(L, io->run, MT_UP, sl, 0);
+    forge_lua_push_arg_view(L, io->expected, MT_UP, sl, 1);
     lua_call(L, 2, 2);
     io->rc = convert_result(L, io);
-    lua_settop(L, 0);
-    forge_lua_views_end_at(L, NODES_UP, PROXIES_UP, SLOTS_UP);
+    forge_lua_views_end_at(L, NODES_UP, PROXIES_UP, sl);
     io->ended = true;
     return 0;
 }
@@ -108,16 +110,17 @@ static int call(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err
 {
     struct lfn *f = ctx;
     *out = NULL;
-    struct call_io io = {forge_json_get(args, "run"),
-                         forge_json_get(args, "expected"), NULL, 0, err, false};
+    struct call_io io = {forge_json_get(args, "run"), forge_json_get(args, "expected"), f->slots, NULL, 0, err,
+                         false};
     if (!io.run || !io.expected)
         return forge_err_set(err, FORGE_EINVAL, "a custom assertion is called with {run, expected}");
     forge_vm_lock(f->vm);
     lua_State *L = forge_vm_state(f->vm);
     int top = lua_gettop(L);
+    forge_vm_push_handler(f->vm);
     lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
     lua_pushlightuserdata(L, &io);
-    int rc = forge_vm_call(f->vm, 1, 0, err);
+    int rc = forge_vm_call_handled(f->vm, 1, 0, err);
     if (!rc)
         rc = io.rc;
     /* The views die with the call (what it returned is converted by now): a script that kept
@@ -187,6 +190,7 @@ static int l_assertion(lua_State *L)
     if (forge_assertions_find(r, name))
         return luaL_error(L, "forge.assertion: \"%s\" is already registered", name);
     forge_lua_views_push_state(L);
+    struct forge_lua_view_slots *slots = forge_lua_view_slots_at(L, -1);
     lua_pushvalue(L, base + 1);
     lua_pushcclosure(L, run_assertion, 5);
     int ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -197,6 +201,7 @@ static int l_assertion(lua_State *L)
     }
     f->vm = forge_vm_of(L);
     f->ref = ref;
+    f->slots = slots;
     struct forge_callable fn = {call, f, NULL, false};
     struct forge_err err = {0};
     if (forge_assertions_add(r, name, &fn, free_lfn, &err)) {

@@ -1,6 +1,7 @@
 /* Read-only views of C JSON trees for the duration of one call (see bind.h). */
 #include "lua/bind.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 /* The live views of the current scope are kept in two tables: nodes (proxy -> node) and proxies
@@ -18,19 +19,19 @@ static const char VIEW_MT[] = "forge.view";
  * here (a userdata, the fourth upvalue) instead of in the nodes table: a table that a script
  * still holds is never freed, so no other table can take its address while the slot names it,
  * and ending the call empties the slots. */
-struct slots {
+struct forge_lua_view_slots {
     const void *proxy[FORGE_LUA_ARG_VIEWS];
     const cJSON *node[FORGE_LUA_ARG_VIEWS];
+    bool made; /* a child's proxy was made in this scope: the two tables have entries */
 };
 
 /* The node behind the proxy at <idx>, or NULL when it is not a view of the current scope.
- * <nodes> and <slots> are the indices of the nodes table and of the slots. */
-static const cJSON *lookup(lua_State *L, int nodes, int slots, int idx)
+ * <nodes> is the index of the nodes table, <sl> the slots. */
+static const cJSON *lookup(lua_State *L, int nodes, const struct forge_lua_view_slots *sl, int idx)
 {
     if (lua_type(L, idx) != LUA_TTABLE)
         return NULL;
     const void *p = lua_topointer(L, idx);
-    const struct slots *sl = lua_touserdata(L, slots);
     for (int i = 0; i < FORGE_LUA_ARG_VIEWS; i++)
         if (sl->proxy[i] == p)
             return sl->node[i];
@@ -50,15 +51,17 @@ const cJSON *forge_lua_view_node(lua_State *L, int idx)
         return NULL;
     }
     lua_rawgetp(L, LUA_REGISTRYINDEX, &SLOTS_KEY);
-    const cJSON *v = lookup(L, lua_gettop(L) - 1, lua_gettop(L), idx);
+    const cJSON *v = lookup(L, lua_gettop(L) - 1, lua_touserdata(L, -1), idx);
     lua_pop(L, 2);
     return v;
 }
 
-/* The node of the view argument 1 of a metamethod, raising when the scope has ended. */
-static const cJSON *check_view(lua_State *L)
+/* The node of the view argument 1 of a metamethod, raising when the scope has ended; *sl is set
+ * to the slots. */
+static const cJSON *check_view(lua_State *L, struct forge_lua_view_slots **sl)
 {
-    const cJSON *v = lookup(L, NODES_UP, SLOTS_UP, 1);
+    *sl = lua_touserdata(L, SLOTS_UP);
+    const cJSON *v = lookup(L, NODES_UP, *sl, 1);
     if (!v) {
         luaL_checktype(L, 1, LUA_TTABLE);
         luaL_error(L, "this read-only view (of a run record, a case or a call) is valid only "
@@ -68,8 +71,9 @@ static const cJSON *check_view(lua_State *L)
 }
 
 /* Pushes <v>: a scalar as a value, an object or array as its proxy (made on first use). The
- * tables are at <nodes>, <proxies> and the metatable at <mt>. */
-static void push_node(lua_State *L, const cJSON *v, int nodes, int proxies, int mt)
+ * tables are at <nodes>, <proxies> and the metatable at <mt>; <sl> are the slots. */
+static void push_node(lua_State *L, const cJSON *v, int nodes, int proxies, int mt,
+                      struct forge_lua_view_slots *sl)
 {
     if (!(v->type & (cJSON_Object | cJSON_Array))) {
         forge_lua_push_scalar(L, v);
@@ -83,6 +87,7 @@ static void push_node(lua_State *L, const cJSON *v, int nodes, int proxies, int 
     lua_pushvalue(L, mt);
     lua_setmetatable(L, -2);
     lua_pushvalue(L, -1);
+    sl->made = true; /* before the entries: a memory error between them leaves the flag up */
     lua_rawsetp(L, proxies, v); /* proxies[node] = proxy */
     lua_pushvalue(L, -1);
     lua_pushlightuserdata(L, (void *)v);
@@ -118,24 +123,27 @@ static const cJSON *child(lua_State *L, const cJSON *v, int key)
 
 static int view_index(lua_State *L)
 {
-    const cJSON *v = check_view(L);
+    struct forge_lua_view_slots *sl;
+    const cJSON *v = check_view(L, &sl);
     const cJSON *c = child(L, v, 2);
     if (!c)
         return 0;
-    push_node(L, c, NODES_UP, PROXIES_UP, MT_UP);
+    push_node(L, c, NODES_UP, PROXIES_UP, MT_UP, sl);
     return 1;
 }
 
 static int view_newindex(lua_State *L)
 {
-    check_view(L);
+    struct forge_lua_view_slots *sl;
+    check_view(L, &sl);
     return luaL_error(L, "this view is read-only; copy it first (forge.json.decode("
                          "forge.json.encode(v)))");
 }
 
 static int view_len(lua_State *L)
 {
-    const cJSON *v = check_view(L);
+    struct forge_lua_view_slots *sl;
+    const cJSON *v = check_view(L, &sl);
     lua_Integer n = 0;
     if (cJSON_IsArray(v))
         for (const cJSON *c = v->child; c; c = c->next)
@@ -147,7 +155,8 @@ static int view_len(lua_State *L)
 /* pairs iterator: the control value is the key; arrays go 1..n, objects in document order. */
 static int view_next(lua_State *L)
 {
-    const cJSON *v = check_view(L);
+    struct forge_lua_view_slots *sl;
+    const cJSON *v = check_view(L, &sl);
     const cJSON *c;
     lua_Integer i = 1;
     if (lua_isnoneornil(L, 2)) {
@@ -168,13 +177,14 @@ static int view_next(lua_State *L)
         lua_pushinteger(L, i);
     else
         lua_pushstring(L, c->string ? c->string : "");
-    push_node(L, c, NODES_UP, PROXIES_UP, MT_UP);
+    push_node(L, c, NODES_UP, PROXIES_UP, MT_UP, sl);
     return 2;
 }
 
 static int view_pairs(lua_State *L)
 {
-    check_view(L);
+    struct forge_lua_view_slots *sl;
+    check_view(L, &sl);
     lua_pushvalue(L, NODES_UP);
     lua_pushvalue(L, PROXIES_UP);
     lua_pushvalue(L, MT_UP);
@@ -187,7 +197,8 @@ static int view_pairs(lua_State *L)
 
 static int view_tostring(lua_State *L)
 {
-    const cJSON *v = check_view(L);
+    struct forge_lua_view_slots *sl;
+    const cJSON *v = check_view(L, &sl);
     lua_pushfstring(L, "forge.view(%s): %p", cJSON_IsArray(v) ? "array" : "object",
                     lua_topointer(L, 1));
     return 1;
@@ -208,7 +219,7 @@ void forge_lua_views_push_state(lua_State *L)
     lua_newtable(L);
     lua_newtable(L);
     luaL_newmetatable(L, VIEW_MT); /* the registry's name for it, which convert.c looks for */
-    struct slots *sl = lua_newuserdatauv(L, sizeof *sl, 0);
+    struct forge_lua_view_slots *sl = lua_newuserdatauv(L, sizeof *sl, 0);
     memset(sl, 0, sizeof *sl);
     static const luaL_Reg mm[] = {
         {"__index", view_index}, {"__newindex", view_newindex}, {"__len", view_len},
@@ -233,27 +244,32 @@ void forge_lua_views_push_state(lua_State *L)
     lua_rawsetp(L, LUA_REGISTRYINDEX, &SLOTS_KEY);
 }
 
-void forge_lua_push_arg_view(lua_State *L, const cJSON *v, int mt, int slots, int i)
+struct forge_lua_view_slots *forge_lua_view_slots_at(lua_State *L, int idx)
+{
+    return lua_touserdata(L, idx);
+}
+
+void forge_lua_push_arg_view(lua_State *L, const cJSON *v, int mt, struct forge_lua_view_slots *sl, int i)
 {
     if (!(v->type & (cJSON_Object | cJSON_Array))) {
         forge_lua_push_scalar(L, v);
         return;
     }
-    luaL_checkstack(L, 2, "forge.view");
     lua_createtable(L, 0, 0);
     lua_pushvalue(L, mt);
     lua_setmetatable(L, -2);
-    struct slots *sl = lua_touserdata(L, slots);
     sl->proxy[i] = lua_topointer(L, -1);
     sl->node[i] = v;
 }
 
-void forge_lua_views_end_at(lua_State *L, int nodes, int proxies, int slots)
+void forge_lua_views_end_at(lua_State *L, int nodes, int proxies, struct forge_lua_view_slots *sl)
 {
+    bool made = sl->made;
+    memset(sl, 0, sizeof *sl);
+    if (!made)
+        return; /* only the argument slots were used */
     /* Removing entries while traversing is allowed, and nothing here allocates, so this
      * cannot raise. */
-    struct slots *sl = lua_touserdata(L, slots);
-    memset(sl, 0, sizeof *sl);
     lua_pushnil(L);
     while (lua_next(L, proxies)) {
         lua_pushnil(L);
@@ -262,25 +278,6 @@ void forge_lua_views_end_at(lua_State *L, int nodes, int proxies, int slots)
         lua_pushnil(L);
         lua_rawset(L, proxies); /* proxies[node] = nil */
     }
-}
-
-void forge_lua_views_begin(lua_State *L)
-{
-    forge_lua_views_push_state(L);
-    lua_pop(L, 4);
-}
-
-void forge_lua_push_view(lua_State *L, const cJSON *v)
-{
-    if (!(v->type & (cJSON_Object | cJSON_Array))) {
-        forge_lua_push_scalar(L, v);
-        return;
-    }
-    forge_lua_views_push_state(L);
-    int top = lua_gettop(L);
-    push_node(L, v, top - 3, top - 2, top - 1);
-    lua_replace(L, top - 3);
-    lua_pop(L, 3);
 }
 
 void forge_lua_views_end(lua_State *L)
@@ -295,6 +292,6 @@ void forge_lua_views_end(lua_State *L)
     lua_rawgetp(L, LUA_REGISTRYINDEX, &PROXIES_KEY);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &SLOTS_KEY);
     int top = lua_gettop(L);
-    forge_lua_views_end_at(L, top - 2, top - 1, top);
+    forge_lua_views_end_at(L, top - 2, top - 1, lua_touserdata(L, top));
     lua_pop(L, 3);
 }

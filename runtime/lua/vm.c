@@ -947,12 +947,11 @@ int forge_vm_call_limited(struct forge_vm *vm, int nargs, int nres,
     return rc;
 }
 
-int forge_vm_call(struct forge_vm *vm, int nargs, int nres, struct forge_err *err)
+/* The protected call of forge_vm_call, with the message handler at <base> - 1, below the
+ * function at <base>; leaves the handler there. */
+static int call_handled(struct forge_vm *vm, int base, int nargs, int nres, struct forge_err *err)
 {
     lua_State *L = vm->L;
-    int base = lua_gettop(L) - nargs; /* the function's index */
-    lua_pushcfunction(L, msgh);
-    lua_insert(L, base);
     int outer = vm->depth == 0;
     if (outer) {
         vm->count = 0;
@@ -964,7 +963,7 @@ int forge_vm_call(struct forge_vm *vm, int nargs, int nres, struct forge_err *er
         lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_INTERVAL);
     }
     vm->depth++;
-    int status = lua_pcall(L, nargs, nres, base);
+    int status = lua_pcall(L, nargs, nres, base - 1);
     vm->depth--;
     int rc = 0;
     if (status != LUA_OK) {
@@ -992,9 +991,6 @@ int forge_vm_call(struct forge_vm *vm, int nargs, int nres, struct forge_err *er
             lua_pop(L, 1);
         }
         lua_pop(L, 1);
-    }
-    lua_remove(L, base); /* the handler */
-    if (status != LUA_OK) {
         lua_pushnil(L);
         lua_setfield(L, LUA_REGISTRYINDEX, "forge.lasttrace");
     }
@@ -1008,6 +1004,27 @@ int forge_vm_call(struct forge_vm *vm, int nargs, int nres, struct forge_err *er
         vm->mem_refused = 0;
     }
     return rc;
+}
+
+int forge_vm_call(struct forge_vm *vm, int nargs, int nres, struct forge_err *err)
+{
+    lua_State *L = vm->L;
+    int base = lua_gettop(L) - nargs; /* the function's index */
+    lua_pushcfunction(L, msgh);
+    lua_insert(L, base);
+    int rc = call_handled(vm, base + 1, nargs, nres, err);
+    lua_remove(L, base); /* the handler */
+    return rc;
+}
+
+void forge_vm_push_handler(struct forge_vm *vm)
+{
+    lua_pushcfunction(vm->L, msgh);
+}
+
+int forge_vm_call_handled(struct forge_vm *vm, int nargs, int nres, struct forge_err *err)
+{
+    return call_handled(vm, lua_gettop(vm->L) - nargs, nargs, nres, err);
 }
 
 /* ---- loading and confinement ---- */

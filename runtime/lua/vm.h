@@ -55,6 +55,11 @@ struct forge_vm *forge_vm_of(lua_State *L);
  * FORGE_ELIMIT when a limit was broken (the message names the limit and the flag that raises
  * it). Never raises. */
 int forge_vm_call(struct forge_vm *vm, int nargs, int nres, struct forge_err *err);
+/* The same for a caller that calls often: it pushes the message handler first
+ * (forge_vm_push_handler), then the function and its arguments, and calls
+ * forge_vm_call_handled, which leaves the handler below the results (or alone, on failure). */
+void forge_vm_push_handler(struct forge_vm *vm);
+int forge_vm_call_handled(struct forge_vm *vm, int nargs, int nres, struct forge_err *err);
 
 /* forge_vm_call with <limits> instead of the VM's own for this entry (when it is the outermost
  * one). */

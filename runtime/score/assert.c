@@ -54,6 +54,8 @@ struct ctx {
     const cJSON *members[MAX_EXPECT_KEYS];
     unsigned hashes[MAX_EXPECT_KEYS];
     int nmembers;
+    unsigned char slot[2 * MAX_EXPECT_KEYS]; /* 1 + a member's index, by its hash's slot */
+    const cJSON *weights; /* expect's "weights", looked up once */
     struct run *r;
     const struct forge_assert_opts *o;
     cJSON *assertions, *warnings;
@@ -188,22 +190,30 @@ static inline unsigned key_hash(const char *s)
     return n ? (unsigned)n << 16 ^ (unsigned)(unsigned char)s[0] << 8 ^ (unsigned char)s[n - 1] : 0;
 }
 
+/* The first slot of a hash in ctx.slot (probed onwards). */
+static inline unsigned key_slot(unsigned h) { return (h * 2654435761u) >> 25; }
+
 static void index_expect(struct ctx *c)
 {
     const cJSON *it;
     cJSON_ArrayForEach(it, c->expect) {
         if (c->nmembers == MAX_EXPECT_KEYS) break; /* validation allows only the known keys */
+        unsigned h = key_hash(it->string), s = key_slot(h);
+        while (c->slot[s]) s = (s + 1) % (2 * MAX_EXPECT_KEYS);
+        c->slot[s] = (unsigned char)(c->nmembers + 1);
         c->members[c->nmembers] = it;
-        c->hashes[c->nmembers++] = key_hash(it->string);
+        c->hashes[c->nmembers++] = h;
     }
 }
 
-/* The member <key> of the case's expect object (borrowed), or NULL. */
+/* The member <key> of the case's expect object (borrowed), or NULL; of duplicates, the first. */
 static inline const cJSON *ex(const struct ctx *c, const char *key)
 {
     unsigned h = key_hash(key);
-    for (int i = 0; i < c->nmembers; i++)
+    for (unsigned s = key_slot(h); c->slot[s]; s = (s + 1) % (2 * MAX_EXPECT_KEYS)) {
+        int i = c->slot[s] - 1;
         if (c->hashes[i] == h && strcmp(c->members[i]->string, key) == 0) return c->members[i];
+    }
     return NULL;
 }
 
@@ -250,7 +260,7 @@ static void record(struct ctx *c, const char *type, bool passed, double score, c
 
 static double weight_of(const struct ctx *c, const char *type)
 {
-    const cJSON *ws = ex(c, "weights");
+    const cJSON *ws = c->weights;
     if (!ws) return 1;
     const cJSON *wv = forge_json_get(ws, type);
     if (!wv && strncmp(type, "custom:", 7) == 0) wv = forge_json_get(ws, "custom");
@@ -1461,14 +1471,10 @@ static void add_ref(cJSON *parent, cJSON *n, const char *key, const cJSON *src)
     add_node(parent, n);
 }
 
-static void add_number(cJSON *parent, cJSON *n, const char *key, double d)
+/* cJSON's valueint for <d>. */
+static int json_int(double d)
 {
-    memset(n, 0, sizeof *n);
-    n->type = cJSON_Number | cJSON_StringIsConst;
-    n->string = (char *)key;
-    n->valuedouble = d;
-    n->valueint = d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
-    add_node(parent, n);
+    return d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
 }
 
 static void free_record(struct record_block *b)
@@ -1476,8 +1482,32 @@ static void free_record(struct record_block *b)
     forge_free(b->heap);
 }
 
-/* Lays out {response, tool_calls: [{name, arguments, result, error, round, turn_id}],
- * trajectory, latency_ms, cost_usd} for <traj> and its run <r>. NULL when out of memory. */
+/* <n> as a reference to <src> named <key> (a literal), or null when <src> is NULL; unlinked. */
+static void put_ref(cJSON *n, const char *key, const cJSON *src)
+{
+    if (src) {
+        *n = *src;
+        n->type = (src->type & 0xFF) | cJSON_IsReference | cJSON_StringIsConst;
+        n->next = n->prev = NULL;
+    } else {
+        *n = (cJSON){.type = cJSON_NULL | cJSON_StringIsConst};
+    }
+    n->string = (char *)key;
+}
+
+/* Links the <n> nodes at <first> as the children of <parent>, in order. */
+static void link_children(cJSON *parent, cJSON *first, int n)
+{
+    parent->child = first;
+    for (int i = 0; i < n; i++) {
+        first[i].prev = i ? &first[i - 1] : &first[n - 1]; /* cJSON keeps the last in the first's prev */
+        first[i].next = i + 1 < n ? &first[i + 1] : NULL;
+    }
+}
+
+/* Lays out {response, tool_calls, trajectory, latency_ms, cost_usd} for <traj> and its run <r>,
+ * tool_calls being [{name, arguments, result, error, round, turn_id}]: the record's members
+ * first, then each call's object and members. NULL when out of memory. */
 static cJSON *build_record(const cJSON *traj, const struct run *r, struct record_block *b)
 {
     size_t need = 6 + 7 * (size_t)r->ncalls;
@@ -1487,50 +1517,43 @@ static cJSON *build_record(const cJSON *traj, const struct run *r, struct record
         if (!(b->heap = forge_calloc(need, sizeof *b->heap))) return NULL;
         b->nodes = b->heap;
     }
-    cJSON *n = b->nodes, *v = n++;
-    memset(v, 0, sizeof *v);
-    v->type = cJSON_Object;
-    cJSON *resp = n++;
-    memset(resp, 0, sizeof *resp);
-    resp->type = cJSON_String | cJSON_IsReference | cJSON_StringIsConst;
-    resp->string = (char *)"response";
-    resp->valuestring = (char *)r->response;
-    add_node(v, resp);
-    cJSON *calls = n++;
-    memset(calls, 0, sizeof *calls);
-    calls->type = cJSON_Array | cJSON_StringIsConst;
-    calls->string = (char *)"tool_calls";
-    add_node(v, calls);
-    for (int i = 0; i < r->ncalls; i++) {
-        const struct call *c = &r->calls[i];
-        cJSON *o = n++;
-        memset(o, 0, sizeof *o);
-        o->type = cJSON_Object;
-        add_node(calls, o);
-        cJSON *name = n++;
-        memset(name, 0, sizeof *name);
-        name->type = cJSON_String | cJSON_IsReference | cJSON_StringIsConst;
-        name->string = (char *)"name";
-        name->valuestring = (char *)c->name;
-        add_node(o, name);
-        if (c->args) {
-            add_ref(o, n++, "arguments", c->args); /* parsed from text: owned by the run */
-        } else {
-            cJSON *a = n++;
-            memset(a, 0, sizeof *a);
-            a->type = cJSON_Object | cJSON_StringIsConst;
-            a->string = (char *)"arguments";
-            add_node(o, a);
-        }
-        add_ref(o, n++, "result", c->result);
-        add_ref(o, n++, "error", c->error);
-        add_ref(o, n++, "round", c->round);
-        add_ref(o, n++, "turn_id", c->turn_id);
-    }
-    add_ref(v, n++, "trajectory", traj);
+    cJSON *v = b->nodes, *m = v + 1;
+    *v = (cJSON){.type = cJSON_Object};
+    m[0] = (cJSON){.type = cJSON_String | cJSON_IsReference | cJSON_StringIsConst, .string = (char *)"response",
+                   .valuestring = (char *)r->response};
+    m[1] = (cJSON){.type = cJSON_Array | cJSON_StringIsConst, .string = (char *)"tool_calls"};
+    put_ref(&m[2], "trajectory", traj);
+    int nm = 3;
     /* absent when unmeasured, so that a script sees nil */
-    if (r->has_latency) add_number(v, n++, "latency_ms", r->latency);
-    if (r->has_cost) add_number(v, n++, "cost_usd", r->cost);
+    if (r->has_latency) m[nm++] = (cJSON){.type = cJSON_Number | cJSON_StringIsConst, .string = (char *)"latency_ms",
+                                          .valuedouble = r->latency, .valueint = json_int(r->latency)};
+    if (r->has_cost) m[nm++] = (cJSON){.type = cJSON_Number | cJSON_StringIsConst, .string = (char *)"cost_usd",
+                                       .valuedouble = r->cost, .valueint = json_int(r->cost)};
+    link_children(v, m, nm);
+    cJSON *o = m + nm;
+    for (int i = 0; i < r->ncalls; i++, o += 7) {
+        const struct call *c = &r->calls[i];
+        cJSON *cm = o + 1;
+        *o = (cJSON){.type = cJSON_Object};
+        cm[0] = (cJSON){.type = cJSON_String | cJSON_IsReference | cJSON_StringIsConst, .string = (char *)"name",
+                        .valuestring = (char *)c->name};
+        if (c->args) put_ref(&cm[1], "arguments", c->args); /* parsed from text: owned by the run */
+        else cm[1] = (cJSON){.type = cJSON_Object | cJSON_StringIsConst, .string = (char *)"arguments"};
+        put_ref(&cm[2], "result", c->result);
+        put_ref(&cm[3], "error", c->error);
+        put_ref(&cm[4], "round", c->round);
+        put_ref(&cm[5], "turn_id", c->turn_id);
+        link_children(o, cm, 6);
+    }
+    if (r->ncalls) {
+        /* the calls' objects, 7 nodes apart */
+        cJSON *first = m + nm;
+        m[1].child = first;
+        for (int i = 0; i < r->ncalls; i++) {
+            first[7 * i].prev = i ? &first[7 * (i - 1)] : &first[7 * (r->ncalls - 1)];
+            first[7 * i].next = i + 1 < r->ncalls ? &first[7 * (i + 1)] : NULL;
+        }
+    }
     return v;
 }
 
@@ -1797,6 +1820,7 @@ int forge_assert_case(const cJSON *kase, const cJSON *traj, const struct forge_a
     c.kase = kase;
     c.expect = forge_json_get(kase, "expect");
     index_expect(&c);
+    c.weights = ex(&c, "weights");
     c.r = &r;
     c.o = opts;
     c.passed = true;

@@ -421,6 +421,21 @@ TEST(verifiers_weights)
     CHECK(fabs(forge_json_num(r, "score", 0) - 0.25 * 0 - 0.75) < 1e-12);
     CHECK_INT(forge_json_num(r, "weight", 0), 2);
     cJSON_Delete(r);
+    /* the same in lean results (weights summed for passing assertions too), and with the
+     * "weights" member among many, first or last */
+    g_opts.lean = true;
+    r = run_case("{\"expect\":{\"weights\":{\"toolsCalled\":3},\"minLength\":1,\"maxLength\":9,\"toolsCalled\":[\"a\"],"
+                 "\"responseContains\":[\"x\"]}}", traj("y", names("a"), -1, -1));
+    CHECK(fabs(forge_json_num(r, "score", 0) - 0.8) < 1e-12); /* toolsCalled 3, length 1 of 5 */
+    cJSON_Delete(r);
+    g_opts.lean = false;
+    /* keys of the same length and first and last bytes are told apart; of duplicates the first
+     * counts */
+    EXPECT_FAIL("{\"expect\":{\"minLength\":3,\"maxLength\":4}}", traj("hello", NULL, -1, -1),
+                "Response length 5 exceeds maximum 4");
+    EXPECT_FAIL("{\"expect\":{\"maxToolCalls\":0,\"maxToolCalls\":5}}", traj("y", names("a"), -1, -1),
+                "Tool call count 1 exceeds maximum 0");
+    EXPECT_PASS("{\"expect\":{\"maxToolCalls\":5,\"maxToolCalls\":0}}", traj("y", names("a"), -1, -1));
     /* no assertions: passes with score 1 */
     r = run_case("{\"expect\":{}}", traj("y", NULL, -1, -1));
     CHECK(passed(r));

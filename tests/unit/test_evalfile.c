@@ -42,6 +42,17 @@ TEST(errors_name_position_and_path)
         "responseContainsAny, responseNotContains and toolParams[].value");
     bad("[{\"id\":\"a\",\"label\":\"right\"}]", "f.json:1:20: [0].label: \"right\" is not one of correct, incorrect, partial");
     bad("[]x", "f.json:1:3: invalid JSON: unexpected text after the value");
+    /* an unknown key is named before a known key's wrong value, wherever it stands */
+    bad("[{\"id\":\"a\",\"expect\":{\"maxToolCalls\":\"x\",\"maxToolcalls\":1}}]",
+        "f.json:1:41: [0].expect.maxToolcalls: unknown key \"maxToolcalls\" (did you mean \"maxToolCalls\"?)");
+    bad("[{\"expect\":{\"maxToolCalls\":\"x\"},\"idd\":\"a\"}]",
+        "f.json:1:33: [0].idd: unknown key \"idd\" (did you mean \"id\"?)");
+    /* keys whose length and first and last bytes are alike are told apart */
+    bad("[{\"id\":\"a\",\"expect\":{\"minLength\":1,\"maxLength\":\"2\"}}]",
+        "f.json:1:48: [0].expect.maxLength: expected a number, got string");
+    /* of duplicate keys, the first is checked (as scoring reads the first) */
+    bad("[{\"id\":\"a\",\"expect\":{\"maxCost\":\"x\",\"maxCost\":1}}]",
+        "f.json:1:32: [0].expect.maxCost: expected a number, got string");
 }
 
 TEST(valid_files_load)
@@ -53,6 +64,9 @@ TEST(valid_files_load)
     cJSON *cases = NULL;
     CHECK_INT(forge_evalfile_parse(text, strlen(text), "ok.json", &cases, &err), 0);
     CHECK_INT(cJSON_GetArraySize(cases), 2);
+    cJSON_Delete(cases);
+    const char *dup = "[{\"id\":\"a\",\"id\":3,\"expect\":{\"maxCost\":1,\"maxCost\":\"x\"}}]";
+    CHECK_INT(forge_evalfile_parse(dup, strlen(dup), "ok.json", &cases, &err), 0);
     cJSON_Delete(cases);
     CHECK_INT(forge_evalfile_load(FORGE_TESTS_DIR "/../evals/get_weather.golden.json", &cases, &err), 0);
     CHECK_INT(cJSON_GetArraySize(cases), 4);

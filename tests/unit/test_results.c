@@ -437,6 +437,62 @@ TEST(cases_a_case_at_a_time)
     forge_idset_free(s);
 }
 
+/* Cases parsed where they lie in the read window, or framed first when the window holds part
+ * of one (at its 64 KiB edges) or the fast reader gives up on one (a number of 63 characters or
+ * more): every case reads as the whole file's tree, from the stream and again at its offset. */
+TEST(cases_across_the_window_and_the_slow_path)
+{
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    CHECK_INT(forge_buf_adds(&b, "["), 0);
+    int n = 3000;
+    for (int i = 0; i < n; i++) {
+        char pad[200];
+        memset(pad, 'a' + i % 26, (size_t)(i % 170));
+        pad[i % 170] = 0;
+        CHECK_INT(forge_buf_addf(&b, "%s\n {\"id\": \"c%d\", \"input\": {\"message\": \"%s \\\" \\u00e9\"}", i ? "," : "", i,
+                                 pad), 0);
+        if (i % 500 == 7)
+            CHECK_INT(forge_buf_adds(&b, ", \"weight\": 1.000000000000000000000000000000000000000000000000000000000000000001"), 0);
+        CHECK_INT(forge_buf_adds(&b, ", \"expect\": {\"custom\": {\"x\": [1, {\"k\": null}]}}}"), 0);
+    }
+    CHECK_INT(forge_buf_adds(&b, "\n]\n"), 0);
+    CHECK(b.len > 4 * 65536);
+    char *path = write_tmp(b.data);
+    forge_buf_free(&b);
+    struct forge_err err = {0};
+    cJSON *whole = NULL;
+    CHECK_INT(forge_evalfile_load(path, &whole, &err), 0);
+    struct forge_cases *c = forge_cases_open(path, &err);
+    CHECK(c != NULL);
+    uint64_t *off = forge_calloc((size_t)n, sizeof *off);
+    const cJSON *want = whole ? whole->child : NULL;
+    cJSON *k;
+    int index, got, i = 0;
+    while ((got = forge_cases_next(c, &k, &index, &off[i < n ? i : 0], &err)) > 0) {
+        CHECK_INT(index, i);
+        CHECK(want && cJSON_Compare(k, want, true));
+        cJSON_Delete(k);
+        want = want ? want->next : NULL;
+        i++;
+    }
+    CHECK_INT(got, 0);
+    CHECK_INT(i, n);
+    CHECK(forge_json_num(cJSON_GetArrayItem(whole, 7), "weight", 0) == 1.0);
+    for (i = n - 1; i >= 0; i -= 7) {
+        char id[16];
+        snprintf(id, sizeof id, "c%d", i);
+        CHECK_INT(forge_cases_read_at(c, off[i], i, id, &k, &err), 0);
+        CHECK(cJSON_Compare(k, cJSON_GetArrayItem(whole, i), true));
+        cJSON_Delete(k);
+    }
+    forge_free(off);
+    forge_cases_close(c);
+    cJSON_Delete(whole);
+    unlink(path);
+    forge_free(path);
+}
+
 int main(void)
 {
     RUN(streamed_reports_equal_the_in_memory_ones);
@@ -444,5 +500,6 @@ int main(void)
     RUN(failing_records_alone);
     RUN(records_carry_trajectories_that_readers_take_apart);
     RUN(cases_a_case_at_a_time);
+    RUN(cases_across_the_window_and_the_slow_path);
     return TEST_DONE();
 }

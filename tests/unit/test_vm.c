@@ -50,6 +50,40 @@ TEST(call_returns_values_and_keeps_the_stack)
     forge_vm_free(vm);
 }
 
+/* The caller pushes the handler once, below the function: results (or nothing, on failure) land
+ * above it, with the same messages, traceback and limits as forge_vm_call. */
+TEST(call_handled_leaves_the_handler_below_the_results)
+{
+    struct forge_vm *vm = make(50000000, 0);
+    lua_State *L = forge_vm_state(vm);
+    struct forge_err err = {0};
+    int top = lua_gettop(L);
+    forge_vm_push_handler(vm);
+    CHECK_INT(forge_vm_load_string(vm, "return 40 + 2, 'x'", 18, "=spec", &err), 0);
+    CHECK_INT(forge_vm_call_handled(vm, 0, 2, &err), 0);
+    CHECK_INT(lua_gettop(L), top + 3);
+    CHECK_INT(lua_type(L, top + 1), LUA_TFUNCTION);
+    CHECK_INT(lua_tointeger(L, top + 2), 42);
+    CHECK_STR(lua_tostring(L, top + 3), "x");
+    lua_settop(L, top);
+    forge_vm_push_handler(vm);
+    const char *bad = "local function f(a) error('boom ' .. a) end f(...)";
+    CHECK_INT(forge_vm_load_string(vm, bad, strlen(bad), "=spec", &err), 0);
+    lua_pushliteral(L, "arg");
+    CHECK_INT(forge_vm_call_handled(vm, 1, 0, &err), FORGE_ELUA);
+    CHECK_STR(err.msg, "spec:1: boom arg");
+    CHECK(strstr(err.trace, "in local 'f'") != NULL);
+    CHECK_INT(lua_gettop(L), top + 1);
+    lua_settop(L, top);
+    forge_vm_push_handler(vm);
+    CHECK_INT(forge_vm_load_string(vm, "while true do end", 17, "=spec", &err), 0);
+    CHECK_INT(forge_vm_call_handled(vm, 0, 0, &err), FORGE_ELIMIT);
+    CHECK(strstr(err.msg, "instruction limit exceeded") != NULL);
+    CHECK_INT(lua_gettop(L), top + 1);
+    lua_settop(L, top);
+    forge_vm_free(vm);
+}
+
 TEST(limits_are_reported_and_reset_per_entry)
 {
     struct forge_vm *vm = make(50000000, 16u << 20);
@@ -120,6 +154,7 @@ TEST(state_creation_survives_allocation_failures)
 int main(void)
 {
     RUN(call_returns_values_and_keeps_the_stack);
+    RUN(call_handled_leaves_the_handler_below_the_results);
     RUN(limits_are_reported_and_reset_per_entry);
     RUN(json_round_trip_through_lua);
     RUN(confinement);
