@@ -4385,17 +4385,14 @@ struct trail {
     const struct kloc *kl0, **kup;
     int ni, nk;
     bool over; /* more links than there is room for: the recording walk runs instead */
-    struct iloc ils[TRAIL_IL + 1]; /* the last ones take what does not fit */
-    struct kloc kls[TRAIL_KL + 1];
+    struct iloc ils[TRAIL_IL];
+    struct kloc kls[TRAIL_KL];
 };
 
+/* A link above the last one (tr_link checked there is room). */
 static inline void tr_il(struct trail *tr, const char *key, long idx)
 {
-    struct iloc *l = &tr->ils[tr->ni];
-    if (tr->ni < TRAIL_IL)
-        tr->ni++;
-    else
-        tr->over = true;
+    struct iloc *l = &tr->ils[tr->ni++];
     l->key = key;
     l->idx = idx;
     *tr->iup = l;
@@ -4404,11 +4401,7 @@ static inline void tr_il(struct trail *tr, const char *key, long idx)
 
 static inline void tr_kl(struct trail *tr, const char *seg, long idx)
 {
-    struct kloc *l = &tr->kls[tr->nk];
-    if (tr->nk < TRAIL_KL)
-        tr->nk++;
-    else
-        tr->over = true;
+    struct kloc *l = &tr->kls[tr->nk++];
     l->seg = seg;
     l->idx = idx;
     *tr->kup = l;
@@ -4430,11 +4423,11 @@ static __attribute__((noinline)) void tr_origin(struct trail *tr, int t, const s
 }
 
 /* A level above the origin (T_NODE past the origin, and the frames that descend). */
-static __attribute__((noinline)) void tr_link(struct trail *tr, int t, const struct node *n,
-                                              const struct kw *w, const cJSON *x, int j)
+static inline __attribute__((always_inline)) void tr_link(struct trail *tr, int t, const struct node *n,
+                                                         const struct kw *w, const cJSON *x, int j)
 {
-    if (!tr->t) { /* no origin below: cannot happen */
-        tr->over = true;
+    if (!tr->t || tr->ni == TRAIL_IL || tr->nk >= TRAIL_KL - 1) {
+        tr->over = true; /* no origin below (cannot happen), or no room */
         return;
     }
     switch (t) {
@@ -4478,10 +4471,45 @@ static inline void tr_reset(struct trail *tr)
 }
 
 /* Leaves a frame when the walk is not inside a probe and a trail is wanted. */
-#define TRAIL_ORIGIN(c, ...)                    \
-    do {                                        \
-        if ((c)->tr && !(c)->quiet)             \
-            tr_origin((c)->tr, __VA_ARGS__);    \
+/* The walk's calls, out of its way (a call only when a trail is wanted; the helpers are told
+ * little, so the loops keep their registers). */
+static __attribute__((noinline, cold)) void tr_first(struct vctx *c, int t, const struct node *n,
+                                                     const struct kw *w, const cJSON *x, int j, int j2)
+{
+    if (!c->quiet)
+        tr_origin(c->tr, t, n, w, x, j, j2);
+}
+
+/* properties <w>: member <x>, name <j> (-1: none), failed (its subschema, or
+ * additionalProperties). */
+static __attribute__((noinline, cold)) void tr_prop(struct vctx *c, const struct kw *w, const cJSON *x,
+                                                    int j)
+{
+    if (c->quiet)
+        return;
+    if (j < 0 && w->fadd->sub->is_bool)
+        tr_origin(c->tr, T_ADDF, NULL, w, x, 0, 0);
+    else
+        tr_link(c->tr, j >= 0 ? T_PROP : T_ADD, NULL, w, x, j);
+}
+
+/* Node <n> on <x> failed at the instruction <ip>: the origin, or a level that may add a link. */
+static __attribute__((noinline, cold)) void tr_node(struct vctx *c, const struct node *n,
+                                                    const struct fi *ip, const cJSON *x)
+{
+    struct trail *tr = c->tr;
+    if (c->quiet)
+        return;
+    if (!tr->t)
+        tr_origin(tr, T_NODE, n, ip->w, x, 0, 0);
+    else if (ip->op == FI_REF || !tr->n)
+        tr_link(tr, T_NODE, n, ip->w, x, 0);
+}
+
+#define TRAIL_ORIGIN(c, ...)             \
+    do {                                 \
+        if ((c)->tr)                     \
+            tr_first((c), __VA_ARGS__);  \
     } while (0)
 #define TRAIL(c, ...)                           \
     do {                                        \
@@ -4646,8 +4674,14 @@ static __attribute__((noinline)) int fleaf_failed(struct vctx *c, const struct n
 {
     /* (leaf_failed's own first test, without the call) */
     int r = n->lexact && (c->quiet || !c->out) ? 0 : leaf_failed(c, n, x, NULL, NULL);
-    if (!r)
-        TRAIL_ORIGIN(c, T_LEAF, n, NULL, x, 0, 0);
+    struct trail *tr = c->tr;
+    if (!r && tr && !c->quiet) { /* the origin (as tr_origin, inline) */
+        tr->over |= tr->t != T_NONE;
+        tr->t = T_LEAF, tr->n = n, tr->x = x;
+        tr->ni = tr->nk = 0;
+        tr->iup = &tr->il0;
+        tr->kup = &tr->kl0;
+    }
     return r;
 }
 
@@ -4722,12 +4756,8 @@ static inline __attribute__((always_inline)) int fprops(struct vctx *c, const st
             return r;
         if (!r) {
             ok = 0;
-            if (c->tr && !c->quiet) {
-                if (j < 0 && a->sub->is_bool)
-                    tr_origin(c->tr, T_ADDF, NULL, w, x, 0, 0);
-                else
-                    tr_link(c->tr, j >= 0 ? T_PROP : T_ADD, NULL, w, x, j);
-            }
+            if (c->tr)
+                tr_prop(c, w, x, j);
             if (!c->all || c->quiet)
                 return 0;
         }
@@ -4939,13 +4969,8 @@ static int fnode(struct vctx *c, const struct node *n, const cJSON *inst)
             break;
         if (!r) {
             ok = 0;
-            if (c->tr && !c->quiet) { /* the origin, or a level that may add a link */
-                struct trail *tr = c->tr;
-                if (!tr->t)
-                    tr_origin(tr, T_NODE, n, ip->w, inst, 0, 0);
-                else if (ip->op == FI_REF || !tr->n)
-                    tr_link(tr, T_NODE, n, ip->w, inst, 0);
-            }
+            if (c->tr)
+                tr_node(c, n, ip, inst);
             if (!c->all || c->quiet)
                 break;
         }
