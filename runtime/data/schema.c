@@ -4991,8 +4991,9 @@ static int fnode(struct vctx *c, const struct node *n, const cJSON *inst)
  * dynamic scope) on <inst>, from its keyword <from> on: the keywords before it passed. Returns
  * 0 (the error recorded) or negative; 1 when <from> is not in the list or nothing fails (the
  * trail did not match: the caller runs the recording walk instead). */
-static int vnode_from(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
-                      const struct kloc *kl, const struct kw *from)
+static __attribute__((noinline)) int vnode_from(struct vctx *c, const struct node *n,
+                                                const cJSON *inst, const struct iloc *il,
+                                                const struct kloc *kl, const struct kw *from)
 {
     long slen = -1;
     int kind = kind_of(inst), i = 0, nk = n->nkinds[kind];
