@@ -4470,7 +4470,6 @@ static inline void tr_reset(struct trail *tr)
     tr->t = T_NONE;
 }
 
-/* Leaves a frame when the walk is not inside a probe and a trail is wanted. */
 /* The walk's calls, out of its way (a call only when a trail is wanted; the helpers are told
  * little, so the loops keep their registers). */
 static __attribute__((noinline, cold)) void tr_first(struct vctx *c, int t, const struct node *n,
@@ -5028,13 +5027,15 @@ static __attribute__((noinline)) int vnode_from(struct vctx *c, const struct nod
  * that failed. Returns 0, negative (out of memory), or 1 when the trail cannot be followed. */
 static __attribute__((noinline)) int replay(struct vctx *c, struct trail *tr)
 {
+    if (!tr->t || tr->over) /* no origin (cannot happen), or no room */
+        return 1;
     *tr->iup = NULL; /* the links end at the root */
     *tr->kup = NULL;
     const struct iloc *il = tr->il0;
     const struct kloc *kl = tr->kl0;
     const struct node *n = tr->n;
     const struct kw *w = tr->w;
-    if (tr->over || !n)
+    if (!n)
         return 1;
     switch (tr->t) {
     case T_NODE:
