@@ -2643,6 +2643,7 @@ struct vctx {
     int names;       /* > 0: inside propertyNames, whose instance (each name) is one stack cJSON:
                       * no probe verdict is memoised by its address */
     struct forge_schema_errors *out; /* NULL: errors are not wanted */
+    struct trail *tr; /* the verdict walk leaves a trail as it fails (see replay), or NULL */
     int rc;          /* a failure other than "invalid" */
     int depth;
     const struct node *scope[MAX_DEPTH + 1];
@@ -4352,6 +4353,170 @@ out:
  * to fkw, which evaluates the keyword as the recording walk does); a leaf's list runs inline in
  * its parent's loop and, where it is not exact, a failure goes to leaf_failed. */
 
+/* The trail of a failing verdict walk (first-error mode with an error arena, see replay): as
+ * the walk unwinds from the first failure outside a probe, each level adds what the recording
+ * walk would have had in its iloc/kloc links there, from the failure up, linking each new
+ * link below the last one; the failure itself (the origin) comes first. The frames: */
+enum {
+    T_NONE,  /* no origin yet */
+    T_NODE,  /* node n on x failed at keyword w (the origin when it comes first) */
+    T_PROP,  /* properties w: member x, which is name j, failed its subschema */
+    T_ADD,   /* properties w: member x failed the fused additionalProperties' subschema */
+    T_ADDF,  /* origin: properties w: member x is not allowed (additionalProperties: false) */
+    T_REQ,   /* origin: properties w on the object x: a name of the fused required is missing */
+    T_ITEM,  /* prefixItems, items or additionalItems w: item j failed */
+    T_REF,   /* $ref w (a $ref-only node's) failed */
+    T_ALLOF, /* allOf w: subschema j failed */
+    T_THEN,  /* if w: then (j = 1) or else (j = 0) failed */
+    T_ANY,   /* origin: anyOf or oneOf w failed (oneOf: j, j2 the first two that matched) */
+    T_LEAF,  /* origin: the leaf n on x failed */
+    T_BODY,  /* origin: node n on x failed in vnode_body (boolean, or collects annotations) */
+};
+#define TRAIL_IL 64
+#define TRAIL_KL 128
+struct trail {
+    /* the origin (T_ADDF, T_REQ, T_ANY: n is set by the node's T_NODE) */
+    int t, j, j2;
+    const struct node *n;
+    const struct kw *w;
+    const cJSON *x;
+    /* the links, and where the next one up is to be linked */
+    const struct iloc *il0, **iup;
+    const struct kloc *kl0, **kup;
+    int ni, nk;
+    bool over; /* more links than there is room for: the recording walk runs instead */
+    struct iloc ils[TRAIL_IL];
+    struct kloc kls[TRAIL_KL];
+};
+
+/* A link above the last one (tr_link checked there is room). */
+static inline void tr_il(struct trail *tr, const char *key, long idx)
+{
+    struct iloc *l = &tr->ils[tr->ni++];
+    l->key = key;
+    l->idx = idx;
+    *tr->iup = l;
+    tr->iup = &l->up;
+}
+
+static inline void tr_kl(struct trail *tr, const char *seg, long idx)
+{
+    struct kloc *l = &tr->kls[tr->nk++];
+    l->seg = seg;
+    l->idx = idx;
+    *tr->kup = l;
+    tr->kup = &l->up;
+}
+
+/* The origin of the failure (the first frame); the links start there. */
+static __attribute__((noinline)) void tr_origin(struct trail *tr, int t, const struct node *n,
+                                                const struct kw *w, const cJSON *x, int j, int j2)
+{
+    if (tr->t) { /* a second origin: cannot happen */
+        tr->over = true;
+        return;
+    }
+    tr->t = t, tr->n = n, tr->w = w, tr->x = x, tr->j = j, tr->j2 = j2;
+    tr->ni = tr->nk = 0;
+    tr->iup = &tr->il0;
+    tr->kup = &tr->kl0;
+}
+
+/* A level above the origin (T_NODE past the origin, and the frames that descend). */
+static inline __attribute__((always_inline)) void tr_link(struct trail *tr, int t, const struct node *n,
+                                                         const struct kw *w, const cJSON *x, int j)
+{
+    if (!tr->t || tr->ni == TRAIL_IL || tr->nk >= TRAIL_KL - 1) {
+        tr->over = true; /* no origin below (cannot happen), or no room */
+        return;
+    }
+    switch (t) {
+    case T_NODE:
+        if (!tr->n)
+            tr->n = n;
+        if (w->op == OP_REF) /* the one structural keyword that leaves no frame of its own */
+            tr_kl(tr, w->name, w->seglen);
+        return;
+    case T_PROP: /* as vprops (fused) or vkw (an iloc without the name's length) builds them */
+        tr_kl(tr, w->names[j], w->seglens[j]);
+        tr_kl(tr, w->name, w->seglen);
+        tr_il(tr, x->string, w->freq || w->fadd ? w->seglens[j] : 0);
+        return;
+    case T_ADD:
+        tr_kl(tr, w->fadd->name, w->fadd->seglen);
+        tr_il(tr, x->string, 0);
+        return;
+    case T_ITEM:
+        if (w->op == OP_PREFIX)
+            tr_kl(tr, NULL, j);
+        tr_kl(tr, w->name, w->seglen);
+        tr_il(tr, NULL, j);
+        return;
+    case T_ALLOF:
+        tr_kl(tr, NULL, j);
+        tr_kl(tr, w->name, w->seglen);
+        return;
+    case T_THEN:
+        tr_kl(tr, j ? "then" : "else", 0);
+        return;
+    default: /* T_REF */
+        tr_kl(tr, w->name, w->seglen);
+        return;
+    }
+}
+
+static inline void tr_reset(struct trail *tr)
+{
+    tr->t = T_NONE;
+}
+
+/* The walk's calls, out of its way (a call only when a trail is wanted; the helpers are told
+ * little, so the loops keep their registers). */
+static __attribute__((noinline, cold)) void tr_first(struct vctx *c, int t, const struct node *n,
+                                                     const struct kw *w, const cJSON *x, int j, int j2)
+{
+    if (!c->quiet)
+        tr_origin(c->tr, t, n, w, x, j, j2);
+}
+
+/* properties <w>: member <x> failed (its subschema, or additionalProperties). Its name is
+ * looked up again: kept for this call, it costs the walk a register (measured: 1 to 2 % more
+ * instructions on valid instances without an arena, 2 % fewer on invalid ones). */
+static __attribute__((noinline, cold)) void tr_prop(struct vctx *c, const struct kw *w, const cJSON *x)
+{
+    if (c->quiet)
+        return;
+    int j = ntab_find(&w->tab, x->string);
+    if (j < 0 && w->fadd->sub->is_bool)
+        tr_origin(c->tr, T_ADDF, NULL, w, x, 0, 0);
+    else
+        tr_link(c->tr, j >= 0 ? T_PROP : T_ADD, NULL, w, x, j);
+}
+
+/* Node <n> on <x> failed at the instruction <ip>: the origin, or a level that may add a link. */
+static __attribute__((noinline, cold)) void tr_node(struct vctx *c, const struct node *n,
+                                                    const struct fi *ip, const cJSON *x)
+{
+    struct trail *tr = c->tr;
+    if (c->quiet)
+        return;
+    if (!tr->t)
+        tr_origin(tr, T_NODE, n, ip->w, x, 0, 0);
+    else if (ip->op == FI_REF || !tr->n)
+        tr_link(tr, T_NODE, n, ip->w, x, 0);
+}
+
+#define TRAIL_ORIGIN(c, ...)             \
+    do {                                 \
+        if ((c)->tr)                     \
+            tr_first((c), __VA_ARGS__);  \
+    } while (0)
+#define TRAIL(c, ...)                           \
+    do {                                        \
+        if ((c)->tr && !(c)->quiet)             \
+            tr_link((c)->tr, __VA_ARGS__);      \
+    } while (0)
+
 static int fnode(struct vctx *c, const struct node *n, const cJSON *inst);
 static int fleaf_failed(struct vctx *c, const struct node *n, const cJSON *x);
 
@@ -4507,7 +4672,17 @@ static inline __attribute__((always_inline)) int fleaf(struct vctx *c, const str
  * decide in full (leaf_failed). */
 static __attribute__((noinline)) int fleaf_failed(struct vctx *c, const struct node *n, const cJSON *x)
 {
-    return leaf_failed(c, n, x, NULL, NULL);
+    /* (leaf_failed's own first test, without the call) */
+    int r = n->lexact && (c->quiet || !c->out) ? 0 : leaf_failed(c, n, x, NULL, NULL);
+    struct trail *tr = c->tr;
+    if (!r && tr && !c->quiet) { /* the origin (as tr_origin, inline) */
+        tr->over |= tr->t != T_NONE;
+        tr->t = T_LEAF, tr->n = n, tr->x = x;
+        tr->ni = tr->nk = 0;
+        tr->iup = &tr->il0;
+        tr->kup = &tr->kl0;
+    }
+    return r;
 }
 
 static int fref(struct vctx *c, const struct node *n, const cJSON *x);
@@ -4537,6 +4712,8 @@ static __attribute__((noinline)) int fref(struct vctx *c, const struct node *n, 
     c->depth++;
     int r = fchild(c, n->refonly->sub, x);
     c->depth--;
+    if (!r)
+        TRAIL(c, T_REF, n, n->refonly, x, 0);
     return r;
 }
 
@@ -4579,6 +4756,8 @@ static inline __attribute__((always_inline)) int fprops(struct vctx *c, const st
             return r;
         if (!r) {
             ok = 0;
+            if (c->tr)
+                tr_prop(c, w, x);
             if (!c->all || c->quiet)
                 return 0;
         }
@@ -4586,8 +4765,10 @@ static inline __attribute__((always_inline)) int fprops(struct vctx *c, const st
     const struct kw *q = w->freq;
     if (q) {
         uint64_t want = q->n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << q->n) - 1);
-        if ((seen & want) != want)
+        if ((seen & want) != want) {
+            TRAIL_ORIGIN(c, T_REQ, NULL, w, inst, 0, 0);
             return 0;
+        }
     }
     return ok;
 }
@@ -4608,6 +4789,7 @@ static int fitems(struct vctx *c, const struct kw *w, const struct node *sub, in
             return r;
         if (!r) {
             ok = 0;
+            TRAIL(c, T_ITEM, NULL, w, x, i);
             if (!c->all || c->quiet)
                 return 0;
         }
@@ -4617,22 +4799,28 @@ static int fitems(struct vctx *c, const struct kw *w, const struct node *sub, in
 
 static int fanyof(struct vctx *c, const struct kw *w, const cJSON *inst)
 {
-    int matched = 0, r;
+    int matched = 0, first = -1, i, r;
     const cJSON *dm = NULL;
     if (w->disc && cJSON_IsObject(inst))
         for (dm = inst->child; dm && !(dm->string[0] == w->disc[0] && !strcmp(dm->string, w->disc));
              dm = dm->next)
             ;
-    for (int i = 0; i < w->n; i++) {
+    for (i = 0; i < w->n; i++) {
         if (dm && w->discv[i] && !(cJSON_IsString(dm) && dm->valuestring[0] == w->discv[i][0] &&
                                    !strcmp(dm->valuestring, w->discv[i])))
             continue;
         if ((r = fprobe(c, w->subs[i], inst)) < 0)
             return r;
-        if (r && (++matched > 1 || w->op == OP_ANYOF))
-            break;
+        if (r) {
+            if (++matched > 1 || w->op == OP_ANYOF)
+                break;
+            first = i;
+        }
     }
-    return w->op == OP_ANYOF ? matched > 0 : matched == 1;
+    r = w->op == OP_ANYOF ? matched > 0 : matched == 1;
+    if (!r) /* oneOf: the first two branches that matched, for the message */
+        TRAIL_ORIGIN(c, T_ANY, NULL, w, inst, first, i);
+    return r;
 }
 
 /* Keyword <w> of the node <n> in full, for the verdict walk (after quick_pass, or for a flat
@@ -4660,6 +4848,7 @@ static __attribute__((noinline)) int fkw(struct vctx *c, const struct node *n, c
                 return r;
             if (!r) {
                 all_ok = 0;
+                TRAIL(c, T_ALLOF, NULL, w, inst, k);
                 if (!c->all || c->quiet)
                     break;
             }
@@ -4692,7 +4881,10 @@ static __attribute__((noinline)) int fkw(struct vctx *c, const struct node *n, c
         r = fprobe(c, w->sub, inst);
         if (r >= 0) {
             const struct node *b = r ? w->then_ : w->else_;
+            int then = r;
             r = b ? fchild(c, b, inst) : 1;
+            if (!r)
+                TRAIL(c, T_THEN, NULL, w, inst, then);
         }
         return r;
     default:
@@ -4712,8 +4904,12 @@ static __attribute__((noinline)) int fkw_quick(struct vctx *c, const struct node
  * too (measured: without that branch GCC lays fnode out worse, 1.5 % more instructions). */
 static int fnode(struct vctx *c, const struct node *n, const cJSON *inst)
 {
-    if (!n->fprog) /* a boolean schema, or a node that collects annotations */
-        return n->is_bool ? n->bval : vnode_body(c, n, inst, NULL, NULL, NULL);
+    if (!n->fprog) { /* a boolean schema, or a node that collects annotations */
+        int r = n->is_bool ? n->bval : vnode_body(c, n, inst, NULL, NULL, NULL);
+        if (!r)
+            TRAIL_ORIGIN(c, T_BODY, n, NULL, inst, 0, 0);
+        return r;
+    }
     if (c->depth >= MAX_DEPTH) {
         last_limit = LIM_DEPTH;
         c->rc = FORGE_ELIMIT;
@@ -4729,6 +4925,8 @@ static int fnode(struct vctx *c, const struct node *n, const cJSON *inst)
     if (n->refonly) {
         r = fchild(c, n->refonly->sub, inst);
         c->depth--;
+        if (!r)
+            TRAIL(c, T_REF, n, n->refonly, inst, 0);
         return r;
     }
     for (const struct fi *ip = n->fk[kind_of(inst)]; ip->op != FI_END; ip++) {
@@ -4747,8 +4945,13 @@ static int fnode(struct vctx *c, const struct node *n, const cJSON *inst)
             break;
         case FI_ALLOF:
         case FI_IF:
-        case FI_PNAMES:
             r = fkw(c, n, ip->w, inst);
+            break;
+        case FI_PNAMES:
+            /* a trail left inside names the names' stack cJSONs: the keyword is the origin
+             * (nothing failed before it, so the trail was empty) */
+            if (!(r = fkw(c, n, ip->w, inst)) && c->tr)
+                tr_reset(c->tr);
             break;
         case FI_NOT:
             r = fprobe(c, ip->p, inst);
@@ -4766,12 +4969,120 @@ static int fnode(struct vctx *c, const struct node *n, const cJSON *inst)
             break;
         if (!r) {
             ok = 0;
+            if (c->tr)
+                tr_node(c, n, ip, inst);
             if (!c->all || c->quiet)
                 break;
         }
     }
     c->depth--;
     return r < 0 ? r : ok;
+}
+
+/* ---------- the first error from the verdict walk's trail ----------
+ * In first-error mode the recording walk and the verdict walk evaluate the same keywords in
+ * the same order and stop at the same first failure, so the verdict walk runs (without
+ * locations) and, when it fails, leaves a trail as it unwinds (struct trail). replay then
+ * builds the iloc/kloc links the recording walk would have had at the failure from the
+ * trail, and records the error with the recording walk's own code for that one keyword: the
+ * same record, byte for byte. */
+
+/* The recording walk's loop over node <n> (a node with a flat form: no annotations, no
+ * dynamic scope) on <inst>, from its keyword <from> on: the keywords before it passed. Returns
+ * 0 (the error recorded) or negative; 1 when <from> is not in the list or nothing fails (the
+ * trail did not match: the caller runs the recording walk instead). */
+static __attribute__((noinline)) int vnode_from(struct vctx *c, const struct node *n,
+                                                const cJSON *inst, const struct iloc *il,
+                                                const struct kloc *kl, const struct kw *from)
+{
+    long slen = -1;
+    int kind = kind_of(inst), i = 0, nk = n->nkinds[kind];
+    const struct kw *const *ks = n->kinds[kind];
+    while (i < nk && ks[i] != from)
+        i++;
+    for (; i < nk; i++) {
+        const struct kw *w = ks[i];
+        int r;
+        if (quick_pass(w, inst, &slen))
+            continue;
+        if (w->op == OP_REF) {
+            struct kloc k1 = {kl, w->name, w->seglen};
+            r = vnode(c, w->sub, inst, il, &k1, NULL);
+        } else if (w->op == OP_PROPS && (w->freq || w->fadd)) {
+            r = vprops(c, n, w, inst, il, kl, NULL);
+        } else if (w->op == OP_ITEMS || w->op == OP_PREFIX) {
+            r = vitems(c, n, w, inst, il, kl, NULL);
+        } else if (w->op == OP_NOT && w == from) {
+            r = FAIL(c, n, il, kl, w, NULL, &M_NOT); /* the verdict walk found the match */
+        } else {
+            r = vkw(c, n, w, inst, il, kl, NULL);
+        }
+        if (r <= 0)
+            return r;
+    }
+    return 1;
+}
+
+/* Records the error the recording walk records first, from the trail <tr> of a verdict walk
+ * that failed. Returns 0, negative (out of memory), or 1 when the trail cannot be followed. */
+static __attribute__((noinline)) int replay(struct vctx *c, struct trail *tr)
+{
+    if (!tr->t || tr->over) /* no origin (cannot happen), or no room */
+        return 1;
+    *tr->iup = NULL; /* the links end at the root */
+    *tr->kup = NULL;
+    const struct iloc *il = tr->il0;
+    const struct kloc *kl = tr->kl0;
+    const struct node *n = tr->n;
+    const struct kw *w = tr->w;
+    if (!n)
+        return 1;
+    switch (tr->t) {
+    case T_NODE:
+        return vnode_from(c, n, tr->x, il, kl, w);
+    case T_ADDF:
+        return FAIL(c, n, il, kl, w->fadd, NULL, &M_NOT_ALLOWED, EA_S(tr->x->string));
+    case T_REQ: {
+        const struct kw *q = w->freq;
+        uint64_t seen = 0;
+        for (const cJSON *m = tr->x->child; m; m = m->next) {
+            int j = ntab_find(&w->tab, m->string);
+            if (j >= 0 && w->reqbits)
+                seen |= w->reqbits[j];
+        }
+        for (int j = 0; j < q->n; j++)
+            if (!(seen >> j & 1))
+                return FAIL(c, n, il, kl, q, NULL, &M_MISSING, EA_S(q->names[j]));
+        return 1;
+    }
+    case T_ANY:
+        if (w->op == OP_ANYOF)
+            return FAIL(c, n, il, kl, w, NULL, &M_ANYOF, EA_I(w->n));
+        if (tr->j < 0)
+            return FAIL(c, n, il, kl, w, NULL, &M_ONEOF_NONE, EA_I(w->n));
+        return FAIL(c, n, il, kl, w, NULL, &M_ONEOF_MANY, EA_I(tr->j), EA_I(tr->j2));
+    case T_LEAF:
+        return leaf_failed(c, n, tr->x, il, kl);
+    case T_BODY:
+        return vnode_body(c, n, tr->x, il, kl, NULL);
+    default:
+        return 1;
+    }
+}
+
+/* For tests: 1 runs the recording walk from the root in first-error mode too (as before the
+ * trail), 0 the verdict walk and replay; and how many replays did not match their trail. */
+static _Thread_local int check_path;
+static _Thread_local unsigned long trail_misses;
+
+void forge_schema_test_path(int recording)
+{
+    check_path = recording;
+}
+
+unsigned long forge_schema_test_trail_misses(void)
+{
+    return trail_misses;
 }
 
 int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
@@ -4783,6 +5094,7 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
     c.quiet = 0;
     c.names = 0;
     c.out = errors;
+    c.tr = NULL;
     c.rc = 0;
     c.depth = 0;
     c.nscope = 0;
@@ -4795,8 +5107,48 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
         errors->rendered = false;
         errors->plain_names = !s->escaped_names;
     }
-    int r = !errors && !s->dynamic ? fchild(&c, s->root, instance)
-                                   : vnode(&c, s->root, instance, NULL, NULL, NULL);
+    int r;
+    if (!errors && !s->dynamic) {
+        r = fchild(&c, s->root, instance);
+    } else if (!errors || c.all || s->dynamic || check_path) {
+        r = vnode(&c, s->root, instance, NULL, NULL, NULL);
+    } else {
+        /* first error: the verdict walk, and on a failure its trail replayed (see replay) */
+        struct trail tr;
+        tr.over = false;
+        tr_reset(&tr);
+        c.out = NULL;
+        c.tr = &tr;
+        r = fchild(&c, s->root, instance);
+        c.tr = NULL;
+        c.out = errors;
+        if (!r && c.rc >= 0) {
+            /* past MEMO_AFTER steps probe verdicts may have been memoised, and a part walked
+             * again would count its steps differently: the recording walk runs instead */
+            if (c.steps <= MEMO_AFTER && !tr.over) {
+                c.steps = 0; /* the part walked again takes fewer steps and less depth than */
+                c.depth = 0; /* the whole walk did, so no limit can stop it */
+                r = replay(&c, &tr);
+                if (r > 0 || (!r && errors->n != 1)) {
+                    trail_misses++;
+                    r = 1;
+                }
+            } else {
+                r = 1;
+            }
+            if (r > 0) {
+                errors->n = 0;
+                errors->nsegs = 0;
+                c.steps = 0;
+                c.depth = 0;
+                c.rc = 0;
+                if (c.memo.e)
+                    forge_free(c.memo.e);
+                c.memo = (struct memo){0};
+                r = vnode(&c, s->root, instance, NULL, NULL, NULL);
+            }
+        }
+    }
     if (c.memo.e)
         forge_free(c.memo.e);
     if (r < 0 || c.rc < 0) {

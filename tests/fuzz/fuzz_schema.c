@@ -2,10 +2,13 @@
  * format assertion, all errors), the schema, NUL, the instance. Properties: compile fails with
  * FORGE_EINVAL/ELIMIT and a message or returns a validator; validation answers 0 or 1 (or a
  * limit), the same with and without the error list and with a reused error arena, and an
- * invalid verdict comes with errors of the documented shape (the same in the arena). */
+ * invalid verdict comes with errors of the documented shape (the same in the arena); in
+ * first-error mode the verdict walk's trail and the recording walk give the same errors, byte
+ * for byte. */
 #include <cjson/cJSON.h>
 #include "data/json.h"
 #include "data/schema.h"
+#include "data/schema_int.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -84,6 +87,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     }
                 }
             }
+        }
+        /* first-error mode's two paths: the same verdict and the same rendered error */
+        if (!opts.all_errors) {
+            struct forge_schema_errors rec = FORGE_SCHEMA_ERRORS_INIT;
+            unsigned long misses = forge_schema_test_trail_misses();
+            int v4 = forge_schema_check(s, inst, &arena);
+            forge_schema_test_path(1);
+            int v5 = forge_schema_check(s, inst, &rec);
+            forge_schema_test_path(0);
+            FUZZ_CHECK(v4 == v5 && arena.n == rec.n, "trail %d (%d errors), recording %d (%d errors)",
+                       v4, arena.n, v5, rec.n);
+            FUZZ_CHECK(forge_schema_test_trail_misses() == misses, "a trail was not followed");
+            if (v4 == 0 && forge_schema_errors_render(&arena) == 0 &&
+                forge_schema_errors_render(&rec) == 0) {
+                const struct forge_schema_error *a = &arena.list[0], *b = &rec.list[0];
+                FUZZ_CHECK(!strcmp(a->instance_location, b->instance_location) &&
+                               !strcmp(a->keyword_location, b->keyword_location) &&
+                               !strcmp(a->message, b->message) &&
+                               (a->absolute_keyword_location
+                                    ? b->absolute_keyword_location &&
+                                          !strcmp(a->absolute_keyword_location, b->absolute_keyword_location)
+                                    : !b->absolute_keyword_location),
+                           "trail: %s %s %s; recording: %s %s %s", a->instance_location,
+                           a->keyword_location, a->message, b->instance_location, b->keyword_location,
+                           b->message);
+            }
+            forge_schema_errors_free(&rec);
         }
         forge_schema_errors_free(&arena);
         cJSON_Delete(errors);

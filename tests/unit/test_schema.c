@@ -2,6 +2,7 @@
  * references through refdirs, compile errors, limits, and the allocation-free valid path. */
 #include "test.h"
 #include "data/schema.h"
+#include "data/schema_int.h"
 #include "data/json.h"
 #include "base/alloc.h"
 #include "base/buf.h"
@@ -979,6 +980,196 @@ TEST(verdict_walk_agrees)
     forge_schema_errors_free(&e);
 }
 
+/* The first error both ways (the verdict walk's trail replayed, and the recording walk), as
+ * "instance | keyword | message", or a return code's name. */
+static char *first_error(const struct forge_schema *s, const cJSON *inst, int recording)
+{
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    forge_schema_test_path(recording);
+    int r = forge_schema_check(s, inst, &e);
+    forge_schema_test_path(0);
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    if (r == 0 && forge_schema_errors_render(&e) == 0 && e.n == 1)
+        forge_buf_addf(&b, "%s | %s | %s", e.list[0].instance_location, e.list[0].keyword_location,
+                       e.list[0].message);
+    else
+        forge_buf_addf(&b, "%s (%d errors)", r == 1 ? "valid" : forge_rc_name(r), e.n);
+    forge_schema_errors_free(&e);
+    return b.data;
+}
+
+/* In first-error mode a failing verdict walk leaves a trail (each kind of level it can fail
+ * through) that gives the recording walk's error exactly; what it cannot follow (more levels
+ * than it has room for, a walk past the steps after which probes are memoised) is left to the
+ * recording walk. Every case: the expected error, both ways, and no trail that was not
+ * followed. */
+TEST(trail_gives_the_recording_walks_error)
+{
+    static const struct {
+        const char *schema, *inst, *want;
+    } cases[] = {
+        /* fused properties: a leaf, a node, required, additionalProperties false and a schema */
+        {"{\"properties\": {\"a\": {\"type\": \"integer\"}}, \"required\": [\"a\", \"b\"], \"additionalProperties\": false}",
+         "{\"a\": \"x\"}", "/a | /properties/a/type | expected integer, got string"},
+        {"{\"properties\": {\"a\": {\"type\": \"integer\"}}, \"required\": [\"a\", \"b\"], \"additionalProperties\": false}",
+         "{\"a\": 1}", " | /required | missing required property 'b'"},
+        {"{\"properties\": {\"a\": {\"type\": \"integer\"}}, \"required\": [\"a\"], \"additionalProperties\": false}",
+         "{\"a\": 1, \"x~/\": 2}", " | /additionalProperties | property 'x~/' is not allowed"},
+        {"{\"properties\": {\"a\": {\"type\": \"integer\"}}, \"additionalProperties\": {\"properties\": {\"k\": {\"const\": 1}}}}",
+         "{\"z\": {\"k\": 2}}", "/z/k | /additionalProperties/properties/k/const | value must be 1"},
+        {"{\"properties\": {\"o\": {\"properties\": {\"p\": {\"minimum\": 3}}, \"required\": [\"p\"]}}}",
+         "{\"o\": {\"p\": 2}}", "/o/p | /properties/o/properties/p/minimum | 2 is less than the minimum 3"},
+        {"{\"properties\": {\"a\": false}}", "{\"a\": 1}", "/a | /properties/a | no value is allowed here (schema false)"},
+        /* items, prefixItems, additionalItems (draft 7), a tuple items (FI_KW) */
+        {"{\"prefixItems\": [{\"type\": \"string\"}], \"items\": {\"required\": [\"k\"], \"properties\": {}}}",
+         "[\"s\", {\"k\": 1}, {}]", "/2 | /items/required | missing required property 'k'"},
+        {"{\"prefixItems\": [{\"type\": \"string\"}, {\"allOf\": [{\"maxItems\": 1}]}]}", "[\"s\", [1, 2]]",
+         "/1 | /prefixItems/1/allOf/0/maxItems | array has 2 items, more than the maximum 1"},
+        {"{\"$schema\": \"http://json-schema.org/draft-07/schema#\", \"items\": [{\"type\": \"string\"}, {\"not\": {}}],"
+         " \"additionalItems\": {\"type\": \"object\", \"required\": [\"k\"]}}", "[\"s\", 2]",
+         "/1 | /items/1/not | value must not match the 'not' schema"},
+        {"{\"$schema\": \"http://json-schema.org/draft-07/schema#\", \"items\": [{\"type\": \"string\"}],"
+         " \"additionalItems\": {\"type\": \"object\", \"required\": [\"k\"]}}", "[\"s\", {\"j\": 1}]",
+         "/1 | /additionalItems/required | missing required property 'k'"},
+        /* $ref (a keyword beside others, a $ref-only node, a chain), allOf, if/then/else */
+        {"{\"$defs\": {\"n\": {\"type\": \"object\", \"properties\": {\"c\": {\"items\": {\"$ref\": \"#/$defs/n\"}}, \"v\": {\"maximum\": 1}}}},"
+         " \"$ref\": \"#/$defs/n\"}", "{\"c\": [{\"c\": [{\"v\": 2}]}]}",
+         "/c/0/c/0/v | /$ref/properties/c/items/$ref/properties/c/items/$ref/properties/v/maximum | 2 is greater than the maximum 1"},
+        {"{\"$defs\": {\"a\": {\"$ref\": \"#/$defs/b\"}, \"b\": {\"type\": \"string\", \"minLength\": 2}}, \"type\": \"object\","
+         " \"properties\": {\"x\": {\"$ref\": \"#/$defs/a\"}}}", "{\"x\": \"s\"}",
+         "/x | /properties/x/$ref/$ref/minLength | string has 1 characters, fewer than the minimum 2"},
+        {"{\"allOf\": [{\"required\": [\"a\"]}, {\"properties\": {\"a\": {\"enum\": [1, \"x\", null]}}}]}", "{\"a\": 2}",
+         "/a | /allOf/1/properties/a/enum | value must be one of [1,\"x\",null]"},
+        {"{\"if\": {\"required\": [\"a\"]}, \"then\": {\"properties\": {\"a\": {\"type\": \"string\"}}}, \"else\": {\"required\": [\"b\"]}}",
+         "{\"a\": 1}", "/a | /then/properties/a/type | expected string, got integer"},
+        {"{\"if\": {\"required\": [\"a\"]}, \"then\": {\"properties\": {\"a\": {\"type\": \"string\"}}}, \"else\": {\"required\": [\"b\"]}}",
+         "{\"c\": 1}", " | /else/required | missing required property 'b'"},
+        /* anyOf, oneOf (none, two), not: the error at the applicator */
+        {"{\"properties\": {\"p\": {\"anyOf\": [{\"type\": \"string\"}, {\"minimum\": 3}]}}}", "{\"p\": 1}",
+         "/p | /properties/p/anyOf | value matches none of the 2 anyOf schemas"},
+        {"{\"oneOf\": [{\"type\": \"integer\"}, {\"minimum\": 3}, {\"maximum\": 0}]}", "1.5",
+         " | /oneOf | value matches none of the 3 oneOf schemas"},
+        {"{\"oneOf\": [{\"type\": \"string\"}, {\"type\": \"integer\"}, {\"minimum\": 3}, {\"maximum\": 9}]}", "5",
+         " | /oneOf | value matches oneOf schemas 1 and 2; exactly one must match"},
+        {"{\"properties\": {\"n\": {\"not\": {\"const\": 1}, \"type\": \"integer\"}}}", "{\"n\": 1}",
+         "/n | /properties/n/not | value must not match the 'not' schema"},
+        /* a bound folded with others (the first that fails), an enum of strings on a number */
+        {"{\"minimum\": 2, \"exclusiveMaximum\": 5, \"maximum\": 9, \"allOf\": [true]}", "5",
+         " | /exclusiveMaximum | 5 is not less than the exclusive maximum 5"},
+        {"{\"enum\": [\"a\", \"b\"], \"allOf\": [true]}", "1", " | /enum | value must be one of [\"a\",\"b\"]"},
+        /* propertyNames (the keyword is the origin), dependentSchemas, contains, format */
+        {"{\"propertyNames\": {\"maxLength\": 2, \"pattern\": \"^a\"}}", "{\"ab\": 1, \"bc\": 2}",
+         " | /propertyNames/pattern | string does not match the pattern ^a"},
+        {"{\"dependentSchemas\": {\"a\": {\"properties\": {\"b\": {\"type\": \"null\"}}}}}", "{\"a\": 1, \"b\": 2}",
+         "/b | /dependentSchemas/a/properties/b/type | expected null, got integer"},
+        {"{\"properties\": {\"l\": {\"contains\": {\"const\": 2}, \"minContains\": 2}}}", "{\"l\": [2, 3]}",
+         "/l | /properties/l/contains | 1 items match the contains schema, fewer than minContains 2"},
+        /* a node that collects annotations (the recording walk's own part) */
+        {"{\"properties\": {\"u\": {\"properties\": {\"a\": true}, \"unevaluatedProperties\": false}}}",
+         "{\"u\": {\"a\": 1, \"b\": 2}}", "/u | /properties/u/unevaluatedProperties | property 'b' is not allowed"},
+        /* the root itself: a leaf, false */
+        {"{\"type\": \"string\"}", "1", " | /type | expected string, got integer"},
+        {"false", "1", " |  | no value is allowed here (schema false)"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        struct forge_err err;
+        struct forge_schema *s = compile(cases[k].schema, NULL, &err);
+        CHECK(s != NULL);
+        if (!s)
+            continue;
+        cJSON *i = J(cases[k].inst);
+        unsigned long misses = forge_schema_test_trail_misses();
+        for (int rec = 0; rec < 2; rec++) {
+            char *got = first_error(s, i, rec);
+            if (strcmp(got, cases[k].want))
+                fprintf(stderr, "case %zu (%s): %s\n", k, rec ? "recording" : "trail", got);
+            CHECK_STR(got, cases[k].want);
+            forge_free(got);
+        }
+        CHECK(forge_schema_test_trail_misses() == misses);
+        cJSON_Delete(i);
+        forge_schema_free(s);
+    }
+
+    /* 80 levels of arrays: more links than the trail has room for; and a walk past 4096 steps */
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    for (int d = 0; d < 80; d++)
+        forge_buf_adds(&b, "[");
+    forge_buf_adds(&b, "\"x\"");
+    for (int d = 0; d < 80; d++)
+        forge_buf_adds(&b, "]");
+    cJSON *deep = J(b.data);
+    struct forge_err err;
+    struct forge_schema *s = compile("{\"items\": {\"$ref\": \"#\"}, \"type\": [\"array\", \"integer\"]}", NULL, &err);
+    char *t = first_error(s, deep, 0), *r = first_error(s, deep, 1);
+    CHECK_STR(t, r);
+    b.len = 0;
+    for (int d = 0; d < 80; d++)
+        forge_buf_adds(&b, "/0");
+    forge_buf_adds(&b, " | ");
+    for (int d = 0; d < 80; d++)
+        forge_buf_adds(&b, "/items/$ref");
+    forge_buf_adds(&b, "/type | expected array or integer, got string");
+    CHECK_STR(t, b.data);
+    forge_free(t);
+    forge_free(r);
+    forge_schema_free(s);
+    cJSON_Delete(deep);
+    /* 1,000 items: the part with the failure is walked again; 5,000: past 4096 steps the
+     * recording walk runs instead */
+    s = compile("{\"items\": {\"not\": {\"not\": {\"type\": \"integer\"}}}}", NULL, &err);
+    for (int size = 1000; size <= 5000; size += 4000) {
+        b.len = 0;
+        forge_buf_adds(&b, "[");
+        for (int k = 0; k < size; k++)
+            forge_buf_adds(&b, "1, ");
+        forge_buf_adds(&b, "\"x\"]");
+        cJSON *many = J(b.data);
+        char want[100];
+        snprintf(want, sizeof want, "/%d | /items/not | value must not match the 'not' schema", size);
+        unsigned long misses = forge_schema_test_trail_misses();
+        t = first_error(s, many, 0);
+        CHECK_STR(t, want);
+        r = first_error(s, many, 1);
+        CHECK_STR(r, want);
+        CHECK(forge_schema_test_trail_misses() == misses);
+        forge_free(t);
+        /* the smallest step budget the recording walk fits in (searched): the trail's walk fits
+         * in it too, with the part it walks again, and neither fits in one step less */
+        unsigned long lo = 1, hi = 100000;
+        while (lo < hi) {
+            unsigned long mid = (lo + hi) / 2;
+            forge_schema_set_max_steps(mid);
+            forge_free(r);
+            r = first_error(s, many, 1);
+            if (!strcmp(r, "limit exceeded (0 errors)"))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        CHECK(lo > (unsigned long)size * 2 && lo < (unsigned long)size * 4);
+        forge_schema_set_max_steps(lo);
+        t = first_error(s, many, 0);
+        CHECK_STR(t, want);
+        forge_free(t);
+        forge_schema_set_max_steps(lo - 1);
+        t = first_error(s, many, 0);
+        CHECK_STR(t, "limit exceeded (0 errors)");
+        char msg[200];
+        snprintf(msg, sizeof msg, "schema evaluation limit exceeded: more than %lu steps validating "
+                 "one instance; raise it with --schema-steps N", lo - 1);
+        CHECK_STR(forge_schema_limit_message(), msg);
+        forge_schema_set_max_steps(0);
+        forge_free(t);
+        forge_free(r);
+        cJSON_Delete(many);
+    }
+    forge_buf_free(&b);
+    forge_schema_free(s);
+}
+
 int main(void)
 {
     RUN(locations_through_refs);
@@ -999,5 +1190,6 @@ int main(void)
     RUN(error_locations_made_at_compile_time);
     RUN(verdict_walk_agrees);
     RUN(property_names_not_memoised);
+    RUN(trail_gives_the_recording_walks_error);
     return TEST_DONE();
 }

@@ -5,9 +5,10 @@
  * reused forge_schema_errors, as ajv fills its errors array). Prints one JSON line per case and
  * set:
  *   {"case": NAME, "set": "valid"|"invalid", "per_sec": N}
- * usage: bench_schema first|all|first-text|all-text SECONDS CASE.json...
+ * usage: bench_schema first|all|first-text|all-text[-arena] SECONDS CASE.json...
  * The -text modes also render each invalid instance's errors as text (forge_schema_errors_render,
- * what forge_schema_validate returns), as ajv builds its messages.
+ * what forge_schema_validate returns), as ajv builds its messages. With -arena, valid instances
+ * are checked with the error arena too, as forge_schema_validate checks every instance.
  * SECONDS may be xN: exactly N rounds of 200 passes (for instruction counts under callgrind);
  * CASE.json:valid or CASE.json:invalid runs one set only. */
 #include "data/schema.h"
@@ -31,6 +32,7 @@ int main(int argc, char **argv)
     }
     bool all = !strncmp(argv[1], "all", 3);
     bool text = strstr(argv[1], "-text") != NULL;
+    bool arena = strstr(argv[1], "-arena") != NULL;
     double seconds = atof(argv[2]);
     long rounds = argv[2][0] == 'x' ? atol(argv[2] + 1) : 0;
     struct forge_schema_errors errs = FORGE_SCHEMA_ERRORS_INIT;
@@ -73,7 +75,7 @@ int main(int argc, char **argv)
             for (int i = 0; i < ng; i++) {
                 n += cJSON_GetArraySize(g[i].sets[set]);
                 cJSON_ArrayForEach(x, g[i].sets[set]) {
-                    int r = forge_schema_check(g[i].s, x, set ? &errs : NULL);
+                    int r = forge_schema_check(g[i].s, x, set || arena ? &errs : NULL);
                     if (r != !set || (set && errs.n < 1)) {
                         fprintf(stderr, "%s: group %d: an instance of the %s set validated as %d\n",
                                 name, i, set ? "invalid" : "valid", r);
@@ -88,7 +90,7 @@ int main(int argc, char **argv)
                 for (int rep = 0; rep < 200; rep++) {
                     for (int i = 0; i < ng; i++)
                         cJSON_ArrayForEach(x, g[i].sets[set]) {
-                            forge_schema_check(g[i].s, x, set ? &errs : NULL);
+                            forge_schema_check(g[i].s, x, set || arena ? &errs : NULL);
                             if (text)
                                 forge_schema_errors_render(&errs);
                         }
