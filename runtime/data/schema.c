@@ -20,6 +20,8 @@
 #include <string.h>
 
 #define MAX_DEPTH 512 /* nested schema evaluations per validation */
+#define TRAIL_NODES 3   /* see forge_schema.trail */
+#define TRAIL_MEMBERS 4 /* see trail_pays */
 #define ROOT_URI "forge:/root.json" /* the URI of a schema without one; never reported */
 
 /* cJSON's type tests are library calls; validation makes millions of them, so inline them. */
@@ -536,6 +538,12 @@ struct forge_schema {
     /* some node uses $dynamicRef or $recursiveRef: results then depend on the dynamic scope and
      * are not memoised */
     bool dynamic;
+    /* first-error checks with an arena run the verdict walk and replay its trail (see replay):
+     * for schemas with subschemas below their top level (at least TRAIL_NODES nodes that are
+     * not leaves), where a failure usually comes after a valid part that the verdict walk
+     * checks faster; in a flat or tiny schema the failing keyword is near the top, replaying
+     * it repeats most of the walk, and the recording walk runs from the root instead */
+    bool trail;
 };
 
 /* ---------- small helpers ---------- */
@@ -2501,6 +2509,10 @@ struct forge_schema *forge_schema_compile_uri(const cJSON *schema, const struct 
         goto out;
     if (!(rc = build_kinds(s)))
         rc = lower_all(s);
+    int inner = 0;
+    for (int i = 0; i < s->nnodes && !rc; i++)
+        inner += !s->nodes[i]->is_bool && !s->nodes[i]->leaf;
+    s->trail = inner >= TRAIL_NODES;
 out:
     if (rc) {
         if (rc == FORGE_ENOMEM)
@@ -5071,7 +5083,8 @@ static __attribute__((noinline)) int replay(struct vctx *c, struct trail *tr)
 }
 
 /* For tests: 1 runs the recording walk from the root in first-error mode too (as before the
- * trail), 0 the verdict walk and replay; and how many replays did not match their trail. */
+ * trail), 2 the verdict walk and replay whatever the schema, 0 as the schema says (its
+ * `trail`); and how many replays did not match their trail. */
 static _Thread_local int check_path;
 static _Thread_local unsigned long trail_misses;
 
@@ -5083,6 +5096,21 @@ void forge_schema_test_path(int recording)
 unsigned long forge_schema_test_trail_misses(void)
 {
     return trail_misses;
+}
+
+/* Whether a first-error check of <inst> takes the verdict walk and its trail: for a schema with
+ * subschemas below its top level (forge_schema.trail) and an instance of at least TRAIL_MEMBERS
+ * members or items, where a failure usually comes after a valid part that the verdict walk
+ * checks faster than the recording walk. A small instance fails near the top, where replaying
+ * the failing keyword repeats most of the walk. */
+static inline bool trail_pays(const struct forge_schema *s, const cJSON *inst)
+{
+    if (!s->trail || !(inst->type & (cJSON_Object | cJSON_Array)))
+        return false;
+    int n = 0;
+    for (const cJSON *x = inst->child; x && n < TRAIL_MEMBERS; x = x->next)
+        n++;
+    return n >= TRAIL_MEMBERS;
 }
 
 int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
@@ -5110,7 +5138,7 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
     int r;
     if (!errors && !s->dynamic) {
         r = fchild(&c, s->root, instance);
-    } else if (!errors || c.all || s->dynamic || check_path) {
+    } else if (!errors || c.all || s->dynamic || check_path == 1 || (!check_path && !trail_pays(s, instance))) {
         r = vnode(&c, s->root, instance, NULL, NULL, NULL);
     } else {
         /* first error: the verdict walk, and on a failure its trail replayed (see replay) */

@@ -42,7 +42,8 @@ int forge_ecmare_test_pcre2(const void *code, const char *s, size_t n);
 
 /* For tests, on the calling thread: forge_schema_test_path(1) makes forge_schema_check in
  * first-error mode run the walk that records errors from the root (the path before the verdict
- * walk's trail), 0 the default; forge_schema_test_trail_misses counts the failed validations
+ * walk's trail), 2 the verdict walk and its trail for every schema, 0 the default (the trail
+ * for schemas with subschemas below their top level); forge_schema_test_trail_misses counts the failed validations
  * whose trail could not be followed (the recording walk ran again; none is expected). */
 void forge_schema_test_path(int recording);
 unsigned long forge_schema_test_trail_misses(void);

@@ -92,6 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!opts.all_errors) {
             struct forge_schema_errors rec = FORGE_SCHEMA_ERRORS_INIT;
             unsigned long misses = forge_schema_test_trail_misses();
+            forge_schema_test_path(2);
             int v4 = forge_schema_check(s, inst, &arena);
             forge_schema_test_path(1);
             int v5 = forge_schema_check(s, inst, &rec);

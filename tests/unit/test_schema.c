@@ -985,7 +985,7 @@ TEST(verdict_walk_agrees)
 static char *first_error(const struct forge_schema *s, const cJSON *inst, int recording)
 {
     struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
-    forge_schema_test_path(recording);
+    forge_schema_test_path(recording ? 1 : 2);
     int r = forge_schema_check(s, inst, &e);
     forge_schema_test_path(0);
     struct forge_buf b;
