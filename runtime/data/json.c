@@ -7,6 +7,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,192 @@ void forge_json_position(const char *text, size_t offset, int *line, int *col)
 static int is_ws(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* forge_json_syntax's pieces: each returns the offset past what it read, or (size_t)-1 after
+ * setting *err_at and *what. */
+static size_t syn_fail(size_t at, const char *msg, size_t *err_at, const char **what)
+{
+    *err_at = at;
+    *what = msg;
+    return (size_t)-1;
+}
+
+static size_t syn_string(const char *s, size_t n, size_t i, size_t *err_at, const char **what)
+{
+    i++; /* the opening quote */
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"')
+            return i + 1;
+        if (c < 0x20)
+            return syn_fail(i, "a control character in a string (write it as an escape)", err_at, what);
+        if (c != '\\') {
+            i++;
+            continue;
+        }
+        if (i + 1 >= n)
+            break;
+        char e = s[i + 1];
+        if (e == 'u') {
+            for (size_t k = 2; k < 6; k++)
+                if (i + k >= n || !isxdigit((unsigned char)s[i + k]))
+                    return syn_fail(i, "\\u needs four hexadecimal digits", err_at, what);
+            i += 6;
+        } else if (strchr("\"\\/bfnrt", e) && e) {
+            i += 2;
+        } else {
+            return syn_fail(i, "an escape JSON does not have", err_at, what);
+        }
+    }
+    return syn_fail(n, "the text ends inside a string", err_at, what);
+}
+
+static size_t syn_number(const char *s, size_t n, size_t i, size_t *err_at, const char **what)
+{
+    size_t start = i;
+    if (s[i] == '-')
+        i++;
+    if (i < n && s[i] == '0') {
+        i++;
+    } else if (i < n && s[i] >= '1' && s[i] <= '9') {
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+    } else {
+        return syn_fail(i, "a number needs a digit here", err_at, what);
+    }
+    if (i < n && s[i] == '.') {
+        i++;
+        if (i >= n || s[i] < '0' || s[i] > '9')
+            return syn_fail(i, "a number needs a digit after its '.'", err_at, what);
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        if (i >= n || s[i] < '0' || s[i] > '9')
+            return syn_fail(i, "a number needs a digit in its exponent", err_at, what);
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+    }
+    if (i < n && s[i] >= '0' && s[i] <= '9' && s[start + (s[start] == '-')] == '0')
+        return syn_fail(start, "a number with a leading zero", err_at, what);
+    return i;
+}
+
+int forge_json_syntax(const char *s, size_t n, size_t *at, const char **what)
+{
+    const char *dummy;
+    size_t dummy_at;
+    if (!what)
+        what = &dummy;
+    if (!at)
+        at = &dummy_at;
+    char few[64], *stack = few; /* '{' or '[' per open container */
+    size_t depth = 0, cap = sizeof few, err_at = n, i = 0;
+    bool ok = false;
+#define SYN_WS() while (i < n && is_ws(s[i])) i++
+#define SYN_FAIL(at, msg) do { err_at = (at); *what = (msg); goto out; } while (0)
+    SYN_WS();
+value:
+    if (i >= n)
+        SYN_FAIL(n, depth ? "the text ends where a value should be" : "expected a JSON value, found the end");
+    switch (s[i]) {
+    case '{':
+    case '[':
+        if (depth == cap) {
+            char *g = forge_malloc(cap * 2);
+            if (!g) {
+                if (stack != few)
+                    forge_free(stack);
+                return FORGE_ENOMEM;
+            }
+            memcpy(g, stack, cap);
+            if (stack != few)
+                forge_free(stack);
+            stack = g;
+            cap *= 2;
+        }
+        stack[depth++] = s[i++];
+        SYN_WS();
+        if (stack[depth - 1] == '[') {
+            if (i < n && s[i] == ']') {
+                i++;
+                depth--;
+                goto after;
+            }
+            goto value;
+        }
+        if (i < n && s[i] == '}') {
+            i++;
+            depth--;
+            goto after;
+        }
+        goto key;
+    case '"':
+        if ((i = syn_string(s, n, i, &err_at, what)) == (size_t)-1)
+            goto out;
+        goto after;
+    case 't':
+    case 'f':
+    case 'n': {
+        const char *lit = s[i] == 't' ? "true" : s[i] == 'f' ? "false" : "null";
+        size_t l = strlen(lit);
+        if (n - i < l || memcmp(s + i, lit, l))
+            SYN_FAIL(i, "not a JSON value");
+        i += l;
+        goto after;
+    }
+    default:
+        if (s[i] == '-' || (s[i] >= '0' && s[i] <= '9')) {
+            if ((i = syn_number(s, n, i, &err_at, what)) == (size_t)-1)
+                goto out;
+            goto after;
+        }
+        SYN_FAIL(i, "not a JSON value");
+    }
+key:
+    if (i >= n || s[i] != '"')
+        SYN_FAIL(i, i >= n ? "the text ends where a member name should be" : "a member name must be a string");
+    if ((i = syn_string(s, n, i, &err_at, what)) == (size_t)-1)
+        goto out;
+    SYN_WS();
+    if (i >= n || s[i] != ':')
+        SYN_FAIL(i, "expected ':' after the member name");
+    i++;
+    SYN_WS();
+    goto value;
+after:
+    SYN_WS();
+    if (!depth) {
+        if (i < n)
+            SYN_FAIL(i, "unexpected text after the value");
+        ok = true;
+        goto out;
+    }
+    if (i < n && s[i] == ',') {
+        i++;
+        SYN_WS();
+        if (stack[depth - 1] == '{')
+            goto key;
+        goto value;
+    }
+    if (i < n && s[i] == (stack[depth - 1] == '{' ? '}' : ']')) {
+        i++;
+        depth--;
+        goto after;
+    }
+    SYN_FAIL(i, i >= n ? "the text ends inside an object or array"
+                        : stack[depth - 1] == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
+out:
+#undef SYN_WS
+#undef SYN_FAIL
+    if (stack != few)
+        forge_free(stack);
+    *at = err_at;
+    return ok;
 }
 
 static size_t node_limit = FORGE_JSON_NODE_LIMIT;

@@ -51,6 +51,17 @@ void forge_json_set_node_limit(size_t n);
  * forge_file_read_input. */
 cJSON *forge_json_load(const char *path, struct forge_err *err);
 
+/* Whether the <len> bytes of <text> are one JSON text as RFC 8259 and JavaScript's JSON.parse
+ * define it, which is stricter than forge_json_parse (cJSON's reading): whitespace is space,
+ * tab, LF and CR only; no leading zeros, no "1." or ".5"; no raw control characters (U+0000 to
+ * U+001F) in strings; the escapes of RFC 8259 only. Bytes from 0x80 up are taken as they are
+ * inside strings (where JSON.parse would see the characters they decode to) and are errors
+ * outside them. Nesting has no limit (an explicit stack, grown as needed). Builds nothing.
+ * Returns 1 when valid; 0 when not, with *at (when not NULL) the offset of the first byte in
+ * error (<len> when the text ends too soon) and *what (when not NULL) what is wrong there;
+ * FORGE_ENOMEM when out of memory. */
+int forge_json_syntax(const char *text, size_t len, size_t *at, const char **what);
+
 /* Computes the 1-based line and column (in characters, not bytes) of byte <offset> in <text>. */
 void forge_json_position(const char *text, size_t offset, int *line, int *col);
 

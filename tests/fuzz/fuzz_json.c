@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include "base/alloc.h"
 #include "data/json.h"
+#include "data/utf8.h"
 #include "fuzz.h"
 #include "../support/same_tree.h"
 
@@ -26,6 +27,20 @@ static bool finite_only(const cJSON *v)
     return true;
 }
 
+/* Whether <text> holds \u0000 or a surrogate's escape (\uD800 to \uDFFF): JSON.parse takes
+ * lone surrogates and NUL characters in strings, cJSON refuses the one and cuts at the other. */
+static bool has_odd_escape(const char *text, size_t n)
+{
+    for (size_t i = 0; i + 6 <= n; i++) {
+        if (text[i] != '\\' || text[i + 1] != 'u')
+            continue;
+        if (!memcmp(text + i + 2, "0000", 4))
+            return true;
+        if ((text[i + 2] == 'd' || text[i + 2] == 'D') && strchr("89abcdefABCDEF", text[i + 3]) && text[i + 3])
+            return true;
+    }
+    return false;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -45,6 +60,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cJSON_Delete(fast);
     }
     cJSON *v = forge_json_parse(text, size, "<fuzz>", &err);
+    /* the strict grammar (forge_json_syntax, JSON.parse's) is inside cJSON's reading: a text it
+     * accepts parses, when it is valid UTF-8 without NUL bytes (which forge_json_parse asks of
+     * any text) and holds no \u0000 and no surrogate escape (see has_odd_escape) */
+    size_t sat = 0;
+    const char *swhat = NULL;
+    int syn = forge_json_syntax(text, size, &sat, &swhat);
+    FUZZ_CHECK(syn == 0 || syn == 1, "syntax %d", syn);
+    FUZZ_CHECK(syn == 1 || sat <= size, "error offset %zu past the end %zu", sat, size);
+    if (syn == 1 && forge_utf8_check(text, size, true) == size && !has_odd_escape(text, size))
+        FUZZ_CHECK(v || err.code == FORGE_ELIMIT, "JSON.parse's grammar accepts what forge_json_parse refuses: %s",
+                   err.msg);
     int line = 0, col = 0;
     forge_json_position(text, size, &line, &col);
     FUZZ_CHECK(line >= 1 && col >= 1, "position %d:%d", line, col);

@@ -4,6 +4,8 @@
 #include "data/utf8.h"
 #include "base/alloc.h"
 
+#include <stdlib.h>
+
 static void num(double d, const char *want)
 {
     char out[40];
@@ -197,6 +199,70 @@ TEST(output_is_valid_utf8)
     cJSON_Delete(v);
 }
 
+TEST(syntax_is_json_parse_s)
+{
+    /* valid for RFC 8259 and JSON.parse */
+    const char *good[] = {"0", "-0", "1.5e-3", "1E+5", "-12.0e10", "\"\"", "\"a\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\"",
+                          "\"\\ud800\"", "\"\xc3\xa9\"", " [1, {\"a\": [true, false, null]}] \n", "{}", "[]",
+                          "{\"a\":{\"a\":{}}}", "\t\r\n\"x\"\t\r\n"};
+    for (size_t k = 0; k < sizeof good / sizeof *good; k++) {
+        CHECK_INT(forge_json_syntax(good[k], strlen(good[k]), NULL, NULL), 1);
+    }
+    /* what cJSON reads and JSON.parse refuses, and plain errors: the offset and what is wrong */
+    struct { const char *text; long at; const char *what; } bad[] = {
+        {"01", 0, "a number with a leading zero"},
+        {"[-01]", 1, "a number with a leading zero"},
+        {"1.", 2, "a number needs a digit after its '.'"},
+        {".5", 0, "not a JSON value"},
+        {"+1", 0, "not a JSON value"},
+        {"1e", 2, "a number needs a digit in its exponent"},
+        {"-", 1, "a number needs a digit here"},
+        {"[\"a\x01" "b\"]", 3, "a control character in a string (write it as an escape)"},
+        {"[\x01]", 1, "not a JSON value"},
+        {"\x01" "1", 0, "not a JSON value"},
+        {"\xef\xbb\xbf" "1", 0, "not a JSON value"},
+        {"[1,]", 3, "not a JSON value"},
+        {"{\"a\":1,}", 7, "a member name must be a string"},
+        {"{oops", 1, "a member name must be a string"},
+        {"{\"a\" 1}", 5, "expected ':' after the member name"},
+        {"[1 2]", 3, "expected ',' or ']'"},
+        {"{\"a\":1 \"b\":2}", 7, "expected ',' or '}'"},
+        {"\"\\u12\"", 1, "\\u needs four hexadecimal digits"},
+        {"\"\\x\"", 1, "an escape JSON does not have"},
+        {"\"abc", 4, "the text ends inside a string"},
+        {"[1", 2, "the text ends inside an object or array"},
+        {"tru", 0, "not a JSON value"},
+        {"nul", 0, "not a JSON value"},
+        {"1 2", 2, "unexpected text after the value"},
+        {"", 0, "expected a JSON value, found the end"},
+        {"  ", 2, "expected a JSON value, found the end"},
+        {"[", 1, "the text ends where a value should be"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        const char *what = NULL;
+        size_t at = 99;
+        CHECK_INT(forge_json_syntax(bad[k].text, strlen(bad[k].text), &at, &what), 0);
+        CHECK_INT((long)at, bad[k].at);
+        CHECK_STR(what, bad[k].what);
+    }
+    /* nesting has no limit but memory: 100,000 levels, closed and not */
+    size_t depth = 100000;
+    char *deep = malloc(2 * depth + 1);
+    memset(deep, '[', depth);
+    memset(deep + depth, ']', depth);
+    CHECK_INT(forge_json_syntax(deep, 2 * depth, NULL, NULL), 1);
+    const char *what = NULL;
+    size_t at = 0;
+    CHECK_INT(forge_json_syntax(deep, 2 * depth - 1, &at, &what), 0);
+    CHECK_INT((long)at, (long)(2 * depth - 1));
+    CHECK_STR(what, "the text ends inside an object or array");
+    /* out of memory while the stack grows */
+    forge_alloc_fail_at(1);
+    CHECK_INT(forge_json_syntax(deep, 2 * depth, NULL, NULL), FORGE_ENOMEM);
+    forge_alloc_fail_at(0);
+    free(deep);
+}
+
 int main(void)
 {
     RUN(numbers_print_like_javascript);
@@ -208,5 +274,6 @@ int main(void)
     RUN(input_must_be_utf8_with_nothing_after_the_value);
     RUN(value_limit);
     RUN(output_is_valid_utf8);
+    RUN(syntax_is_json_parse_s);
     return TEST_DONE();
 }
