@@ -423,25 +423,32 @@ static void check_latency(struct ctx *c)
     pass_fail(c, "maxLatencyMs", false, msg);
 }
 
+/* Whether <text> (the response) is one JSON text by JSON.parse's grammar (RFC 8259), not
+ * cJSON's looser reading ("01", "1." and raw control characters fail): 1, or 0 with <msg> =
+ * <prefix> + "response:<line>:<col>: <what> near '...'", or FORGE_ENOMEM. */
+static int response_json(const char *text, const char *prefix, char *msg, size_t size)
+{
+    const char *what = NULL;
+    size_t len = strlen(text), at = 0;
+    int ok = forge_json_syntax(text, len, &at, &what);
+    if (ok != 0) return ok;
+    int line, col;
+    forge_json_position(text, at, &line, &col);
+    if (at < len)
+        msgf(msg, size, "%sresponse:%d:%d: %s near '%.*s'", prefix, line, col, what,
+             (int)(len - at < 12 ? len - at : 12), text + at);
+    else
+        msgf(msg, size, "%sresponse:%d:%d: %s", prefix, line, col, what);
+    return 0;
+}
+
 static void check_json_valid(struct ctx *c)
 {
     if (!cJSON_IsTrue(ex(c, "jsonValid"))) return;
-    /* JSON.parse's grammar (RFC 8259), not cJSON's looser reading: "01", "1." and raw control
-     * characters fail */
-    const char *text = c->r->response, *what = NULL;
-    size_t len = strlen(text), at = 0;
-    int ok = forge_json_syntax(text, len, &at, &what);
-    if (ok < 0) return oom(c);
-    if (ok) return pass_fail(c, "jsonValid", true, NULL);
-    int line, col;
-    forge_json_position(text, at, &line, &col);
     char msg[400];
-    if (at < len)
-        msgf(msg, sizeof msg, "Invalid JSON: response:%d:%d: %s near '%.*s'", line, col, what,
-             (int)(len - at < 12 ? len - at : 12), text + at);
-    else
-        msgf(msg, sizeof msg, "Invalid JSON: response:%d:%d: %s", line, col, what);
-    pass_fail(c, "jsonValid", false, msg);
+    int ok = response_json(c->r->response, "Invalid JSON: ", msg, sizeof msg);
+    if (ok < 0) return oom(c);
+    pass_fail(c, "jsonValid", ok, ok ? NULL : msg);
 }
 
 static const char *js_typeof(const cJSON *v)
@@ -1407,6 +1414,10 @@ static void check_response_schema(struct ctx *c)
 {
     const cJSON *schema = ex(c, "responseSchema");
     if (!schema) return;
+    char jmsg[400];
+    int ok = response_json(c->r->response, "response is not JSON: ", jmsg, sizeof jmsg);
+    if (ok < 0) return oom(c);
+    if (!ok) return pass_fail(c, "responseSchema", false, jmsg);
     FORGE_ERR_LOCAL(e);
     cJSON *v = forge_json_parse(c->r->response, strlen(c->r->response), "response", &e);
     if (!v) {

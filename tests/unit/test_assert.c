@@ -587,7 +587,10 @@ TEST(schema_assertions)
     EXPECT_FAIL("{\"expect\":{\"responseSchema\":{\"type\":\"object\",\"required\":[\"a\"]}}}", traj("{\"b\":1}", NULL, -1, -1),
                 "response does not match responseSchema: missing required property 'a'");
     EXPECT_FAIL("{\"expect\":{\"responseSchema\":true}}", traj("hello", NULL, -1, -1),
-                "response is not JSON: response:1:1: invalid JSON near 'hello'");
+                "response is not JSON: response:1:1: not a JSON value near 'hello'");
+    /* the grammar of jsonValid: cJSON would read [01] */
+    EXPECT_FAIL("{\"expect\":{\"responseSchema\":{\"type\":\"array\"}}}", traj("[01]", NULL, -1, -1),
+                "response is not JSON: response:1:2: a number with a leading zero near '01]'");
     EXPECT_FAIL("{\"expect\":{\"tool_calls\":{\"expect\":[{\"tool\":\"w\",\"args\":{\"n\":{\"json_schema\":{\"type\":\"integer\",\"maximum\":3}}}}]}}}",
                 traj("", "[{\"name\":\"w\",\"arguments\":{\"n\":5}}]", -1, -1),
                 "expect[0] (tool \"w\"): argument \"n\": does not match json_schema: 5 is greater than the maximum 3");
