@@ -4277,6 +4277,25 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
 }
 
 /* vnode past the leaf test. */
+/* A limit met on entering a node: recorded for forge_schema_limit_message. */
+static __attribute__((noinline, cold)) int limit_hit(struct vctx *c, int which)
+{
+    last_limit = which;
+    c->rc = FORGE_ELIMIT;
+    return FORGE_ELIMIT;
+}
+
+/* The checks of both walks on entering a node: the nesting depth, and the step budget (anyOf
+ * over $ref chains can be exponential). 0, or FORGE_ELIMIT with the limit recorded. */
+static inline __attribute__((always_inline)) int enter_node(struct vctx *c)
+{
+    if (c->depth >= MAX_DEPTH)
+        return limit_hit(c, LIM_DEPTH);
+    if (++c->steps > max_steps)
+        return limit_hit(c, LIM_STEPS);
+    return 0;
+}
+
 static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
                       const struct kloc *kl, struct ann *ann)
 {
@@ -4285,16 +4304,8 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
             return 1;
         return FAIL(c, n, il, kl, NULL, NULL, &M_FALSE);
     }
-    if (c->depth >= MAX_DEPTH) {
-        last_limit = LIM_DEPTH;
-        c->rc = FORGE_ELIMIT;
+    if (enter_node(c))
         return FORGE_ELIMIT;
-    }
-    if (++c->steps > max_steps) { /* anyOf over $ref chains can be exponential */
-        last_limit = LIM_STEPS;
-        c->rc = FORGE_ELIMIT;
-        return FORGE_ELIMIT;
-    }
     c->depth++;
     if (n->refonly) { /* one $ref (no dynamic scope, no annotations of its own) */
         struct kloc k1 = {kl, n->refonly->name, n->refonly->seglen};
@@ -4711,16 +4722,8 @@ static inline __attribute__((always_inline)) int fchild(struct vctx *c, const st
  * saves fewer registers than fnode. */
 static __attribute__((noinline)) int fref(struct vctx *c, const struct node *n, const cJSON *x)
 {
-    if (c->depth >= MAX_DEPTH) {
-        last_limit = LIM_DEPTH;
-        c->rc = FORGE_ELIMIT;
+    if (enter_node(c))
         return FORGE_ELIMIT;
-    }
-    if (++c->steps > max_steps) {
-        last_limit = LIM_STEPS;
-        c->rc = FORGE_ELIMIT;
-        return FORGE_ELIMIT;
-    }
     c->depth++;
     int r = fchild(c, n->refonly->sub, x);
     c->depth--;
@@ -4922,16 +4925,8 @@ static int fnode(struct vctx *c, const struct node *n, const cJSON *inst)
             TRAIL_ORIGIN(c, T_BODY, n, NULL, inst, 0, 0);
         return r;
     }
-    if (c->depth >= MAX_DEPTH) {
-        last_limit = LIM_DEPTH;
-        c->rc = FORGE_ELIMIT;
+    if (enter_node(c))
         return FORGE_ELIMIT;
-    }
-    if (++c->steps > max_steps) {
-        last_limit = LIM_STEPS;
-        c->rc = FORGE_ELIMIT;
-        return FORGE_ELIMIT;
-    }
     c->depth++;
     int ok = 1, r = 0;
     if (n->refonly) {
