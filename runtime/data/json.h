@@ -101,6 +101,19 @@ char *forge_json_number(double d, char *out);
  * Invalid bytes count one unit each. */
 size_t forge_utf16_len(const char *s, size_t n);
 
+/* A cheap hash of a member name for tables of known keys: its length and its first and last
+ * bytes (0 for ""). Inlined on a string literal it is a constant; equal hashes are confirmed
+ * with strcmp. forge_json_name_slot gives its first slot in a table of 2^<bits> slots. */
+static inline unsigned forge_json_name_hash(const char *s)
+{
+    size_t n = strlen(s);
+    return n ? (unsigned)n << 16 ^ (unsigned)(unsigned char)s[0] << 8 ^ (unsigned char)s[n - 1] : 0;
+}
+static inline unsigned forge_json_name_slot(unsigned h, int bits)
+{
+    return (h * 2654435761u) >> (32 - bits);
+}
+
 /* cJSON_GetObjectItemCaseSensitive, inlined, comparing first bytes before strcmp: the first
  * member of <obj> named <key> (borrowed), or NULL (also when a member without a name comes
  * first, as cJSON's lookup stops there, or <obj> or <key> is NULL). */

@@ -498,13 +498,8 @@ struct keyset {
     unsigned hash[64];       /* by index */
 };
 
-static inline unsigned key_hash(const char *s)
-{
-    size_t n = strlen(s);
-    return n ? (unsigned)n << 16 ^ (unsigned)(unsigned char)s[0] << 8 ^ (unsigned char)s[n - 1] : 0;
-}
-
-static unsigned key_slot(unsigned h) { return (h * 2654435761u) >> 26; }
+static inline unsigned key_hash(const char *s) { return forge_json_name_hash(s); }
+static inline unsigned key_slot(unsigned h) { return forge_json_name_slot(h, 6); }
 
 static void keyset_make(struct keyset *ks)
 {

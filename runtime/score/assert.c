@@ -182,16 +182,10 @@ static int str_items(const cJSON *v, const char **items, int max)
 
 static void oom(struct ctx *c) { c->rc = FORGE_ENOMEM; }
 
-/* A cheap hash of a member name: its length and its first and last bytes. Inlined into ex() on
- * a string literal it is a constant; equal hashes are confirmed by strcmp. */
-static inline unsigned key_hash(const char *s)
-{
-    size_t n = strlen(s);
-    return n ? (unsigned)n << 16 ^ (unsigned)(unsigned char)s[0] << 8 ^ (unsigned char)s[n - 1] : 0;
-}
-
-/* The first slot of a hash in ctx.slot (probed onwards). */
-static inline unsigned key_slot(unsigned h) { return (h * 2654435761u) >> 25; }
+/* Member names hashed by data/json's forge_json_name_hash (a constant for the literal keys of
+ * ex()); the first slot of a hash in ctx.slot, of 2 * MAX_EXPECT_KEYS (probed onwards). */
+static inline unsigned key_hash(const char *s) { return forge_json_name_hash(s); }
+static inline unsigned key_slot(unsigned h) { return forge_json_name_slot(h, 7); }
 
 static void index_expect(struct ctx *c)
 {
