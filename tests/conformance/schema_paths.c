@@ -12,6 +12,7 @@
 #include "data/schema.h"
 #include "data/schema_int.h"
 #include "data/json.h"
+#include "../support/same_error.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -23,11 +24,6 @@ static struct forge_schema_refdir refdir;
 static int nrefdirs;
 static long compared, invalid, differ;
 static struct forge_schema_errors e1 = FORGE_SCHEMA_ERRORS_INIT, e2 = FORGE_SCHEMA_ERRORS_INIT;
-
-static bool same_str(const char *a, const char *b)
-{
-    return (!a && !b) || (a && b && !strcmp(a, b));
-}
 
 /* Checks <inst> against <s> both ways. */
 static void compare(const struct forge_schema *s, const cJSON *inst, const char *where)
@@ -43,13 +39,8 @@ static void compare(const struct forge_schema *s, const cJSON *inst, const char 
     if (ok && r1 == 0) {
         invalid++;
         ok = forge_schema_errors_render(&e1) == 0 && forge_schema_errors_render(&e2) == 0;
-        for (int i = 0; ok && i < e1.n; i++) {
-            const struct forge_schema_error *a = &e1.list[i], *b = &e2.list[i];
-            ok = same_str(a->instance_location, b->instance_location) &&
-                 same_str(a->keyword_location, b->keyword_location) &&
-                 same_str(a->absolute_keyword_location, b->absolute_keyword_location) &&
-                 same_str(a->message, b->message);
-        }
+        for (int i = 0; ok && i < e1.n; i++)
+            ok = same_error(&e1.list[i], &e2.list[i]);
     }
     if (ok)
         return;

@@ -10,6 +10,7 @@
 #include "data/schema.h"
 #include "data/schema_int.h"
 #include "fuzz.h"
+#include "../support/same_error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -75,15 +76,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     int k = 0;
                     const cJSON *x;
                     cJSON_ArrayForEach(x, errors) {
-                        const struct forge_schema_error *l = &arena.list[k++];
                         const cJSON *abs = cJSON_GetObjectItemCaseSensitive(x, "absoluteKeywordLocation");
-                        FUZZ_CHECK(!strcmp(l->instance_location, cJSON_GetObjectItemCaseSensitive(x, "instanceLocation")->valuestring) &&
-                                       !strcmp(l->keyword_location, cJSON_GetObjectItemCaseSensitive(x, "keywordLocation")->valuestring) &&
-                                       !strcmp(l->message, cJSON_GetObjectItemCaseSensitive(x, "error")->valuestring) &&
-                                       (abs ? l->absolute_keyword_location &&
-                                                  !strcmp(l->absolute_keyword_location, abs->valuestring)
-                                            : !l->absolute_keyword_location),
-                                   "rendered error %d differs", k - 1);
+                        struct forge_schema_error j = {
+                            cJSON_GetObjectItemCaseSensitive(x, "instanceLocation")->valuestring,
+                            cJSON_GetObjectItemCaseSensitive(x, "keywordLocation")->valuestring,
+                            abs ? abs->valuestring : NULL,
+                            cJSON_GetObjectItemCaseSensitive(x, "error")->valuestring};
+                        FUZZ_CHECK(same_error(&arena.list[k++], &j), "rendered error %d differs", k - 1);
                     }
                 }
             }
@@ -103,14 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (v4 == 0 && forge_schema_errors_render(&arena) == 0 &&
                 forge_schema_errors_render(&rec) == 0) {
                 const struct forge_schema_error *a = &arena.list[0], *b = &rec.list[0];
-                FUZZ_CHECK(!strcmp(a->instance_location, b->instance_location) &&
-                               !strcmp(a->keyword_location, b->keyword_location) &&
-                               !strcmp(a->message, b->message) &&
-                               (a->absolute_keyword_location
-                                    ? b->absolute_keyword_location &&
-                                          !strcmp(a->absolute_keyword_location, b->absolute_keyword_location)
-                                    : !b->absolute_keyword_location),
-                           "trail: %s %s %s; recording: %s %s %s", a->instance_location,
+                FUZZ_CHECK(same_error(a, b), "trail: %s %s %s; recording: %s %s %s", a->instance_location,
                            a->keyword_location, a->message, b->instance_location, b->keyword_location,
                            b->message);
             }
