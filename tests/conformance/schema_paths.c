@@ -13,8 +13,8 @@
 #include "data/schema_int.h"
 #include "data/json.h"
 #include "../support/same_error.h"
+#include "../support/json_files.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,26 +107,10 @@ static void run_file(const char *path, int draft)
     cJSON_Delete(doc);
 }
 
-static int cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void run_dir(const char *dir, int draft, int depth)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
     char *names[1024];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 1024) {
-        size_t l = strlen(e->d_name);
-        if (l > 5 && !strcmp(e->d_name + l - 5, ".json"))
-            names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, cmp);
+    int n = json_files(dir, names, 1024);
     char path[4096];
     for (int i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);

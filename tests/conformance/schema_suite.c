@@ -8,8 +8,8 @@
 #include "data/json.h"
 #include "base/alloc.h"
 #include "base/file.h"
+#include "../support/json_files.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +19,6 @@ struct tally {
 };
 
 static int verbose;
-
-static int cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 static int draft_id(const char *name)
 {
@@ -88,19 +83,8 @@ static void run_file(const char *path, const char *label, int draft, bool format
 static void run_dir(const char *dir, int draft, bool formats, const struct forge_schema_refdir *rd,
                     struct tally *t, bool report)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
     char *names[512];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 512) {
-        size_t l = strlen(e->d_name);
-        if (l > 5 && !strcmp(e->d_name + l - 5, ".json"))
-            names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, cmp);
+    int n = json_files(dir, names, 512);
     for (int i = 0; i < n; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
