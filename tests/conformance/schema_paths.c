@@ -113,14 +113,13 @@ static void run_dir(const char *dir, int draft, int depth)
     int n = json_files(dir, names, 1024);
     char path[4096];
     for (int i = 0; i < n; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        run_file(path, draft);
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, names[i]) < sizeof path)
+            run_file(path, draft);
         free(names[i]);
     }
-    if (depth < 2) {
-        snprintf(path, sizeof path, "%s/%s", dir, depth ? "format" : "optional");
+    if (depth < 2 &&
+        (size_t)snprintf(path, sizeof path, "%s/%s", dir, depth ? "format" : "optional") < sizeof path)
         run_dir(path, draft, depth + 1);
-    }
 }
 
 static int draft_of(const char *a)
