@@ -436,6 +436,8 @@ struct kw {
     bool all_strings;          /* enum: every value is a string */
     const char *text;          /* enum, const: the value(s) as short JSON, for messages */
     size_t text_len;
+    const char *ltext;         /* a bound's num as messages write it (String(num)), or NULL */
+    size_t ltext_len;
     const char *ref;           /* the reference text, for messages */
     /* anyOf, oneOf: a discriminator. Branch i (through $ref-only nodes) has properties/<disc>
      * with "const": discv[i] (a string; NULL: no such const), so an object whose member <disc>
@@ -2111,6 +2113,21 @@ static long seg_len(const char *name)
     return strpbrk(name, "~/") ? 0 : (long)strlen(name) + 1;
 }
 
+static const char *num_text(double d, char *buf, size_t *len);
+
+/* Whether keyword <w>'s messages show its num (the 'L' conversion of struct efmt). */
+static bool shows_bound(const struct kw *w)
+{
+    switch (w->op) {
+    case OP_MULTOF: case OP_MAX: case OP_XMAX: case OP_MIN: case OP_XMIN: case OP_MAXLEN:
+    case OP_MINLEN: case OP_MAXITEMS: case OP_MINITEMS: case OP_CONTAINS: case OP_MAXPROPS:
+    case OP_MINPROPS:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static int build_kinds(struct forge_schema *s)
 {
     for (int i = 0; i < s->nnodes; i++) {
@@ -2131,6 +2148,16 @@ static int build_kinds(struct forge_schema *s)
             w->seglen = seg_len(w->name);
             if (w->text)
                 w->text_len = strlen(w->text);
+            if (shows_bound(w)) {
+                char buf[96];
+                const char *t = num_text(w->num, buf, &w->ltext_len);
+                char *copy = forge_malloc(w->ltext_len + 1);
+                if (!keep(s, copy))
+                    return FORGE_ENOMEM;
+                memcpy(copy, t, w->ltext_len);
+                copy[w->ltext_len] = 0;
+                w->ltext = copy;
+            }
             if (w->seglen > 0 && n->kptr) {
                 if (!(w->kloc = keep(s, xstrcat3(n->kptr, "/", w->name))))
                     return FORGE_ENOMEM;
@@ -2703,7 +2730,8 @@ struct eseg {
 /* A message format split at compile time into its literal pieces (with their lengths) and up
  * to three conversions between them: s a string, d an integer, g a number (JavaScript's
  * String(n)), T a set of type bits ("integer or string"), K the keyword's text (kw.text, whose
- * length is known; its operand is not read). */
+ * length is known; its operand is not read), L the keyword's bound, num, as g writes it (kw.ltext,
+ * made at compile time; its operand is not read). */
 #define EFMT_LIT 64
 struct efmt {
     unsigned char nconv;
@@ -2723,23 +2751,23 @@ static const struct efmt
     M_TYPE = EF2("expected ", 'T', ", got ", 's', ""),
     M_ENUM = EF1("value must be one of ", 'K', ""),
     M_CONST = EF1("value must be ", 'K', ""),
-    M_MULTIPLE = EF2("", 'g', " is not a multiple of ", 'g', ""),
-    M_MAXIMUM = EF2("", 'g', " is greater than the maximum ", 'g', ""),
-    M_XMAXIMUM = EF2("", 'g', " is not less than the exclusive maximum ", 'g', ""),
-    M_MINIMUM = EF2("", 'g', " is less than the minimum ", 'g', ""),
-    M_XMINIMUM = EF2("", 'g', " is not greater than the exclusive minimum ", 'g', ""),
-    M_MAXLEN = EF2("string has ", 'd', " characters, more than the maximum ", 'g', ""),
-    M_MINLEN = EF2("string has ", 'd', " characters, fewer than the minimum ", 'g', ""),
+    M_MULTIPLE = EF2("", 'g', " is not a multiple of ", 'L', ""),
+    M_MAXIMUM = EF2("", 'g', " is greater than the maximum ", 'L', ""),
+    M_XMAXIMUM = EF2("", 'g', " is not less than the exclusive maximum ", 'L', ""),
+    M_MINIMUM = EF2("", 'g', " is less than the minimum ", 'L', ""),
+    M_XMINIMUM = EF2("", 'g', " is not greater than the exclusive minimum ", 'L', ""),
+    M_MAXLEN = EF2("string has ", 'd', " characters, more than the maximum ", 'L', ""),
+    M_MINLEN = EF2("string has ", 'd', " characters, fewer than the minimum ", 'L', ""),
     M_PATTERN = EF1("string does not match the pattern ", 'K', ""),
     M_FORMAT = EF1("string is not a valid ", 'K', ""),
-    M_MAXITEMS = EF2("array has ", 'd', " items, more than the maximum ", 'g', ""),
-    M_MINITEMS = EF2("array has ", 'd', " items, fewer than the minimum ", 'g', ""),
+    M_MAXITEMS = EF2("array has ", 'd', " items, more than the maximum ", 'L', ""),
+    M_MINITEMS = EF2("array has ", 'd', " items, fewer than the minimum ", 'L', ""),
     M_UNIQUE = EF2("items ", 'd', " and ", 'd', " are equal"),
     M_CONTAINS = EF0("no item matches the contains schema"),
-    M_MINCONTAINS = EF2("", 'd', " items match the contains schema, fewer than minContains ", 'g', ""),
+    M_MINCONTAINS = EF2("", 'd', " items match the contains schema, fewer than minContains ", 'L', ""),
     M_MAXCONTAINS = EF2("", 'd', " items match the contains schema, more than maxContains ", 'g', ""),
-    M_MAXPROPS = EF2("object has ", 'd', " properties, more than the maximum ", 'g', ""),
-    M_MINPROPS = EF2("object has ", 'd', " properties, fewer than the minimum ", 'g', ""),
+    M_MAXPROPS = EF2("object has ", 'd', " properties, more than the maximum ", 'L', ""),
+    M_MINPROPS = EF2("object has ", 'd', " properties, fewer than the minimum ", 'L', ""),
     M_DEPENDENT = EF2("property '", 's', "' requires property '", 's', "'"),
     M_ANYOF = EF1("value matches none of the ", 'd', " anyOf schemas"),
     M_ONEOF_NONE = EF1("value matches none of the ", 'd', " oneOf schemas"),
@@ -2963,6 +2991,10 @@ arg_text(const struct efmt *f, int k, union earg a, const struct kw *kw, char *n
     if (c == 'K') {
         *l = kw->text_len;
         return kw->text;
+    }
+    if (c == 'L') {
+        *l = kw->ltext_len;
+        return kw->ltext;
     }
     if (c == 's') {
         *l = strlen(a.s);

@@ -1004,6 +1004,46 @@ static char *first_error(const struct forge_schema *s, const cJSON *inst, int re
  * than it has room for, a walk past the steps after which probes are memoised) is left to the
  * recording walk. Every case: the expected error, both ways, and no trail that was not
  * followed. */
+/* Each bound a message shows is written as String(n) would write it: made once, at compile time,
+ * it must read the same as the instance's own numbers do. */
+TEST(bounds_in_messages)
+{
+    static const struct {
+        const char *schema, *inst, *msg;
+    } cases[] = {
+        {"{\"multipleOf\": 0.25}", "19.999", "19.999 is not a multiple of 0.25"},
+        {"{\"maximum\": -1e21}", "0", "0 is greater than the maximum -1e+21"},
+        {"{\"exclusiveMaximum\": 0.1}", "0.5", "0.5 is not less than the exclusive maximum 0.1"},
+        {"{\"minimum\": 1e-7}", "0", "0 is less than the minimum 1e-7"},
+        {"{\"exclusiveMinimum\": -0}", "-0.5", "-0.5 is not greater than the exclusive minimum 0"},
+        {"{\"maxLength\": 2}", "\"abc\"", "string has 3 characters, more than the maximum 2"},
+        {"{\"minLength\": 2.0}", "\"a\"", "string has 1 characters, fewer than the minimum 2"},
+        {"{\"maxItems\": 1}", "[1, 2]", "array has 2 items, more than the maximum 1"},
+        {"{\"minItems\": 3}", "[1]", "array has 1 items, fewer than the minimum 3"},
+        {"{\"contains\": {\"type\": \"string\"}, \"minContains\": 2}", "[\"a\", 1]",
+         "1 items match the contains schema, fewer than minContains 2"},
+        {"{\"contains\": {\"type\": \"string\"}, \"maxContains\": 1}", "[\"a\", \"b\"]",
+         "2 items match the contains schema, more than maxContains 1"},
+        {"{\"maxProperties\": 0}", "{\"a\": 1}", "object has 1 properties, more than the maximum 0"},
+        {"{\"minProperties\": 12345678901234567}", "{}",
+         "object has 0 properties, fewer than the minimum 12345678901234568"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct forge_err err;
+        struct forge_schema *s = compile(cases[i].schema, NULL, &err);
+        CHECK(s != NULL);
+        cJSON *x = J(cases[i].inst);
+        struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+        CHECK_INT(forge_schema_check(s, x, &e), 0);
+        CHECK_INT(e.n, 1);
+        CHECK_INT(forge_schema_errors_render(&e), 0);
+        CHECK_STR(e.list[0].message, cases[i].msg);
+        forge_schema_errors_free(&e);
+        cJSON_Delete(x);
+        forge_schema_free(s);
+    }
+}
+
 TEST(trail_gives_the_recording_walks_error)
 {
     static const struct {
@@ -1191,5 +1231,6 @@ int main(void)
     RUN(verdict_walk_agrees);
     RUN(property_names_not_memoised);
     RUN(trail_gives_the_recording_walks_error);
+    RUN(bounds_in_messages);
     return TEST_DONE();
 }
