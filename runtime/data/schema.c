@@ -4328,6 +4328,9 @@ static inline __attribute__((always_inline)) int enter_node(struct vctx *c)
     return 0;
 }
 
+static int vnode_flat(struct vctx *c, const struct node *n, const cJSON *inst,
+                      const struct iloc *il, const struct kloc *kl, struct ann *ann);
+
 static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
                       const struct kloc *kl, struct ann *ann)
 {
@@ -4342,6 +4345,11 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
     if (n->refonly) { /* one $ref (no dynamic scope, no annotations of its own) */
         struct kloc k1 = {kl, n->refonly->name, n->refonly->seglen};
         int r = vnode(c, n->refonly->sub, inst, il, &k1, ann);
+        c->depth--;
+        return r;
+    }
+    if (n->fprog) { /* no dynamic scope, no annotations of its own: its flat form */
+        int r = vnode_flat(c, n, inst, il, kl, ann);
         c->depth--;
         return r;
     }
@@ -4709,6 +4717,75 @@ static inline __attribute__((always_inline)) int fpure(const struct fi *ip, cons
     default: /* FI_KW */
         return quick_pass_out(ip->w, x);
     }
+}
+
+/* The recording walk's evaluation of the keywords of node <n>'s list for <inst>'s kind that the
+ * pure instruction <ip> stands for (one, or the bounds folded into it), which did not pass:
+ * each in turn, as vnode_body's loop evaluates them, its errors recorded. */
+static __attribute__((noinline)) int vfolded(struct vctx *c, const struct node *n,
+                                             const struct fi *ip, const cJSON *inst,
+                                             const struct iloc *il, const struct kloc *kl,
+                                             struct ann *ann)
+{
+    long slen = -1;
+    int kind = kind_of(inst), i = 0, nk = n->nkinds[kind], ok = 1;
+    const struct kw *const *ks = n->kinds[kind];
+    const struct kw *next = ip[1].w; /* the first keyword of the next instruction (FI_END: none) */
+    while (i < nk && ks[i] != ip->w)
+        i++;
+    for (; i < nk && ks[i] != next; i++) {
+        if (quick_pass(ks[i], inst, &slen))
+            continue;
+        int r = vkw(c, n, ks[i], inst, il, kl, ann);
+        if (r < 0)
+            return r;
+        if (!r) {
+            ok = 0;
+            if (!c->all || c->quiet)
+                return 0;
+        }
+    }
+    return ok;
+}
+
+/* vnode_body's loop for a node with a flat form (no dynamic scope, no annotations of its own):
+ * the same keywords in the same order with the same errors, the pure ones checked by their
+ * instructions (operands inline) and evaluated in full only when they do not pass. */
+static int vnode_flat(struct vctx *c, const struct node *n, const cJSON *inst,
+                      const struct iloc *il, const struct kloc *kl, struct ann *ann)
+{
+    long slen = -1;
+    int ok = 1, r = 0;
+    for (const struct fi *ip = n->fk[kind_of(inst)]; ip->op != FI_END; ip++) {
+        const struct kw *w = ip->w;
+        switch (ip->op) {
+        case FI_PROPS:
+            r = w->freq || w->fadd ? vprops(c, n, w, inst, il, kl, ann) : vkw(c, n, w, inst, il, kl, ann);
+            break;
+        case FI_ITEMS:
+            r = vitems(c, n, w, inst, il, kl, ann);
+            break;
+        case FI_REF: {
+            struct kloc k1 = {kl, w->name, w->seglen};
+            r = vnode(c, w->sub, inst, il, &k1, ann);
+            break;
+        }
+        case FI_ANYOF: case FI_ALLOF: case FI_IF: case FI_NOT: case FI_PNAMES: case FI_KW:
+            r = quick_pass(w, inst, &slen) ? 1 : vkw(c, n, w, inst, il, kl, ann);
+            break;
+        default:
+            if ((r = fpure(ip, inst)) != 1)
+                r = vfolded(c, n, ip, inst, il, kl, ann);
+        }
+        if (r < 0)
+            break;
+        if (!r) {
+            ok = 0;
+            if (!c->all || c->quiet)
+                break;
+        }
+    }
+    return r < 0 ? r : ok;
 }
 
 /* The leaf <n> on <x> (fchild's part for leaves): 1 valid, 0 invalid, or negative. */
