@@ -55,12 +55,23 @@ struct dfa {
     uint16_t start, stop, accept;
     uint8_t *end;          /* per state: 1 when it accepts at the end of the subject */
     uint16_t *t;           /* t[row + class]: the next state's row */
-    /* For DFAs of at most BT_STATES states, the same transitions indexed by byte: bt[state *
-     * 256 + byte] is the next state * 256, or BT_NUL for NUL and BT_ESC for non-ASCII bytes (decided on
-     * t), so an ASCII character costs one load and one comparison; NULL for larger DFAs. */
+    /* For DFAs of at most BT_STATES states without a pair table (t2, below), the same
+     * transitions indexed by byte: bt[state * 256 + byte] is the next state * 256, or BT_NUL
+     * for NUL and BT_ESC for non-ASCII bytes (decided on t), so an ASCII character costs one
+     * load and one comparison; NULL otherwise. */
     uint16_t *bt;
     uint16_t bstart, bstop, baccept;
+    /* The same transitions two ASCII characters at a time (half the loads that wait on each
+     * other): with b bits for a class and nac < 2^b, a state is its number << 2b, and
+     * t2[state + pc[c1] + cls[c2]] is the state after c1 c2 (the state after c1 when that one
+     * ends the search), t2[state + pc[c1] + nac] the state after c1 alone; pc[c] is cls[c] <<
+     * b, b2 is 2b. NULL when the table would pass T2_MAX entries. */
+    uint16_t *t2;
+    uint16_t pc[128];
+    uint16_t start2, stop2, accept2;
+    uint8_t b2;
 };
+enum { T2_MAX = 8192 };
 enum { BT_STATES = 64, BT_NUL = 0xFFFE, BT_ESC = 0xFFFF };
 
 struct ecmare {
@@ -806,7 +817,28 @@ static void dfa_build(struct nfa *a)
         for (int c = 0; c < ncls; c++)
             f->t[r * ncls + c] = (uint16_t)(rank[next[k * ncls + c]] * ncls);
     }
-    if (ns <= BT_STATES && (f->bt = forge_malloc((size_t)ns * 256 * sizeof *f->bt))) {
+    int b = 1;
+    while ((1 << b) <= nac)
+        b++;
+    if ((ns << 2 * b) <= T2_MAX && (f->t2 = forge_calloc((size_t)ns << 2 * b, sizeof *f->t2))) {
+        for (int r = 0; r < ns; r++) {
+            int k = order[r];
+            for (int c1 = 0; c1 < nac; c1++) {
+                int mid = next[k * ncls + c1];
+                uint16_t *row = f->t2 + ((size_t)r << 2 * b) + ((size_t)c1 << b);
+                row[nac] = (uint16_t)(rank[mid] << 2 * b);
+                for (int c2 = 0; c2 < nac; c2++)
+                    row[c2] = (uint16_t)((rank[mid] >= nstop ? rank[mid] : rank[next[mid * ncls + c2]]) << 2 * b);
+            }
+        }
+        for (int c = 0; c < 128; c++)
+            f->pc[c] = (uint16_t)(cls[c] << b);
+        f->b2 = (uint8_t)(2 * b);
+        f->start2 = (uint16_t)(rank[0] << 2 * b);
+        f->stop2 = (uint16_t)(nstop << 2 * b);
+        f->accept2 = (uint16_t)(nacc << 2 * b);
+    }
+    if (!f->t2 && ns <= BT_STATES && (f->bt = forge_malloc((size_t)ns * 256 * sizeof *f->bt))) {
         for (int r = 0; r < ns; r++) {
             int k = order[r];
             for (int c = 0; c < 256; c++)
@@ -830,6 +862,7 @@ static void nfa_free(struct nfa *a)
     if (a->dfa) {
         forge_free(a->dfa->t);
         forge_free(a->dfa->bt);
+        forge_free(a->dfa->t2);
         forge_free(a->dfa->end);
         forge_free(a->dfa);
     }
@@ -896,6 +929,96 @@ static int dfa_bytes(const struct nfa *a, const struct dfa *f, const unsigned ch
     return f->end[st >> 8];
 }
 
+/* nfa_test on the class table of the DFA <f> (f->t): the <n> bytes of <s> from <i> on, from
+ * the state <st>. */
+static int dfa_classes(const struct nfa *a, const struct dfa *f, const unsigned char *s, size_t n,
+                       size_t i, unsigned st)
+{
+    const uint16_t *t = f->t;
+    const uint8_t *cls = f->cls;
+    const unsigned stop = f->stop;
+    if (st >= stop)
+        return st >= f->accept ? utf8_valid(s + i, n - i) : 0;
+    while (i < n) {
+        unsigned c = s[i];
+        if (__builtin_expect(c < 0x80, 1)) {
+            i++;
+            st = t[st + cls[c]];
+        } else {
+            size_t j = i; /* i stays in a register */
+            int k = char_kind(a, s, n, &j);
+            if (k < 0)
+                return 0;
+            i = j;
+            st = t[st + f->nac + (unsigned)k];
+        }
+        if (st >= stop)
+            return st >= f->accept ? utf8_valid(s + i, n - i) : 0;
+    }
+    return f->end[st / f->ncls];
+}
+
+/* nfa_test on the pair table of the DFA <f> (f->t2), two ASCII characters a step (a last one
+ * alone), and from a non-ASCII character on, on its class table: the <n> bytes of <s>, or when
+ * <n> is SIZE_MAX, the bytes of <s> up to its NUL. Each step's state depends on the one before:
+ * taking two characters a step halves the loads that wait on each other, which bound the
+ * speed of a DFA. */
+static int dfa_pairs(const struct nfa *a, const struct dfa *f, const unsigned char *s, size_t n)
+{
+    const uint16_t *t2 = f->t2, *pc = f->pc;
+    const uint8_t *cls = f->cls;
+    const unsigned stop = f->stop2, one = f->nac, b2 = f->b2;
+    unsigned st = f->start2, c1, c2;
+    size_t i = 0;
+    if (n == SIZE_MAX) {
+        for (;;) {
+            /* (s[i + 1] is read only when s[i] is not the NUL) */
+            if ((c1 = s[i]) - 1u >= 0x7Fu) {
+                if (!c1)
+                    return f->end[st >> b2];
+                break;
+            }
+            if ((c2 = s[i + 1]) - 1u >= 0x7Fu) {
+                st = t2[st + pc[c1] + one];
+                i++;
+                if (st >= stop)
+                    goto stopped;
+                if (!c2)
+                    return f->end[st >> b2];
+                break;
+            }
+            st = t2[st + pc[c1] + cls[c2]];
+            i += 2;
+            if (st >= stop)
+                goto stopped;
+        }
+        n = i + strlen((const char *)s + i);
+    } else {
+        for (;;) {
+            if (i + 2 > n || ((c1 = s[i]) | (c2 = s[i + 1])) >= 0x80) {
+                if (i < n && (c1 = s[i]) < 0x80) {
+                    st = t2[st + pc[c1] + one];
+                    i++;
+                    if (st >= stop)
+                        goto stopped;
+                }
+                if (i == n)
+                    return f->end[st >> b2];
+                break;
+            }
+            st = t2[st + pc[c1] + cls[c2]];
+            i += 2;
+            if (st >= stop)
+                goto stopped;
+        }
+    }
+    return dfa_classes(a, f, s, n, i, (st >> b2) * f->ncls);
+stopped:
+    if (st < f->accept2)
+        return 0;
+    return utf8_valid(s + i, n == SIZE_MAX ? strlen((const char *)s + i) : n - i);
+}
+
 /* 1 when the automaton <a> matches in the <n> bytes of <s>, 0 when not (or on invalid UTF-8):
  * by memcmp for a literal, on the DFA when there is one, else on the positions bit-parallel. */
 static int nfa_test(const struct nfa *a, const unsigned char *s, size_t n, bool use_dfa)
@@ -916,31 +1039,12 @@ static int nfa_test(const struct nfa *a, const unsigned char *s, size_t n, bool 
         return utf8_valid(s, n);
     const struct dfa *f = use_dfa ? a->dfa : NULL;
     size_t i = 0;
+    if (f && f->t2)
+        return dfa_pairs(a, f, s, n);
     if (f && f->bt)
         return dfa_bytes(a, f, s, n);
-    if (f) {
-        const uint16_t *t = f->t;
-        const uint8_t *cls = f->cls;
-        const unsigned stop = f->stop;
-        unsigned st = f->start;
-        while (i < n) {
-            unsigned c = s[i];
-            if (__builtin_expect(c < 0x80, 1)) {
-                i++;
-                st = t[st + cls[c]];
-            } else {
-                size_t j = i; /* i stays in a register */
-                int k = char_kind(a, s, n, &j);
-                if (k < 0)
-                    return 0;
-                i = j;
-                st = t[st + f->nac + (unsigned)k];
-            }
-            if (st >= stop)
-                return st >= f->accept ? utf8_valid(s + i, n - i) : 0;
-        }
-        return f->end[st / f->ncls];
-    }
+    if (f)
+        return dfa_classes(a, f, s, n, 0, f->start);
     uint64_t d = a->first != a->first_any ? (uint64_t)1 << 63 : 0;
     while (i < n) {
         uint64_t acc;
@@ -1280,6 +1384,13 @@ int forge_ecmare_engine(const void *p)
     return !a ? 'p' : a->litn ? 'l' : a->dfa ? 'd' : 'n';
 }
 
+int forge_ecmare_dfa_tables(const void *p)
+{
+    const struct nfa *a = ((const struct ecmare *)p)->nfa;
+    const struct dfa *f = a ? a->dfa : NULL;
+    return f ? (f->t2 ? 1 : 0) | (f->bt ? 2 : 0) : 0;
+}
+
 bool forge_ecmare_is_simple(const void *p)
 {
     return ((const struct ecmare *)p)->nfa != NULL;
@@ -1299,9 +1410,11 @@ int forge_ecmare_test_str(const void *p, const char *s)
 {
     const struct ecmare *re = p;
     const struct nfa *a = re->nfa;
-    if (a && !a->litn && !a->nullable && a->dfa && a->dfa->bt) {
+    if (a && !a->litn && !a->nullable && a->dfa && (a->dfa->t2 || a->dfa->bt)) {
         if (a->nullable_empty && !*s)
             return 1;
+        if (a->dfa->t2)
+            return dfa_pairs(a, a->dfa, (const unsigned char *)s, SIZE_MAX);
         return dfa_bytes(a, a->dfa, (const unsigned char *)s, SIZE_MAX);
     }
     return forge_ecmare_test(p, s, strlen(s));

@@ -36,6 +36,10 @@ int forge_ecmare_test_str(const void *code, const char *s);
 bool forge_ecmare_is_simple(const void *code);
 /* For tests: which matcher <code> uses: 'l' literal, 'd' DFA, 'n' bit-parallel, 'p' PCRE2. */
 int forge_ecmare_engine(const void *code);
+/* For tests: the tables of a DFA that forge_ecmare_test runs on: 1 the pair table (two ASCII
+ * characters a step, the first choice), 2 the byte table (when there is no pair table), or both;
+ * 0 when there is no DFA. */
+int forge_ecmare_dfa_tables(const void *code);
 /* For tests: the bit-parallel matcher even when there is a DFA (-1 when the pattern has none). */
 int forge_ecmare_test_nfa(const void *code, const char *s, size_t n);
 int forge_ecmare_test_pcre2(const void *code, const char *s, size_t n);

@@ -245,7 +245,7 @@ TEST(random_regular_patterns_agree_with_pcre2)
     static const char *const subj[] = {"a", "b", "c", "x", "-", ".", "0", "5", " ", "\t", "@", "_", "/",
                                        "\xc3\xa9", "\xc2\xa0", "\n", "\xe2\x80\xa8", "Z", "ab", "abc",
                                        "\xc3\xa0", "\xc3\xbf", "\xc4\x80", "\xf0\x9f\x98\x80", "\xe2\x80\x80"};
-    int disagreements = 0, fast_path = 0, compiled = 0, limited = 0, engines[128] = {0};
+    int disagreements = 0, fast_path = 0, compiled = 0, limited = 0, engines[128] = {0}, tables[4] = {0};
     for (int p = 0; p < 3000; p++) {
         char pat[8192] = "";
         gen_top(pat);
@@ -256,6 +256,7 @@ TEST(random_regular_patterns_agree_with_pcre2)
         compiled++;
         fast_path += forge_ecmare_is_simple(re);
         engines[forge_ecmare_engine(re)]++;
+        tables[forge_ecmare_dfa_tables(re)]++;
         for (int k = 0; k < 200; k++) {
             char subject[256] = "";
             int len = (int)(next() % 9);
@@ -287,8 +288,11 @@ TEST(random_regular_patterns_agree_with_pcre2)
     /* most take the automaton (the rest: over 63 positions) */
     CHECK(fast_path > compiled * 9 / 10);
     CHECK(engines['d'] > 1000 && engines['n'] > 20 && engines['l'] > 20);
-    fprintf(stderr, "%d patterns compiled: %d DFA, %d bit-parallel, %d literal, %d PCRE2; %d hit PCRE2's match limit\n",
-            compiled, engines['d'], engines['n'], engines['l'], engines['p'], limited);
+    /* DFAs on their pair table, and (classes too many for one) on their byte table alone */
+    CHECK(tables[1] + tables[3] > 1000 && tables[2] > 20);
+    fprintf(stderr, "%d patterns compiled: %d DFA (%d on a pair table, %d on a byte table), %d bit-parallel, "
+            "%d literal, %d PCRE2; %d hit PCRE2's match limit\n", compiled, engines['d'], tables[1] + tables[3],
+            tables[2], engines['n'], engines['l'], engines['p'], limited);
 }
 
 /* Which matcher a pattern gets. */
