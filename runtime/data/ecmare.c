@@ -970,6 +970,14 @@ static int dfa_pairs(const struct nfa *a, const struct dfa *f, const unsigned ch
     const unsigned stop = f->stop2, one = f->nac, b2 = f->b2;
     unsigned st = f->start2, c1, c2;
     size_t i = 0;
+/* a step: c1 and the column <col> (the second character's class, or `one` for c1 alone) */
+#define STEP(col, k)                       \
+    do {                                   \
+        st = t2[st + pc[c1] + (col)];      \
+        i += (k);                          \
+        if (st >= stop)                    \
+            goto stopped;                  \
+    } while (0)
     if (n == SIZE_MAX) {
         for (;;) {
             /* (s[i + 1] is read only when s[i] is not the NUL) */
@@ -979,39 +987,28 @@ static int dfa_pairs(const struct nfa *a, const struct dfa *f, const unsigned ch
                 break;
             }
             if ((c2 = s[i + 1]) - 1u >= 0x7Fu) {
-                st = t2[st + pc[c1] + one];
-                i++;
-                if (st >= stop)
-                    goto stopped;
+                STEP(one, 1);
                 if (!c2)
                     return f->end[st >> b2];
                 break;
             }
-            st = t2[st + pc[c1] + cls[c2]];
-            i += 2;
-            if (st >= stop)
-                goto stopped;
+            STEP(cls[c2], 2);
         }
         n = i + strlen((const char *)s + i);
     } else {
         for (;;) {
-            if (i + 2 > n || ((c1 = s[i]) | (c2 = s[i + 1])) >= 0x80) {
-                if (i < n && (c1 = s[i]) < 0x80) {
-                    st = t2[st + pc[c1] + one];
-                    i++;
-                    if (st >= stop)
-                        goto stopped;
-                }
-                if (i == n)
-                    return f->end[st >> b2];
-                break;
+            if (i + 2 <= n && ((c1 = s[i]) | (c2 = s[i + 1])) < 0x80) {
+                STEP(cls[c2], 2);
+                continue;
             }
-            st = t2[st + pc[c1] + cls[c2]];
-            i += 2;
-            if (st >= stop)
-                goto stopped;
+            if (i < n && (c1 = s[i]) < 0x80)
+                STEP(one, 1);
+            if (i == n)
+                return f->end[st >> b2];
+            break;
         }
     }
+#undef STEP
     return dfa_classes(a, f, s, n, i, (st >> b2) * f->ncls);
 stopped:
     if (st < f->accept2)

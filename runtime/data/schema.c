@@ -3750,6 +3750,35 @@ static inline __attribute__((always_inline)) bool leaf_pass_rec(const struct nod
 static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
                const struct iloc *il, const struct kloc *kl, struct ann *ann);
 
+/* The keywords of node <n>'s list for <inst>'s kind from <from> (NULL: the first) up to <to>
+ * (not included; NULL: the end), each as vnode_body's loop evaluates them (quick_pass, else
+ * vkw, which records the error): 1 all passed, 0 one failed, or negative. */
+static inline __attribute__((always_inline)) int vkw_range(struct vctx *c, const struct node *n,
+                                                           const cJSON *inst, const struct iloc *il,
+                                                           const struct kloc *kl, struct ann *ann,
+                                                           const struct kw *from, const struct kw *to)
+{
+    long slen = -1;
+    int kind = kind_of(inst), i = 0, nk = n->nkinds[kind], ok = 1;
+    const struct kw *const *ks = n->kinds[kind];
+    if (from)
+        while (i < nk && ks[i] != from)
+            i++;
+    for (; i < nk && ks[i] != to; i++) {
+        if (quick_pass(ks[i], inst, &slen))
+            continue;
+        int r = vkw(c, n, ks[i], inst, il, kl, ann);
+        if (r < 0)
+            return r;
+        if (!r) {
+            ok = 0;
+            if (!c->all || c->quiet)
+                return 0;
+        }
+    }
+    return ok;
+}
+
 /* vnode for a child value: a leaf that passes returns without a call. */
 #define VCHILD(c, sub, x, il, kl, ann)                                                   \
     ((sub)->leaf ? (leaf_pass_rec((sub), (x)) ? 1 : leaf_failed((c), (sub), (x), (il), (kl))) \
@@ -3764,22 +3793,7 @@ static int leaf_failed(struct vctx *c, const struct node *n, const cJSON *inst,
         return 0;
     /* the keywords in turn, as vnode_body would (a leaf has no subschemas: no nesting, no
      * scope, no annotations, no step) */
-    long slen = -1;
-    int kind = kind_of(inst), ok = 1;
-    const struct kw *const *ks = n->kinds[kind];
-    for (int i = 0, nk = n->nkinds[kind]; i < nk; i++) {
-        if (quick_pass(ks[i], inst, &slen))
-            continue;
-        int r = vkw(c, n, ks[i], inst, il, kl, NULL);
-        if (r < 0)
-            return r;
-        if (!r) {
-            ok = 0;
-            if (!c->all || c->quiet)
-                return 0;
-        }
-    }
-    return ok;
+    return vkw_range(c, n, inst, il, kl, NULL, NULL, NULL);
 }
 
 /* "properties" with its fused siblings "required" and "additionalProperties": one pass over the
@@ -4727,25 +4741,8 @@ static __attribute__((noinline)) int vfolded(struct vctx *c, const struct node *
                                              const struct iloc *il, const struct kloc *kl,
                                              struct ann *ann)
 {
-    long slen = -1;
-    int kind = kind_of(inst), i = 0, nk = n->nkinds[kind], ok = 1;
-    const struct kw *const *ks = n->kinds[kind];
-    const struct kw *next = ip[1].w; /* the first keyword of the next instruction (FI_END: none) */
-    while (i < nk && ks[i] != ip->w)
-        i++;
-    for (; i < nk && ks[i] != next; i++) {
-        if (quick_pass(ks[i], inst, &slen))
-            continue;
-        int r = vkw(c, n, ks[i], inst, il, kl, ann);
-        if (r < 0)
-            return r;
-        if (!r) {
-            ok = 0;
-            if (!c->all || c->quiet)
-                return 0;
-        }
-    }
-    return ok;
+    /* up to the first keyword of the next instruction (FI_END's: none) */
+    return vkw_range(c, n, inst, il, kl, ann, ip->w, ip[1].w);
 }
 
 /* vnode_body's loop for a node with a flat form (no dynamic scope, no annotations of its own):
