@@ -1,6 +1,7 @@
 /* forge schema validate [OPTIONS] SCHEMA INSTANCE...  |  --jsonl FILE */
 #include "cli/cli.h"
 #include "data/coerce.h"
+#include "data/jarena.h"
 #include "data/json.h"
 #include "data/schema.h"
 #include "base/alloc.h"
@@ -123,7 +124,8 @@ static int check(const struct forge_schema *s, const cJSON *schema, cJSON *inst,
     }
     cJSON_Delete(errors);
     cJSON_Delete(coercions);
-    fflush(stdout);
+    if (!o->jsonl)
+        fflush(stdout);
     return r;
 oom:
     cJSON_Delete(errors);
@@ -149,12 +151,22 @@ static int run_jsonl(const struct forge_schema *s, const cJSON *schema, const st
     }
     struct forge_lines lines;
     forge_lines_init(&lines, f, o->max_line);
+    /* a pipe, terminal or socket: lines are validated as they arrive */
+    lines.stream = fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode);
     const char *line;
     size_t n;
     int got;
     int rc = 0;
-    while ((got = forge_lines_next(&lines, &line, &n)) != 0) {
+    for (;;) {
+        /* the verdicts go out whenever the next line is not here yet: at once for input that
+         * comes a line at a time, a block at a time from a file */
+        if (!forge_lines_ready(&lines))
+            fflush(stdout);
+        if (!(got = forge_lines_next(&lines, &line, &n)))
+            break;
         long lineno = lines.lineno;
+        if (got < 0)
+            fflush(stdout); /* verdicts and errors stay in order */
         if (got == FORGE_ELIMIT) {
             forge_cli_error("%s:%ld: line longer than %zu bytes (the limit; raise it with "
                             "--max-line-bytes); the rest of the file is not read", fname,
@@ -178,8 +190,12 @@ static int run_jsonl(const struct forge_schema *s, const cJSON *schema, const st
         snprintf(name, sizeof name, "%s:%ld", fname, lineno);
         struct forge_err err;
         forge_err_clear(&err);
+        forge_jarena_on(true);
         cJSON *inst = forge_json_parse(line, n, fname, &err);
         if (!inst) {
+            forge_jarena_on(false);
+            forge_jarena_reset();
+            fflush(stdout);
             /* "<file>:1:<col>: ..." for the line alone becomes "<file>:<line>:<col>: ..." */
             const char *rest = err.msg;
             size_t fl = strlen(fname);
@@ -191,7 +207,8 @@ static int run_jsonl(const struct forge_schema *s, const cJSON *schema, const st
             continue;
         }
         int r = check(s, schema, inst, o, name, lineno);
-        cJSON_Delete(inst);
+        forge_jarena_on(false);
+        forge_jarena_reset();
         if (r < 0) {
             rc = FORGE_EXIT_USAGE;
             break;
@@ -207,6 +224,9 @@ static int run_jsonl(const struct forge_schema *s, const cJSON *schema, const st
 
 static int validate(int argc, char **argv)
 {
+    /* each --jsonl line's trees (the instance, its errors, the verdict) die with the line:
+     * they are allocated from the thread's arena (data/jarena), dropped whole after the line */
+    forge_jarena_install();
     struct opts o;
     memset(&o, 0, sizeof o);
     o.max_line = 16u << 20;

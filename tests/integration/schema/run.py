@@ -71,4 +71,36 @@ run(["--json", "uses-sibling.schema.json", "kelvin.json"], 1,
     '{"instance":"kelvin.json","valid":false,"errors":[{"instanceLocation":"/unit","keywordLocation":'
     f'"/properties/unit/$ref/enum","absoluteKeywordLocation":"file://{HERE}/units.json#/$defs/unit/enum",'
     '"error":"value must be one of [\\"celsius\\",\\"fahrenheit\\"]"}]}\n')
+# --jsonl: verdicts and errors come out in the order of the lines (the verdicts are written in
+# blocks, and before each error)
+p = subprocess.run([FORGE, "schema", "validate", "--jsonl", "calls.jsonl", "tool.schema.json"], cwd=HERE,
+                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+if [x[:10] for x in p.stdout.splitlines()] != ['{"line":1,', '{"line":2,', "forge: cal"]:
+    failures += 1
+    print(f"FAIL --jsonl order: {p.stdout!r}")
+
+# --jsonl - from a pipe: each line's verdict comes out when the line arrives, not when a block
+# has (or the input has ended)
+import select
+p = subprocess.Popen([FORGE, "schema", "validate", "--jsonl", "-", "tool.schema.json"], cwd=HERE,
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+seen = []
+for line in ('{"city": "Oslo"}', '{"city": ""}', '{"city": "Rome", "days": 3}'):
+    p.stdin.write((line + "\n").encode())
+    p.stdin.flush()
+    # the line's verdict, read before the next line is written (the wait bounds a hang; it is
+    # not a measure: nothing more is written until the verdict comes)
+    got = b""
+    while not got.endswith(b"\n") and select.select([p.stdout], [], [], 30)[0]:
+        b = os.read(p.stdout.fileno(), 1)
+        if not b:
+            break
+        got += b
+    seen.append(got.decode()[:30])
+out, err = p.communicate(b"", timeout=60)
+if seen != ['{"line":1,"valid":true,"errors', '{"line":2,"valid":false,"error', '{"line":3,"valid":true,"errors'] \
+        or p.returncode != 1:
+    failures += 1
+    print(f"FAIL --jsonl - live: {seen!r} rc {p.returncode} {err!r}")
+
 sys.exit(1 if failures else 0)
