@@ -306,6 +306,30 @@ static cJSON *fail_at(const char *text, size_t off, const char *name, struct for
     return NULL;
 }
 
+/* How deeply the arrays and objects of <text> are nested just before offset <off> (strings
+ * skipped), for the error of a text nested past cJSON's limit. */
+static size_t nesting_at(const char *text, size_t off)
+{
+    size_t depth = 0;
+    bool in_str = false;
+    for (size_t i = 0; i < off; i++) {
+        char ch = text[i];
+        if (in_str) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_str = false;
+        } else if (ch == '"') {
+            in_str = true;
+        } else if (ch == '[' || ch == '{') {
+            depth++;
+        } else if ((ch == ']' || ch == '}') && depth) {
+            depth--;
+        }
+    }
+    return depth;
+}
+
 cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct forge_err *err)
 {
     const char *end = NULL;
@@ -349,6 +373,13 @@ cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct f
             off = len;
         int line, col;
         forge_json_position(text, off, &line, &col);
+        if (off < len && (text[off] == '[' || text[off] == '{') &&
+            nesting_at(text, off) >= CJSON_NESTING_LIMIT) {
+            /* cJSON's limit, fixed when libcjson is built */
+            forge_err_set(err, FORGE_ELIMIT, "%s:%d:%d: JSON nested more than %d arrays and objects "
+                          "deep (the JSON reader's fixed limit)", name, line, col, CJSON_NESTING_LIMIT);
+            return NULL;
+        }
         if (off >= len)
             forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: invalid JSON: unexpected end of input",
                           name, line, col);

@@ -44,6 +44,26 @@ TEST(parse_errors_name_line_and_column)
     v = forge_json_parse("  ", 2, "z", &err);
     CHECK(v == NULL);
     CHECK_STR(err.msg, "z:1:3: expected a JSON value, found end of input");
+    /* nesting past cJSON's limit says so (strings with brackets and escapes do not count) */
+    char deep[4200];
+    size_t n = 0;
+    n += (size_t)snprintf(deep + n, sizeof deep - n, "{\"s\": \"[[{\\\"\", \"a\":\n");
+    for (int i = 1; i <= 1000; i++) /* arrays and objects in turn: the last is level 1001 */
+        n += (size_t)snprintf(deep + n, sizeof deep - n, "%s", i % 2 ? "[" : "{\"k\":");
+    v = forge_json_parse(deep, n, "d.json", &err);
+    CHECK(v == NULL);
+    CHECK_INT(err.code, FORGE_ELIMIT);
+    CHECK_STR(err.msg, "d.json:2:2996: JSON nested more than 1000 arrays and objects deep (the JSON "
+                       "reader's fixed limit)");
+    /* at the limit: an ordinary error */
+    n = 0;
+    for (int i = 0; i < 999; i++)
+        deep[n++] = '[';
+    deep[n++] = 'x';
+    v = forge_json_parse(deep, n, "e.json", &err);
+    CHECK(v == NULL);
+    CHECK_INT(err.code, FORGE_EINVAL);
+    CHECK_STR(err.msg, "e.json:1:1000: invalid JSON near 'x'");
 }
 
 /* Every byte in a string, as JSON.stringify escapes it (invalid UTF-8 bytes as U+FFFD). */
