@@ -375,8 +375,9 @@ cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct f
         forge_json_position(text, off, &line, &col);
         if (off < len && (text[off] == '[' || text[off] == '{') &&
             nesting_at(text, off) >= CJSON_NESTING_LIMIT) {
-            /* cJSON's limit, fixed when libcjson is built */
-            forge_err_set(err, FORGE_ELIMIT, "%s:%d:%d: JSON nested more than %d arrays and objects "
+            /* cJSON's limit, fixed when libcjson is built (so not FORGE_ELIMIT, which callers
+             * report as a limit to raise): input forge cannot read, named */
+            forge_err_set(err, FORGE_EINVAL, "%s:%d:%d: JSON nested more than %d arrays and objects "
                           "deep (the JSON reader's fixed limit)", name, line, col, CJSON_NESTING_LIMIT);
             return NULL;
         }

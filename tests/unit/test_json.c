@@ -52,7 +52,7 @@ TEST(parse_errors_name_line_and_column)
         n += (size_t)snprintf(deep + n, sizeof deep - n, "%s", i % 2 ? "[" : "{\"k\":");
     v = forge_json_parse(deep, n, "d.json", &err);
     CHECK(v == NULL);
-    CHECK_INT(err.code, FORGE_ELIMIT);
+    CHECK_INT(err.code, FORGE_EINVAL);
     CHECK_STR(err.msg, "d.json:2:2996: JSON nested more than 1000 arrays and objects deep (the JSON "
                        "reader's fixed limit)");
     /* at the limit: an ordinary error */
