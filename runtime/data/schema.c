@@ -2689,6 +2689,20 @@ struct vctx {
     int nscope;
 };
 
+/* After the verdict <r> of a subschema or keyword, in a loop of either walk: a failure (negative)
+ * is returned; "invalid" clears <ok> and, unless every error is wanted outside a probe, returns
+ * 0 (the walk stops at the first failure). */
+#define TALLY(c, r, ok)                  \
+    do {                                 \
+        if ((r) < 0)                     \
+            return (r);                  \
+        if (!(r)) {                      \
+            (ok) = 0;                    \
+            if (!(c)->all || (c)->quiet) \
+                return 0;                \
+        }                                \
+    } while (0)
+
 static const char *type_name(const cJSON *v)
 {
     if (cJSON_IsNull(v)) return "null";
@@ -3768,13 +3782,7 @@ static inline __attribute__((always_inline)) int vkw_range(struct vctx *c, const
         if (quick_pass(ks[i], inst, &slen))
             continue;
         int r = vkw(c, n, ks[i], inst, il, kl, ann);
-        if (r < 0)
-            return r;
-        if (!r) {
-            ok = 0;
-            if (!c->all || c->quiet)
-                return 0;
-        }
+        TALLY(c, r, ok);
     }
     return ok;
 }
@@ -3832,13 +3840,7 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
         } else {
             continue;
         }
-        if (r < 0)
-            return r;
-        if (!r) {
-            ok = 0;
-            if (!c->all || c->quiet)
-                return 0;
-        }
+        TALLY(c, r, ok);
         ann_set(ann, i);
     }
     const struct kw *q = w->freq;
@@ -3879,13 +3881,7 @@ static int vitems(struct vctx *c, const struct node *n, const struct kw *w, cons
         struct iloc i1 = {il, NULL, i};
         struct kloc k2 = {&k1, NULL, i};
         r = VCHILD(c, sub, x, &i1, w->op == OP_PREFIX ? &k2 : &k1, NULL);
-        if (r < 0)
-            return r;
-        if (!r) {
-            ok = 0;
-            if (!c->all || c->quiet)
-                return 0;
-        }
+        TALLY(c, r, ok);
         if (w->op != OP_UNEVALITEMS)
             ann_set(ann, (size_t)i);
     }
@@ -4086,13 +4082,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                 } else if (sub) {
                     struct kloc k2 = {&k1, name, 0};
                     r = vnode(c, sub, inst, il, &k2, ann);
-                    if (r < 0)
-                        return r;
-                    if (!r) {
-                        ok = 0;
-                        if (!c->all || c->quiet)
-                            return 0;
-                    }
+                    TALLY(c, r, ok);
                 }
             }
             return ok;
@@ -4131,13 +4121,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                         }
                         struct kloc k2 = {&k1, w->names[j], w->seglens[j]};
                         r = VCHILD(c, w->subs[j], x, &i1, &k2, NULL);
-                        if (r < 0)
-                            return r;
-                        if (!r) {
-                            ok = 0;
-                            if (!c->all || c->quiet)
-                                return 0;
-                        }
+                        TALLY(c, r, ok);
                         ann_set(ann, i);
                         if (w->op == OP_PROPS)
                             break;
@@ -4181,13 +4165,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                     }
                     r = VCHILD(c, w->sub, x, &i1, &k1, NULL);
                 }
-                if (r < 0)
-                    return r;
-                if (!r) {
-                    ok = 0;
-                    if (!c->all || c->quiet)
-                        return 0;
-                }
+                TALLY(c, r, ok);
                 if (w->op != OP_UNEVALPROPS && w->op != OP_PROPNAMES)
                     ann_set(ann, i);
             }
@@ -4205,13 +4183,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         for (int i = 0; i < w->n; i++) {
             struct kloc k2 = {&k1, NULL, i};
             r = vnode(c, w->subs[i], inst, il, &k2, ann);
-            if (r < 0)
-                return r;
-            if (!r) {
-                ok = 0;
-                if (!c->all || c->quiet)
-                    return 0;
-            }
+            TALLY(c, r, ok);
         }
         return ok;
     }
@@ -4986,13 +4958,7 @@ static __attribute__((noinline)) int fkw(struct vctx *c, const struct node *n, c
             c->names++;
             r = fchild(c, w->sub, &name);
             c->names--;
-            if (r < 0)
-                return r;
-            if (!r) {
-                ok = 0;
-                if (!c->all || c->quiet)
-                    return 0;
-            }
+            TALLY(c, r, ok);
         }
         return ok;
     }
