@@ -28,27 +28,20 @@ static struct forge_schema_errors e1 = FORGE_SCHEMA_ERRORS_INIT, e2 = FORGE_SCHE
 /* Checks <inst> against <s> both ways. */
 static void compare(const struct forge_schema *s, const cJSON *inst, const char *where)
 {
-    unsigned long misses = forge_schema_test_trail_misses();
-    forge_schema_test_path(2);
-    int r1 = forge_schema_check(s, inst, &e1);
-    forge_schema_test_path(1);
-    int r2 = forge_schema_check(s, inst, &e2);
-    forge_schema_test_path(0);
+    int r1, r2;
+    bool followed = check_both_paths(s, inst, &e1, &r1, &e2, &r2);
     compared++;
-    bool ok = r1 == r2 && e1.n == e2.n && forge_schema_test_trail_misses() == misses;
+    bool ok = followed && r1 == r2 && e1.n == e2.n;
     if (ok && r1 == 0) {
         invalid++;
-        ok = forge_schema_errors_render(&e1) == 0 && forge_schema_errors_render(&e2) == 0;
-        for (int i = 0; ok && i < e1.n; i++)
-            ok = same_error(&e1.list[i], &e2.list[i]);
+        ok = same_errors(&e1, &e2);
     }
     if (ok)
         return;
     differ++;
     char *text = cJSON_PrintUnformatted(inst);
     fprintf(stderr, "DIFFER %s: instance %.300s: trail %d (%d errors), recording %d (%d errors)%s\n",
-            where, text ? text : "?", r1, e1.n, r2, e2.n,
-            forge_schema_test_trail_misses() != misses ? "; the trail was not followed" : "");
+            where, text ? text : "?", r1, e1.n, r2, e2.n, followed ? "" : "; the trail was not followed");
     free(text);
     if (r1 == 0 && r2 == 0 && e1.n == e2.n && e1.list && e2.list)
         for (int i = 0; i < e1.n; i++)

@@ -1,11 +1,13 @@
 /* Whether two rendered schema errors say the same (forge_schema_error's four strings; an
- * absent absolute keyword location equals only another absent one). For the tests and fuzz
- * targets that compare two ways of validating. */
+ * absent absolute keyword location equals only another absent one), and the two ways of
+ * first-error mode run side by side. For the tests and fuzz targets that compare two ways of
+ * validating. */
 #ifndef FORGE_TESTS_SAME_ERROR_H
 #define FORGE_TESTS_SAME_ERROR_H
 #include <stdbool.h>
 #include <string.h>
 #include "data/schema.h"
+#include "data/schema_int.h"
 
 static inline bool same_error_str(const char *a, const char *b)
 {
@@ -18,5 +20,33 @@ static inline bool same_error(const struct forge_schema_error *a, const struct f
            same_error_str(a->keyword_location, b->keyword_location) &&
            same_error_str(a->absolute_keyword_location, b->absolute_keyword_location) &&
            same_error_str(a->message, b->message);
+}
+
+/* Whether the errors recorded in <a> and <b> say the same once rendered: as many, each the same
+ * as its peer. */
+static inline bool same_errors(struct forge_schema_errors *a, struct forge_schema_errors *b)
+{
+    if (a->n != b->n || forge_schema_errors_render(a) || forge_schema_errors_render(b))
+        return false;
+    for (int i = 0; i < a->n; i++)
+        if (!same_error(&a->list[i], &b->list[i]))
+            return false;
+    return true;
+}
+
+/* <inst> checked against <s> (first-error mode) both ways: the verdict walk with its trail
+ * replayed (verdict *rt, errors in <et>) and the recording walk from the root (*rr, <er>).
+ * Returns false when a replay did not follow its trail (forge_schema_test_trail_misses). */
+static inline bool check_both_paths(const struct forge_schema *s, const cJSON *inst,
+                                    struct forge_schema_errors *et, int *rt,
+                                    struct forge_schema_errors *er, int *rr)
+{
+    unsigned long misses = forge_schema_test_trail_misses();
+    forge_schema_test_path(2);
+    *rt = forge_schema_check(s, inst, et);
+    forge_schema_test_path(1);
+    *rr = forge_schema_check(s, inst, er);
+    forge_schema_test_path(0);
+    return forge_schema_test_trail_misses() == misses;
 }
 #endif
