@@ -219,23 +219,12 @@ expect("stdin", code == 0 and out.startswith("PASS s  <stdin>:1  "), out + err)
 
 # 9b. from a pipe, each line's result comes out when the line arrives, not when 64 KiB have (or
 # the input has ended): a live log piped into forge check is reported as it grows
-import select
+sys.path.insert(0, os.path.join(SRC, "tests", "support"))
+from live import exchange  # noqa: E402
 for j in (1, 2):
     p = subprocess.Popen([FORGE, "check", "-", "--allow-unknown-tools", "-j", str(j)], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    seen = []
-    for i in range(3):
-        p.stdin.write((traj(f"live{i}") + "\n").encode())
-        p.stdin.flush()
-        # the line's result, read before the next line is written (the wait is a bound against a
-        # hang, not a measure: nothing more is written until it comes)
-        got = b""
-        while not got.endswith(b"\n") and select.select([p.stdout], [], [], 30)[0]:
-            b = os.read(p.stdout.fileno(), 1)
-            if not b:
-                break
-            got += b
-        seen.append(got.decode())
+    seen = [exchange(p, traj(f"live{i}")).decode() for i in range(3)]
     out, err = p.communicate(b"", timeout=60)
     expect(f"stdin-live.-j{j}", [x.split("  ")[0] for x in seen] == [f"PASS live{i}" for i in range(3)] and
            p.returncode == 0 and out.decode().splitlines()[-1].startswith("3 trajectories: 3 passed"),

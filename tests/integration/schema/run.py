@@ -81,22 +81,12 @@ if [x[:10] for x in p.stdout.splitlines()] != ['{"line":1,', '{"line":2,', "forg
 
 # --jsonl - from a pipe: each line's verdict comes out when the line arrives, not when a block
 # has (or the input has ended)
-import select
+sys.path.insert(0, os.path.join(HERE, "..", "..", "support"))
+from live import exchange  # noqa: E402
 p = subprocess.Popen([FORGE, "schema", "validate", "--jsonl", "-", "tool.schema.json"], cwd=HERE,
                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-seen = []
-for line in ('{"city": "Oslo"}', '{"city": ""}', '{"city": "Rome", "days": 3}'):
-    p.stdin.write((line + "\n").encode())
-    p.stdin.flush()
-    # the line's verdict, read before the next line is written (the wait bounds a hang; it is
-    # not a measure: nothing more is written until the verdict comes)
-    got = b""
-    while not got.endswith(b"\n") and select.select([p.stdout], [], [], 30)[0]:
-        b = os.read(p.stdout.fileno(), 1)
-        if not b:
-            break
-        got += b
-    seen.append(got.decode()[:30])
+seen = [exchange(p, line).decode()[:30]
+        for line in ('{"city": "Oslo"}', '{"city": ""}', '{"city": "Rome", "days": 3}')]
 out, err = p.communicate(b"", timeout=60)
 if seen != ['{"line":1,"valid":true,"errors', '{"line":2,"valid":false,"error', '{"line":3,"valid":true,"errors'] \
         or p.returncode != 1:
