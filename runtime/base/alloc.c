@@ -1,6 +1,7 @@
 /* Allocation wrappers with fault injection. */
 #include "base/alloc.h"
 
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,10 +31,38 @@ unsigned long forge_alloc_failures(void)
     return failures;
 }
 
+_Thread_local int forge_alloc_measuring;
+static _Thread_local long long measured;
+
+void forge_alloc_measure(int on)
+{
+    forge_alloc_measuring = on;
+    measured = 0;
+}
+
+size_t forge_alloc_measured(void)
+{
+    return measured > 0 ? (size_t)measured : 0;
+}
+
+void forge_alloc_measure_add(size_t n)
+{
+    if (forge_alloc_measuring)
+        measured += (long long)n;
+}
+
+void forge_alloc_measure_block(const void *p, int sign)
+{
+    if (p)
+        measured += sign * (long long)malloc_usable_size((void *)p);
+}
+
 static void *counted(void *p)
 {
     if (!p)
         failures++;
+    else if (forge_alloc_measuring)
+        forge_alloc_measure_block(p, 1);
     return p;
 }
 
@@ -63,7 +92,11 @@ void *forge_realloc(void *p, size_t n)
 {
     if (injected())
         return NULL;
-    return counted(realloc(p, n ? n : 1));
+    size_t old = forge_alloc_measuring && p ? malloc_usable_size(p) : 0;
+    void *q = counted(realloc(p, n ? n : 1));
+    if (q && old)
+        measured -= (long long)old;
+    return q;
 }
 
 char *forge_strndup(const char *s, size_t n)
@@ -83,6 +116,8 @@ char *forge_strdup(const char *s)
 
 void forge_free(void *p)
 {
+    if (forge_alloc_measuring)
+        forge_alloc_measure_block(p, -1);
     free(p);
 }
 

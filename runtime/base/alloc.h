@@ -24,5 +24,19 @@ long forge_alloc_fail_at(long n);
  * result from one that lost parts. */
 unsigned long forge_alloc_failures(void);
 
+/* Measuring what a piece of work keeps on the heap, for work whose result is held against a
+ * script's memory cap (a compiled schema). forge_alloc_measure(true) starts at 0 on this thread;
+ * until forge_alloc_measure(false), every allocation through these wrappers and cJSON's hooks
+ * adds its usable size and every free takes it away, and forge_alloc_measure_add adds memory
+ * allocated elsewhere (a library's own, such as PCRE2's compiled code). forge_alloc_measured
+ * returns the bytes kept so far (0 when more was freed than allocated). */
+void forge_alloc_measure(int on);
+size_t forge_alloc_measured(void);
+void forge_alloc_measure_add(size_t n);
+/* For allocators outside these wrappers (cJSON's hooks): block <p> was allocated (<sign> 1) or
+ * is being freed (-1). */
+extern _Thread_local int forge_alloc_measuring;
+void forge_alloc_measure_block(const void *p, int sign);
+
 #define FORGE_FREE(p) do { forge_free(p); (p) = NULL; } while (0)
 #endif

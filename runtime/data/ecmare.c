@@ -1316,6 +1316,13 @@ void *forge_ecmare_compile(const char *pat, size_t len, struct forge_err *err)
     re->nfa = nfa_compile(pat, len);
     /* the interpreter serves when JIT is unavailable */
     re->jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
+    if (forge_alloc_measuring) { /* PCRE2 allocates its code and machine code itself */
+        size_t size = 0, jit = 0;
+        pcre2_pattern_info(code, PCRE2_INFO_SIZE, &size);
+        if (re->jit)
+            pcre2_pattern_info(code, PCRE2_INFO_JITSIZE, &jit);
+        forge_alloc_measure_add(size + jit);
+    }
     return re;
 }
 

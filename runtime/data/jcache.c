@@ -1,6 +1,7 @@
 /* Per-thread cache of small freed cJSON blocks: see jcache.h. */
 #include "data/jcache.h"
 #include "data/jarena.h"
+#include "base/alloc.h"
 
 #include <cjson/cJSON.h>
 #include <malloc.h>
@@ -45,10 +46,8 @@ static void make_key(void)
     pthread_key_create(&key, drain);
 }
 
-void *forge_jcache_malloc(size_t n)
+static void *cache_get(size_t n)
 {
-    if (forge_jarena_is_on())
-        return forge_jarena_alloc_fast(n);
     /* a block of class k has at least 16k - 8 usable bytes (glibc's chunks have 16k - 8:
      * 24, 40, 56, ...) */
     size_t k = n <= 24 ? 2 : (n + 23) / 16;
@@ -61,10 +60,22 @@ void *forge_jcache_malloc(size_t n)
     return malloc(n);
 }
 
+void *forge_jcache_malloc(size_t n)
+{
+    if (forge_jarena_is_on())
+        return forge_jarena_alloc_fast(n);
+    void *p = cache_get(n);
+    if (forge_alloc_measuring)
+        forge_alloc_measure_block(p, 1);
+    return p;
+}
+
 void forge_jcache_free(void *p)
 {
     if (!p || forge_jarena_owns(p))
         return;
+    if (forge_alloc_measuring)
+        forge_alloc_measure_block(p, -1);
     size_t k = (malloc_usable_size(p) + 8) / 16;
     if (k >= 1 && k < CLASSES && tc.n[k] < PER_CLASS) {
         if (!tc.on) { /* the first block cached: free the cache when the thread ends */
@@ -88,13 +99,21 @@ void forge_jcache_free(void *p)
 
 void *forge_jcache_malloc(size_t n)
 {
-    return forge_jarena_is_on() ? forge_jarena_alloc_fast(n) : malloc(n);
+    if (forge_jarena_is_on())
+        return forge_jarena_alloc_fast(n);
+    void *p = malloc(n);
+    if (forge_alloc_measuring)
+        forge_alloc_measure_block(p, 1);
+    return p;
 }
 
 void forge_jcache_free(void *p)
 {
-    if (!forge_jarena_owns(p))
-        free(p);
+    if (!p || forge_jarena_owns(p))
+        return;
+    if (forge_alloc_measuring)
+        forge_alloc_measure_block(p, -1);
+    free(p);
 }
 
 #endif

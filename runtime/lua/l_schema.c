@@ -155,17 +155,33 @@ static int l_compile(lua_State *L)
     read_opts(L, 2, &o, rd, t);
     struct forge_err err = {0};
     t->json[0] = forge_lua_to_json(L, 1, &err);
-    /* The compiled form (a copy of the schema, its nodes, name tables and patterns) lives in C
-     * as long as the validator: it is held against --lua-memory, estimated at four times the
-     * schema's own tree, and let go when the validator is collected. */
+    /* The compiled form (a copy of the schema, its nodes, name tables and patterns, PCRE2's
+     * code) lives in C as long as the validator: it is held against --lua-memory until the
+     * validator is collected. Four times the schema's own tree is held before compiling (so a
+     * schema far past the cap is refused unbuilt); then what compiling kept, measured, when it is
+     * more (patterns' automata and code can be many times their text). */
+    struct forge_vm *vm = forge_vm_of(L);
     size_t need = t->json[0] ? 4 * forge_lua_tree_cost(t->json[0]) : 0;
-    if (t->json[0] && forge_vm_hold(forge_vm_of(L), need)) {
+    if (t->json[0] && forge_vm_hold(vm, need)) {
         tmp_free(t);
-        return luaL_error(L, "forge.schema.compile: %s", forge_vm_limit_message(forge_vm_of(L)));
+        return luaL_error(L, "forge.schema.compile: %s", forge_vm_limit_message(vm));
     }
     u->held = need;
-    if (t->json[0])
+    if (t->json[0]) {
+        forge_alloc_measure(1);
         u->s = forge_schema_compile(t->json[0], &o, &err);
+        size_t kept = forge_alloc_measured();
+        forge_alloc_measure(0);
+        if (u->s && kept > need) {
+            if (forge_vm_hold(vm, kept - need)) {
+                forge_schema_free(u->s);
+                u->s = NULL;
+                tmp_free(t);
+                return luaL_error(L, "forge.schema.compile: %s", forge_vm_limit_message(vm));
+            }
+            u->held = kept;
+        }
+    }
     tmp_free(t);
     if (!u->s)
         return luaL_error(L, "forge.schema.compile: %s", err.msg);
