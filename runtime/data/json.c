@@ -232,29 +232,14 @@ void forge_json_set_node_limit(size_t n)
     node_limit = n ? n : FORGE_JSON_NODE_LIMIT;
 }
 
-/* The offset where the value number <limit> + 1 of <text> starts (every value cJSON makes a
- * node for: the root, and each element after '[', '{' or ','), or <len> when there are no more
- * than <limit>. Strings are skipped, so brackets and commas inside them do not count. */
-static size_t past_node_limit(const char *text, size_t len, size_t limit)
+/* The offset of the quote that ends the JSON string whose opening quote is at <i> in the <len>
+ * bytes of <text> (<len> when it does not end), its escapes skipped. */
+static inline size_t string_end(const char *text, size_t len, size_t i)
 {
-    size_t count = 1;
-    for (size_t i = 0; i < len; i++) {
-        char c = text[i];
-        if (c == '"') {
-            for (i++; i < len && text[i] != '"'; i++)
-                if (text[i] == '\\')
-                    i++;
-        } else if (c == ',' || c == '[' || c == '{') {
-            size_t j = i + 1;
-            while (j < len && is_ws(text[j]))
-                j++;
-            if (j < len && (text[j] == ']' || text[j] == '}'))
-                continue; /* an empty array or object has no element */
-            if (++count > limit)
-                return j;
-        }
-    }
-    return len;
+    for (i++; i < len && text[i] != '"'; i++)
+        if (text[i] == '\\')
+            i++;
+    return i;
 }
 
 size_t forge_json_count_values(const char *text, size_t len, size_t limit, size_t *past)
@@ -268,9 +253,7 @@ size_t forge_json_count_values(const char *text, size_t len, size_t limit, size_
     for (size_t i = 0; i < len; i++) {
         char c = text[i];
         if (c == '"') {
-            for (i++; i < len && text[i] != '"'; i++)
-                if (text[i] == '\\')
-                    i++;
+            i = string_end(text, len, i);
         } else if (c == ',' || c == '[' || c == '{') {
             size_t j = i + 1;
             while (j < len && is_ws(text[j]))
@@ -311,21 +294,14 @@ static cJSON *fail_at(const char *text, size_t off, const char *name, struct for
 static size_t nesting_at(const char *text, size_t off)
 {
     size_t depth = 0;
-    bool in_str = false;
     for (size_t i = 0; i < off; i++) {
-        char ch = text[i];
-        if (in_str) {
-            if (ch == '\\')
-                i++;
-            else if (ch == '"')
-                in_str = false;
-        } else if (ch == '"') {
-            in_str = true;
-        } else if (ch == '[' || ch == '{') {
+        char c = text[i];
+        if (c == '"')
+            i = string_end(text, off, i);
+        else if (c == '[' || c == '{')
             depth++;
-        } else if ((ch == ']' || ch == '}') && depth) {
+        else if ((c == ']' || c == '}') && depth)
             depth--;
-        }
     }
     return depth;
 }
@@ -350,7 +326,8 @@ cJSON *forge_json_parse(const char *text, size_t len, const char *name, struct f
     /* A value needs at least 2 bytes of text after the first ("[0,0,..."): shorter texts cannot
      * pass the limit, so the count runs only on large inputs. */
     if ((len - start) / 2 + 1 > node_limit) {
-        size_t off = past_node_limit(text + start, len - start, node_limit);
+        size_t off;
+        forge_json_count_values(text + start, len - start, node_limit, &off);
         if (off < len - start) {
             char what[160];
             snprintf(what, sizeof what, "more than %zu JSON values in one input (the limit; raise "
