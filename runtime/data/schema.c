@@ -2226,43 +2226,27 @@ static int lower_kw(struct forge_schema *s, struct fi *f, int start, int o, int 
         x->op = FI_MULOF;
         x->lo = w->num;
         break;
-    case OP_MINLEN: case OP_MAXLEN:
+    case OP_MINLEN: case OP_MAXLEN: case OP_MINITEMS: case OP_MAXITEMS: case OP_MINPROPS:
+    case OP_MAXPROPS: {
         if (isnan(w->num))
             break; /* no bound to fold: left to quick_pass */
-        if (prev && (prev->op == FI_SLEN || prev->op == FI_NONEMPTY))
+        /* a count (characters, items, members) in [lo, hi], joined to the bounds before it */
+        int op = w->op == OP_MINLEN || w->op == OP_MAXLEN     ? FI_SLEN
+                 : w->op == OP_MINITEMS || w->op == OP_MAXITEMS ? FI_COUNT
+                                                                : FI_PCOUNT;
+        if (prev && (prev->op == op || (op == FI_SLEN && prev->op == FI_NONEMPTY)))
             x = prev, o--;
         else
-            *x = (struct fi){.op = FI_SLEN, .lo = 0, .hi = INFINITY, .w = w};
-        if (w->op == OP_MINLEN)
+            *x = (struct fi){.op = (unsigned char)op, .lo = op == FI_SLEN ? 0 : -INFINITY,
+                             .hi = INFINITY, .w = w};
+        if (w->op == OP_MINLEN || w->op == OP_MINITEMS || w->op == OP_MINPROPS)
             x->lo = fmax(x->lo, w->num);
         else
             x->hi = fmin(x->hi, w->num);
-        x->op = x->lo > 0 && x->lo <= 1 && x->hi == INFINITY ? FI_NONEMPTY : FI_SLEN;
+        if (op == FI_SLEN) /* minLength 1 alone needs no strlen */
+            x->op = x->lo > 0 && x->lo <= 1 && x->hi == INFINITY ? FI_NONEMPTY : FI_SLEN;
         break;
-    case OP_MINITEMS: case OP_MAXITEMS:
-        if (isnan(w->num))
-            break; /* no bound to fold: left to quick_pass */
-        if (prev && prev->op == FI_COUNT)
-            x = prev, o--;
-        else
-            *x = (struct fi){.op = FI_COUNT, .lo = -INFINITY, .hi = INFINITY, .w = w};
-        if (w->op == OP_MINITEMS)
-            x->lo = fmax(x->lo, w->num);
-        else
-            x->hi = fmin(x->hi, w->num);
-        break;
-    case OP_MINPROPS: case OP_MAXPROPS:
-        if (isnan(w->num))
-            break;
-        if (prev && prev->op == FI_PCOUNT)
-            x = prev, o--;
-        else
-            *x = (struct fi){.op = FI_PCOUNT, .lo = -INFINITY, .hi = INFINITY, .w = w};
-        if (w->op == OP_MINPROPS)
-            x->lo = fmax(x->lo, w->num);
-        else
-            x->hi = fmin(x->hi, w->num);
-        break;
+    }
     case OP_UNIQUE:
         x->op = FI_UNIQUE;
         break;
