@@ -106,8 +106,19 @@ static struct forge_tool *tool_of(struct forge_vm *vm, int idx, const char *wher
         return NULL;
     /* a tool of forge.mcp: served by the server it names */
     cJSON *mcp = cJSON_DetachItemFromObjectCaseSensitive(def, "mcp");
+    /* The tool (its definition, its compiled schemas, their patterns) lives in C as long as the
+     * run, and so as the VM (suites and tools files are read once): what building it kept,
+     * measured, is held against --lua-memory for the VM's life. */
+    forge_alloc_measure(1);
     struct forge_tool *t = forge_tool_from_json(def, where, err);
+    size_t kept = forge_alloc_measured();
+    forge_alloc_measure(0);
     cJSON_Delete(def);
+    if (t && forge_vm_hold(vm, kept)) {
+        forge_tool_free(t);
+        t = NULL;
+        forge_err_set(err, FORGE_ELIMIT, "%s: tool definitions: %s", where, forge_vm_limit_message(vm));
+    }
     if (!t) {
         cJSON_Delete(mcp);
         return NULL;

@@ -15,6 +15,17 @@ end
 local function at(name, f) if entry == name then return hostile else return f end end
 
 if entry == "top" then hostile() end
+if entry == "tools" then
+  -- a suite's tools (their compiled schemas and patterns) are held against the cap for what
+  -- building them kept: 3,000 of these pass 16 MiB
+  local tools = {}
+  for i = 1, 3000 do
+    tools[i] = forge.tool { name = "t" .. i, run = function() return {} end, parameters = {
+      type = "object", properties = { a = { type = "string", pattern = "^[a-c][d-f][g-i][j-l]{1,20}[m-o]x" .. i .. "$" } } } }
+  end
+  return forge.suite { name = "tools", model = forge.scripted { { reply = "done" } }, tools = tools,
+                       cases = { { id = "c1", input = { message = "go" }, expect = { responseNonEmpty = true } } } }
+end
 if entry == "schemas" then
   -- compiled schemas are held against the cap for what compiling them kept (a pattern's
   -- automaton and code take many times its text): 3,000 of these pass 16 MiB
