@@ -92,6 +92,22 @@ static int field_fn(struct forge_vm *vm, int idx, const char *key, long timeout_
     return rc;
 }
 
+/* Tools and verifiers (their definitions, compiled schemas, patterns) live in C as long as the
+ * run, and so as the VM (suites and tools files are read once; tools may outlive the state, so
+ * nothing is given back): what building one kept is measured (forge_alloc_measure, started
+ * before the build) and held against --lua-memory for the VM's life. Ends the measure; returns
+ * 0, or FORGE_ELIMIT with <err> naming <what> when the cap cannot hold it (the caller frees the
+ * object). A build that failed (<built> false) holds nothing. */
+static int hold_built(struct forge_vm *vm, bool built, const char *where, const char *what,
+                      struct forge_err *err)
+{
+    size_t kept = forge_alloc_measured();
+    forge_alloc_measure(0);
+    if (!built || !forge_vm_hold(vm, kept))
+        return 0;
+    return forge_err_set(err, FORGE_ELIMIT, "%s: %s: %s", where, what, forge_vm_limit_message(vm));
+}
+
 static struct forge_tool *tool_of(struct forge_vm *vm, int idx, const char *where,
                                   struct forge_err *err)
 {
@@ -106,19 +122,13 @@ static struct forge_tool *tool_of(struct forge_vm *vm, int idx, const char *wher
         return NULL;
     /* a tool of forge.mcp: served by the server it names */
     cJSON *mcp = cJSON_DetachItemFromObjectCaseSensitive(def, "mcp");
-    /* The tool (its definition, its compiled schemas, their patterns) lives in C as long as the
-     * run, and so as the VM (suites and tools files are read once): what building it kept,
-     * measured, is held against --lua-memory for the VM's life. */
-    forge_alloc_measure(1);
+    forge_alloc_measure(1); /* (see hold_built) */
     struct forge_tool *t = forge_tool_from_json(def, where, err);
-    size_t kept = forge_alloc_measured();
-    forge_alloc_measure(0);
-    cJSON_Delete(def);
-    if (t && forge_vm_hold(vm, kept)) {
+    if (hold_built(vm, t != NULL, where, "tool definitions", err)) {
         forge_tool_free(t);
         t = NULL;
-        forge_err_set(err, FORGE_ELIMIT, "%s: tool definitions: %s", where, forge_vm_limit_message(vm));
     }
+    cJSON_Delete(def);
     if (!t) {
         cJSON_Delete(mcp);
         return NULL;
@@ -171,7 +181,12 @@ static struct forge_verifier *verifier_of(struct forge_vm *vm, int idx, const ch
     cJSON *def = data_of(L, idx, where, err);
     if (!def)
         return NULL;
+    forge_alloc_measure(1);
     struct forge_verifier *v = forge_verifier_from_json(def, where, err);
+    if (hold_built(vm, v != NULL, where, "verifier definitions", err)) {
+        forge_verifier_free(v);
+        v = NULL;
+    }
     cJSON_Delete(def);
     if (!v)
         return NULL;

@@ -15,15 +15,21 @@ end
 local function at(name, f) if entry == name then return hostile else return f end end
 
 if entry == "top" then hostile() end
-if entry == "tools" then
-  -- a suite's tools (their compiled schemas and patterns) are held against the cap for what
-  -- building them kept: 3,000 of these pass 16 MiB
-  local tools = {}
+if entry == "tools" or entry == "verifiers" then
+  -- a suite's tools and verifiers (their compiled schemas and patterns) are held against the cap
+  -- for what building them kept: 3,000 of either pass 16 MiB
+  local tools, verifiers = { forge.tool { name = "t", run = function() return {} end } }, {}
   for i = 1, 3000 do
-    tools[i] = forge.tool { name = "t" .. i, run = function() return {} end, parameters = {
-      type = "object", properties = { a = { type = "string", pattern = "^[a-c][d-f][g-i][j-l]{1,20}[m-o]x" .. i .. "$" } } } }
+    local schema = { type = "object", properties = {
+      a = { type = "string", pattern = "^[a-c][d-f][g-i][j-l]{1,20}[m-o]x" .. i .. "$" } } }
+    if entry == "tools" then
+      tools[i + 1] = forge.tool { name = "t" .. i, run = function() return {} end, parameters = schema }
+    else
+      verifiers[i] = forge.verifier { name = "v" .. i, tools = { "t" }, schema = schema }
+    end
   end
-  return forge.suite { name = "tools", model = forge.scripted { { reply = "done" } }, tools = tools,
+  return forge.suite { name = entry, model = forge.scripted { { reply = "done" } }, tools = tools,
+                       verifiers = verifiers,
                        cases = { { id = "c1", input = { message = "go" }, expect = { responseNonEmpty = true } } } }
 end
 if entry == "schemas" then
