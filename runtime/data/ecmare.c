@@ -1321,7 +1321,11 @@ void *forge_ecmare_compile(const char *pat, size_t len, struct forge_err *err)
         pcre2_pattern_info(code, PCRE2_INFO_SIZE, &size);
         if (re->jit)
             pcre2_pattern_info(code, PCRE2_INFO_JITSIZE, &jit);
-        forge_alloc_measure_add(size + jit);
+        if (forge_alloc_measure_add(size + jit)) { /* past the measure's ceiling */
+            forge_ecmare_free(re);
+            forge_err_set(err, FORGE_ENOMEM, "out of memory compiling a pattern");
+            return NULL;
+        }
     }
     return re;
 }

@@ -64,6 +64,8 @@ void *forge_jcache_malloc(size_t n)
 {
     if (forge_jarena_is_on())
         return forge_jarena_alloc_fast(n);
+    if (forge_alloc_measuring && !forge_alloc_measure_room(n))
+        return NULL;
     void *p = cache_get(n);
     if (forge_alloc_measuring)
         forge_alloc_measure_block(p, 1);
@@ -101,6 +103,8 @@ void *forge_jcache_malloc(size_t n)
 {
     if (forge_jarena_is_on())
         return forge_jarena_alloc_fast(n);
+    if (forge_alloc_measuring && !forge_alloc_measure_room(n))
+        return NULL;
     void *p = malloc(n);
     if (forge_alloc_measuring)
         forge_alloc_measure_block(p, 1);

@@ -159,7 +159,9 @@ static int l_compile(lua_State *L)
      * code) lives in C as long as the validator: it is held against --lua-memory until the
      * validator is collected. Four times the schema's own tree is held before compiling (so a
      * schema far past the cap is refused unbuilt); then what compiling kept, measured, when it is
-     * more (patterns' automata and code can be many times their text). */
+     * more (patterns' automata and code can be many times their text). The measure's ceiling is
+     * what the cap leaves: a compile that would pass it fails there, not after it has taken
+     * what it wanted. */
     struct forge_vm *vm = forge_vm_of(L);
     size_t need = t->json[0] ? 4 * forge_lua_tree_cost(t->json[0]) : 0;
     if (t->json[0] && forge_vm_hold(vm, need)) {
@@ -168,19 +170,21 @@ static int l_compile(lua_State *L)
     }
     u->held = need;
     if (t->json[0]) {
-        forge_alloc_measure(1);
+        size_t room = forge_vm_room(vm);
+        forge_alloc_measure_start(room > SIZE_MAX - need ? SIZE_MAX : need + room);
         u->s = forge_schema_compile(t->json[0], &o, &err);
-        size_t kept = forge_alloc_measured();
-        forge_alloc_measure(0);
-        if (u->s && kept > need) {
-            if (forge_vm_hold(vm, kept - need)) {
-                forge_schema_free(u->s);
-                u->s = NULL;
-                tmp_free(t);
-                return luaL_error(L, "forge.schema.compile: %s", forge_vm_limit_message(vm));
-            }
-            u->held = kept;
+        size_t kept = forge_alloc_measure_stop();
+        bool refused = forge_alloc_measure_refused();
+        if (refused)
+            forge_vm_break(vm, FORGE_VM_LIMIT_MEMORY);
+        if (refused || (u->s && kept > need && forge_vm_hold(vm, kept - need))) {
+            forge_schema_free(u->s);
+            u->s = NULL;
+            tmp_free(t);
+            return luaL_error(L, "forge.schema.compile: %s", forge_vm_limit_message(vm));
         }
+        if (u->s && kept > need)
+            u->held = kept;
     }
     tmp_free(t);
     if (!u->s)

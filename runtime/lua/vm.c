@@ -270,6 +270,14 @@ int forge_vm_hold(struct forge_vm *vm, size_t n)
     return 0;
 }
 
+size_t forge_vm_room(struct forge_vm *vm)
+{
+    size_t cap = vm->limits.memory;
+    if (!cap)
+        return SIZE_MAX;
+    return vm->mem_used < cap ? cap - vm->mem_used : 0;
+}
+
 void forge_vm_release(struct forge_vm *vm, size_t n)
 {
     vm->mem_used -= n;

@@ -123,6 +123,9 @@ void *forge_vm_xalloc(struct forge_vm *vm, size_t n);
  * schema) against the memory cap until forge_vm_release gives them back. Returns 0, or
  * FORGE_ELIMIT with the memory limit broken (nothing held). */
 int forge_vm_hold(struct forge_vm *vm, size_t n);
+/* The bytes the memory cap leaves for the state and what C holds for it (SIZE_MAX: no cap):
+ * the ceiling of work measured to be held (forge_alloc_measure_start). */
+size_t forge_vm_room(struct forge_vm *vm);
 void forge_vm_release(struct forge_vm *vm, size_t n);
 void forge_vm_xfree(struct forge_vm *vm, void *p);
 

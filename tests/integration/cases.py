@@ -11,7 +11,9 @@ A case: {"name", "args": [...], "exit": 0, "stdout": "exact" (optional), "stderr
 "sparse": {"$OUT/big.json": {"prefix": "[\"", "size": 10737418240}} (files made before the run:
 the prefix, then zero bytes up to size, as a hole that takes no disk),
 "fifo": {"$OUT/in.pipe": {"text": "...", "repeat": "x", "bytes": N}} (named pipes a writer thread
-feeds: the text, then the repeat string up to N bytes in all, or until the reader closes)}.
+feeds: the text, then the repeat string up to N bytes in all, or until the reader closes),
+"max_rss_mib": N (the run, made again, may take at most N MiB of memory at its peak; not checked
+under AddressSanitizer, whose quarantine keeps freed memory)}.
 "$OUT" in args, file names and expected output is a fresh temporary folder. SOURCE_DATE_EPOCH is fixed so the
 run id and timestamp are reproducible. Set FORGE_UPDATE=1 to rewrite the expected files.
 """
@@ -22,6 +24,19 @@ import subprocess
 import sys
 import tempfile
 import threading
+
+
+def peak_rss_kib(argv, cwd, env):
+    """Peak RSS of one process, from wait4 in a small helper process (what the child shares with
+    the helper it was forked from is the helper's few MiB, not this script's)."""
+    helper = ("import os, subprocess, sys\n"
+              "p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,"
+              " stderr=subprocess.DEVNULL)\n"
+              "_, st, ru = os.wait4(p.pid, 0)\n"
+              "print(ru.ru_maxrss)\n")
+    out = subprocess.run([sys.executable, "-c", helper] + argv, cwd=cwd, env=env, capture_output=True,
+                         text=True, timeout=300).stdout
+    return int(out)
 
 
 class feed_fifo:
@@ -71,6 +86,8 @@ def main():
         cases = json.load(f)
     env = dict(os.environ, SOURCE_DATE_EPOCH="1763700000")
     update = os.environ.get("FORGE_UPDATE") == "1"
+    with open(forge, "rb") as f:
+        sanitized = b"__asan_init" in f.read()
     failures = 0
     for case in cases:
         out_dir = tempfile.mkdtemp(prefix="forge-run-")
@@ -133,6 +150,12 @@ def main():
                 if got != want:
                     problems.append(f"{os.path.basename(produced)} differs from {expected}:\n"
                                     f"--- got\n{got.decode('utf-8', 'replace')}")
+            if "max_rss_mib" in case and sanitized:
+                print(f"skip peak memory of {case['name']}: not measurable under AddressSanitizer")
+            elif "max_rss_mib" in case:
+                kib = peak_rss_kib([forge] + args, here, env)
+                if kib > case["max_rss_mib"] * 1024:
+                    problems.append(f"peak memory {kib // 1024} MiB, more than {case['max_rss_mib']} MiB")
             leftovers = [n for n in os.listdir(out_dir) if ".tmp." in n]
             if leftovers:
                 problems.append(f"temporary files left: {leftovers}")

@@ -8,6 +8,7 @@
 #include "base/buf.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 static cJSON *J(const char *text)
@@ -395,6 +396,56 @@ TEST(out_of_memory_is_clean)
     CHECK(succeeded);
     CHECK(failures > 10);
     CHECK_INT(wrong_code, 0);
+}
+
+TEST(measured_compile_stops_at_its_ceiling)
+{
+    /* what a compile keeps is measured (a script's validator is held against its memory cap);
+     * with a ceiling, the compile fails with FORGE_ENOMEM at the allocation that would pass it,
+     * never holding more than the ceiling at once, and leaks nothing (the sanitizer build) */
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    forge_buf_adds(&b, "{\"type\": \"object\", \"properties\": {");
+    for (int i = 0; i < 200; i++)
+        forge_buf_addf(&b, "%s\"p%d\": {\"type\": \"string\", \"pattern\": \"(?:[a-z0-9]{2}x){30}%d\"}",
+                         i ? ", " : "", i, i);
+    forge_buf_adds(&b, "}}");
+    cJSON *j = J(b.data);
+    struct forge_err err;
+    forge_alloc_measure_start(SIZE_MAX);
+    struct forge_schema *s = forge_schema_compile(j, NULL, &err);
+    size_t kept = forge_alloc_measure_stop(), peak = forge_alloc_measure_peak();
+    CHECK(s != NULL);
+    CHECK(!forge_alloc_measure_refused());
+    CHECK(kept > 200 * 1000); /* 200 patterns' automata and code */
+    CHECK(peak >= kept);
+    forge_schema_free(s);
+    /* the same compile with a little more room than it took succeeds (what PCRE2's JIT code
+     * and reused blocks take varies a little from one compile to the next) */
+    forge_alloc_measure_start(peak + peak / 10);
+    s = forge_schema_compile(j, NULL, &err);
+    size_t again = forge_alloc_measure_stop();
+    CHECK(s != NULL && !forge_alloc_measure_refused());
+    CHECK(again > kept - kept / 10 && again < kept + kept / 10);
+    forge_schema_free(s);
+    /* with less, it stops where the ceiling is reached */
+    size_t ceilings[] = {peak - peak / 10, peak / 2, kept / 10, 1000, 0};
+    for (size_t k = 0; k < sizeof ceilings / sizeof *ceilings; k++) {
+        forge_err_clear(&err);
+        forge_alloc_measure_start(ceilings[k]);
+        s = forge_schema_compile(j, NULL, &err);
+        forge_alloc_measure_stop();
+        CHECK(s == NULL);
+        CHECK_INT(err.code, FORGE_ENOMEM);
+        CHECK(forge_alloc_measure_refused());
+        CHECK(forge_alloc_measure_peak() <= ceilings[k]);
+    }
+    /* an unbounded measure refuses nothing and a compile outside a measure is not measured */
+    s = forge_schema_compile(j, NULL, &err);
+    CHECK(s != NULL);
+    forge_schema_free(s);
+    cJSON_Delete(j);
+    forge_buf_free(&b);
 }
 
 TEST(errors_arena)
@@ -1223,6 +1274,7 @@ int main(void)
     RUN(step_budget);
     RUN(valid_path_does_not_allocate);
     RUN(out_of_memory_is_clean);
+    RUN(measured_compile_stops_at_its_ceiling);
     RUN(errors_arena);
     RUN(property_tables);
     RUN(discriminators);

@@ -41,6 +41,19 @@ if entry == "schemas" then
   end
   return
 end
+if entry == "schema" or entry == "tool1" then
+  -- one schema that compiles to far more than the cap (6,000 patterns, about 36 MB): the
+  -- compile stops when it reaches what the cap leaves, not after it has taken it all
+  local props = {}
+  for i = 1, 6000 do
+    props["p" .. i] = { type = "string", pattern = "^[a-c][d-f][g-i][j-l]{1,20}[m-o]x" .. i .. "$" }
+  end
+  local schema = { type = "object", properties = props }
+  if entry == "schema" then forge.schema.compile(schema) return end
+  return forge.suite { name = entry, model = forge.scripted { { reply = "done" } },
+                       tools = { forge.tool { name = "t", run = function() return {} end, parameters = schema } },
+                       cases = { { id = "c1", input = { message = "go" }, expect = { responseNonEmpty = true } } } }
+end
 if entry == "require" then require "module" end
 
 forge.assertion("ok", at("assertion", function() return true end))
