@@ -39,7 +39,13 @@ static void deep_schemas(lua_State *L, struct forge_tooluse_opts *o, const cJSON
     if (!o->deep || !cJSON_IsObject(schemas))
         return;
     struct forge_err err = {0};
+    struct forge_vm *vm = forge_vm_of(L);
+    forge_vm_work_begin(vm, 0);
     struct forge_tooluse_schemas *s = forge_tooluse_schemas_compile(schemas, &err);
+    if (forge_vm_work_end(vm, NULL)) {
+        forge_tooluse_schemas_free(s);
+        luaL_error(L, "forge.check: %s", forge_vm_limit_message(vm));
+    }
     if (!s)
         luaL_error(L, "forge.check: %s", err.msg);
     forge_lua_box(L, s, (void (*)(void *))forge_tooluse_schemas_free);
@@ -47,8 +53,28 @@ static void deep_schemas(lua_State *L, struct forge_tooluse_opts *o, const cJSON
     o->schema_ctx = s;
 }
 
+/* The C work of a check (its result, and all it made on the way) is done for the script: it runs
+ * within what the memory cap leaves, from work() (called just before it: nothing between may
+ * raise) to push_result or work_done. */
+static void work(lua_State *L)
+{
+    forge_vm_work_begin(forge_vm_of(L), 0);
+}
+
+/* Ends the work whose result is <r>; raises the memory limit (<r> freed) when the cap refused
+ * part of it. */
+static void work_done(lua_State *L, cJSON *r)
+{
+    struct forge_vm *vm = forge_vm_of(L);
+    if (forge_vm_work_end(vm, NULL)) {
+        cJSON_Delete(r);
+        luaL_error(L, "forge.check: %s", forge_vm_limit_message(vm));
+    }
+}
+
 static int push_result(lua_State *L, cJSON *r, const struct forge_err *err)
 {
+    work_done(L, r);
     if (!r)
         return luaL_error(L, "forge.check: %s", err->msg);
     forge_lua_box(L, r, (void (*)(void *))cJSON_Delete);
@@ -77,6 +103,7 @@ static int l_validate_tool_call(lua_State *L)
         deep_schemas(L, &o, map);
     }
     struct forge_err err = {0};
+    work(L);
     return push_result(L, forge_tooluse_validate_tool_call(call, cJSON_IsNull(schema) ? NULL : schema, &o, &err), &err);
 }
 
@@ -92,6 +119,7 @@ static int l_validate_turn(lua_State *L)
     forge_tooluse_opts_json(opts, &o);
     deep_schemas(L, &o, schemas);
     struct forge_err err = {0};
+    work(L);
     return push_result(L, forge_tooluse_validate_turn(turn, schemas, traj, &o, &err), &err);
 }
 
@@ -106,6 +134,7 @@ static int l_validate_trajectory(lua_State *L)
     forge_tooluse_opts_json(opts, &o);
     deep_schemas(L, &o, schemas);
     struct forge_err err = {0};
+    work(L);
     return push_result(L, forge_tooluse_validate_trajectory(traj, schemas, &o, &err), &err);
 }
 
@@ -116,6 +145,7 @@ static int l_validate_schema(lua_State *L)
     cJSON *call = keep(L, 1, "call");
     cJSON *schema = keep(L, 2, "schema");
     struct forge_err err = {0};
+    work(L);
     return push_result(L, forge_tooluse_validate_schema(call, schema, &err), &err);
 }
 
@@ -126,6 +156,7 @@ static int l_create_tool_schema(lua_State *L)
     cJSON *js = keep(L, 2, "json_schema");
     cJSON *desc = keep(L, 3, "description");
     struct forge_err err = {0};
+    work(L);
     return push_result(L, forge_tooluse_create_tool_schema(name, js, desc, &err), &err);
 }
 
@@ -141,6 +172,7 @@ static int l_verify_result(lua_State *L)
     struct forge_verify_opts o;
     forge_verify_opts_json(opts, &o);
     struct forge_err err = {0};
+    work(L);
     return push_result(L, forge_tooluse_verify_result(call, turn, cJSON_IsNull(traj) ? NULL : traj, &o, &err), &err);
 }
 
@@ -154,6 +186,7 @@ static int l_verify_turn_results(lua_State *L)
     struct forge_verify_opts o;
     forge_verify_opts_json(opts, &o);
     struct forge_err err = {0};
+    work(L);
     return push_result(L, forge_tooluse_verify_turn_results(turn, cJSON_IsNull(traj) ? NULL : traj, &o, &err), &err);
 }
 
@@ -166,6 +199,7 @@ static int l_summarize(lua_State *L)
     struct forge_verify_opts o;
     forge_verify_opts_json(opts, &o);
     struct forge_err err = {0};
+    work(L);
     return push_result(L, forge_tooluse_summarize(traj, &o, &err), &err);
 }
 
@@ -182,6 +216,7 @@ static int l_check(lua_State *L)
     forge_verify_opts_json(opts, &ro);
     deep_schemas(L, &vo, schemas);
     struct forge_err err = {0};
+    work(L);
     return push_result(L, forge_tooluse_check(traj, schemas, &vo, &ro, &err), &err);
 }
 
@@ -192,8 +227,10 @@ static int l_import(lua_State *L)
     cJSON *doc = keep(L, 1, "document");
     const char *fmt = lua_isnoneornil(L, 2) ? NULL : forge_lua_checkcstr(L, 2);
     struct forge_err err = {0};
+    work(L);
     cJSON *t = forge_trajectory_import(doc, fmt, &err);
     if (!t) {
+        work_done(L, NULL);
         lua_pushnil(L);
         lua_pushstring(L, err.msg);
         return 2;
@@ -207,8 +244,10 @@ static int l_tools(lua_State *L)
     luaL_checkany(L, 1);
     cJSON *doc = keep(L, 1, "tools");
     struct forge_err err = {0};
+    work(L);
     cJSON *t = forge_tooldefs_import(doc, &err);
     if (!t) {
+        work_done(L, NULL);
         lua_pushnil(L);
         lua_pushstring(L, err.msg);
         return 2;

@@ -159,9 +159,9 @@ static int l_compile(lua_State *L)
      * code) lives in C as long as the validator: it is held against --lua-memory until the
      * validator is collected. Four times the schema's own tree is held before compiling (so a
      * schema far past the cap is refused unbuilt); then what compiling kept, measured, when it is
-     * more (patterns' automata and code can be many times their text). The measure's ceiling is
-     * what the cap leaves: a compile that would pass it fails there, not after it has taken
-     * what it wanted. */
+     * more (patterns' automata and code can be many times their text). The compile runs within
+     * what the cap leaves (forge_vm_work_begin): one that would pass it fails there, not after
+     * it has taken what it wanted. */
     struct forge_vm *vm = forge_vm_of(L);
     size_t need = t->json[0] ? 4 * forge_lua_tree_cost(t->json[0]) : 0;
     if (t->json[0] && forge_vm_hold(vm, need)) {
@@ -170,14 +170,10 @@ static int l_compile(lua_State *L)
     }
     u->held = need;
     if (t->json[0]) {
-        size_t room = forge_vm_room(vm);
-        forge_alloc_measure_start(room > SIZE_MAX - need ? SIZE_MAX : need + room);
+        size_t kept;
+        forge_vm_work_begin(vm, need);
         u->s = forge_schema_compile(t->json[0], &o, &err);
-        size_t kept = forge_alloc_measure_stop();
-        bool refused = forge_alloc_measure_refused();
-        if (refused)
-            forge_vm_break(vm, FORGE_VM_LIMIT_MEMORY);
-        if (refused || (u->s && kept > need && forge_vm_hold(vm, kept - need))) {
+        if (forge_vm_work_end(vm, &kept) || (u->s && kept > need && forge_vm_hold(vm, kept - need))) {
             forge_schema_free(u->s);
             u->s = NULL;
             tmp_free(t);
@@ -201,7 +197,15 @@ static int l_validate(lua_State *L)
     lua_settop(L, 2);
     struct tmp *t = push_tmp(L);
     t->json[0] = forge_lua_check_json(L, 2, "validate");
+    /* the errors (records, then their tree) are C memory made for the script: made within what
+     * the cap leaves (an instance can fail millions of times), then charged */
+    struct forge_vm *vm = forge_vm_of(L);
+    forge_vm_work_begin(vm, 0);
     int r = forge_schema_validate(u->s, t->json[0], &t->json[1]);
+    if (forge_vm_work_end(vm, NULL)) {
+        tmp_free(t);
+        return luaL_error(L, "forge.Schema:validate: %s", forge_vm_limit_message(vm));
+    }
     if (r < 0) {
         tmp_free(t);
         return luaL_error(L, "forge.Schema:validate: %s",
@@ -214,7 +218,7 @@ static int l_validate(lua_State *L)
     }
     if (forge_lua_charge_tree(L, t->json[1])) {
         tmp_free(t);
-        return luaL_error(L, "%s", forge_vm_limit_message(forge_vm_of(L)));
+        return luaL_error(L, "%s", forge_vm_limit_message(vm));
     }
     forge_lua_push_json(L, t->json[1]);
     tmp_free(t);

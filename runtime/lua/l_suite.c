@@ -95,22 +95,15 @@ static int field_fn(struct forge_vm *vm, int idx, const char *key, long timeout_
 /* Tools and verifiers (their definitions, compiled schemas, patterns) live in C as long as the
  * run, and so as the VM (suites and tools files are read once; tools may outlive the state, so
  * nothing is given back): what building one keeps is measured, within what the cap leaves
- * (measure_built starts it), and held against --lua-memory for the VM's life (hold_built ends
- * it). hold_built returns 0, or FORGE_ELIMIT with <err> naming <what> when the cap cannot hold
+ * (forge_vm_work_begin), and held against --lua-memory for the VM's life (hold_built ends
+ * the measure). hold_built returns 0, or FORGE_ELIMIT with <err> naming <what> when the cap cannot hold
  * it or refused part of the build (the caller frees the object). A build that failed
  * otherwise (<built> false) holds nothing. */
-static void measure_built(struct forge_vm *vm)
-{
-    forge_alloc_measure_start(forge_vm_room(vm));
-}
-
 static int hold_built(struct forge_vm *vm, bool built, const char *where, const char *what,
                       struct forge_err *err)
 {
-    size_t kept = forge_alloc_measure_stop();
-    if (forge_alloc_measure_refused())
-        forge_vm_break(vm, FORGE_VM_LIMIT_MEMORY);
-    else if (!built || !forge_vm_hold(vm, kept))
+    size_t kept;
+    if (!forge_vm_work_end(vm, &kept) && (!built || !forge_vm_hold(vm, kept)))
         return 0;
     return forge_err_set(err, FORGE_ELIMIT, "%s: %s: %s", where, what, forge_vm_limit_message(vm));
 }
@@ -129,7 +122,7 @@ static struct forge_tool *tool_of(struct forge_vm *vm, int idx, const char *wher
         return NULL;
     /* a tool of forge.mcp: served by the server it names */
     cJSON *mcp = cJSON_DetachItemFromObjectCaseSensitive(def, "mcp");
-    measure_built(vm);
+    forge_vm_work_begin(vm, 0);
     struct forge_tool *t = forge_tool_from_json(def, where, err);
     if (hold_built(vm, t != NULL, where, "tool definitions", err)) {
         forge_tool_free(t);
@@ -188,7 +181,7 @@ static struct forge_verifier *verifier_of(struct forge_vm *vm, int idx, const ch
     cJSON *def = data_of(L, idx, where, err);
     if (!def)
         return NULL;
-    measure_built(vm);
+    forge_vm_work_begin(vm, 0);
     struct forge_verifier *v = forge_verifier_from_json(def, where, err);
     if (hold_built(vm, v != NULL, where, "verifier definitions", err)) {
         forge_verifier_free(v);

@@ -270,12 +270,19 @@ int forge_vm_hold(struct forge_vm *vm, size_t n)
     return 0;
 }
 
-size_t forge_vm_room(struct forge_vm *vm)
+void forge_vm_work_begin(struct forge_vm *vm, size_t held)
 {
     size_t cap = vm->limits.memory;
-    if (!cap)
-        return SIZE_MAX;
-    return vm->mem_used < cap ? cap - vm->mem_used : 0;
+    size_t room = !cap ? SIZE_MAX : vm->mem_used < cap ? cap - vm->mem_used : 0;
+    forge_alloc_measure_start(room > SIZE_MAX - held ? SIZE_MAX : room + held);
+}
+
+int forge_vm_work_end(struct forge_vm *vm, size_t *kept)
+{
+    size_t k = forge_alloc_measure_stop();
+    if (kept)
+        *kept = k;
+    return forge_alloc_measure_refused() ? forge_vm_break(vm, FORGE_VM_LIMIT_MEMORY) : 0;
 }
 
 void forge_vm_release(struct forge_vm *vm, size_t n)

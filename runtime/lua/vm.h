@@ -123,9 +123,15 @@ void *forge_vm_xalloc(struct forge_vm *vm, size_t n);
  * schema) against the memory cap until forge_vm_release gives them back. Returns 0, or
  * FORGE_ELIMIT with the memory limit broken (nothing held). */
 int forge_vm_hold(struct forge_vm *vm, size_t n);
-/* The bytes the memory cap leaves for the state and what C holds for it (SIZE_MAX: no cap):
- * the ceiling of work measured to be held (forge_alloc_measure_start). */
-size_t forge_vm_room(struct forge_vm *vm);
+/* C work done for the script (compiling its schemas, building its tools, the errors and results
+ * it asks for) runs within what the memory cap leaves, plus <held> bytes already held for it:
+ * forge_vm_work_begin measures the thread's allocations (forge_alloc_measure_start), and one
+ * that would pass that ceiling fails as out of memory. forge_vm_work_end stops the measure and
+ * sets *<kept> (may be NULL) to the bytes the work kept; it returns 0, or FORGE_ELIMIT with the
+ * memory limit broken when the ceiling refused part of the work (the caller gives the work up
+ * and raises forge_vm_limit_message). Nothing may raise between the two. */
+void forge_vm_work_begin(struct forge_vm *vm, size_t held);
+int forge_vm_work_end(struct forge_vm *vm, size_t *kept);
 void forge_vm_release(struct forge_vm *vm, size_t n);
 void forge_vm_xfree(struct forge_vm *vm, void *p);
 

@@ -54,6 +54,25 @@ if entry == "schema" or entry == "tool1" then
                        tools = { forge.tool { name = "t", run = function() return {} end, parameters = schema } },
                        cases = { { id = "c1", input = { message = "go" }, expect = { responseNonEmpty = true } } } }
 end
+if entry == "errors" then
+  -- the errors of one validation are made within what the cap leaves: 60,000 items failing
+  -- 20 subschemas each make 1,200,000 errors (about 600 MB in C)
+  local all = {}
+  for i = 1, 20 do all[i] = { type = "string", description = "s" .. i } end
+  local v = forge.schema.compile({ type = "array", items = { allOf = all } }, { all_errors = true })
+  local t = {}
+  for i = 1, 60000 do t[i] = 1 end
+  v:validate(t)
+  return
+end
+if entry == "check" then
+  -- a check's result is made within what the cap leaves: 20,000 wrongly typed arguments
+  local check = require "forge.check"
+  local props, args = {}, {}
+  for i = 1, 20000 do props["p" .. i] = { type = "string" }; args["p" .. i] = i end
+  check.validate_schema({ name = "t", arguments = args }, { parameters = { type = "object", properties = props } })
+  return
+end
 if entry == "require" then require "module" end
 
 forge.assertion("ok", at("assertion", function() return true end))
