@@ -79,7 +79,7 @@ static int push_result(lua_State *L, cJSON *r, const struct forge_err *err)
         return luaL_error(L, "forge.check: %s", err->msg);
     forge_lua_box(L, r, (void (*)(void *))cJSON_Delete);
     if (forge_lua_charge_tree(L, r)) /* a result is C memory made for the script */
-        return luaL_error(L, "%s", forge_vm_limit_message(forge_vm_of(L)));
+        return luaL_error(L, "forge.check: %s", forge_vm_limit_message(forge_vm_of(L)));
     forge_lua_push_json(L, r);
     return 1;
 }

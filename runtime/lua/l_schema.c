@@ -218,7 +218,7 @@ static int l_validate(lua_State *L)
     }
     if (forge_lua_charge_tree(L, t->json[1])) {
         tmp_free(t);
-        return luaL_error(L, "%s", forge_vm_limit_message(vm));
+        return luaL_error(L, "forge.Schema:validate: %s", forge_vm_limit_message(vm));
     }
     forge_lua_push_json(L, t->json[1]);
     tmp_free(t);

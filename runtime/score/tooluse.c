@@ -210,6 +210,89 @@ static const cJSON *own(const cJSON *obj, const char *key)
     return NULL;
 }
 
+/* Lookups by name among an object's own members: a scan for a small object, binary search in a
+ * sorted index for a large one (a script's arguments and schemas may hold 100,000 names, and a
+ * scan for each of them would take minutes). The first of duplicate names wins, as in own. */
+#define MEMBERS_SCAN 16
+struct member {
+    const char *name;
+    const cJSON *c;
+    int pos;
+};
+struct members {
+    const cJSON *obj;
+    struct member *sorted; /* NULL: scanned */
+    int n;
+};
+
+static int member_cmp(const void *a, const void *b)
+{
+    const struct member *x = a, *y = b;
+    int r = strcmp(x->name, y->name);
+    return r ? r : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Returns 0, or -1 when out of memory. */
+static int members_open(struct members *m, const cJSON *obj)
+{
+    m->obj = obj;
+    m->sorted = NULL;
+    m->n = 0;
+    if (cJSON_IsArray(obj)) /* (an array's members are its indices: its size is kept) */
+        m->n = cJSON_GetArraySize(obj);
+    if (!cJSON_IsObject(obj))
+        return 0;
+    int n = 0;
+    for (const cJSON *c = obj->child; c; c = c->next)
+        n += c->string != NULL;
+    if (n <= MEMBERS_SCAN)
+        return 0;
+    if (!(m->sorted = forge_malloc((size_t)n * sizeof *m->sorted)))
+        return -1;
+    for (const cJSON *c = obj->child; c; c = c->next)
+        if (c->string) {
+            m->sorted[m->n] = (struct member){c->string, c, m->n};
+            m->n++;
+        }
+    qsort(m->sorted, (size_t)m->n, sizeof *m->sorted, member_cmp);
+    return 0;
+}
+
+static const cJSON *members_own(const struct members *m, const char *key)
+{
+    if (!m->sorted)
+        return own(m->obj, key);
+    int lo = 0, hi = m->n; /* the first whose name is not below key */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (strcmp(m->sorted[mid].name, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->n && !strcmp(m->sorted[lo].name, key) ? m->sorted[lo].c : NULL;
+}
+
+/* js_in for the object or array of <m>. */
+static bool members_in(const struct members *m, const char *key)
+{
+    if (cJSON_IsArray(m->obj)) {
+        unsigned long u;
+        if (strcmp(key, "length") == 0 || proto_key(key))
+            return true;
+        return index_key(key, &u) && u < (unsigned long)m->n;
+    }
+    if (!m->sorted)
+        return js_in(key, m->obj);
+    return members_own(m, key) || proto_key(key);
+}
+
+static void members_close(struct members *m)
+{
+    forge_free(m->sorted);
+    m->sorted = NULL;
+}
+
 /* Array.prototype.includes (SameValueZero: objects never equal a parsed value). */
 static bool same_value_zero(const cJSON *a, const cJSON *b)
 {
@@ -909,6 +992,11 @@ static void validate_arguments(struct out *o, cJSON *issues, const cJSON *call, 
     const cJSON *params = own(schema, "parameters");
     const cJSON *args = forge_json_get(call, "arguments");
     const cJSON *req = own(params, "required");
+    struct members am;
+    if (members_open(&am, truthy(args) ? args : NULL)) {
+        o->oom = true;
+        return;
+    }
     if (truthy(req)) {
         /* iterate `required` (an array; a string iterates its characters) */
         const cJSON *it = cJSON_IsArray(req) ? req->child : NULL;
@@ -930,9 +1018,11 @@ static void validate_arguments(struct out *o, cJSON *issues, const cJSON *call, 
             } else {
                 break;
             }
-            if (!key)
-                return;
-            if (!truthy(args) || !js_in(key, args)) {
+            if (!key) {
+                o->oom = true;
+                break;
+            }
+            if (!truthy(args) || !members_in(&am, key)) {
                 cJSON *is = issue_new(o, issues, "missing_required_param", "high", turn);
                 if (is) {
                     add_fmt(o, is, "description",
@@ -946,20 +1036,27 @@ static void validate_arguments(struct out *o, cJSON *issues, const cJSON *call, 
             forge_free(key);
         }
     }
+    members_close(&am);
+    if (o->oom)
+        return;
     const cJSON *props = own(params, "properties");
     if (truthy(args) && truthy(props)) {
         struct entry *e;
+        struct members pm;
         int n = entries(args, &e, NULL, 0);
-        if (n < 0) {
+        if (n < 0 || members_open(&pm, props)) {
+            if (n > 0)
+                forge_free(e);
             o->oom = true;
             return;
         }
         for (int i = 0; i < n; i++) {
-            const cJSON *ps = own(props, e[i].key);
+            const cJSON *ps = members_own(&pm, e[i].key);
             if (!ps || !truthy(ps))
                 continue;
             validate_param_type(o, issues, e[i].key, e[i].val, ps, turn, tool_name);
         }
+        members_close(&pm);
         forge_free(e);
     }
 }
@@ -1768,11 +1865,14 @@ static void validate_params(struct out *o, cJSON *issues, const cJSON *obj, cons
     forge_buf_init(&p, 0);
     const cJSON *req = own(params, "required");
     if (truthy(req) && cJSON_IsArray(req)) {
+        struct members om;
+        if (members_open(&om, obj))
+            o->oom = true;
         for (const cJSON *r = req->child; r && !o->oom; r = r->next) {
             char *f = strv(o, r);
             if (!f)
                 break;
-            if (!js_in(f, obj)) {
+            if (!members_in(&om, f)) {
                 forge_buf_reset(&p);
                 if ((*base && forge_buf_addf(&p, "%s.%s", base, f)) || (!*base && forge_buf_adds(&p, f)))
                     o->oom = true;
@@ -1791,15 +1891,17 @@ static void validate_params(struct out *o, cJSON *issues, const cJSON *obj, cons
             }
             forge_free(f);
         }
+        members_close(&om);
     }
     const cJSON *props = own(params, "properties");
-    if (truthy(props)) {
+    if (truthy(props) && !o->oom) {
         struct entry *e;
+        struct members pm = {0};
         int n = entries(obj, &e, NULL, 0);
-        if (n < 0)
+        if (n < 0 || members_open(&pm, props))
             o->oom = true;
         for (int i = 0; i < n && !o->oom; i++) {
-            const cJSON *ps = own(props, e[i].key);
+            const cJSON *ps = members_own(&pm, e[i].key);
             if (!ps || !truthy(ps))
                 continue;
             forge_buf_reset(&p);
@@ -1812,6 +1914,7 @@ static void validate_params(struct out *o, cJSON *issues, const cJSON *obj, cons
             validate_value(o, issues, e[i].val, ps, path);
             forge_free(path);
         }
+        members_close(&pm);
         forge_free(e);
     }
     forge_buf_free(&p);
@@ -1828,7 +1931,9 @@ static void type_issue(struct out *o, cJSON *issues, const char *path, const cha
 static void validate_value(struct out *o, cJSON *issues, const cJSON *v, const cJSON *s,
                            const char *path)
 {
-    int before = cJSON_GetArraySize(issues);
+    /* whether an issue was added below: the last one changed (cJSON keeps the last item in the
+     * first one's prev; counting them would make a call of n arguments take n * n steps) */
+    const cJSON *before = issues->child ? issues->child->prev : NULL;
     const char *t = cJSON_IsObject(s) ? sval(own(s, "type")) : NULL;
     const char *actual = js_typeof(v);
     if (t) {
@@ -1846,7 +1951,7 @@ static void validate_value(struct out *o, cJSON *issues, const cJSON *v, const c
             type_issue(o, issues, path, "array", actual);
     }
     const cJSON *en = cJSON_IsObject(s) ? own(s, "enum") : NULL;
-    if (truthy(en) && cJSON_GetArraySize(issues) == before && enum_includes(en, v, &o->tmp) == 0) {
+    if (truthy(en) && (issues->child ? issues->child->prev : NULL) == before && enum_includes(en, v, &o->tmp) == 0) {
         char *enjs = forge_json_print(en, 0);
         if (!enjs) {
             o->oom = true;

@@ -77,6 +77,56 @@ static cJSON *validate_call(const char *call, const char *schema, const char *op
     return r;
 }
 
+/* The arguments and schema of <n> members: p0..p<n-1> strings (p7 a number: wrongly typed),
+ * "p5" declared twice (a string first, then a number: the first wins), and `required` naming p1,
+ * "missing", "toString" (inherited: present) and the last. */
+static void big_call(struct forge_buf *call, struct forge_buf *schema, int n)
+{
+    forge_buf_init(call, 0);
+    forge_buf_init(schema, 0);
+    forge_buf_adds(call, "{\"name\":\"t\",\"result\":{\"x\":1},\"arguments\":{");
+    forge_buf_adds(schema, "{\"parameters\":{\"type\":\"object\",\"properties\":{");
+    for (int i = 0; i < n; i++) {
+        forge_buf_addf(call, "%s\"p%d\":%s", i ? "," : "", i, i == 7 ? "7" : "\"x\"");
+        forge_buf_addf(schema, "%s\"p%d\":{\"type\":\"string\"}", i ? "," : "", i);
+    }
+    forge_buf_addf(schema, ",\"p5\":{\"type\":\"number\"}},\"required\":[\"p1\",\"missing\",\"toString\",\"p%d\"]}}",
+                   n - 1);
+    forge_buf_adds(call, "}}");
+}
+
+TEST(large_objects_by_index)
+{
+    /* objects past a few members are looked up through a sorted index: the same issues as a
+     * scan gives, for a small object (8 members) and a large one (40; 100,000 would take minutes
+     * scanned) */
+    for (int k = 0; k < 3; k++) {
+        int n = k == 0 ? 8 : k == 1 ? 40 : 100000;
+        struct forge_buf call, schema;
+        big_call(&call, &schema, n);
+        cJSON *r = validate_call(call.data, schema.data, NULL);
+        char *t = types(cJSON_GetObjectItem(r, "issues"));
+        CHECK_STR(t, "missing_required_param/high,type_mismatch/high");
+        CHECK_STR(forge_json_str(forge_json_at(r, "issues[0].details"), "parameter"), "missing");
+        CHECK_STR(forge_json_str(forge_json_at(r, "issues[1].details"), "parameter"), "p7");
+        forge_free(t);
+        cJSON_Delete(r);
+        struct forge_err err = {0};
+        cJSON *c = J(call.data), *s = J(schema.data);
+        r = forge_tooluse_validate_schema(c, cJSON_GetObjectItem(s, "parameters") ? s : NULL, &err);
+        t = types(cJSON_GetObjectItem(r, "issues"));
+        CHECK_STR(t, "required_field_missing/high,type_error/high");
+        CHECK_STR(forge_json_str(forge_json_at(r, "issues[0]"), "path"), "missing");
+        CHECK_STR(forge_json_str(forge_json_at(r, "issues[1]"), "path"), "p7");
+        forge_free(t);
+        cJSON_Delete(r);
+        cJSON_Delete(c);
+        cJSON_Delete(s);
+        forge_buf_free(&call);
+        forge_buf_free(&schema);
+    }
+}
+
 TEST(js_quirks)
 {
     /* Object.entries order: array-index keys first, ascending */
@@ -321,6 +371,7 @@ int main(void)
 {
     RUN(lower_case);
     RUN(js_quirks);
+    RUN(large_objects_by_index);
     RUN(deep_validation_detectors);
     RUN(deep_result_detectors);
     RUN(contradiction_rules_are_separate);
