@@ -214,6 +214,13 @@ static const cJSON *own(const cJSON *obj, const char *key)
  * sorted index for a large one (a script's arguments and schemas may hold 100,000 names, and a
  * scan for each of them would take minutes). The first of duplicate names wins, as in own. */
 #define MEMBERS_SCAN 16
+static _Thread_local int members_scan = MEMBERS_SCAN;
+
+void forge_tooluse_test_members_scan(int n)
+{
+    members_scan = n < 0 ? MEMBERS_SCAN : n;
+}
+
 struct member {
     const char *name;
     const cJSON *c;
@@ -245,7 +252,7 @@ static int members_open(struct members *m, const cJSON *obj)
     int n = 0;
     for (const cJSON *c = obj->child; c; c = c->next)
         n += c->string != NULL;
-    if (n <= MEMBERS_SCAN)
+    if (n <= members_scan)
         return 0;
     if (!(m->sorted = forge_malloc((size_t)n * sizeof *m->sorted)))
         return -1;

@@ -124,4 +124,8 @@ int forge_tooluse_schemas_check(void *ctx, const char *tool, const cJSON *args, 
 /* JavaScript's String(v).toLowerCase() appended to <out> (a forge_buf): exposed for tests. */
 struct forge_buf;
 int forge_tooluse_lower(struct forge_buf *out, const char *s, size_t n);
+
+/* For tests, on the calling thread: objects of more than <n> members are looked up through a
+ * sorted index of their names (negative: the default, 16). */
+void forge_tooluse_test_members_scan(int n);
 #endif

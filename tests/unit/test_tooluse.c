@@ -127,6 +127,85 @@ TEST(large_objects_by_index)
     }
 }
 
+/* A random name for the index test: few distinct ones (duplicates are common), array indices
+ * (ordered first by Object.entries), inherited names and an empty one. */
+static const char *rand_name(unsigned *seed, char *buf)
+{
+    static const char *const fixed[] = {"toString", "constructor", "__proto__", "", "0", "1", "10",
+                                        "length", "a", "ab", "b"};
+    *seed = *seed * 1103515245u + 12345u;
+    unsigned r = (*seed >> 8) % 40;
+    if (r < sizeof fixed / sizeof *fixed)
+        return fixed[r];
+    snprintf(buf, 16, "k%u", r);
+    return buf;
+}
+
+TEST(index_agrees_with_scan)
+{
+    /* random arguments, properties and required names (duplicates, indices, inherited names):
+     * every check gives the same result looked up through the index as scanned */
+    static const char *const types[] = {"string", "number", "boolean", "object", "array", "integer"};
+    static const char *const values[] = {"\"x\"", "1", "true", "{}", "[]", "null", "1.5"};
+    unsigned seed = 7;
+    int differ = 0, issues = 0;
+    for (int round = 0; round < 300; round++) {
+        struct forge_buf call, schema;
+        forge_buf_init(&call, 0);
+        forge_buf_init(&schema, 0);
+        char nb[16];
+        seed = seed * 1103515245u + 12345u;
+        int na = 10 + (int)((seed >> 8) % 50), np = 10 + (int)((seed >> 12) % 50), nr = (int)((seed >> 16) % 12);
+        forge_buf_adds(&call, "{\"name\":\"t\",\"result\":{\"x\":1},\"arguments\":{");
+        for (int i = 0; i < na; i++) {
+            const char *k = rand_name(&seed, nb);
+            forge_buf_addf(&call, "%s\"%s\":%s", i ? "," : "", k, values[(seed >> 4) % 7]);
+        }
+        forge_buf_adds(&call, "}}");
+        forge_buf_adds(&schema, "{\"parameters\":{\"type\":\"object\",\"properties\":{");
+        for (int i = 0; i < np; i++) {
+            const char *k = rand_name(&seed, nb);
+            forge_buf_addf(&schema, "%s\"%s\":{\"type\":\"%s\"}", i ? "," : "", k, types[(seed >> 4) % 6]);
+        }
+        forge_buf_adds(&schema, "},\"required\":[");
+        for (int i = 0; i < nr; i++) {
+            const char *k = rand_name(&seed, nb);
+            forge_buf_addf(&schema, "%s\"%s\"", i ? "," : "", k);
+        }
+        forge_buf_adds(&schema, "]}}");
+        cJSON *c = J(call.data), *s = J(schema.data);
+        CHECK(c && s);
+        char *out[2][2];
+        for (int scan = 0; scan < 2; scan++) {
+            forge_tooluse_test_members_scan(scan ? 1 << 30 : 0);
+            struct forge_err err = {0};
+            struct forge_tooluse_opts o;
+            forge_tooluse_opts_json(NULL, &o);
+            cJSON *r1 = forge_tooluse_validate_tool_call(c, s, &o, &err);
+            cJSON *r2 = forge_tooluse_validate_schema(c, s, &err);
+            issues += cJSON_GetArraySize(cJSON_GetObjectItem(r1, "issues")) +
+                      cJSON_GetArraySize(cJSON_GetObjectItem(r2, "issues"));
+            out[scan][0] = forge_json_print(r1, 0);
+            out[scan][1] = forge_json_print(r2, 0);
+            cJSON_Delete(r1);
+            cJSON_Delete(r2);
+        }
+        forge_tooluse_test_members_scan(-1);
+        for (int k = 0; k < 2; k++) {
+            if (strcmp(out[0][k], out[1][k]) && differ++ < 3)
+                fprintf(stderr, "differ:\n%s\n%s\n%s\n%s\n", call.data, schema.data, out[0][k], out[1][k]);
+            forge_free(out[0][k]);
+            forge_free(out[1][k]);
+        }
+        cJSON_Delete(c);
+        cJSON_Delete(s);
+        forge_buf_free(&call);
+        forge_buf_free(&schema);
+    }
+    CHECK_INT(differ, 0);
+    CHECK(issues > 1000); /* (what the rounds found to report, both ways: 300 rounds of many) */
+}
+
 TEST(js_quirks)
 {
     /* Object.entries order: array-index keys first, ascending */
@@ -372,6 +451,7 @@ int main(void)
     RUN(lower_case);
     RUN(js_quirks);
     RUN(large_objects_by_index);
+    RUN(index_agrees_with_scan);
     RUN(deep_validation_detectors);
     RUN(deep_result_detectors);
     RUN(contradiction_rules_are_separate);
