@@ -1,11 +1,14 @@
-/* Custom-assertion registry: a small array; suites register a handful of assertions. */
+/* Custom-assertion registry: an array in registration order, and a hash table of the names
+ * (a script may register very many: finding one is not a scan). */
 #include "eval/registry.h"
 #include "base/alloc.h"
 
+#include <stdint.h>
 #include <string.h>
 
 struct entry {
     char *name;
+    uint64_t hash;
     struct forge_callable fn;
     void (*free_ctx)(void *);
 };
@@ -13,7 +16,41 @@ struct entry {
 struct forge_assertions {
     struct entry *v;
     size_t n, cap;
+    uint32_t *slots; /* index + 1 into v, 0 when empty; nslots a power of two, at least 2n */
+    size_t nslots;
 };
+
+/* FNV-1a. */
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+/* Room in the table for one more name. Returns 0 or FORGE_ENOMEM. */
+static int slots_grow(struct forge_assertions *r)
+{
+    if ((r->n + 1) * 2 <= r->nslots)
+        return 0;
+    if (r->n >= UINT32_MAX / 4)
+        return FORGE_ENOMEM;
+    size_t ns = r->nslots ? r->nslots * 2 : 16;
+    uint32_t *t = forge_calloc(ns, sizeof *t);
+    if (!t)
+        return FORGE_ENOMEM;
+    for (size_t i = 0; i < r->n; i++) {
+        size_t k = (size_t)r->v[i].hash & (ns - 1);
+        while (t[k])
+            k = (k + 1) & (ns - 1);
+        t[k] = (uint32_t)i + 1;
+    }
+    forge_free(r->slots);
+    r->slots = t;
+    r->nslots = ns;
+    return 0;
+}
 
 struct forge_assertions *forge_assertions_new(void)
 {
@@ -34,10 +71,17 @@ int forge_assertions_add(struct forge_assertions *r, const char *name, const str
         r->v = v;
         r->cap = cap;
     }
+    if (slots_grow(r)) return forge_err_set(err, FORGE_ENOMEM, "out of memory");
     char *copy = forge_strdup(name);
     if (!copy) return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    uint64_t h = name_hash(name);
+    size_t k = (size_t)h & (r->nslots - 1);
+    while (r->slots[k])
+        k = (k + 1) & (r->nslots - 1);
+    r->slots[k] = (uint32_t)r->n + 1;
     struct entry *e = &r->v[r->n++];
     e->name = copy;
+    e->hash = h;
     e->fn = *fn;
     e->fn.name = copy;
     e->free_ctx = free_ctx;
@@ -46,10 +90,14 @@ int forge_assertions_add(struct forge_assertions *r, const char *name, const str
 
 const struct forge_callable *forge_assertions_find(const struct forge_assertions *r, const char *name)
 {
-    if (!r || !name) return NULL;
-    for (size_t i = 0; i < r->n; i++)
-        if (strcmp(r->v[i].name, name) == 0) return &r->v[i].fn;
-    return NULL;
+    if (!r || !name || !r->nslots) return NULL;
+    uint64_t h = name_hash(name);
+    for (size_t k = (size_t)h & (r->nslots - 1);; k = (k + 1) & (r->nslots - 1)) {
+        uint32_t x = r->slots[k];
+        if (!x) return NULL;
+        const struct entry *e = &r->v[x - 1];
+        if (e->hash == h && strcmp(e->name, name) == 0) return &r->v[x - 1].fn;
+    }
 }
 
 const struct forge_callable *forge_assertions_lookup(void *r, const char *name)
@@ -72,5 +120,6 @@ void forge_assertions_free(struct forge_assertions *r)
         forge_free(r->v[i].name);
     }
     forge_free(r->v);
+    forge_free(r->slots);
     forge_free(r);
 }

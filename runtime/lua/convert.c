@@ -952,8 +952,17 @@ static int l_encode(lua_State *L)
     cJSON *v = forge_lua_to_json(L, 1, &err);
     if (!v)
         return luaL_error(L, "forge.json.encode: %s", err.msg);
+    /* the text is made in C for the script, within what the cap leaves: indentation and
+     * escapes can make it many times what its values were charged */
+    struct forge_vm *vm = forge_vm_of(L);
+    forge_vm_work_begin(vm, 0);
     char *s = forge_json_print(v, flags);
+    int over = forge_vm_work_end(vm, NULL);
     cJSON_Delete(v);
+    if (over) {
+        forge_free(s);
+        return luaL_error(L, "forge.json.encode: %s", forge_vm_limit_message(vm));
+    }
     if (!s)
         return luaL_error(L, "forge.json.encode: out of memory");
     forge_lua_box(L, s, forge_free);
@@ -1044,9 +1053,16 @@ static int yaml_decode(lua_State *L, bool all)
     FORGE_ERR_LOCAL(err);
     /* charged before parsing, as forge.json.decode does: aliases can make the tree far larger
      * than its text */
+    struct forge_vm *vm = forge_vm_of(L);
     if (forge_lua_charge_yaml(L, s, len))
-        return luaL_error(L, "%s: %s", fn, forge_vm_limit_message(forge_vm_of(L)));
+        return luaL_error(L, "%s: %s", fn, forge_vm_limit_message(vm));
+    /* and built within what the cap leaves: an alias copies its anchor's strings */
+    forge_vm_work_begin(vm, 0);
     cJSON *v = all ? forge_yaml_parse_all(s, len, name, NULL, &err) : forge_yaml_parse(s, len, name, &err);
+    if (forge_vm_work_end(vm, NULL)) {
+        cJSON_Delete(v);
+        return luaL_error(L, "%s: %s", fn, forge_vm_limit_message(vm));
+    }
     if (!v)
         return luaL_error(L, "%s: %s", fn, err.msg);
     if (!lua_checkstack(L, 8)) {

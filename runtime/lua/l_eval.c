@@ -191,6 +191,11 @@ static int l_assertion(lua_State *L)
         return luaL_error(L, "forge.assertion: \"%s\" is already registered", name);
     forge_lua_views_push_state(L);
     struct forge_lua_view_slots *slots = forge_lua_view_slots_at(L, -1);
+    /* the registry keeps a copy of the name (and an entry) for the VM's life: held against the
+     * memory cap, never given back */
+    struct forge_vm *vm = forge_vm_of(L);
+    if (forge_vm_hold(vm, strlen(name) + 1 + 96))
+        return luaL_error(L, "forge.assertion: %s", forge_vm_limit_message(vm));
     lua_pushvalue(L, base + 1);
     lua_pushcclosure(L, run_assertion, 5);
     int ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -255,7 +260,14 @@ static int l_cases(lua_State *L)
     }
     struct forge_err err = {0};
     cJSON *cases = NULL;
-    if (forge_evalfile_parse(s, len, name, &cases, &err))
+    /* the cases are built within what the cap leaves (a YAML alias copies its anchor's strings) */
+    forge_vm_work_begin(vm, 0);
+    int rc = forge_evalfile_parse(s, len, name, &cases, &err);
+    if (forge_vm_work_end(vm, NULL)) {
+        cJSON_Delete(cases);
+        return luaL_error(L, "%s", forge_vm_limit_message(vm));
+    }
+    if (rc)
         return luaL_error(L, "%s", err.msg);
     if (!lua_checkstack(L, 8)) {
         cJSON_Delete(cases);

@@ -73,31 +73,52 @@ static const char *field_str(lua_State *L, const char *key)
     return v;
 }
 
-/* An array of strings at <key> as a cJSON array (new), or NULL when absent. */
-static cJSON *field_list(lua_State *L, const char *key)
+/* Whether the table at 1 has a list of strings at <key> (raises when it is not one: before
+ * anything is allocated for it). */
+static bool list_check(lua_State *L, const char *key)
 {
     lua_pushstring(L, key);
     lua_rawget(L, 1);
     if (lua_isnil(L, -1)) {
         lua_pop(L, 1);
-        return NULL;
+        return false;
     }
     if (!lua_istable(L, -1))
         luaL_error(L, "forge.mcp: %s must be a list of strings", key);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, -1, i);
+        size_t len;
+        const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+        if (!v)
+            luaL_error(L, "forge.mcp: %s[%d] must be a string", key, (int)i);
+        if (memchr(v, 0, len))
+            luaL_error(L, "forge.mcp: %s[%d] contains a NUL byte", key, (int)i);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return true;
+}
+
+/* The list at <key> (list_check passed) as a cJSON array (new; NULL when out of memory).
+ * Raises nothing. */
+static cJSON *list_make(lua_State *L, const char *key)
+{
+    lua_pushstring(L, key);
+    lua_rawget(L, 1);
     cJSON *arr = cJSON_CreateArray();
     lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
     for (lua_Integer i = 1; arr && i <= n; i++) {
         lua_rawgeti(L, -1, i);
-        if (lua_type(L, -1) != LUA_TSTRING) {
-            cJSON_Delete(arr);
-            luaL_error(L, "forge.mcp: %s[%d] must be a string", key, (int)i);
-        }
-        cJSON_AddItemToArray(arr, cJSON_CreateString(forge_lua_checkcstr(L, -1)));
+        cJSON *v = cJSON_CreateString(lua_tostring(L, -1));
         lua_pop(L, 1);
+        if (!v || !cJSON_AddItemToArray(arr, v)) {
+            cJSON_Delete(v);
+            cJSON_Delete(arr);
+            arr = NULL;
+        }
     }
     lua_pop(L, 1);
-    if (!arr)
-        luaL_error(L, "forge.mcp: out of memory");
     return arr;
 }
 
@@ -109,25 +130,24 @@ static int l_connect(lua_State *L)
     const char *prefix = field_str(L, "prefix");
     if (!name || !*name)
         return luaL_error(L, "forge.mcp: name must be a non-empty string");
-    cJSON *command = field_list(L, "command"), *only = NULL;
-    if (!command == !url) {
-        cJSON_Delete(command);
+    /* everything that can raise is checked before the lists are copied into C */
+    bool has_command = list_check(L, "command"), has_only = list_check(L, "tools");
+    if (has_command == (url != NULL))
         return luaL_error(L, "forge.mcp %s: give command = {...} (stdio) or url = \"...\" (Streamable HTTP)", name);
-    }
-    if (command && !forge_vm_allow_exec(vm)) {
-        cJSON_Delete(command);
+    if (has_command && !forge_vm_allow_exec(vm))
         return luaL_error(L, "forge.mcp %s: starting a server needs --allow-exec", name);
-    }
     if (url && !forge_vm_allow_net(vm))
         return luaL_error(L, "forge.mcp %s: reaching a server needs --allow-net", name);
-    lua_pushliteral(L, "tools");
-    lua_rawget(L, 1);
-    int has_only = !lua_isnil(L, -1);
-    lua_pop(L, 1);
-    /* from here on nothing raises until the JSON made above is freed */
-    if (has_only && !(only = field_list(L, "tools"))) {
+    /* from here on nothing raises until the JSON made below is freed; it is made within what
+     * the memory cap leaves */
+    forge_vm_work_begin(vm, 0);
+    cJSON *command = has_command ? list_make(L, "command") : NULL;
+    cJSON *only = has_only ? list_make(L, "tools") : NULL;
+    int over = forge_vm_work_end(vm, NULL);
+    if (over || (has_command && !command) || (has_only && !only)) {
         cJSON_Delete(command);
-        return luaL_error(L, "forge.mcp %s: out of memory", name);
+        cJSON_Delete(only);
+        return luaL_error(L, "forge.mcp %s: %s", name, over ? forge_vm_limit_message(vm) : "out of memory");
     }
     lua_pushliteral(L, "timeout_ms");
     lua_rawget(L, 1);

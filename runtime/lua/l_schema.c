@@ -255,7 +255,16 @@ static int l_coerce(lua_State *L)
         tmp_free(t);
         return luaL_error(L, "forge.schema.coerce: schema: %s", err.msg);
     }
+    /* coercing parses strings into trees and notes each change: C memory made for the script,
+     * within what the cap leaves */
+    struct forge_vm *vm = forge_vm_of(L);
+    forge_vm_work_begin(vm, 0);
     int n = forge_coerce_args(t->json[0], schema, &t->json[1], &err);
+    if (forge_vm_work_end(vm, NULL)) {
+        cJSON_Delete(schema);
+        tmp_free(t);
+        return luaL_error(L, "forge.schema.coerce: %s", forge_vm_limit_message(vm));
+    }
     cJSON_Delete(schema);
     if (n < 0) {
         tmp_free(t);

@@ -73,6 +73,49 @@ if entry == "check" then
   check.validate_schema({ name = "t", arguments = args }, { parameters = { type = "object", properties = props } })
   return
 end
+if entry == "encode" then
+  -- pretty text is made within what the cap leaves: 990 levels of indentation on 100,000 values
+  local leaf = {} for i = 1, 100000 do leaf[i] = 1 end
+  local t = leaf; for i = 1, 990 do t = { t } end
+  forge.json.encode(t, { pretty = true })
+  return
+end
+if entry == "yaml" or entry == "yaml_cases" then
+  -- an alias copies its anchor's strings: 1,001 copies of 1 MB
+  local p = { "a: &s " .. string.rep("x", 1e6), "b: [" }
+  for i = 1, 1000 do p[#p + 1] = "*s," end
+  p[#p + 1] = "*s]"
+  if entry == "yaml" then forge.yaml.decode(table.concat(p, "\n")) return end
+  p = { "- id: a", "  input: {message: &s " .. string.rep("x", 1e6) .. "}", "  expect: {responseNonEmpty: true}" }
+  for i = 1, 200 do
+    p[#p + 1] = "- id: c" .. i; p[#p + 1] = "  input: {message: *s}"; p[#p + 1] = "  expect: {responseNonEmpty: true}"
+  end
+  forge.eval.cases(table.concat(p, "\n"), "x.yaml")
+  return
+end
+if entry == "coerce" then
+  -- coercing parses strings into trees: six arrays of 500,001 items
+  local s = "[" .. string.rep("1,", 500000) .. "1]"
+  local items = {}
+  for i = 1, 6 do items[i] = s end
+  forge.schema.coerce({ p = items }, { type = "object", properties = { p = { type = "array", items = { type = "array" } } } })
+  return
+end
+if entry == "mcp" then
+  -- a list refused for a NUL byte is refused before C copies it (it used to be kept)
+  local big, cmd = string.rep("x", 1e6), {}
+  for i = 1, 100 do cmd[i] = big end
+  cmd[101] = "a\0b"
+  for i = 1, 20 do assert(not pcall(forge.mcp, { name = "m", command = cmd })) end
+  print("refused")
+  return
+end
+if entry == "assertions" then
+  -- the registry's copies of the names are held: 200 names of 4 MB
+  local big = string.rep("x", 4e6)
+  for i = 1, 200 do forge.assertion(i .. big, function() return true end) end
+  return
+end
 if entry == "require" then require "module" end
 
 forge.assertion("ok", at("assertion", function() return true end))
