@@ -1,6 +1,7 @@
 /* The agent loop. */
 #include "agent/loop.h"
 #include "base/alloc.h"
+#include "base/file.h"
 #include "base/clock.h"
 #include "data/coerce.h"
 #include "data/json.h"
@@ -95,7 +96,18 @@ struct run {
     int warnings, approvals;
     void (*gate)(void *ctx, const cJSON *call, char **deny);
     void *gate_ctx;
+    size_t result_bytes; /* the tool results of the case so far (tree_bytes) */
 };
+
+/* The bytes a tree takes in memory: its nodes and their strings. */
+static size_t tree_bytes(const cJSON *v)
+{
+    size_t n = sizeof *v + (v->string ? strlen(v->string) + 1 : 0) +
+               (v->valuestring ? strlen(v->valuestring) + 1 : 0);
+    for (const cJSON *c = v->child; c; c = c->next)
+        n += tree_bytes(c);
+    return n;
+}
 
 static void emit(struct run *r, const char *type, cJSON *data)
 {
@@ -295,6 +307,18 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
             if (rc)
                 return rc;
         }
+    }
+    /* every result stays in the conversation until the case ends: together they are an input
+     * of the run, bounded as one (a tool may answer each of thousands of calls with megabytes) */
+    if (result && (r->result_bytes += tree_bytes(result)) > forge_file_input_limit()) {
+        cJSON_Delete(result);
+        forge_free(error);
+        size_t max = forge_file_input_limit();
+        if (max % ((size_t)1 << 20) == 0)
+            return forge_err_set(err, FORGE_ELIMIT, "the tool results of one case take more than %zu MiB (the "
+                                 "input limit; raise it with --max-file-mb)", max >> 20);
+        return forge_err_set(err, FORGE_ELIMIT, "the tool results of one case take more than %zu bytes (the "
+                             "input limit; raise it with --max-file-mb)", max);
     }
     forge_json_add_item(rec, "result", result ? result : cJSON_CreateNull());
     forge_json_add_item(rec, "error", error ? cJSON_CreateString(error) : cJSON_CreateNull());

@@ -86,6 +86,15 @@ static struct forge_re *compile(const char *pattern, size_t len, int flags,
                       (int)(len > 200 ? 200 : len), pattern, (size_t)off, (char *)msg);
         return NULL;
     }
+    if (!ctx && forge_alloc_measuring) { /* PCRE2 allocated the code itself: measured work counts it */
+        size_t size = 0;
+        pcre2_pattern_info(c, PCRE2_INFO_SIZE, &size);
+        if (forge_alloc_measure_add(size)) {
+            pcre2_code_free(c);
+            forge_err_set(err, FORGE_ENOMEM, "out of memory compiling a regex");
+            return NULL;
+        }
+    }
     struct forge_re_mem mem = ctx ? ctx->mem : (struct forge_re_mem){0};
     struct forge_re *re = mem.alloc ? mem.alloc(sizeof *re, mem.ud) : forge_malloc(sizeof *re);
     char *copy = mem.alloc ? mem.alloc(len + 1, mem.ud) : forge_malloc(len + 1);

@@ -337,6 +337,10 @@ static int spill_next(void *ctx, cJSON **kase, struct forge_err *err)
     if (got != sizeof hdr) {
         if (ferror(sp->f) || got) return forge_err_set(err, FORGE_EIO, "the suite's temporary cases file: %s",
                                                        got ? "cut short" : strerror(errno));
+        /* the last case is read: the buffer (as large as the largest case) is not needed */
+        forge_free(sp->line);
+        sp->line = NULL;
+        sp->cap = 0;
         return 0;
     }
     uint32_t n;
@@ -740,14 +744,24 @@ static int model_plan(struct forge_vm *vm, int idx, struct forge_model *model, c
     rawfield(L, idx, "respond");
     bool own = lua_rawequal(L, -1, -2);
     lua_pop(L, 2);
+    /* the plan (the rules as data, their compiled patterns) lives in C for the run: made within
+     * what the cap leaves and held against --lua-memory for the VM's life, as tools are (the
+     * measure ends whether or not planning raised: protect catches it) */
     cJSON *plan = NULL;
+    size_t planned = 0;
+    forge_vm_work_begin(vm, 0);
     rc = own ? protect(vm, -1, plan_job, &plan, name, err) : 0;
+    if (forge_vm_work_end(vm, &planned) || (!rc && plan && forge_vm_hold(vm, planned)))
+        rc = forge_err_set(err, FORGE_ELIMIT, "%s: the scripted model's rules: %s", name,
+                           forge_vm_limit_message(vm));
     lua_pop(L, 1);
     if (rc || !plan) {
         cJSON_Delete(plan);
         return rc;
     }
-    return forge_scripted_set_plan(model, plan, err);
+    forge_vm_work_begin(vm, 0);
+    rc = forge_scripted_set_plan(model, plan, err);
+    return hold_built(vm, rc == 0, name, "the scripted model's rules", err) ? FORGE_ELIMIT : rc;
 }
 
 static int model_of(struct forge_vm *vm, int idx, const char *name, struct forge_model **model,
@@ -911,6 +925,9 @@ static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *mode,
         rc = each_of(vm, idx, "cases", where, add_case, &(struct cases){out}, err);
     if (rc)
         goto fail;
+    /* the record buffer served the writing (it holds the largest case): let it go */
+    if (out->spill)
+        forge_buf_free(&out->spill->rec);
     /* The cases live on in the spill: let Lua's copies go (a suite may hold many thousands). */
     lua_pushliteral(L, "cases");
     lua_pushnil(L);
@@ -925,9 +942,11 @@ static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *mode,
         goto fail;
     }
     rawfield(L, idx, "policy");
+    size_t policy_bytes = 0;
     if (!lua_isnil(L, -1)) {
         cJSON *p = data_of(L, -1, where, err);
         rc = p ? forge_policy_apply(&out->policy, p, where, err) : FORGE_EINVAL;
+        policy_bytes = forge_lua_tree_cost(p); /* (what the policy copied, at most) */
         cJSON_Delete(p);
     }
     lua_pop(L, 1);
@@ -987,6 +1006,15 @@ static int suite_job(struct forge_vm *vm, int idx, void *ud, const char *mode,
     lua_pop(L, 1);
     if (rc)
         goto fail;
+    /* the suite's own text and data (name, system prompt, params, policy, model) live in C for
+     * the run: held against --lua-memory for the VM's life, as its tools are */
+    size_t own = (out->name ? strlen(out->name) : 0) + (out->system ? strlen(out->system) : 0) +
+                 (out->model_spec ? strlen(out->model_spec) : 0) + forge_lua_tree_cost(out->params) +
+                 policy_bytes;
+    if (forge_vm_hold(vm, own)) {
+        rc = forge_err_set(err, FORGE_ELIMIT, "%s: %s", where, forge_vm_limit_message(vm));
+        goto fail;
+    }
     return 0;
 fail:
     forge_lua_suite_free(out);

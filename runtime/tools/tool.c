@@ -328,19 +328,21 @@ static cJSON *call_scope(const struct forge_tool *t, const struct forge_tool_cal
     return s;
 }
 
-char *forge_tool_render(const char *tmpl, const cJSON *scope)
+int forge_tool_render(const char *tmpl, const cJSON *scope, size_t max, char **out)
 {
     struct forge_buf b;
-    forge_buf_init(&b, 0);
+    forge_buf_init(&b, max);
+    *out = NULL;
+    int rc = 0;
     const char *p = tmpl;
-    while (*p) {
+    while (*p && !rc) {
         const char *open = strstr(p, "{{");
         const char *close = open ? strstr(open + 2, "}}") : NULL;
         if (!open || !close) {
-            forge_buf_adds(&b, p);
+            rc = forge_buf_adds(&b, p);
             break;
         }
-        forge_buf_add(&b, p, (size_t)(open - p));
+        rc = forge_buf_add(&b, p, (size_t)(open - p));
         char path[256];
         const char *s = open + 2, *e = close;
         while (s < e && *s == ' ')
@@ -350,23 +352,26 @@ char *forge_tool_render(const char *tmpl, const cJSON *scope)
         size_t n = (size_t)(e - s) < sizeof path - 1 ? (size_t)(e - s) : sizeof path - 1;
         memcpy(path, s, n);
         path[n] = '\0';
-        const cJSON *v = forge_json_at(scope, path);
-        if (cJSON_IsString(v)) {
-            char *q = forge_json_print(v, 0); /* escaped, with quotes */
-            if (q) {
+        const cJSON *v = rc ? NULL : forge_json_at(scope, path);
+        if (v) {
+            char *q = forge_json_print(v, 0); /* a string escaped, with its quotes */
+            if (!q) {
+                rc = FORGE_ENOMEM;
+            } else {
                 size_t ql = strlen(q);
-                forge_buf_add(&b, q + 1, ql >= 2 ? ql - 2 : 0);
+                rc = cJSON_IsString(v) ? forge_buf_add(&b, q + 1, ql >= 2 ? ql - 2 : 0)
+                                       : forge_buf_add(&b, q, ql);
                 forge_free(q);
             }
-        } else if (v) {
-            char *q = forge_json_print(v, 0);
-            if (q)
-                forge_buf_adds(&b, q);
-            forge_free(q);
         }
         p = close + 2;
     }
-    return forge_buf_take(&b);
+    if (rc) {
+        forge_buf_free(&b);
+        return rc;
+    }
+    *out = forge_buf_take(&b);
+    return *out ? 0 : FORGE_ENOMEM;
 }
 
 /* A result given as JSON text, or {"result": text} when it is not JSON. */
@@ -457,9 +462,16 @@ static int execute(const struct forge_tool *t, const struct forge_tool_call *cal
         if (t->has_fn)
             return run_function(t, call, result, error, err);
         cJSON *scope = call_scope(t, call);
-        char *text = forge_tool_render(t->data->valuestring, scope);
+        char *text;
+        /* a placeholder may be the whole conversation ({{messages}}), and a template may hold
+         * thousands: the text is an input of the run, bounded as one */
+        size_t max = forge_file_input_limit();
+        int rc = forge_tool_render(t->data->valuestring, scope, max, &text);
         cJSON_Delete(scope);
-        if (!text)
+        if (rc == FORGE_ELIMIT)
+            return forge_err_set(err, FORGE_ELIMIT, "tool '%s': its template's text takes more than %zu MiB (the "
+                                 "input limit; raise it with --max-file-mb)", t->name, max >> 20);
+        if (rc)
             return forge_err_set(err, FORGE_ENOMEM, "out of memory");
         *result = parse_result(text);
         forge_free(text);

@@ -103,8 +103,9 @@ const struct forge_tool_notifier *forge_tool_notifier(void);
 
 /* Renders a template string against <scope> ({"args": ..., "tool": ..., "index": ..., ...}):
  * {{path}} inserts the value at <path> (strings JSON-escaped without quotes, other values as
- * JSON); a missing path inserts nothing. Returns a new string. */
-char *forge_tool_render(const char *tmpl, const cJSON *scope);
+ * JSON); a missing path inserts nothing. Sets *<out> to a new string of at most <max> bytes;
+ * returns 0, FORGE_ELIMIT when the text would pass <max>, or FORGE_ENOMEM. */
+int forge_tool_render(const char *tmpl, const cJSON *scope, size_t max, char **out);
 
 /* The definition sent to models: {"name", "description", "parameters"}. A new object whose
  * members are references to the tool's own name, description and schema (not copied): free it

@@ -567,9 +567,18 @@ TEST(data_verifiers_and_a_blocked_result)
 TEST(templates_render_the_call)
 {
     cJSON *scope = J("{\"tool\":\"t\",\"index\":2,\"args\":{\"city\":\"Pa\\\"ris\",\"n\":[1,2]}}");
-    char *s = forge_tool_render("{\"city\":\"{{args.city}}\",\"n\":{{ args.n }},\"i\":{{index}},\"x\":\"{{args.none}}\"}", scope);
-    CHECK_STR(s, "{\"city\":\"Pa\\\"ris\",\"n\":[1,2],\"i\":2,\"x\":\"\"}");
+    const char *tmpl = "{\"city\":\"{{args.city}}\",\"n\":{{ args.n }},\"i\":{{index}},\"x\":\"{{args.none}}\"}";
+    const char *want = "{\"city\":\"Pa\\\"ris\",\"n\":[1,2],\"i\":2,\"x\":\"\"}";
+    char *s = NULL;
+    CHECK_INT(forge_tool_render(tmpl, scope, 0, &s), 0);
+    CHECK_STR(s, want);
     forge_free(s);
+    /* the text is bounded: its exact length passes, one byte less does not */
+    CHECK_INT(forge_tool_render(tmpl, scope, strlen(want), &s), 0);
+    CHECK_STR(s, want);
+    forge_free(s);
+    CHECK_INT(forge_tool_render(tmpl, scope, strlen(want) - 1, &s), FORGE_ELIMIT);
+    CHECK(s == NULL);
     cJSON_Delete(scope);
     static const char *const answers[] = {CALLS(CALL("t", "{\"city\":\"Oslo\"}") "," CALL("u", "{}")), FINAL("ok")};
     struct fake f;

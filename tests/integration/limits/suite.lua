@@ -116,6 +116,41 @@ if entry == "assertions" then
   for i = 1, 200 do forge.assertion(i .. big, function() return true end) end
   return
 end
+if entry == "plan" then
+  -- the scripted model's rules are held for the run: 1,000 steps of 4 MB
+  local big, steps = string.rep("x", 4e6), {}
+  for i = 1, 1000 do steps[i] = { reply = big } end
+  return forge.suite { name = "p", model = forge.scripted { { steps = steps } },
+                       cases = { { id = "c1", input = { message = "go" }, expect = { responseNonEmpty = true } } } }
+end
+if entry == "suites" then
+  -- each suite's own text is held for the run: 200 suites with a 5 MB system prompt
+  local big, l = string.rep("x", 5e6), {}
+  for i = 1, 200 do
+    l[i] = forge.suite { name = "s" .. i, system = big, model = forge.scripted { { reply = "ok" } },
+                         cases = { { id = "c" .. i, input = { message = "go" }, expect = { responseNonEmpty = true } } } }
+  end
+  return l
+end
+if entry == "spill" then
+  -- a suite's largest case is not kept in buffers once written and read: 200 suites of 4 MB cases pass
+  local big, l = string.rep("x", 4e6), {}
+  for i = 1, 200 do
+    l[i] = forge.suite { name = "s" .. i, model = forge.scripted { { reply = "ok" } },
+                         cases = { { id = "c" .. i, input = { message = big }, expect = { responseNonEmpty = true } } } }
+  end
+  return l
+end
+if entry == "results" or entry == "template_text" then
+  -- a case's tool results are an input of the run: 200 results of 4 MB, or a template of
+  -- 50,000 copies of the conversation
+  local calls = {}
+  for i = 1, 200 do calls[i] = { name = "t", arguments = { i = i } } end
+  local tool = entry == "results" and forge.tool { name = "t", mock = string.rep("x", 4e6) }
+               or forge.tool { name = "t", template = string.rep("{{messages}}", 50000) }
+  return forge.suite { name = entry, tools = { tool }, model = forge.scripted { { calls = calls, reply = "done" } },
+                       cases = { { id = "c1", input = { message = string.rep("m", 10000) }, expect = { responseNonEmpty = true } } } }
+end
 if entry == "require" then require "module" end
 
 forge.assertion("ok", at("assertion", function() return true end))
