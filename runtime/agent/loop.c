@@ -2,6 +2,7 @@
 #include "agent/loop.h"
 #include "base/alloc.h"
 #include "base/file.h"
+#include "base/hash.h"
 #include "base/clock.h"
 #include "data/coerce.h"
 #include "data/json.h"
@@ -13,16 +14,33 @@
 #include "tools/verify.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 /* Identical-call accounting: canonical "name args" strings with counts. */
+/* The calls of a case so far, by "NAME ARGS" (arguments printed with sorted keys), with how many
+ * times each was made: an array, and a hash table of its keys (a response may hold tens of
+ * thousands of calls: finding one is not a scan). */
 struct seen {
     char **keys;
+    uint64_t *hashes;
     int *counts;
     int n, cap;
+    int32_t *slots; /* index into keys, -1 when empty; nslots a power of two, at least 2n */
+    size_t nslots;
 };
 
+static void seen_slot(struct seen *s, int i)
+{
+    size_t k = (size_t)s->hashes[i] & (s->nslots - 1);
+    while (s->slots[k] >= 0)
+        k = (k + 1) & (s->nslots - 1);
+    s->slots[k] = i;
+}
+
+/* Counts the call <name>(<args>): returns how many times it has been made, this one included
+ * (1 when memory runs out). */
 static int seen_bump(struct seen *s, const char *name, const cJSON *args)
 {
     char *a = forge_json_print(args, FORGE_JSON_SORTED);
@@ -36,8 +54,11 @@ static int seen_bump(struct seen *s, const char *name, const cJSON *args)
     key[nl] = ' ';
     memcpy(key + nl + 1, a ? a : "", al + 1);
     forge_free(a);
-    for (int i = 0; i < s->n; i++) {
-        if (!strcmp(s->keys[i], key)) {
+    uint64_t h = forge_hash_str(key);
+    for (size_t k = s->nslots ? (size_t)h & (s->nslots - 1) : 0; s->nslots && s->slots[k] >= 0;
+         k = (k + 1) & (s->nslots - 1)) {
+        int i = s->slots[k];
+        if (s->hashes[i] == h && !strcmp(s->keys[i], key)) {
             forge_free(key);
             return ++s->counts[i];
         }
@@ -50,14 +71,34 @@ static int seen_bump(struct seen *s, const char *name, const cJSON *args)
         int *c = forge_realloc(s->counts, sizeof *c * (size_t)cap);
         if (c)
             s->counts = c;
-        if (!k || !c) {
+        uint64_t *hs = forge_realloc(s->hashes, sizeof *hs * (size_t)cap);
+        if (hs)
+            s->hashes = hs;
+        if (!k || !c || !hs) {
             forge_free(key);
             return 1;
         }
         s->cap = cap;
     }
+    if ((size_t)(s->n + 1) * 2 > s->nslots) {
+        size_t ns = s->nslots ? s->nslots * 2 : 32;
+        int32_t *t = forge_malloc(ns * sizeof *t);
+        if (!t) {
+            forge_free(key);
+            return 1;
+        }
+        for (size_t i = 0; i < ns; i++)
+            t[i] = -1;
+        forge_free(s->slots);
+        s->slots = t;
+        s->nslots = ns;
+        for (int i = 0; i < s->n; i++)
+            seen_slot(s, i);
+    }
     s->keys[s->n] = key;
-    s->counts[s->n++] = 1;
+    s->hashes[s->n] = h;
+    s->counts[s->n] = 1;
+    seen_slot(s, s->n++);
     return 1;
 }
 
@@ -66,7 +107,9 @@ static void seen_free(struct seen *s)
     for (int i = 0; i < s->n; i++)
         forge_free(s->keys[i]);
     forge_free(s->keys);
+    forge_free(s->hashes);
     forge_free(s->counts);
+    forge_free(s->slots);
 }
 
 /* The text a tool message carries: strings as they are, other results as JSON. */

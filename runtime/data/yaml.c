@@ -433,14 +433,21 @@ static int open_collection(struct conv *c, yaml_event_t *ev, bool mapping)
     return 0;
 }
 
+/* A member and its position in the mapping, sorted by name, then position. */
+struct keyed {
+    const cJSON *c;
+    size_t pos;
+};
+
 static int key_cmp(const void *a, const void *b)
 {
-    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-    int d = strcmp(x->string, y->string);
-    return d ? d : (x < y ? -1 : x > y); /* ties: any stable order; position decided below */
+    const struct keyed *x = a, *y = b;
+    int d = strcmp(x->c->string, y->c->string);
+    return d ? d : (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* The first key of <o> that repeats an earlier one, or NULL. */
+/* The first member of the mapping <o> (of <n> members) whose name an earlier member has, or
+ * NULL. */
 static const cJSON *repeated_key(const cJSON *o, size_t n)
 {
     if (n < 2)
@@ -452,34 +459,21 @@ static const cJSON *repeated_key(const cJSON *o, size_t n)
                     return a;
         return NULL;
     }
-    const cJSON **v = forge_malloc(n * sizeof *v);
+    struct keyed *v = forge_malloc(n * sizeof *v);
     if (!v)
         return NULL;
     size_t i = 0;
-    for (const cJSON *a = o->child; a; a = a->next)
-        v[i++] = a;
+    for (const cJSON *a = o->child; a; a = a->next, i++)
+        v[i] = (struct keyed){a, i};
     qsort(v, n, sizeof *v, key_cmp);
+    /* in a run of equal names, each but the first (in the mapping) repeats an earlier one: the
+     * repeat that comes first is the least position among them */
     const cJSON *first = NULL;
+    size_t at = SIZE_MAX;
     for (i = 1; i < n; i++)
-        if (!strcmp(v[i]->string, v[i - 1]->string)) {
-            /* of the two, the later one in the object is the repeat: find which */
-            const cJSON *a = v[i], *b = v[i - 1], *later = b;
-            for (const cJSON *p = a; p; p = p->next)
-                if (p == b) {
-                    later = b;
-                    break;
-                } else if (!p->next) {
-                    later = a;
-                }
-            if (!first)
-                first = later;
-            else { /* keep the repeat that comes first in the object */
-                for (const cJSON *p = o->child; p; p = p->next)
-                    if (p == later || p == first) {
-                        first = p;
-                        break;
-                    }
-            }
+        if (!strcmp(v[i].c->string, v[i - 1].c->string) && v[i].pos < at) {
+            at = v[i].pos;
+            first = v[i].c;
         }
     forge_free(v);
     return first;

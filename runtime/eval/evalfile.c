@@ -3,6 +3,7 @@
 #include "eval/evalfile.h"
 #include "base/alloc.h"
 #include "base/file.h"
+#include "base/hash.h"
 #include "data/json.h"
 #include "data/re.h"
 #include "data/yaml.h"
@@ -846,13 +847,8 @@ int forge_evalfile_check_case(const cJSON *kase, struct forge_err *err)
     return v_case(&v, kase);
 }
 
-/* A small open-addressing set of ids to find duplicates. */
-static unsigned long hash(const char *s)
-{
-    unsigned long h = 5381;
-    while (*s) h = h * 33 + (unsigned char)*s++;
-    return h;
-}
+/* An open-addressing set of ids finds duplicates (forge_hash_str: ids crafted to collide do
+ * not make it a list). */
 
 int forge_evalfile_parse(const char *text, size_t len, const char *name, cJSON **cases, struct forge_err *err)
 {
@@ -885,7 +881,7 @@ int forge_evalfile_parse(const char *text, size_t len, const char *name, cJSON *
         rc = v_case(&v, k);
         if (!rc) {
             const char *id = forge_json_str(k, "id");
-            size_t h = hash(id) & (cap - 1);
+            size_t h = (size_t)forge_hash_str(id) & (cap - 1);
             while (ids[h] && strcmp(ids[h], id) != 0) h = (h + 1) & (cap - 1);
             if (ids[h]) {
                 int o2 = push(&v, "id", 0);

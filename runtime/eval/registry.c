@@ -2,6 +2,7 @@
  * (a script may register very many: finding one is not a scan). */
 #include "eval/registry.h"
 #include "base/alloc.h"
+#include "base/hash.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -19,15 +20,6 @@ struct forge_assertions {
     uint32_t *slots; /* index + 1 into v, 0 when empty; nslots a power of two, at least 2n */
     size_t nslots;
 };
-
-/* FNV-1a. */
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
 
 /* Room in the table for one more name. Returns 0 or FORGE_ENOMEM. */
 static int slots_grow(struct forge_assertions *r)
@@ -74,7 +66,7 @@ int forge_assertions_add(struct forge_assertions *r, const char *name, const str
     if (slots_grow(r)) return forge_err_set(err, FORGE_ENOMEM, "out of memory");
     char *copy = forge_strdup(name);
     if (!copy) return forge_err_set(err, FORGE_ENOMEM, "out of memory");
-    uint64_t h = name_hash(name);
+    uint64_t h = forge_hash_str(name);
     size_t k = (size_t)h & (r->nslots - 1);
     while (r->slots[k])
         k = (k + 1) & (r->nslots - 1);
@@ -91,7 +83,7 @@ int forge_assertions_add(struct forge_assertions *r, const char *name, const str
 const struct forge_callable *forge_assertions_find(const struct forge_assertions *r, const char *name)
 {
     if (!r || !name || !r->nslots) return NULL;
-    uint64_t h = name_hash(name);
+    uint64_t h = forge_hash_str(name);
     for (size_t k = (size_t)h & (r->nslots - 1);; k = (k + 1) & (r->nslots - 1)) {
         uint32_t x = r->slots[k];
         if (!x) return NULL;

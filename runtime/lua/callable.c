@@ -28,6 +28,45 @@ static int push_call(lua_State *L)
     return n + 1;
 }
 
+/* The conversion of a call's results (the values from index 2 on), protected as the push is:
+ * pushing a long key to look it up allocates, and a memory error outside a protected call
+ * would end the process. A tree cut short by such an error is lost (the VM is then stopped for
+ * memory). */
+struct results {
+    cJSON *out;
+    int rc;
+    struct forge_err *err;
+};
+
+static int convert_results(lua_State *L)
+{
+    struct results *x = lua_touserdata(L, 1);
+    int nres = lua_gettop(L) - 1;
+    if (nres == 1) {
+        if (!lua_isnil(L, 2)) {
+            x->out = forge_lua_to_json(L, 2, x->err);
+            if (!x->out)
+                x->rc = x->err->code ? x->err->code : FORGE_ELUA;
+        } else {
+            x->out = cJSON_CreateNull();
+        }
+    } else if (nres > 1) {
+        cJSON *arr = cJSON_CreateArray();
+        for (int i = 2; i <= nres + 1 && !x->rc; i++) {
+            cJSON *v = forge_lua_to_json(L, i, x->err);
+            if (!v)
+                x->rc = x->err->code ? x->err->code : FORGE_ELUA;
+            else
+                cJSON_AddItemToArray(arr, v);
+        }
+        if (x->rc)
+            cJSON_Delete(arr);
+        else
+            x->out = arr;
+    }
+    return 0;
+}
+
 static int call(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err)
 {
     struct lcall *c = ctx;
@@ -53,27 +92,23 @@ static int call(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err
     if (rc)
         goto out;
     int nres = lua_gettop(L) - top;
-    if (nres == 1) {
-        if (!lua_isnil(L, -1)) {
-            *out = forge_lua_to_json(L, -1, err);
-            if (!*out)
-                rc = err->code ? err->code : FORGE_ELUA;
-        } else {
-            *out = cJSON_CreateNull();
+    struct results x = {NULL, 0, err};
+    if (nres > 0) {
+        if (!lua_checkstack(L, 2)) {
+            rc = forge_err_set(err, FORGE_ENOMEM, "%s: out of memory", c->name);
+            goto out;
         }
-    } else if (nres > 1) {
-        cJSON *arr = cJSON_CreateArray();
-        for (int i = top + 1; i <= top + nres && !rc; i++) {
-            cJSON *v = forge_lua_to_json(L, i, err);
-            if (!v)
-                rc = err->code ? err->code : FORGE_ELUA;
-            else
-                cJSON_AddItemToArray(arr, v);
+        lua_pushcfunction(L, convert_results);
+        lua_insert(L, top + 1);
+        lua_pushlightuserdata(L, &x);
+        lua_insert(L, top + 2);
+        status = lua_pcall(L, nres + 1, 0, 0);
+        if (status != LUA_OK) {
+            rc = forge_vm_pcall_error(c->vm, status, c->name, err);
+            goto out;
         }
-        if (rc)
-            cJSON_Delete(arr);
-        else
-            *out = arr;
+        rc = x.rc;
+        *out = x.out;
     }
     if (rc)
         forge_err_prefix(err, "%s returned a value JSON cannot hold", c->name);

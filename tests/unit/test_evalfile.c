@@ -1,6 +1,7 @@
 /* Unit tests for eval/evalfile: positions, key paths, did-you-mean, and trees without text. */
 #include "test.h"
 #include "eval/evalfile.h"
+#include "base/buf.h"
 
 #include <cjson/cJSON.h>
 
@@ -74,6 +75,34 @@ TEST(valid_files_load)
     CHECK_INT(forge_evalfile_load(FORGE_TESTS_DIR "/nope.json", &cases, &err), FORGE_EIO);
 }
 
+TEST(ids_that_collide)
+{
+    /* 32,768 ids made of the blocks "aB" and "b!", which a multiplicative string hash (djb2) maps
+     * alike: all of them load, and one repeated at the end is named */
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    forge_buf_adds(&b, "[");
+    char id[40];
+    for (int i = 0; i < 32768; i++) {
+        for (int k = 0; k < 15; k++)
+            memcpy(id + 2 * k, i >> k & 1 ? "b!" : "aB", 2);
+        id[30] = 0;
+        forge_buf_addf(&b, "%s{\"id\":\"%s\",\"input\":{\"message\":\"m\"}}", i ? "," : "", id);
+    }
+    struct forge_err err = {0};
+    cJSON *cases = NULL;
+    forge_buf_adds(&b, "]");
+    CHECK_INT(forge_evalfile_parse(b.data, b.len, "ids.json", &cases, &err), 0);
+    CHECK_INT(cJSON_GetArraySize(cases), 32768);
+    cJSON_Delete(cases);
+    b.len--;
+    forge_buf_addf(&b, ",{\"id\":\"%s\",\"input\":{\"message\":\"m\"}}]", id);
+    CHECK_INT(forge_evalfile_parse(b.data, b.len, "ids.json", &cases, &err), FORGE_EINVAL);
+    CHECK(strstr(err.msg, "[32768].id") != NULL);
+    CHECK(strstr(err.msg, "duplicate case id") != NULL);
+    forge_buf_free(&b);
+}
+
 TEST(trees_without_text)
 {
     struct forge_err err = {0};
@@ -93,5 +122,6 @@ int main(void)
     RUN(errors_name_position_and_path);
     RUN(valid_files_load);
     RUN(trees_without_text);
+    RUN(ids_that_collide);
     return TEST_DONE();
 }

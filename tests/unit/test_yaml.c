@@ -1,5 +1,6 @@
 /* Unit tests for data/yaml: YAML read into JSON trees, with positions. */
 #include "test.h"
+#include "base/buf.h"
 #include "data/json.h"
 #include "data/yaml.h"
 #include "base/alloc.h"
@@ -174,6 +175,22 @@ TEST(duplicate_and_non_scalar_keys)
     char *got = conv(big);
     CHECK_STR(got, "ERR t.yaml:101:1: the key \"k7\" appears twice in one mapping");
     forge_free(got);
+    /* the earliest repeat wins over an earlier name repeated later, and many repeats of one
+     * name take one sort, not a scan each (80,000 in a mapping) */
+    n = 0;
+    for (int i = 0; i < 20; i++)
+        n += (size_t)snprintf(big + n, sizeof big - n, "k%d: 1\n", i == 10 ? 3 : i == 12 ? 1 : i == 15 ? 3 : i);
+    got = conv(big);
+    CHECK_STR(got, "ERR t.yaml:11:1: the key \"k3\" appears twice in one mapping");
+    forge_free(got);
+    struct forge_buf many;
+    forge_buf_init(&many, 0);
+    for (int i = 0; i < 80000; i++)
+        forge_buf_adds(&many, "a: 1\n");
+    got = conv(many.data);
+    CHECK_STR(got, "ERR t.yaml:2:1: the key \"a\" appears twice in one mapping");
+    forge_free(got);
+    forge_buf_free(&many);
     YAML_IS("? [a, b]\n: 1", "ERR t.yaml:1:3: a sequence as a key (JSON keys are strings)");
     YAML_IS("{a: 1}: 2", "ERR t.yaml:1:1: a mapping as a key (JSON keys are strings)");
     YAML_IS("a: &k x\n*k : 1", "ERR t.yaml:2:1: an alias (*k) as a key (JSON keys are strings)");
