@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/file.h"
+#include "base/hash.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -3555,6 +3556,164 @@ static int member_count(const cJSON *o)
     return n;
 }
 
+static inline uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+struct mref {
+    const cJSON *c;
+    int pos;
+};
+
+static int mref_cmp(const void *a, const void *b)
+{
+    const struct mref *x = a, *y = b;
+    int d = strcmp(x->c->string, y->c->string);
+    return d ? d : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* A hash of <v> under which values equal by json_eq hash alike: numbers by value (-0 as 0),
+ * strings by forge_hash_str, arrays in order, objects by the sum over their names of the name's
+ * and its first value's hash (a repeated name counts once, with its first value, as
+ * forge_json_equal has it). Deeper than 64 levels a container hashes by its kind. Returns
+ * false when out of memory. */
+static bool value_hash(const cJSON *v, int depth, uint64_t *out)
+{
+    uint64_t h;
+    switch (v->type & 0xFF) {
+    case cJSON_Number: {
+        double d = v->valuedouble == 0 ? 0.0 : v->valuedouble;
+        memcpy(&h, &d, sizeof h);
+        *out = mix64(h ^ 1);
+        return true;
+    }
+    case cJSON_String:
+        *out = forge_hash_str(v->valuestring) ^ 2;
+        return true;
+    case cJSON_Array:
+        h = 6;
+        if (depth < 64)
+            for (const cJSON *c = v->child; c; c = c->next) {
+                uint64_t x;
+                if (!value_hash(c, depth + 1, &x))
+                    return false;
+                h = mix64(h * 31 + x);
+            }
+        *out = h;
+        return true;
+    case cJSON_Object: {
+        h = 7;
+        int n = depth < 64 ? member_count(v) : 0;
+        struct mref few[16], *m = n <= 16 ? few : forge_malloc((size_t)n * sizeof *m);
+        if (!m)
+            return false;
+        int k = 0;
+        for (const cJSON *c = v->child; c && k < n; c = c->next, k++)
+            m[k] = (struct mref){c, k};
+        qsort(m, (size_t)n, sizeof *m, mref_cmp);
+        bool ok = true;
+        for (int i = 0; i < n && ok; i++) {
+            if (i && !strcmp(m[i].c->string, m[i - 1].c->string))
+                continue; /* a repeat: its first value counts */
+            uint64_t x;
+            ok = value_hash(m[i].c, depth + 1, &x);
+            h += mix64(forge_hash_str(m[i].c->string) * 0x9E3779B97F4A7C15ull ^ x);
+        }
+        if (m != few)
+            forge_free(m);
+        *out = h;
+        return ok;
+    }
+    case cJSON_True:
+        *out = 3;
+        return true;
+    case cJSON_False:
+        *out = 4;
+        return true;
+    default:
+        *out = 5;
+        return true;
+    }
+}
+
+struct uent {
+    uint64_t h;
+    int i;
+    const cJSON *v;
+};
+
+static int uent_cmp(const void *a, const void *b)
+{
+    const struct uent *x = a, *y = b;
+    if (x->h != y->h)
+        return x->h < y->h ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+#define UNIQUE_SCAN 32 /* arrays of at most this many items are compared pair by pair */
+
+/* Whether the items of the array <a> are unique (uniqueItems). When not, *<pi> and *<pj> are
+ * the pair a scan of every pair in order finds first: the least i with an equal later item,
+ * and the least such j. Past UNIQUE_SCAN items, only items of equal hashes are compared. */
+static bool unique_items(const cJSON *a, int *pi, int *pj)
+{
+    int n = member_count(a);
+    struct uent *e = n > UNIQUE_SCAN ? forge_malloc((size_t)n * sizeof *e) : NULL;
+    if (e) {
+        int k = 0;
+        bool ok = true;
+        for (const cJSON *x = a->child; x && ok; x = x->next, k++) {
+            e[k] = (struct uent){0, k, x};
+            ok = value_hash(x, 0, &e[k].h);
+        }
+        if (ok) {
+            qsort(e, (size_t)n, sizeof *e, uent_cmp);
+            int bi = -1, bj = -1;
+            for (int r = 0; r < n;) {
+                int end = r + 1;
+                while (end < n && e[end].h == e[r].h)
+                    end++;
+                for (int x = r; x < end; x++)
+                    for (int y = x + 1; y < end; y++)
+                        if (json_eq(e[x].v, e[y].v)) {
+                            if (bi < 0 || e[x].i < bi || (e[x].i == bi && e[y].i < bj))
+                                bi = e[x].i, bj = e[y].i;
+                            break;
+                        }
+                r = end;
+            }
+            forge_free(e);
+            *pi = bi;
+            *pj = bj;
+            return bi < 0;
+        }
+        forge_free(e); /* out of memory: pair by pair */
+    }
+    int i = 0;
+    for (const cJSON *x = a->child; x; x = x->next, i++) {
+        int j = i + 1;
+        for (const cJSON *y = x->next; y; y = y->next, j++)
+            if (json_eq(x, y)) {
+                *pi = i;
+                *pj = j;
+                return false;
+            }
+    }
+    return true;
+}
+
+static __attribute__((noinline)) bool items_unique(const cJSON *a)
+{
+    int i, j;
+    return unique_items(a, &i, &j);
+}
+
 /* True when the object <inst> has every name of "required" <w> (false: evaluate it fully,
  * which also reports the missing names). */
 static __attribute__((noinline)) bool required_ok(const struct kw *w, const cJSON *inst)
@@ -3964,14 +4123,10 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             if (cnt >= w->num) return 1;
             return FAIL(c, n, il, kl, w, NULL, &M_MINITEMS, EA_I(cnt), EA_D(w->num));
         case OP_UNIQUE: {
-            int i = 0;
-            for (const cJSON *x = inst->child; x; x = x->next, i++) {
-                int j = i + 1;
-                for (const cJSON *y = x->next; y; y = y->next, j++)
-                    if (json_eq(x, y))
-                        return FAIL(c, n, il, kl, w, NULL, &M_UNIQUE, EA_I(i), EA_I(j));
-            }
-            return 1;
+            int i, j;
+            if (unique_items(inst, &i, &j))
+                return 1;
+            return FAIL(c, n, il, kl, w, NULL, &M_UNIQUE, EA_I(i), EA_I(j));
         }
         case OP_PREFIX:
         case OP_ITEMS:
@@ -4589,14 +4744,6 @@ static __attribute__((noinline)) bool names_present(const char *const *names, in
 }
 
 /* uniqueItems on the array <a>. */
-static __attribute__((noinline)) bool items_unique(const cJSON *a)
-{
-    for (const cJSON *x = a->child; x; x = x->next)
-        for (const cJSON *y = x->next; y; y = y->next)
-            if (json_eq(x, y))
-                return false;
-    return true;
-}
 
 /* dependentRequired <w> on the object <o>. */
 static __attribute__((noinline)) bool dep_required_ok(const struct kw *w, const cJSON *o)
