@@ -3663,7 +3663,11 @@ static int uent_cmp(const void *a, const void *b)
  * and the least such j. Past UNIQUE_SCAN items, only items of equal hashes are compared. */
 static bool unique_items(const cJSON *a, int *pi, int *pj)
 {
-    int n = member_count(a);
+    int n = 0;
+    for (const cJSON *x = a->child; x && n <= UNIQUE_SCAN; x = x->next)
+        n++;
+    if (n > UNIQUE_SCAN)
+        n = member_count(a);
     struct uent *e = n > UNIQUE_SCAN ? forge_malloc((size_t)n * sizeof *e) : NULL;
     if (e) {
         int k = 0;

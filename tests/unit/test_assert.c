@@ -1,6 +1,7 @@
 /* Unit tests for score/assert: agent-tool-forge's pinned behaviours (seed-anchors §A11) and every
  * assertion of the catalogue, passing, failing and edge cases. */
 #include "test.h"
+#include "base/buf.h"
 #include "base/alloc.h"
 #include "data/json.h"
 #include "eval/registry.h"
@@ -411,6 +412,19 @@ TEST(f1_and_args)
     EXPECT_FAIL("{\"expect\":{\"toolCallF1\":{\"expected\":[\"a\",\"b\"]}}}", traj("", names("a"), -1, -1),
                 "tool-call F1 0.6667 (precision 1, recall 0.5) is below threshold 1");
     EXPECT_PASS("{\"expect\":{\"toolCallF1\":{\"expected\":[]}}}", traj("", NULL, -1, -1));
+    {
+        /* 30,000 calls over ten names (t0..t9), five of them expected and one never called:
+         * precision 5/10, recall 5/6, F1 0.625 */
+        struct forge_buf b;
+        forge_buf_init(&b, 0);
+        forge_buf_adds(&b, "[");
+        for (int i = 0; i < 30000; i++)
+            forge_buf_addf(&b, "%s{\"name\":\"t%d\",\"arguments\":{},\"round\":1}", i ? "," : "", (i * 7) % 10);
+        forge_buf_adds(&b, "]");
+        EXPECT_FAIL("{\"expect\":{\"toolCallF1\":{\"expected\":[\"t3\",\"t1\",\"t9\",\"x\",\"t0\",\"t5\",\"t1\"]}}}",
+                    traj("", b.data, -1, -1), "tool-call F1 0.625 (precision 0.5, recall 0.8333) is below threshold 1");
+        forge_buf_free(&b);
+    }
     const char *calls = "[{\"name\":\"w\",\"arguments\":{\"city\":\"Paris\",\"units\":\"celsius\",\"opts\":{\"a\":1,\"b\":2},\"trace\":\"x\"}}]";
     EXPECT_PASS("{\"expect\":{\"toolArgs\":[{\"tool\":\"w\",\"args\":{\"city\":\"Paris\",\"opts\":{\"a\":1}}}]}}", traj("", calls, -1, -1));
     EXPECT_FAIL("{\"expect\":{\"toolArgs\":[{\"tool\":\"w\",\"args\":{\"city\":\"Paris\"},\"mode\":\"exact\"}]}}", traj("", calls, -1, -1),
