@@ -3720,6 +3720,45 @@ static __attribute__((noinline)) bool items_unique(const cJSON *a)
 
 /* True when the object <inst> has every name of "required" <w> (false: evaluate it fully,
  * which also reports the missing names). */
+/* "required" <w> of more than 64 names on the object <o>: one pass over its members marks the
+ * names it has (a repeated name under its first index, as the table keeps it), instead of a
+ * scan of the members for each name. Returns 1 when every name is there, 0 when one is not
+ * (and, when <missing> is not NULL, calls missing(ctx, name) for each missing name in order
+ * until it returns nonzero), or -1 when out of memory. */
+struct missing_fn {
+    int (*fn)(void *ctx, const char *name);
+    void *ctx;
+};
+
+static int required_big(const struct kw *w, const cJSON *o, const struct missing_fn *missing)
+{
+    uint64_t few[64], *bits = few;
+    size_t words = ((size_t)w->n + 63) / 64;
+    if (words > 64 && !(bits = forge_calloc(words, sizeof *bits)))
+        return -1;
+    if (bits == few)
+        memset(few, 0, sizeof few);
+    for (const cJSON *x = o->child; x; x = x->next) {
+        int j = ntab_find(&w->tab, x->string);
+        if (j >= 0)
+            bits[j >> 6] |= (uint64_t)1 << (j & 63);
+    }
+    int r = 1;
+    for (int j = 0; j < w->n; j++) {
+        int f = ntab_find(&w->tab, w->names[j]); /* j, or the first of a repeated name */
+        if (f >= 0 && (bits[f >> 6] >> (f & 63) & 1))
+            continue;
+        r = 0;
+        if (!missing)
+            break;
+        if (missing->fn(missing->ctx, w->names[j]))
+            break;
+    }
+    if (bits != few)
+        forge_free(bits);
+    return r;
+}
+
 static __attribute__((noinline)) bool required_ok(const struct kw *w, const cJSON *inst)
 {
     if (w->n == 1) { /* one name (anyOf branches, then/else): compared member by member */
@@ -3729,8 +3768,10 @@ static __attribute__((noinline)) bool required_ok(const struct kw *w, const cJSO
                 return true;
         return false;
     }
-    if (w->n > 64)
-        return false;
+    if (w->n > 64) {
+        int r = required_big(w, inst, NULL);
+        return r == 1;
+    }
     /* one hashed pass over the members */
     uint64_t seen = 0, want = w->n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << w->n) - 1);
     for (const cJSON *x = inst->child; x && seen != want; x = x->next) {
@@ -4037,6 +4078,28 @@ static int vitems(struct vctx *c, const struct node *n, const struct kw *w, cons
     return ok;
 }
 
+/* The error of each name "required" misses, for required_big: stops after the first unless
+ * every error is wanted, or when recording fails. */
+struct req_fail {
+    struct vctx *c;
+    const struct node *n;
+    const struct iloc *il;
+    const struct kloc *kl;
+    const struct kw *w;
+    int rc;
+};
+
+static int req_failed(void *ctx, const char *name)
+{
+    struct req_fail *f = ctx;
+    int r = FAIL(f->c, f->n, f->il, f->kl, f->w, NULL, &M_MISSING, EA_S(name));
+    if (r < 0) {
+        f->rc = r;
+        return 1;
+    }
+    return !f->c->all || f->c->quiet;
+}
+
 /* Evaluates one keyword; returns 1 passed, 0 failed (error recorded), negative on failure. */
 static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
                const struct iloc *il, const struct kloc *kl, struct ann *ann)
@@ -4179,6 +4242,14 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             int ok = 1;
             if (w->fused)
                 return 1; /* (required_ok was tried by quick_pass) */
+            if (w->n > 64) {
+                struct req_fail rf = {c, n, il, kl, w, 0};
+                struct missing_fn mf = {req_failed, &rf};
+                int got = required_big(w, inst, &mf);
+                if (got >= 0)
+                    return rf.rc < 0 ? rf.rc : got;
+                /* out of memory for the marks: a scan for each name, as below */
+            }
             for (const cJSON *x = w->json->child; x; x = x->next)
                 if (!get(inst, x->valuestring)) {
                     ok = 0;

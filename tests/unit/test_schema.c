@@ -547,6 +547,66 @@ TEST(unique_items_by_hash)
     forge_schema_free(s);
 }
 
+TEST(many_required_names)
+{
+    /* "required" of more than 64 names marks the names present in one pass: the same errors, in
+     * the same order (a repeated name each time), as a lookup per name; and 100,000 names on
+     * 100,000 members take that one pass */
+    for (int all = 0; all < 2; all++) {
+        struct forge_buf b;
+        forge_buf_init(&b, 0);
+        forge_buf_adds(&b, "{\"required\": [");
+        for (int i = 0; i < 100; i++)
+            forge_buf_addf(&b, "\"k%d\", ", i);
+        forge_buf_adds(&b, "\"k5\"]}");
+        struct forge_schema_opts o = {0};
+        o.all_errors = all;
+        struct forge_err err;
+        struct forge_schema *s = compile(b.data, &o, &err);
+        forge_buf_free(&b);
+        forge_buf_init(&b, 0);
+        forge_buf_adds(&b, "{");
+        for (int i = 99; i >= 0; i--) /* in another order than required's */
+            if (i != 5 && i != 10 && i != 50)
+                forge_buf_addf(&b, "\"k%d\": 1, ", i);
+        forge_buf_adds(&b, "\"k7\": 2}");
+        cJSON *inst = J(b.data);
+        cJSON *errs = NULL;
+        CHECK_INT(forge_schema_validate(s, inst, &errs), 0);
+        const char *want[] = {"k5", "k10", "k50", "k5"};
+        int n = cJSON_GetArraySize(errs);
+        CHECK_INT(n, all ? 4 : 1);
+        for (int i = 0; i < n && i < 4; i++) {
+            char msg[64];
+            snprintf(msg, sizeof msg, "missing required property '%s'", want[i]);
+            CHECK_STR(forge_json_str(cJSON_GetArrayItem(errs, i), "error"), msg);
+        }
+        cJSON_Delete(errs);
+        cJSON_Delete(inst);
+        forge_buf_free(&b);
+        forge_schema_free(s);
+    }
+    struct forge_buf b, t;
+    forge_buf_init(&b, 0);
+    forge_buf_init(&t, 0);
+    forge_buf_adds(&b, "{\"required\": [");
+    forge_buf_adds(&t, "{");
+    for (int i = 0; i < 100000; i++) {
+        forge_buf_addf(&b, "%s\"name%d\"", i ? ", " : "", i);
+        forge_buf_addf(&t, "%s\"name%d\": %d", i ? ", " : "", 99999 - i, i);
+    }
+    forge_buf_adds(&b, "]}");
+    forge_buf_adds(&t, "}");
+    struct forge_err err;
+    struct forge_schema *s = compile(b.data, NULL, &err);
+    cJSON *inst = J(t.data);
+    CHECK_INT(forge_schema_validate(s, inst, NULL), 1);
+    cJSON_Delete(inst);
+    forge_schema_free(s);
+    forge_buf_free(&b);
+    forge_buf_free(&t);
+}
+
 TEST(errors_arena)
 {
     struct forge_err err;
@@ -1376,6 +1436,7 @@ int main(void)
     RUN(measured_compile_stops_at_its_ceiling);
     RUN(errors_arena);
     RUN(unique_items_by_hash);
+    RUN(many_required_names);
     RUN(property_tables);
     RUN(discriminators);
     RUN(errors_rendered_on_demand);
