@@ -23,6 +23,7 @@
 #define MAX_DEPTH 512 /* nested schema evaluations per validation */
 #define TRAIL_NODES 3   /* see forge_schema.trail */
 #define TRAIL_MEMBERS 4 /* see trail_pays */
+#define ENUM_SCAN 16    /* an enum of more strings is looked up in a table (kw.tab) */
 #define ROOT_URI "forge:/root.json" /* the URI of a schema without one; never reported */
 
 /* cJSON's type tests are library calls; validation makes millions of them, so inline them. */
@@ -1398,8 +1399,18 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
         if (!(w->text = keep(s, short_json(c))))
             return FORGE_ENOMEM;
         w->all_strings = true;
-        for (const cJSON *x = c->child; x; x = x->next)
+        int cnt = 0;
+        for (const cJSON *x = c->child; x; x = x->next, cnt++)
             w->all_strings &= cJSON_IsString(x);
+        if (w->all_strings && cnt > ENUM_SCAN) { /* a table of the strings (w->tab.cand set) */
+            if (!(w->names = forge_calloc((size_t)cnt + 1, sizeof *w->names)))
+                return FORGE_ENOMEM;
+            int i = 0;
+            for (const cJSON *x = c->child; x; x = x->next)
+                w->names[i++] = x->valuestring;
+            if ((rc = ntab_build(&w->tab, w->names, cnt)))
+                return rc;
+        }
     } else if (!strcmp(k, "const") && val && d >= FORGE_DRAFT_6) {
         w->op = OP_CONST;
         w->json = c;
@@ -3789,6 +3800,8 @@ static __attribute__((noinline)) bool required_ok(const struct kw *w, const cJSO
 /* True when the string <v> is one of the values of the all-strings enum <w>. */
 static __attribute__((noinline)) bool enum_has(const struct kw *w, const char *v)
 {
+    if (w->tab.cand)
+        return ntab_find(&w->tab, v) >= 0;
     for (const cJSON *x = w->json->child; x; x = x->next)
         if (x->valuestring[0] == v[0] && !strcmp(x->valuestring, v))
             return true;
@@ -4113,7 +4126,9 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         return FAIL(c, n, il, kl, w, NULL, &M_TYPE, EA_U(w->num), EA_S(type_name(inst)));
     case OP_ENUM:
         if (w->all_strings) {
-            if (cJSON_IsString(inst))
+            if (cJSON_IsString(inst) && w->tab.cand && ntab_find(&w->tab, inst->valuestring) >= 0)
+                return 1;
+            if (cJSON_IsString(inst) && !w->tab.cand)
                 for (const cJSON *x = w->json->child; x; x = x->next)
                     if (!strcmp(x->valuestring, inst->valuestring))
                         return 1;
@@ -4870,6 +4885,8 @@ static inline __attribute__((always_inline)) int fpure(const struct fi *ip, cons
             if (k != CAND_SCAN)
                 return k && t[k - 1][0] == v[0] && !strcmp(v, t[k - 1]);
         }
+        if (ip->w->tab.cand) /* many strings: their hash table */
+            return ntab_find(&ip->w->tab, v) >= 0;
         for (int i = 0; i < ip->n; i++)
             if (t[i][0] == v[0] && !strcmp(t[i], v))
                 return 1;

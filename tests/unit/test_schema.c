@@ -607,6 +607,54 @@ TEST(many_required_names)
     forge_buf_free(&t);
 }
 
+TEST(many_enum_strings)
+{
+    /* an enum of more than 16 strings is looked up in a hash table, by every walk: at the top, as
+     * a property's leaf and as array items; the strings include "", prefixes of each other and
+     * repeats (the first, "v12", looked up through the table) */
+    const char *shapes[] = {"{\"enum\": %s}", "{\"properties\": {\"p\": {\"enum\": %s}}}",
+                            "{\"items\": {\"enum\": %s}}"};
+    struct forge_buf e;
+    forge_buf_init(&e, 0);
+    forge_buf_adds(&e, "[\"v12\", \"\", \"a\", \"ab\", \"abc\", \"a\"");
+    for (int i = 0; i < 60; i++)
+        forge_buf_addf(&e, ", \"v%d\"", i * 3);
+    forge_buf_adds(&e, "]");
+    for (int sh = 0; sh < 3; sh++) {
+        struct forge_buf b;
+        forge_buf_init(&b, 0);
+        forge_buf_addf(&b, shapes[sh], e.data);
+        struct forge_err err;
+        struct forge_schema *s = compile(b.data, NULL, &err);
+        CHECK(s != NULL);
+        for (int i = -4; i < 200; i++) {
+            char v[16];
+            if (i < 0)
+                snprintf(v, sizeof v, "%s", i == -4 ? "" : i == -3 ? "a" : i == -2 ? "ab" : "abc");
+            else
+                snprintf(v, sizeof v, "v%d", i);
+            bool in = i < 0 || (i % 3 == 0 && i < 180);
+            char inst[64];
+            snprintf(inst, sizeof inst, sh == 0 ? "\"%s\"" : sh == 1 ? "{\"p\": \"%s\"}" : "[\"v0\", \"%s\"]", v);
+            cJSON *x = J(inst);
+            cJSON *errs = NULL;
+            int r = forge_schema_validate(s, x, &errs);
+            CHECK_INT(r, in);
+            if (!in)
+                CHECK(strstr(forge_json_str(cJSON_GetArrayItem(errs, 0), "error"), "value must be one of") != NULL);
+            CHECK_INT(forge_schema_validate(s, x, NULL), in);
+            cJSON_Delete(errs);
+            cJSON_Delete(x);
+        }
+        cJSON *x = J(sh == 0 ? "\"abcd\"" : sh == 1 ? "{\"p\": \"v\"}" : "[\"v3\", \"v1\"]");
+        CHECK_INT(forge_schema_validate(s, x, NULL), 0);
+        cJSON_Delete(x);
+        forge_schema_free(s);
+        forge_buf_free(&b);
+    }
+    forge_buf_free(&e);
+}
+
 TEST(errors_arena)
 {
     struct forge_err err;
@@ -1437,6 +1485,7 @@ int main(void)
     RUN(errors_arena);
     RUN(unique_items_by_hash);
     RUN(many_required_names);
+    RUN(many_enum_strings);
     RUN(property_tables);
     RUN(discriminators);
     RUN(errors_rendered_on_demand);
