@@ -531,11 +531,14 @@ def group_sdk():
     ev = subprocess.Popen([*everything, "streamableHttp"], env=dict(os.environ, PORT=str(port)),
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(200):
+        # node takes a while to load the server on a busy machine: up to a minute, while it lives
+        for _ in range(1200):
             try:
                 http.client.HTTPConnection("127.0.0.1", port, timeout=1).connect()
                 break
             except OSError:
+                if ev.poll() is not None:
+                    break
                 time.sleep(0.05)
         p = subprocess.run([FORGE, "mcp", "call", "echo", '{"message": "over HTTP"}', f"http://127.0.0.1:{port}/mcp"],
                            capture_output=True, text=True, timeout=120)
