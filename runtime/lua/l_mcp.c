@@ -88,7 +88,7 @@ static bool list_check(lua_State *L, const char *key)
     lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
     for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, -1, i);
-        size_t len;
+        size_t len = 0;
         const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
         if (!v)
             luaL_error(L, "forge.mcp: %s[%d] must be a string", key, (int)i);
