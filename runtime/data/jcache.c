@@ -60,24 +60,9 @@ static void *cache_get(size_t n)
     return malloc(n);
 }
 
-void *forge_jcache_malloc(size_t n)
+/* Keeps the freed block <p> for a later cache_get of its class, or frees it. */
+static void cache_put(void *p)
 {
-    if (forge_jarena_is_on())
-        return forge_jarena_alloc_fast(n);
-    if (forge_alloc_measuring && !forge_alloc_measure_room(n))
-        return NULL;
-    void *p = cache_get(n);
-    if (forge_alloc_measuring)
-        forge_alloc_measure_block(p, 1);
-    return p;
-}
-
-void forge_jcache_free(void *p)
-{
-    if (!p || forge_jarena_owns(p))
-        return;
-    if (forge_alloc_measuring)
-        forge_alloc_measure_block(p, -1);
     size_t k = (malloc_usable_size(p) + 8) / 16;
     if (k >= 1 && k < CLASSES && tc.n[k] < PER_CLASS) {
         if (!tc.on) { /* the first block cached: free the cache when the thread ends */
@@ -99,13 +84,25 @@ void forge_jcache_free(void *p)
 
 #else /* sanitizers check every allocation: no cache */
 
+static void *cache_get(size_t n)
+{
+    return malloc(n);
+}
+
+static void cache_put(void *p)
+{
+    free(p);
+}
+
+#endif
+
 void *forge_jcache_malloc(size_t n)
 {
     if (forge_jarena_is_on())
         return forge_jarena_alloc_fast(n);
     if (forge_alloc_measuring && !forge_alloc_measure_room(n))
         return NULL;
-    void *p = malloc(n);
+    void *p = cache_get(n);
     if (forge_alloc_measuring)
         forge_alloc_measure_block(p, 1);
     return p;
@@ -117,10 +114,8 @@ void forge_jcache_free(void *p)
         return;
     if (forge_alloc_measuring)
         forge_alloc_measure_block(p, -1);
-    free(p);
+    cache_put(p);
 }
-
-#endif
 
 void forge_jcache_install(void)
 {
