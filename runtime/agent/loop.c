@@ -2,7 +2,7 @@
 #include "agent/loop.h"
 #include "base/alloc.h"
 #include "base/file.h"
-#include "base/hash.h"
+#include "base/strtab.h"
 #include "base/clock.h"
 #include "data/coerce.h"
 #include "data/json.h"
@@ -20,24 +20,13 @@
 
 /* Identical-call accounting: canonical "name args" strings with counts. */
 /* The calls of a case so far, by "NAME ARGS" (arguments printed with sorted keys), with how many
- * times each was made: an array, and a hash table of its keys (a response may hold tens of
- * thousands of calls: finding one is not a scan). */
+ * times each was made (a response may hold tens of thousands of calls: finding one is not a
+ * scan). */
 struct seen {
-    char **keys;
-    uint64_t *hashes;
-    int *counts;
-    int n, cap;
-    int32_t *slots; /* index into keys, -1 when empty; nslots a power of two, at least 2n */
-    size_t nslots;
+    struct forge_strtab keys; /* owned: freed by seen_free */
+    int *counts;              /* by index in keys */
+    size_t cap;
 };
-
-static void seen_slot(struct seen *s, int i)
-{
-    size_t k = (size_t)s->hashes[i] & (s->nslots - 1);
-    while (s->slots[k] >= 0)
-        k = (k + 1) & (s->nslots - 1);
-    s->slots[k] = i;
-}
 
 /* Counts the call <name>(<args>): returns how many times it has been made, this one included
  * (1 when memory runs out). */
@@ -54,62 +43,35 @@ static int seen_bump(struct seen *s, const char *name, const cJSON *args)
     key[nl] = ' ';
     memcpy(key + nl + 1, a ? a : "", al + 1);
     forge_free(a);
-    uint64_t h = forge_hash_str(key);
-    for (size_t k = s->nslots ? (size_t)h & (s->nslots - 1) : 0; s->nslots && s->slots[k] >= 0;
-         k = (k + 1) & (s->nslots - 1)) {
-        int i = s->slots[k];
-        if (s->hashes[i] == h && !strcmp(s->keys[i], key)) {
-            forge_free(key);
-            return ++s->counts[i];
-        }
+    long i = forge_strtab_find(&s->keys, key);
+    if (i >= 0) {
+        forge_free(key);
+        return ++s->counts[i];
     }
-    if (s->n == s->cap) {
-        int cap = s->cap ? s->cap * 2 : 16;
-        char **k = forge_realloc(s->keys, sizeof *k * (size_t)cap);
-        if (k)
-            s->keys = k;
-        int *c = forge_realloc(s->counts, sizeof *c * (size_t)cap);
-        if (c)
-            s->counts = c;
-        uint64_t *hs = forge_realloc(s->hashes, sizeof *hs * (size_t)cap);
-        if (hs)
-            s->hashes = hs;
-        if (!k || !c || !hs) {
+    if (s->keys.n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        int *c = forge_realloc(s->counts, sizeof *c * cap);
+        if (!c) {
             forge_free(key);
             return 1;
         }
+        s->counts = c;
         s->cap = cap;
     }
-    if ((size_t)(s->n + 1) * 2 > s->nslots) {
-        size_t ns = s->nslots ? s->nslots * 2 : 32;
-        int32_t *t = forge_malloc(ns * sizeof *t);
-        if (!t) {
-            forge_free(key);
-            return 1;
-        }
-        for (size_t i = 0; i < ns; i++)
-            t[i] = -1;
-        forge_free(s->slots);
-        s->slots = t;
-        s->nslots = ns;
-        for (int i = 0; i < s->n; i++)
-            seen_slot(s, i);
+    if ((i = forge_strtab_add(&s->keys, key)) < 0) {
+        forge_free(key);
+        return 1;
     }
-    s->keys[s->n] = key;
-    s->hashes[s->n] = h;
-    s->counts[s->n] = 1;
-    seen_slot(s, s->n++);
+    s->counts[i] = 1;
     return 1;
 }
 
 static void seen_free(struct seen *s)
 {
-    for (int i = 0; i < s->n; i++)
-        forge_free(s->keys[i]);
-    forge_free(s->keys);
-    forge_free(s->hashes);
+    for (size_t i = 0; i < s->keys.n; i++)
+        forge_free((char *)s->keys.keys[i]);
+    forge_strtab_free(&s->keys);
     forge_free(s->counts);
-    forge_free(s->slots);
 }
 
 /* The text a tool message carries: strings as they are, other results as JSON. */
@@ -139,18 +101,9 @@ struct run {
     int warnings, approvals;
     void (*gate)(void *ctx, const cJSON *call, char **deny);
     void *gate_ctx;
-    size_t result_bytes; /* the tool results of the case so far (tree_bytes) */
+    size_t result_bytes; /* the tool results of the case so far (forge_json_tree_bytes) */
 };
 
-/* The bytes a tree takes in memory: its nodes and their strings. */
-static size_t tree_bytes(const cJSON *v)
-{
-    size_t n = sizeof *v + (v->string ? strlen(v->string) + 1 : 0) +
-               (v->valuestring ? strlen(v->valuestring) + 1 : 0);
-    for (const cJSON *c = v->child; c; c = c->next)
-        n += tree_bytes(c);
-    return n;
-}
 
 static void emit(struct run *r, const char *type, cJSON *data)
 {
@@ -353,7 +306,7 @@ static int handle_call(struct run *r, const cJSON *mcall, int round, int nth_in_
     }
     /* every result stays in the conversation until the case ends: together they are an input
      * of the run, bounded as one (a tool may answer each of thousands of calls with megabytes) */
-    if (result && (r->result_bytes += tree_bytes(result)) > forge_file_input_limit()) {
+    if (result && (r->result_bytes += forge_json_tree_bytes(result, sizeof *result)) > forge_file_input_limit()) {
         cJSON_Delete(result);
         forge_free(error);
         size_t max = forge_file_input_limit();

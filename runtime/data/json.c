@@ -435,6 +435,45 @@ cJSON *forge_json_at(const cJSON *root, const char *path)
     return (cJSON *)cur;
 }
 
+static size_t tree_bytes(const cJSON *v, size_t per_node, int depth)
+{
+    size_t n = per_node + (v->string ? strlen(v->string) : 0) + (v->valuestring ? strlen(v->valuestring) : 0);
+    if (depth < 1000)
+        for (const cJSON *c = v->child; c; c = c->next)
+            n += tree_bytes(c, per_node, depth + 1);
+    return n;
+}
+
+size_t forge_json_tree_bytes(const cJSON *v, size_t per_node)
+{
+    return v ? tree_bytes(v, per_node, 0) : 0;
+}
+
+static int member_cmp(const void *a, const void *b)
+{
+    const struct forge_json_member *x = a, *y = b;
+    int d = strcmp(x->c->string, y->c->string);
+    return d ? d : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+struct forge_json_member *forge_json_members_sorted(const cJSON *o, struct forge_json_member *buf,
+                                                    size_t cap, size_t *n)
+{
+    size_t k = 0, i = 0;
+    for (const cJSON *c = o ? o->child : NULL; c; c = c->next)
+        k += c->string != NULL;
+    struct forge_json_member *m = k <= cap && buf ? buf : forge_malloc((k ? k : 1) * sizeof *m);
+    *n = 0;
+    if (!m)
+        return NULL;
+    for (const cJSON *c = o ? o->child : NULL; c; c = c->next, i++)
+        if (c->string)
+            m[(*n)++] = (struct forge_json_member){c, i};
+    if (k > 1)
+        qsort(m, k, sizeof *m, member_cmp);
+    return m;
+}
+
 bool forge_json_equal(const cJSON *a, const cJSON *b)
 {
     if (!a || !b)

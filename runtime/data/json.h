@@ -73,6 +73,21 @@ cJSON *forge_json_at(const cJSON *root, const char *path);
  * order, strings byte for byte. */
 bool forge_json_equal(const cJSON *a, const cJSON *b);
 
+/* The bytes the tree <v> stands for: <per_node> a node, plus its name's and string's lengths
+ * (children below 1,000 levels, the reader's own limit, are not counted). 0 for NULL. */
+size_t forge_json_tree_bytes(const cJSON *v, size_t per_node);
+
+/* A member of an object and its position among the object's members. */
+struct forge_json_member {
+    const cJSON *c;
+    size_t pos;
+};
+/* The named members of the object <o>, sorted by name and then position (so that the first of
+ * a repeated name comes first): in <buf> when its <cap> entries hold them, else in a new array
+ * (to free when it is not <buf>). Sets *<n>; returns the array, or NULL when out of memory. */
+struct forge_json_member *forge_json_members_sorted(const cJSON *o, struct forge_json_member *buf,
+                                                    size_t cap, size_t *n);
+
 /* Output flags. */
 enum {
     FORGE_JSON_PRETTY = 1, /* two-space indentation, as JSON.stringify(v, null, 2) */

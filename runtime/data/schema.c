@@ -3577,18 +3577,6 @@ static inline uint64_t mix64(uint64_t h)
     return h;
 }
 
-struct mref {
-    const cJSON *c;
-    int pos;
-};
-
-static int mref_cmp(const void *a, const void *b)
-{
-    const struct mref *x = a, *y = b;
-    int d = strcmp(x->c->string, y->c->string);
-    return d ? d : (x->pos > y->pos) - (x->pos < y->pos);
-}
-
 /* A hash of <v> under which values equal by json_eq hash alike: numbers by value (-0 as 0),
  * strings by forge_hash_str, arrays in order, objects by the sum over their names of the name's
  * and its first value's hash (a repeated name counts once, with its first value, as
@@ -3620,16 +3608,16 @@ static bool value_hash(const cJSON *v, int depth, uint64_t *out)
         return true;
     case cJSON_Object: {
         h = 7;
-        int n = depth < 64 ? member_count(v) : 0;
-        struct mref few[16], *m = n <= 16 ? few : forge_malloc((size_t)n * sizeof *m);
-        if (!m)
+        if (depth >= 64) {
+            *out = h;
+            return true;
+        }
+        struct forge_json_member few[16], *m;
+        size_t n;
+        if (!(m = forge_json_members_sorted(v, few, 16, &n)))
             return false;
-        int k = 0;
-        for (const cJSON *c = v->child; c && k < n; c = c->next, k++)
-            m[k] = (struct mref){c, k};
-        qsort(m, (size_t)n, sizeof *m, mref_cmp);
         bool ok = true;
-        for (int i = 0; i < n && ok; i++) {
+        for (size_t i = 0; i < n && ok; i++) {
             if (i && !strcmp(m[i].c->string, m[i - 1].c->string))
                 continue; /* a repeat: its first value counts */
             uint64_t x;
@@ -4969,15 +4957,9 @@ static int vnode_flat(struct vctx *c, const struct node *n, const cJSON *inst,
             if ((r = fpure(ip, inst)) != 1)
                 r = vfolded(c, n, ip, inst, il, kl, ann);
         }
-        if (r < 0)
-            break;
-        if (!r) {
-            ok = 0;
-            if (!c->all || c->quiet)
-                break;
-        }
+        TALLY(c, r, ok);
     }
-    return r < 0 ? r : ok;
+    return ok;
 }
 
 /* The leaf <n> on <x> (fchild's part for leaves): 1 valid, 0 invalid, or negative. */

@@ -433,19 +433,6 @@ static int open_collection(struct conv *c, yaml_event_t *ev, bool mapping)
     return 0;
 }
 
-/* A member and its position in the mapping, sorted by name, then position. */
-struct keyed {
-    const cJSON *c;
-    size_t pos;
-};
-
-static int key_cmp(const void *a, const void *b)
-{
-    const struct keyed *x = a, *y = b;
-    int d = strcmp(x->c->string, y->c->string);
-    return d ? d : (x->pos > y->pos) - (x->pos < y->pos);
-}
-
 /* The first member of the mapping <o> (of <n> members) whose name an earlier member has, or
  * NULL. */
 static const cJSON *repeated_key(const cJSON *o, size_t n)
@@ -459,18 +446,15 @@ static const cJSON *repeated_key(const cJSON *o, size_t n)
                     return a;
         return NULL;
     }
-    struct keyed *v = forge_malloc(n * sizeof *v);
+    size_t k;
+    struct forge_json_member *v = forge_json_members_sorted(o, NULL, 0, &k);
     if (!v)
         return NULL;
-    size_t i = 0;
-    for (const cJSON *a = o->child; a; a = a->next, i++)
-        v[i] = (struct keyed){a, i};
-    qsort(v, n, sizeof *v, key_cmp);
     /* in a run of equal names, each but the first (in the mapping) repeats an earlier one: the
      * repeat that comes first is the least position among them */
     const cJSON *first = NULL;
     size_t at = SIZE_MAX;
-    for (i = 1; i < n; i++)
+    for (size_t i = 1; i < k; i++)
         if (!strcmp(v[i].c->string, v[i - 1].c->string) && v[i].pos < at) {
             at = v[i].pos;
             first = v[i].c;

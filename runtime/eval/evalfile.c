@@ -3,7 +3,7 @@
 #include "eval/evalfile.h"
 #include "base/alloc.h"
 #include "base/file.h"
-#include "base/hash.h"
+#include "base/strtab.h"
 #include "data/json.h"
 #include "data/re.h"
 #include "data/yaml.h"
@@ -847,8 +847,6 @@ int forge_evalfile_check_case(const cJSON *kase, struct forge_err *err)
     return v_case(&v, kase);
 }
 
-/* An open-addressing set of ids finds duplicates (forge_hash_str: ids crafted to collide do
- * not make it a list). */
 
 int forge_evalfile_parse(const char *text, size_t len, const char *name, cJSON **cases, struct forge_err *err)
 {
@@ -859,19 +857,12 @@ int forge_evalfile_parse(const char *text, size_t len, const char *name, cJSON *
     if (!doc) return err ? err->code : FORGE_EINVAL;
     struct val v = {.name = name, .text = yaml ? NULL : text, .len = len, .err = err, .root = doc, .marks = marks};
     int rc = 0;
-    const char **ids = NULL;
+    struct forge_strtab ids = FORGE_STRTAB_INIT;
     if (!cJSON_IsArray(doc)) {
         rc = yaml ? failv(&v, false, "an eval file is a list of cases (in YAML, a sequence: \"- id: ...\"), got %s",
                           type_name(doc))
                   : failv(&v, false, "an eval file is a JSON array of cases (agent-tool-forge's format), got %s",
                           type_name(doc));
-        goto out;
-    }
-    size_t n = (size_t)cJSON_GetArraySize(doc), cap = 16;
-    while (cap < 2 * n) cap *= 2;
-    ids = forge_calloc(cap, sizeof *ids);
-    if (!ids) {
-        rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
         goto out;
     }
     int i = 0;
@@ -881,14 +872,13 @@ int forge_evalfile_parse(const char *text, size_t len, const char *name, cJSON *
         rc = v_case(&v, k);
         if (!rc) {
             const char *id = forge_json_str(k, "id");
-            size_t h = (size_t)forge_hash_str(id) & (cap - 1);
-            while (ids[h] && strcmp(ids[h], id) != 0) h = (h + 1) & (cap - 1);
-            if (ids[h]) {
+            if (forge_strtab_find(&ids, id) >= 0) {
                 int o2 = push(&v, "id", 0);
                 rc = failv(&v, false, "duplicate case id \"%s\"", id);
                 pop(&v, o2);
+            } else if (forge_strtab_add(&ids, id) < 0) {
+                rc = forge_err_set(err, FORGE_ENOMEM, "out of memory");
             }
-            ids[h] = id;
         }
         pop(&v, old);
         if (rc) goto out;
@@ -897,7 +887,7 @@ int forge_evalfile_parse(const char *text, size_t len, const char *name, cJSON *
     *cases = doc;
     doc = NULL;
 out:
-    forge_free(ids);
+    forge_strtab_free(&ids);
     cJSON_Delete(doc);
     forge_yaml_marks_free(marks);
     return rc;

@@ -2,14 +2,12 @@
  * (a script may register very many: finding one is not a scan). */
 #include "eval/registry.h"
 #include "base/alloc.h"
-#include "base/hash.h"
+#include "base/strtab.h"
 
-#include <stdint.h>
 #include <string.h>
 
 struct entry {
     char *name;
-    uint64_t hash;
     struct forge_callable fn;
     void (*free_ctx)(void *);
 };
@@ -17,32 +15,8 @@ struct entry {
 struct forge_assertions {
     struct entry *v;
     size_t n, cap;
-    uint32_t *slots; /* index + 1 into v, 0 when empty; nslots a power of two, at least 2n */
-    size_t nslots;
+    struct forge_strtab names; /* entry i's name at index i */
 };
-
-/* Room in the table for one more name. Returns 0 or FORGE_ENOMEM. */
-static int slots_grow(struct forge_assertions *r)
-{
-    if ((r->n + 1) * 2 <= r->nslots)
-        return 0;
-    if (r->n >= UINT32_MAX / 4)
-        return FORGE_ENOMEM;
-    size_t ns = r->nslots ? r->nslots * 2 : 16;
-    uint32_t *t = forge_calloc(ns, sizeof *t);
-    if (!t)
-        return FORGE_ENOMEM;
-    for (size_t i = 0; i < r->n; i++) {
-        size_t k = (size_t)r->v[i].hash & (ns - 1);
-        while (t[k])
-            k = (k + 1) & (ns - 1);
-        t[k] = (uint32_t)i + 1;
-    }
-    forge_free(r->slots);
-    r->slots = t;
-    r->nslots = ns;
-    return 0;
-}
 
 struct forge_assertions *forge_assertions_new(void)
 {
@@ -63,17 +37,13 @@ int forge_assertions_add(struct forge_assertions *r, const char *name, const str
         r->v = v;
         r->cap = cap;
     }
-    if (slots_grow(r)) return forge_err_set(err, FORGE_ENOMEM, "out of memory");
     char *copy = forge_strdup(name);
-    if (!copy) return forge_err_set(err, FORGE_ENOMEM, "out of memory");
-    uint64_t h = forge_hash_str(name);
-    size_t k = (size_t)h & (r->nslots - 1);
-    while (r->slots[k])
-        k = (k + 1) & (r->nslots - 1);
-    r->slots[k] = (uint32_t)r->n + 1;
+    if (!copy || forge_strtab_add(&r->names, copy) < 0) {
+        forge_free(copy);
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    }
     struct entry *e = &r->v[r->n++];
     e->name = copy;
-    e->hash = h;
     e->fn = *fn;
     e->fn.name = copy;
     e->free_ctx = free_ctx;
@@ -82,14 +52,9 @@ int forge_assertions_add(struct forge_assertions *r, const char *name, const str
 
 const struct forge_callable *forge_assertions_find(const struct forge_assertions *r, const char *name)
 {
-    if (!r || !name || !r->nslots) return NULL;
-    uint64_t h = forge_hash_str(name);
-    for (size_t k = (size_t)h & (r->nslots - 1);; k = (k + 1) & (r->nslots - 1)) {
-        uint32_t x = r->slots[k];
-        if (!x) return NULL;
-        const struct entry *e = &r->v[x - 1];
-        if (e->hash == h && strcmp(e->name, name) == 0) return &r->v[x - 1].fn;
-    }
+    if (!r || !name) return NULL;
+    long i = forge_strtab_find(&r->names, name);
+    return i < 0 ? NULL : &r->v[i].fn;
 }
 
 const struct forge_callable *forge_assertions_lookup(void *r, const char *name)
@@ -112,6 +77,6 @@ void forge_assertions_free(struct forge_assertions *r)
         forge_free(r->v[i].name);
     }
     forge_free(r->v);
-    forge_free(r->slots);
+    forge_strtab_free(&r->names);
     forge_free(r);
 }

@@ -857,16 +857,6 @@ int forge_lua_charge_json(lua_State *L, const char *s, size_t len)
     return forge_vm_charge(forge_vm_of(L), cost);
 }
 
-/* Bytes the C tree <v> takes, as charged for converted values (a node plus its strings). */
-static size_t tree_cost(const cJSON *v, int depth)
-{
-    size_t n = NODE_COST + (v->string ? strlen(v->string) : 0) +
-               (v->valuestring ? strlen(v->valuestring) : 0);
-    if (depth < MAX_DEPTH)
-        for (const cJSON *c = v->child; c; c = c->next)
-            n += tree_cost(c, depth + 1);
-    return n;
-}
 
 int forge_lua_charge_yaml(lua_State *L, const char *s, size_t len)
 {
@@ -878,9 +868,10 @@ int forge_lua_charge_yaml(lua_State *L, const char *s, size_t len)
     return forge_vm_charge(forge_vm_of(L), cost);
 }
 
+/* Bytes the C tree <v> takes, as charged for converted values (a node plus its strings). */
 size_t forge_lua_tree_cost(const cJSON *v)
 {
-    return v ? tree_cost(v, 0) : 0;
+    return forge_json_tree_bytes(v, NODE_COST);
 }
 
 int forge_lua_charge_tree(lua_State *L, const cJSON *v)

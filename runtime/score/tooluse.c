@@ -221,23 +221,11 @@ void forge_tooluse_test_members_scan(int n)
     members_scan = n < 0 ? MEMBERS_SCAN : n;
 }
 
-struct member {
-    const char *name;
-    const cJSON *c;
-    int pos;
-};
 struct members {
     const cJSON *obj;
-    struct member *sorted; /* NULL: scanned */
+    struct forge_json_member *sorted; /* NULL: scanned */
     int n;
 };
-
-static int member_cmp(const void *a, const void *b)
-{
-    const struct member *x = a, *y = b;
-    int r = strcmp(x->name, y->name);
-    return r ? r : (x->pos > y->pos) - (x->pos < y->pos);
-}
 
 /* Returns 0, or -1 when out of memory. */
 static int members_open(struct members *m, const cJSON *obj)
@@ -254,14 +242,10 @@ static int members_open(struct members *m, const cJSON *obj)
         n += c->string != NULL;
     if (n <= members_scan)
         return 0;
-    if (!(m->sorted = forge_malloc((size_t)n * sizeof *m->sorted)))
+    size_t k;
+    if (!(m->sorted = forge_json_members_sorted(obj, NULL, 0, &k)))
         return -1;
-    for (const cJSON *c = obj->child; c; c = c->next)
-        if (c->string) {
-            m->sorted[m->n] = (struct member){c->string, c, m->n};
-            m->n++;
-        }
-    qsort(m->sorted, (size_t)m->n, sizeof *m->sorted, member_cmp);
+    m->n = (int)k;
     return 0;
 }
 
@@ -272,12 +256,12 @@ static const cJSON *members_own(const struct members *m, const char *key)
     int lo = 0, hi = m->n; /* the first whose name is not below key */
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (strcmp(m->sorted[mid].name, key) < 0)
+        if (strcmp(m->sorted[mid].c->string, key) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < m->n && !strcmp(m->sorted[lo].name, key) ? m->sorted[lo].c : NULL;
+    return lo < m->n && !strcmp(m->sorted[lo].c->string, key) ? m->sorted[lo].c : NULL;
 }
 
 /* js_in for the object or array of <m>. */

@@ -283,6 +283,39 @@ TEST(syntax_is_json_parse_s)
     free(deep);
 }
 
+TEST(members_sorted_and_tree_bytes)
+{
+    struct forge_err err = {0};
+    const char *text = "{\"b\": 1, \"a\": \"xy\", \"b\": [2], \"\": null, \"a\": 3}";
+    cJSON *v = forge_json_parse(text, strlen(text), "m.json", &err);
+    /* by name, then position: a repeated name's first member first */
+    struct forge_json_member few[8], *m;
+    size_t n;
+    CHECK((m = forge_json_members_sorted(v, few, 8, &n)) == few);
+    CHECK_INT((int)n, 5);
+    const char *names[] = {"", "a", "a", "b", "b"};
+    const size_t pos[] = {3, 1, 4, 0, 2};
+    for (size_t i = 0; i < n && i < 5; i++) {
+        CHECK_STR(m[i].c->string, names[i]);
+        CHECK_INT((int)m[i].pos, (int)pos[i]);
+    }
+    /* too many for the buffer: a new array, the same order */
+    CHECK((m = forge_json_members_sorted(v, few, 4, &n)) != few && m != NULL);
+    CHECK_INT((int)n, 5);
+    CHECK_INT((int)m[1].pos, 1);
+    forge_free(m);
+    /* an array's items have no names; no buffer and nothing to sort still gives an array */
+    cJSON *arr = cJSON_GetObjectItem(v, "b");
+    CHECK((m = forge_json_members_sorted(arr, NULL, 0, &n)) != NULL);
+    CHECK_INT((int)n, 0);
+    forge_free(m);
+    /* seven nodes (the object, its five members, the array's item); names b a b "" a (4 bytes), the
+     * string "xy" (2 bytes) */
+    CHECK_INT((int)forge_json_tree_bytes(v, 10), 7 * 10 + 4 + 2);
+    CHECK_INT((int)forge_json_tree_bytes(NULL, 10), 0);
+    cJSON_Delete(v);
+}
+
 int main(void)
 {
     RUN(numbers_print_like_javascript);
@@ -295,5 +328,6 @@ int main(void)
     RUN(value_limit);
     RUN(output_is_valid_utf8);
     RUN(syntax_is_json_parse_s);
+    RUN(members_sorted_and_tree_bytes);
     return TEST_DONE();
 }
