@@ -63,6 +63,8 @@ const char forge_usage_check[] =
     "  --max-json-nodes N           most JSON values in one document or line (default 10000000)\n"
     "  --schema-steps N             most schema nodes evaluated per call with --deep\n"
     "                               (default 10000000)\n"
+    "  --regex-timeout MS           time limit of one schema pattern match with --deep\n"
+    "                               (default 1000; 0 = none)\n"
     "\n"
     "Exit: 0 all passed; 1 a trajectory has a critical issue or scores under --min-score;\n"
     "2 bad usage, a file that could not be read to its end (missing, a folder, over a limit,\n"

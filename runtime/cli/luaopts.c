@@ -22,6 +22,8 @@ const char forge_luaopts_usage[] =
     "  --lua-memory MIB         memory cap of a Lua state in MiB (default 256; 0 = none)\n"
     "  --lua-timeout MS         wall-clock deadline per call into Lua (default 5000; 0 = none)\n"
     "  --regex-match-limit N    PCRE2 match limit per regex match (default 10000000)\n"
+    "  --regex-timeout MS       time limit of one regex match: forge.re, assertions, verifiers,\n"
+    "                           scripted rules, schema patterns (default 1000; 0 = none)\n"
     "  -v, --verbose            show debug messages (forge.log.debug)\n"
     "  -q, --quiet              only errors on stderr\n";
 
@@ -68,7 +70,7 @@ int forge_luaopts_parse(int argc, char **argv, int *i, struct forge_vm_opts *o)
     int takes = strcmp(a, "--allow-read") == 0 || strcmp(a, "--allow-env") == 0 ||
                 strcmp(a, "--lua-instructions") == 0 ||
                 strcmp(a, "--lua-memory") == 0 || strcmp(a, "--lua-timeout") == 0 ||
-                strcmp(a, "--regex-match-limit") == 0;
+                strcmp(a, "--regex-match-limit") == 0 || strcmp(a, "--regex-timeout") == 0;
     if (!takes)
         return 0;
     if (!val) {
@@ -107,6 +109,13 @@ int forge_luaopts_parse(int argc, char **argv, int *i, struct forge_vm_opts *o)
         o->limits.memory = (size_t)v << 20;
     } else if (strcmp(a, "--lua-timeout") == 0)
         o->limits.timeout_ms = v;
+    else if (strcmp(a, "--regex-timeout") == 0) {
+        if (v > 86400000ull) {
+            forge_cli_error("--regex-timeout %s: more than a day", val);
+            return -1;
+        }
+        forge_re_set_timeout((unsigned long)v);
+    }
     else
         forge_re_set_limits(v ? (unsigned long)v : 10000000ul, 100000ul);
     return 1;

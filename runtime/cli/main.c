@@ -5,6 +5,7 @@
 #include "base/file.h"
 #include "data/jcache.h"
 #include "data/json.h"
+#include "data/re.h"
 #include "data/schema.h"
 #include "eval/suite.h"
 
@@ -153,10 +154,11 @@ const char forge_cli_input_usage[] =
 
 int forge_cli_input_opt(const char *cmd, int argc, char **argv, int *i)
 {
-    static const char *const names[] = {"--max-file-mb", "--max-json-nodes", "--schema-steps"};
+    static const char *const names[] = {"--max-file-mb", "--max-json-nodes", "--schema-steps",
+                                        "--regex-timeout"};
     const char *a = argv[*i], *val = NULL;
     int which = -1;
-    for (int k = 0; k < 3 && which < 0; k++) {
+    for (int k = 0; k < 4 && which < 0; k++) {
         size_t n = strlen(names[k]);
         if (strncmp(a, names[k], n) == 0 && (a[n] == '\0' || a[n] == '='))
             which = k, val = a[n] == '=' ? a + n + 1 : NULL;
@@ -173,18 +175,21 @@ int forge_cli_input_opt(const char *cmd, int argc, char **argv, int *i)
     char *end = NULL;
     errno = 0;
     unsigned long long v = strtoull(val, &end, 10);
-    unsigned long long most = which == 0 ? 1048576ull : 1000000000000ull;
-    if (!*val || *val == '-' || *end || errno || v < 1 || v > most) {
-        forge_cli_error("%s: %s takes a whole number from 1 to %llu, not '%s'", cmd, names[which],
-                        most, val);
+    unsigned long long most = which == 0 ? 1048576ull : which == 3 ? 86400000ull : 1000000000000ull;
+    unsigned long long least = which == 3 ? 0 : 1;
+    if (!*val || *val == '-' || *end || errno || v < least || v > most) {
+        forge_cli_error("%s: %s takes a whole number from %llu to %llu, not '%s'", cmd,
+                        names[which], least, most, val);
         return -1;
     }
     if (which == 0)
         forge_file_set_input_limit((size_t)v << 20);
     else if (which == 1)
         forge_json_set_node_limit((size_t)v);
-    else
+    else if (which == 2)
         forge_schema_set_max_steps((unsigned long)v);
+    else
+        forge_re_set_timeout((unsigned long)v);
     return 1;
 }
 

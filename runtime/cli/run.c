@@ -78,6 +78,8 @@ const char forge_usage_run[] =
     "                          (default 10000000)\n"
     "  --schema-steps N        most schema nodes evaluated to validate one value: tool\n"
     "                          arguments, argsMatchSchema, responseSchema (default 10000000)\n"
+    "  --regex-timeout MS      time limit of one regex match: assertions, verifiers, scripted\n"
+    "                          rules, schema patterns (default 1000; 0 = none)\n"
     "  --approval-level LEVEL  live runs: which calls need approval: autonomous, cautious\n"
     "                          (default), standard or paranoid (docs/tools.md)\n"
     "  --approve, --deny       live runs: the answer to calls that need approval (default approve)\n"

@@ -40,6 +40,7 @@ const char forge_usage_schema[] =
     "  --max-json-nodes N most JSON values in one file or line (default 10000000)\n"
     "  --schema-steps N   most schema nodes evaluated to validate one instance\n"
     "                     (default 10000000)\n"
+    "  --regex-timeout MS time limit of one pattern match (default 1000; 0 = none)\n"
     "\n"
     "Exit status: 0 all valid, 1 some instance invalid, 2 bad usage, a bad schema or bad JSON\n"
     "(reported as file:line:col).\n";

@@ -6,9 +6,8 @@
 #define _GNU_SOURCE /* memmem */
 #include "data/schema_int.h"
 #include "base/alloc.h"
+#include "data/re_int.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1296,9 +1295,13 @@ void *forge_ecmare_compile(const char *pat, size_t len, struct forge_err *err)
     }
     int ec;
     PCRE2_SIZE off;
-    pcre2_code *code = pcre2_compile((PCRE2_SPTR)b.data, b.len, PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &ec,
-                                     &off, NULL);
+    pcre2_code *code = forge_re_pcre2_compile(b.data, b.len, PCRE2_UTF | PCRE2_DOLLAR_ENDONLY,
+                                              NULL, NULL, &ec, &off);
     forge_buf_free(&b);
+    if (!code && ec == PCRE2_ERROR_NOMEMORY) {
+        forge_err_set(err, FORGE_ENOMEM, "out of memory compiling a pattern");
+        return NULL;
+    }
     if (!code) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(ec, msg, sizeof msg);
@@ -1385,6 +1388,12 @@ static bool utf8_valid(const unsigned char *s, size_t n)
 static _Thread_local pcre2_match_data *tl_md;
 static _Thread_local pcre2_match_context *tl_mc;
 static _Thread_local pcre2_jit_stack *tl_js;
+static _Thread_local bool tl_timeout; /* the last PCRE2 match ran past the time limit */
+
+bool forge_ecmare_timed_out(void)
+{
+    return tl_timeout;
+}
 
 int forge_ecmare_engine(const void *p)
 {
@@ -1456,14 +1465,10 @@ static int pcre2_test(const struct ecmare *re, const char *s, size_t n)
         if (tl_js)
             pcre2_jit_stack_assign(tl_mc, NULL, tl_js);
     }
-    int r;
-    if (re->jit) {
-        if (!utf8_valid((const unsigned char *)s, n))
-            return 0; /* an invalid subject matches nothing */
-        r = pcre2_jit_match(re->code, (PCRE2_SPTR)s, n, 0, 0, tl_md, tl_mc);
-    } else {
-        r = pcre2_match(re->code, (PCRE2_SPTR)s, n, 0, 0, tl_md, tl_mc);
-    }
+    if (re->jit && !utf8_valid((const unsigned char *)s, n))
+        return 0; /* an invalid subject matches nothing */
+    int r = forge_re_pcre2_match(re->code, re->jit, s, n, 0, 0, tl_md, tl_mc);
+    tl_timeout = r == PCRE2_ERROR_CALLOUT;
     if (r >= 0)
         return 1;
     if (r == PCRE2_ERROR_NOMATCH)

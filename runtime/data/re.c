@@ -1,9 +1,8 @@
 /* Regular expressions over PCRE2 with a compiled-pattern cache and match limits. */
-#include "data/re.h"
+#include "data/re_int.h"
 #include "base/alloc.h"
+#include "base/clock.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -28,11 +27,109 @@ struct forge_re_ctx {
 
 static unsigned long match_limit = 10000000;
 static unsigned long depth_limit = 100000;
+static unsigned long timeout_ms = FORGE_RE_DEFAULT_TIMEOUT_MS;
 
 void forge_re_set_limits(unsigned long m, unsigned long d)
 {
     match_limit = m;
     depth_limit = d;
+}
+
+void forge_re_set_timeout(unsigned long ms)
+{
+    timeout_ms = ms;
+}
+
+unsigned long forge_re_timeout_ms(void)
+{
+    return timeout_ms;
+}
+
+/* ---- the time limit: a callout at the start of each attempt ---- */
+
+/* Start-of-pattern items that must stay first: (*UTF), (*LIMIT_MATCH=9), (*CRLF), ... (the
+ * verbs with no argument, which may also come first, are kept inside the group). */
+static size_t leading_options(const char *pat, size_t len)
+{
+    static const char *const verbs[] = {"ACCEPT", "FAIL", "F", "COMMIT", "PRUNE", "SKIP", "THEN"};
+    size_t i = 0;
+    while (i + 2 < len && pat[i] == '(' && pat[i + 1] == '*') {
+        size_t j = i + 2, name = j;
+        while (j < len && ((pat[j] >= 'A' && pat[j] <= 'Z') || pat[j] == '_'))
+            j++;
+        size_t nlen = j - name;
+        if (nlen == 0)
+            break;
+        for (size_t v = 0; v < sizeof verbs / sizeof *verbs; v++)
+            if (strlen(verbs[v]) == nlen && memcmp(verbs[v], pat + name, nlen) == 0)
+                return i;
+        if (j < len && pat[j] == '=') {
+            j++;
+            while (j < len && pat[j] >= '0' && pat[j] <= '9')
+                j++;
+        }
+        if (j >= len || pat[j] != ')')
+            break;
+        i = j + 1;
+    }
+    return i;
+}
+
+pcre2_code *forge_re_pcre2_compile(const char *pat, size_t len, uint32_t opts,
+                                   pcre2_compile_context *cctx, const struct forge_re_mem *mem,
+                                   int *ec, PCRE2_SIZE *off)
+{
+    /* The callout goes first, after the items that must stay first: an attempt begins with
+     * the first branch, so it passes the callout whatever the pattern holds (a callout cannot
+     * be quantified, so nothing after it can change its meaning). */
+    static const char head[] = "(?C255)";
+    size_t lead = leading_options(pat, len), n = len + sizeof head - 1;
+    char *w = mem && mem->alloc ? mem->alloc(n, mem->ud) : forge_malloc(n);
+    if (!w) {
+        *ec = PCRE2_ERROR_NOMEMORY;
+        *off = 0;
+        return NULL;
+    }
+    memcpy(w, pat, lead);
+    memcpy(w + lead, head, sizeof head - 1);
+    memcpy(w + lead + sizeof head - 1, pat + lead, len - lead);
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)w, n, opts, ec, off, cctx);
+    mem && mem->alloc ? mem->free(w, mem->ud) : forge_free(w);
+    if (code || *ec == PCRE2_ERROR_NOMEMORY)
+        return code;
+    /* the error and its offset in the pattern as written */
+    return pcre2_compile((PCRE2_SPTR)pat, len, opts, ec, off, cctx);
+}
+
+struct clock {
+    uint64_t deadline;
+    unsigned attempts;
+};
+
+static int on_attempt(pcre2_callout_block *b, void *data)
+{
+    (void)b;
+    struct clock *c = data;
+    /* a clock read is some 20 ns: on the first attempt, then every 16th */
+    if (c->attempts++ % 16)
+        return 0;
+    uint64_t now = forge_clock_ns();
+    if (c->attempts == 1) {
+        c->deadline = now + (uint64_t)timeout_ms * 1000000u;
+        return 0;
+    }
+    return now > c->deadline ? PCRE2_ERROR_CALLOUT : 0;
+}
+
+int forge_re_pcre2_match(const pcre2_code *code, bool jit, const char *s, size_t n, size_t start,
+                         uint32_t opts, pcre2_match_data *md, pcre2_match_context *mctx)
+{
+    struct clock c = {0, 0};
+    pcre2_set_callout(mctx, timeout_ms ? on_attempt : NULL, &c);
+    int rc = jit ? pcre2_jit_match(code, (PCRE2_SPTR)s, n, start, opts, md, mctx)
+                 : pcre2_match(code, (PCRE2_SPTR)s, n, start, opts, md, mctx);
+    pcre2_set_callout(mctx, NULL, NULL); /* <c> is gone */
+    return rc;
 }
 
 int forge_re_flags(const char *letters, struct forge_err *err)
@@ -73,8 +170,8 @@ static struct forge_re *compile(const char *pattern, size_t len, int flags,
         opts |= PCRE2_ANCHORED;
     int code;
     PCRE2_SIZE off;
-    pcre2_code *c = pcre2_compile((PCRE2_SPTR)pattern, len, opts, &code, &off,
-                                  ctx ? ctx->cctx : NULL);
+    pcre2_code *c = forge_re_pcre2_compile(pattern, len, opts, ctx ? ctx->cctx : NULL,
+                                           ctx ? &ctx->mem : NULL, &code, &off);
     if (!c && ctx && code == PCRE2_ERROR_NOMEMORY) {
         forge_err_set(err, FORGE_ENOMEM, "out of memory compiling a regex");
         return NULL;
@@ -194,9 +291,14 @@ static int exec(const struct forge_re *re, pcre2_match_context *mctx, pcre2_matc
     pcre2_set_depth_limit(mctx, (uint32_t)depth_limit);
     uint32_t need = (uint32_t)forge_re_groups(re) + 1;
     uint32_t mopts = checked && !(re->flags & FORGE_RE_BYTES) ? PCRE2_NO_UTF_CHECK : 0;
-    int rc = pcre2_match(re->code, (PCRE2_SPTR)subject, len, start, mopts, mdata, mctx);
+    int rc = forge_re_pcre2_match(re->code, false, subject, len, start, mopts, mdata, mctx);
     if (rc == PCRE2_ERROR_NOMATCH)
         return 0;
+    if (rc == PCRE2_ERROR_CALLOUT)
+        return forge_err_set(err, FORGE_ELIMIT,
+                             "regex '%.100s' ran past the %lu ms time limit of one match "
+                             "(catastrophic backtracking?); simplify the pattern or raise "
+                             "--regex-timeout", re->pattern, timeout_ms);
     if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
         rc == PCRE2_ERROR_HEAPLIMIT)
         return forge_err_set(err, FORGE_ELIMIT,

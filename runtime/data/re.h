@@ -61,6 +61,14 @@ int forge_re_test(const char *pattern, int flags, const char *subject, struct fo
  * and 100,000. */
 void forge_re_set_limits(unsigned long match_limit, unsigned long depth_limit);
 
+/* The time limit of one match, in milliseconds (0: none): checked at the start of each match
+ * attempt (every 16th), so it bounds what the match limit cannot, a pattern that costs the
+ * limit's worth at each start position. Past it a match fails with FORGE_ELIMIT naming
+ * --regex-timeout. Applies to JSON Schema patterns matched by PCRE2 too. */
+#define FORGE_RE_DEFAULT_TIMEOUT_MS 1000
+void forge_re_set_timeout(unsigned long ms);
+unsigned long forge_re_timeout_ms(void);
+
 void forge_re_free(struct forge_re *re);
 void forge_re_cache_clear(void);
 

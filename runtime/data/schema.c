@@ -5,6 +5,7 @@
 #include "data/schema.h"
 #include "data/schema_int.h"
 #include "data/json.h"
+#include "data/re.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/file.h"
@@ -2646,6 +2647,12 @@ const char *forge_schema_limit_message(void)
         return "schema evaluation limit exceeded: evaluation nested deeper than 512 schemas "
                "(a reference cycle that consumes no input?)";
     case LIM_PATTERN:
+        if (forge_ecmare_timed_out()) {
+            snprintf(msg, sizeof msg, "a pattern ran past the %lu ms time limit of one match "
+                     "(catastrophic backtracking?); simplify the pattern or raise --regex-timeout",
+                     forge_re_timeout_ms());
+            return msg;
+        }
         return "a pattern hit its PCRE2 match limit (catastrophic backtracking?); simplify the "
                "pattern";
     default:

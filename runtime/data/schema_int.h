@@ -30,6 +30,9 @@ int forge_ecmare_test(const void *code, const char *s, size_t n);
 /* forge_ecmare_test on the NUL-terminated <s> (its length is found on the way when the
  * pattern runs on a small DFA). */
 int forge_ecmare_test_str(const void *code, const char *s);
+/* After a test of the calling thread returned FORGE_ELIMIT: true when the match ran past the
+ * time limit of one match (--regex-timeout), false when it hit a PCRE2 limit. */
+bool forge_ecmare_timed_out(void);
 
 /* For tests: whether <code> uses the fast matcher for simple patterns, and a match that
  * always goes through PCRE2 (same results as forge_ecmare_test). */

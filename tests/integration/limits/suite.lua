@@ -151,6 +151,29 @@ if entry == "results" or entry == "template_text" then
   return forge.suite { name = entry, tools = { tool }, model = forge.scripted { { calls = calls, reply = "done" } },
                        cases = { { id = "c1", input = { message = string.rep("m", 10000) }, expect = { responseNonEmpty = true } } } }
 end
+if entry == "regex" then
+  -- a pattern that costs PCRE2's match limit's worth at each start position (\w*\d on 40 KB
+  -- of letters: some 15 s) ends at the time limit of one match, wherever C matches it
+  local long = string.rep("a", 40000) .. "!"
+  if kind == "lua" then forge.re.test(long, "\\w*\\d") return end
+  local rule, expect, verifiers, params = { reply = long }, { responseNonEmpty = true }, {}, nil
+  if kind == "rule" then rule = { match = "\\w*\\d", reply = "matched" } end
+  if kind == "assertion" then expect = { regexPattern = "\\w*\\d" } end
+  if kind == "verifier" or kind == "schema" then
+    rule = { calls = { { name = "t", arguments = { a = long } } }, reply = "done" }
+  end
+  if kind == "verifier" then -- a verifier that fails blocks a write tool's result
+    verifiers = { forge.verifier { name = "v", tools = { "t" }, pattern = { reject = "\\w*\\d" } } }
+    expect = { noVerifierBlocks = true }
+  end
+  if kind == "schema" then -- a lookahead: PCRE2 matches it, at every position
+    params = { type = "object", properties = { a = { type = "string", pattern = "(?=\\w*\\d)" } } }
+  end
+  local tool = forge.tool { name = "t", category = "write", parameters = params,
+                            run = function(args) return { echo = args.a } end }
+  return forge.suite { name = "r", model = forge.scripted { rule }, tools = { tool }, verifiers = verifiers,
+                       cases = { { id = "c1", input = { message = long }, expect = expect } } }
+end
 if entry == "require" then require "module" end
 
 forge.assertion("ok", at("assertion", function() return true end))

@@ -1,6 +1,7 @@
 """End-to-end checks of `forge schema validate`: exact output and exit codes."""
 import os
 import subprocess
+import tempfile
 import sys
 
 FORGE, HERE = sys.argv[1], os.path.dirname(os.path.realpath(__file__))
@@ -58,6 +59,21 @@ run(["exponential-dynamic.schema.json", "five.json"], 2, "",
     "steps validating one instance; raise it with --schema-steps N\n")
 run(["--schema-steps", "0", "exponential.schema.json", "five.json"], 2, "",
     "forge: schema validate: --schema-steps takes a whole number from 1 to 1000000000000, not '0'\n")
+# a lookahead is matched by PCRE2, at every start position: \w*\d over 40 KB of letters would
+# take some 15 s; the time limit of one match ends it
+with tempfile.TemporaryDirectory() as tmp:
+    long_json = os.path.join(tmp, "long.json")
+    with open(long_json, "w") as f:
+        f.write('"' + "a" * 40000 + '!"')
+    run(["lookahead.schema.json", long_json], 2, "",
+        f"forge: schema validate: {long_json}: a pattern ran past the 1000 ms time limit of one "
+        "match (catastrophic backtracking?); simplify the pattern or raise --regex-timeout\n")
+    run(["--regex-timeout", "100", "lookahead.schema.json", long_json], 2, "",
+        f"forge: schema validate: {long_json}: a pattern ran past the 100 ms time limit of one "
+        "match (catastrophic backtracking?); simplify the pattern or raise --regex-timeout\n")
+run(["lookahead.schema.json", "valid-lookahead.json"], 0, "valid-lookahead.json: valid\n")
+run(["--regex-timeout", "-1", "lookahead.schema.json", "five.json"], 2, "",
+    "forge: schema validate: --regex-timeout takes a whole number from 0 to 86400000, not '-1'\n")
 run(["tool.schema.json", "broken.json"], 2, "", "broken.json:4:2:")
 run(["broken.json", "valid.json"], 2, "", "broken.json:4:2:")
 run(["--draft", "5", "tool.schema.json", "valid.json"], 2, "", "--draft takes 4, 6, 7, 2019-09 or 2020-12")
