@@ -225,11 +225,21 @@ static void coerce_value(struct cctx *c, cJSON *parent, cJSON *v, const cJSON *p
     }
     if (nv) {
         note(c, path, v, nv, rule);
-        /* in an object the replacement must carry the member's key */
-        if (v->string)
-            cJSON_ReplaceItemInObjectCaseSensitive(parent, v->string, nv);
-        else
-            cJSON_ReplaceItemViaPointer(parent, v, nv);
+        /* in an object the replacement must carry the member's key (and replace this member,
+         * not a first one of the same name) */
+        if (v->string) {
+            size_t kl = strlen(v->string) + 1;
+            char *key = cJSON_malloc(kl);
+            if (!key) {
+                cJSON_Delete(nv);
+                c->rc = FORGE_ENOMEM;
+                return;
+            }
+            memcpy(key, v->string, kl);
+            nv->string = key;
+            nv->type &= ~cJSON_StringIsConst;
+        }
+        cJSON_ReplaceItemViaPointer(parent, v, nv);
         v = nv;
     }
     /* element-wise coercion of string items toward a non-string item type */
@@ -271,13 +281,31 @@ int forge_coerce_args(cJSON *args, const cJSON *schema, cJSON **coercions, struc
     }
     const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
     const cJSON *req = cJSON_GetObjectItemCaseSensitive(schema, "required");
+    /* many arguments: their properties and required names found by hash, not by a scan each */
+    struct forge_json_names pix = {FORGE_STRTAB_INIT, NULL};
+    struct forge_strtab rtab = FORGE_STRTAB_INIT;
+    bool big = false;
+    if (cJSON_IsObject(args) && cJSON_IsObject(props)) {
+        int n = 0;
+        for (const cJSON *v = args->child; v && n <= 16; v = v->next)
+            n++;
+        big = n > 16;
+        if (big && forge_json_names_build(&pix, props))
+            c.rc = FORGE_ENOMEM;
+        const cJSON *r, *names = big ? req : NULL;
+        cJSON_ArrayForEach(r, names)
+            if (cJSON_IsString(r) && forge_strtab_find(&rtab, r->valuestring) < 0 &&
+                forge_strtab_add(&rtab, r->valuestring) < 0)
+                c.rc = FORGE_ENOMEM;
+    }
     if (cJSON_IsObject(args) && cJSON_IsObject(props)) {
         for (cJSON *v = args->child, *next; v && !c.rc; v = next) {
             next = v->next;
-            const cJSON *prop = cJSON_GetObjectItemCaseSensitive(props, v->string);
-            bool required = false;
-            const cJSON *r;
-            cJSON_ArrayForEach(r, req)
+            const cJSON *prop = big ? forge_json_names_find(&pix, v->string)
+                                    : cJSON_GetObjectItemCaseSensitive(props, v->string);
+            bool required = big && forge_strtab_find(&rtab, v->string) >= 0;
+            const cJSON *r, *names = big ? NULL : req;
+            cJSON_ArrayForEach(r, names)
                 if (cJSON_IsString(r) && !strcmp(r->valuestring, v->string))
                     required = true;
             char *path = child_path("", v->string, 0);
@@ -300,6 +328,8 @@ int forge_coerce_args(cJSON *args, const cJSON *schema, cJSON **coercions, struc
             forge_free(path);
         }
     }
+    forge_json_names_free(&pix);
+    forge_strtab_free(&rtab);
     if (c.rc) {
         cJSON_Delete(c.log);
         return forge_err_set(err, c.rc, "out of memory coercing arguments");

@@ -904,3 +904,36 @@ double forge_json_num(const cJSON *obj, const char *key, double dflt)
     const cJSON *v = forge_json_get(obj, key);
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
+
+int forge_json_names_build(struct forge_json_names *ix, const cJSON *o)
+{
+    memset(ix, 0, sizeof *ix);
+    size_t n = 0, k = 0;
+    for (const cJSON *x = o->child; x; x = x->next)
+        n++;
+    if (n && !(ix->members = forge_malloc(n * sizeof *ix->members)))
+        return FORGE_ENOMEM;
+    for (const cJSON *x = o->child; x; x = x->next) {
+        if (!x->string || forge_strtab_find(&ix->t, x->string) >= 0)
+            continue;
+        if (forge_strtab_add(&ix->t, x->string) < 0) {
+            forge_json_names_free(ix);
+            return FORGE_ENOMEM;
+        }
+        ix->members[k++] = x;
+    }
+    return 0;
+}
+
+const cJSON *forge_json_names_find(const struct forge_json_names *ix, const char *name)
+{
+    long i = forge_strtab_find(&ix->t, name);
+    return i >= 0 ? ix->members[i] : NULL;
+}
+
+void forge_json_names_free(struct forge_json_names *ix)
+{
+    forge_strtab_free(&ix->t);
+    forge_free(ix->members);
+    memset(ix, 0, sizeof *ix);
+}

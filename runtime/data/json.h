@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/strtab.h"
 
 /* Default cap on the values (cJSON nodes) of one parsed input: 10 million, about 800 MB of
  * nodes; `--max-json-nodes` changes it for the process (forge_json_set_node_limit). */
@@ -87,6 +88,20 @@ struct forge_json_member {
  * (to free when it is not <buf>). Sets *<n>; returns the array, or NULL when out of memory. */
 struct forge_json_member *forge_json_members_sorted(const cJSON *o, struct forge_json_member *buf,
                                                     size_t cap, size_t *n);
+
+/* The members of an object found by name through a hash table (base/strtab): each name once,
+ * at its first member, as cJSON's lookup finds it. For objects looked into many times (a $defs
+ * of thousands, the properties of a 40,000-member schema). The names are borrowed from the
+ * object, which must outlive the index. */
+struct forge_json_names {
+    struct forge_strtab t;
+    const cJSON **members; /* by index in t */
+};
+/* Builds <ix> over the members of object <o>. 0, or FORGE_ENOMEM (<ix> is then empty). */
+int forge_json_names_build(struct forge_json_names *ix, const cJSON *o);
+/* The first member of that name, or NULL. */
+const cJSON *forge_json_names_find(const struct forge_json_names *ix, const char *name);
+void forge_json_names_free(struct forge_json_names *ix);
 
 /* Output flags. */
 enum {

@@ -520,6 +520,21 @@ struct pending {
     char *where;
 };
 
+/* A hash map from addresses to addresses. */
+struct pmap {
+    const void **keys;
+    void **vals;
+    size_t cap, count;
+};
+
+/* The names of an object that $ref's JSON pointers walk through, once it is looked into more
+ * than once: n references into a $defs of n entries are n lookups, not n scans. */
+struct objtab {
+    struct forge_json_names ix;
+    bool built;
+    bool scan; /* few members (or out of memory): scanned */
+};
+
 struct forge_schema {
     struct forge_schema_opts opts;
     struct forge_schema_refdir *refdirs;
@@ -529,9 +544,9 @@ struct forge_schema {
     int nents, capents;
     struct node **nodes; /* all nodes, for freeing */
     int nnodes, capnodes;
-    const cJSON **mkeys; /* hash map json -> node */
-    struct node **mvals;
-    size_t mcap, mcount;
+    struct pmap nodemap; /* json -> its node */
+    struct pmap objtabs; /* json object -> its struct objtab, for $ref's JSON pointers */
+    struct forge_strtab enttab; /* ents[i].uri -> i */
     struct pending *pend;
     int npend, cappend;
     struct node *root;
@@ -873,10 +888,8 @@ static const cJSON *get(const cJSON *o, const char *k)
 
 static struct ent *find_ent(struct forge_schema *s, const char *uri)
 {
-    for (int i = 0; i < s->nents; i++)
-        if (!strcmp(s->ents[i].uri, uri))
-            return &s->ents[i];
-    return NULL;
+    long i = forge_strtab_find(&s->enttab, uri);
+    return i >= 0 ? &s->ents[i] : NULL;
 }
 
 static int add_ent(struct forge_schema *s, const char *uri, const cJSON *json, const char *parent_base,
@@ -899,7 +912,8 @@ static int add_ent(struct forge_schema *s, const char *uri, const cJSON *json, c
     e->parent_base = forge_strdup(parent_base ? parent_base : "");
     e->ptr = forge_strdup(ptr);
     e->resuri = resuri ? forge_strdup(resuri) : NULL;
-    if (!e->uri || !e->parent_base || !e->ptr || (resuri && !e->resuri)) {
+    if (!e->uri || !e->parent_base || !e->ptr || (resuri && !e->resuri) ||
+        forge_strtab_add(&s->enttab, e->uri) != s->nents) {
         forge_free(e->resuri);
         forge_free(e->uri);
         forge_free(e->parent_base);
@@ -1211,52 +1225,84 @@ struct cctx {
     const char *kptr;
 };
 
-static struct node *map_get(struct forge_schema *s, const cJSON *j)
+static void *pmap_get(const struct pmap *m, const void *key)
 {
-    if (!s->mcap)
+    if (!m->cap)
         return NULL;
-    size_t h = ((uintptr_t)j >> 4) & (s->mcap - 1);
-    while (s->mkeys[h]) {
-        if (s->mkeys[h] == j)
-            return s->mvals[h];
-        h = (h + 1) & (s->mcap - 1);
+    size_t h = ((uintptr_t)key >> 4) & (m->cap - 1);
+    while (m->keys[h]) {
+        if (m->keys[h] == key)
+            return m->vals[h];
+        h = (h + 1) & (m->cap - 1);
     }
     return NULL;
 }
 
-static int map_put(struct forge_schema *s, const cJSON *j, struct node *n)
+/* Adds <key> (not in the map). */
+static int pmap_put(struct pmap *m, const void *key, void *val)
 {
-    if ((s->mcount + 1) * 2 > s->mcap) {
-        size_t nc = s->mcap ? s->mcap * 2 : 64;
-        const cJSON **k = forge_calloc(nc, sizeof *k);
-        struct node **v = forge_calloc(nc, sizeof *v);
+    if ((m->count + 1) * 2 > m->cap) {
+        size_t nc = m->cap ? m->cap * 2 : 64;
+        const void **k = forge_calloc(nc, sizeof *k);
+        void **v = forge_calloc(nc, sizeof *v);
         if (!k || !v) {
             forge_free(k);
             forge_free(v);
             return FORGE_ENOMEM;
         }
-        for (size_t i = 0; i < s->mcap; i++) {
-            if (!s->mkeys[i])
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->keys[i])
                 continue;
-            size_t h = ((uintptr_t)s->mkeys[i] >> 4) & (nc - 1);
+            size_t h = ((uintptr_t)m->keys[i] >> 4) & (nc - 1);
             while (k[h])
                 h = (h + 1) & (nc - 1);
-            k[h] = s->mkeys[i];
-            v[h] = s->mvals[i];
+            k[h] = m->keys[i];
+            v[h] = m->vals[i];
         }
-        forge_free(s->mkeys);
-        forge_free(s->mvals);
-        s->mkeys = k;
-        s->mvals = v;
-        s->mcap = nc;
+        forge_free(m->keys);
+        forge_free(m->vals);
+        m->keys = k;
+        m->vals = v;
+        m->cap = nc;
     }
-    size_t h = ((uintptr_t)j >> 4) & (s->mcap - 1);
-    while (s->mkeys[h])
-        h = (h + 1) & (s->mcap - 1);
-    s->mkeys[h] = j;
-    s->mvals[h] = n;
-    s->mcount++;
+    size_t h = ((uintptr_t)key >> 4) & (m->cap - 1);
+    while (m->keys[h])
+        h = (h + 1) & (m->cap - 1);
+    m->keys[h] = key;
+    m->vals[h] = val;
+    m->count++;
     return 0;
+}
+
+static void pmap_free(struct pmap *m)
+{
+    forge_free(m->keys);
+    forge_free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* The member <name> of object <o> for a JSON pointer's walk (the first of that name, as
+ * cJSON's lookup finds), by a scan the first time, by its table after. NULL when absent;
+ * out of memory falls back to the scan. */
+static const cJSON *pointer_member(struct forge_schema *s, const cJSON *o, const char *name)
+{
+    struct objtab *t = pmap_get(&s->objtabs, o);
+    if (!t) {
+        t = forge_calloc(1, sizeof *t);
+        if (t && pmap_put(&s->objtabs, o, t)) {
+            forge_free(t);
+            t = NULL;
+        }
+        return get(o, name);
+    }
+    if (!t->built && !t->scan) {
+        size_t n = 0;
+        for (const cJSON *x = o->child; x && n < 16; x = x->next)
+            n++;
+        t->scan = n < 16 || forge_json_names_build(&t->ix, o);
+        t->built = !t->scan;
+    }
+    return t->scan ? get(o, name) : forge_json_names_find(&t->ix, name);
 }
 
 static int compile(struct forge_schema *s, const cJSON *json, const struct cctx *cx,
@@ -1720,7 +1766,7 @@ static void leaf_spec(struct node *n)
 static int compile(struct forge_schema *s, const cJSON *json, const struct cctx *cx,
                    struct node **out, struct forge_err *err)
 {
-    struct node *n = map_get(s, json);
+    struct node *n = pmap_get(&s->nodemap, json);
     if (n) {
         *out = n;
         return 0;
@@ -1736,7 +1782,7 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
     if (!n)
         return FORGE_ENOMEM;
     s->nodes[s->nnodes++] = n;
-    if ((rc = map_put(s, json, n)))
+    if ((rc = pmap_put(&s->nodemap, json, n)))
         return rc;
     *out = n;
     n->json = json;
@@ -1937,7 +1983,7 @@ static int resolve(struct forge_schema *s, const char *uri, struct node **out, s
             if (*tok && !*endp && i >= 0)
                 next = cJSON_GetArrayItem(cur, (int)i);
         } else if (cJSON_IsObject(cur)) {
-            next = get(cur, tok);
+            next = pointer_member(s, cur, tok);
         }
         if (!next) {
             rc = forge_err_set(err, FORGE_EINVAL, "cannot resolve '%s': no value at '%s'", uri, frag);
@@ -1945,7 +1991,7 @@ static int resolve(struct forge_schema *s, const char *uri, struct node **out, s
         }
         p += len;
         if (*p == '/' && cJSON_IsObject(next)) {
-            const cJSON *id = get(next, id_key(draft));
+            const cJSON *id = pointer_member(s, next, id_key(draft));
             if (cJSON_IsString(id) && !ref_overrides(draft, next) &&
                 !(draft <= FORGE_DRAFT_7 && id->valuestring[0] == '#')) {
                 struct cctx c3 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource, NULL};
@@ -2452,8 +2498,16 @@ void forge_schema_free(struct forge_schema *s)
     forge_free(s->docs);
     forge_free(s->ents);
     forge_free(s->nodes);
-    forge_free(s->mkeys);
-    forge_free(s->mvals);
+    pmap_free(&s->nodemap);
+    for (size_t i = 0; i < s->objtabs.cap; i++) {
+        struct objtab *t = s->objtabs.vals ? s->objtabs.vals[i] : NULL;
+        if (!t)
+            continue;
+        forge_json_names_free(&t->ix);
+        forge_free(t);
+    }
+    pmap_free(&s->objtabs);
+    forge_strtab_free(&s->enttab);
     forge_free(s->pend);
     forge_free(s);
 }
@@ -3726,6 +3780,36 @@ static __attribute__((noinline)) bool items_unique(const cJSON *a)
 
 /* True when the object <inst> has every name of "required" <w> (false: evaluate it fully,
  * which also reports the missing names). */
+static inline bool has_member(const cJSON *o, const char *name)
+{
+    for (const cJSON *m = o->child; m; m = m->next)
+        if (m->string[0] == name[0] && !strcmp(m->string, name))
+            return true;
+    return false;
+}
+
+/* Whether an instance object has names, for a keyword that may ask about many
+ * (dependentRequired, dependencies: each listed name): scans for the first MEMBERS_SCANS
+ * questions, then a table of the object's names, built once, so n names of an object of m
+ * members cost n + m, not n * m. Out of memory, it keeps scanning. */
+enum { MEMBERS_SCANS = 8 };
+struct members {
+    const cJSON *o;
+    int asked;
+    bool built;
+    struct forge_json_names ix;
+};
+
+static bool members_has(struct members *m, const char *name)
+{
+    if (!m->built && m->asked >= 0 && ++m->asked > MEMBERS_SCANS) {
+        m->built = !forge_json_names_build(&m->ix, m->o);
+        if (!m->built)
+            m->asked = -1; /* out of memory: scan from now on */
+    }
+    return m->built ? forge_json_names_find(&m->ix, name) != NULL : has_member(m->o, name);
+}
+
 /* "required" <w> of more than 64 names on the object <o>: one pass over its members marks the
  * names it has (a repeated name under its first index, as the table keeps it), instead of a
  * scan of the members for each name. Returns 1 when every name is there, 0 when one is not
@@ -4108,6 +4192,77 @@ static int req_failed(void *ctx, const char *name)
     return !f->c->all || f->c->quiet;
 }
 
+/* A limit met on entering a node: recorded for forge_schema_limit_message. */
+static __attribute__((noinline, cold)) int limit_hit(struct vctx *c, int which)
+{
+    last_limit = which;
+    c->rc = FORGE_ELIMIT;
+    return FORGE_ELIMIT;
+}
+
+/* The checks of both walks on entering a node: the nesting depth, and the step budget (anyOf
+ * over $ref chains can be exponential). 0, or FORGE_ELIMIT with the limit recorded. */
+static inline __attribute__((always_inline)) int enter_node(struct vctx *c)
+{
+    if (c->depth >= MAX_DEPTH)
+        return limit_hit(c, LIM_DEPTH);
+    if (++c->steps > max_steps)
+        return limit_hit(c, LIM_STEPS);
+    return 0;
+}
+
+/* A pattern of patternProperties tried on a member name counts as a step: every name against
+ * every pattern is the keyword's meaning, n * m tests, which the budget bounds. */
+static inline int pattern_step(struct vctx *c)
+{
+    return ++c->steps > max_steps ? limit_hit(c, LIM_STEPS) : 0;
+}
+
+/* dependentRequired, dependentSchemas and dependencies for vkw: each name the object has (asked
+ * of <m>, which also answers the names a dependency requires) brings its names or subschema. */
+static int vdeps(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
+                 const struct iloc *il, const struct kloc *kl, const struct kloc *k1,
+                 struct ann *ann, struct members *m)
+{
+    int ok = 1, r;
+    const cJSON *dep = w->op == OP_DEPREQ ? w->json->child : NULL;
+    for (int i = 0;; i++) {
+        const char *name;
+        const cJSON *arr = NULL;
+        const struct node *sub = NULL;
+        if (w->op == OP_DEPREQ) {
+            if (!dep)
+                break;
+            name = dep->string;
+            arr = dep;
+            dep = dep->next;
+        } else {
+            if (i >= w->n)
+                break;
+            name = w->names[i];
+            arr = w->arrs[i];
+            sub = w->subs[i];
+        }
+        if (!members_has(m, name))
+            continue;
+        if (arr) {
+            for (const cJSON *x = arr->child; x; x = x->next)
+                if (cJSON_IsString(x) && !members_has(m, x->valuestring)) {
+                    ok = 0;
+                    if ((r = FAIL(c, n, il, kl, w, name, &M_DEPENDENT, EA_S(name), EA_S(x->valuestring))) < 0)
+                        return r;
+                    if (!c->all || c->quiet)
+                        return 0;
+                }
+        } else if (sub) {
+            struct kloc k2 = {k1, name, 0};
+            r = vnode(c, sub, inst, il, &k2, ann);
+            TALLY(c, r, ok);
+        }
+    }
+    return ok;
+}
+
 /* Evaluates one keyword; returns 1 passed, 0 failed (error recorded), negative on failure. */
 static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
                const struct iloc *il, const struct kloc *kl, struct ann *ann)
@@ -4273,43 +4428,10 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         case OP_DEPREQ:
         case OP_DEPSCHEMAS:
         case OP_DEPS: {
-            int ok = 1, i = 0;
-            const cJSON *dep = w->op == OP_DEPREQ ? w->json->child : NULL;
-            for (;; i++) {
-                const char *name;
-                const cJSON *arr = NULL;
-                const struct node *sub = NULL;
-                if (w->op == OP_DEPREQ) {
-                    if (!dep)
-                        break;
-                    name = dep->string;
-                    arr = dep;
-                    dep = dep->next;
-                } else {
-                    if (i >= w->n)
-                        break;
-                    name = w->names[i];
-                    arr = w->arrs[i];
-                    sub = w->subs[i];
-                }
-                if (!get(inst, name))
-                    continue;
-                if (arr) {
-                    for (const cJSON *x = arr->child; x; x = x->next)
-                        if (cJSON_IsString(x) && !get(inst, x->valuestring)) {
-                            ok = 0;
-                            if ((r = FAIL(c, n, il, kl, w, name, &M_DEPENDENT, EA_S(name), EA_S(x->valuestring))) < 0)
-                                return r;
-                            if (!c->all || c->quiet)
-                                return 0;
-                        }
-                } else if (sub) {
-                    struct kloc k2 = {&k1, name, 0};
-                    r = vnode(c, sub, inst, il, &k2, ann);
-                    TALLY(c, r, ok);
-                }
-            }
-            return ok;
+            struct members m = {inst, 0, false, {FORGE_STRTAB_INIT, NULL}};
+            r = vdeps(c, n, w, inst, il, kl, &k1, ann, &m);
+            forge_json_names_free(&m.ix);
+            return r;
         }
         case OP_PROPS:
             if (w->freq || w->fadd)
@@ -4335,6 +4457,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                     }
                     for (int j = from; j < w->n; j++) {
                         if (w->op == OP_PATPROPS) {
+                            if ((r = pattern_step(c)))
+                                return r;
                             r = forge_ecmare_test(w->res[j], key, strlen(key));
                             if (r < 0) {
                                 c->rc = r;
@@ -4368,6 +4492,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                         bool matched = w->props && ntab_find(&w->props->tab, key) >= 0;
                         if (w->patprops)
                             for (int j = 0; j < w->patprops->n && !matched; j++) {
+                                if ((r = pattern_step(c)))
+                                    return r;
                                 r = forge_ecmare_test(w->patprops->res[j], key, strlen(key));
                                 if (r < 0) {
                                     c->rc = r;
@@ -4516,26 +4642,6 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
     if (n->leaf) /* certainly invalid, and no error to explain, or explained in full */
         return leaf_pass_rec(n, inst) ? 1 : leaf_failed(c, n, inst, il, kl);
     return vnode_body(c, n, inst, il, kl, ann);
-}
-
-/* vnode past the leaf test. */
-/* A limit met on entering a node: recorded for forge_schema_limit_message. */
-static __attribute__((noinline, cold)) int limit_hit(struct vctx *c, int which)
-{
-    last_limit = which;
-    c->rc = FORGE_ELIMIT;
-    return FORGE_ELIMIT;
-}
-
-/* The checks of both walks on entering a node: the nesting depth, and the step budget (anyOf
- * over $ref chains can be exponential). 0, or FORGE_ELIMIT with the limit recorded. */
-static inline __attribute__((always_inline)) int enter_node(struct vctx *c)
-{
-    if (c->depth >= MAX_DEPTH)
-        return limit_hit(c, LIM_DEPTH);
-    if (++c->steps > max_steps)
-        return limit_hit(c, LIM_STEPS);
-    return 0;
 }
 
 static int vnode_flat(struct vctx *c, const struct node *n, const cJSON *inst,
@@ -4811,13 +4917,6 @@ static __attribute__((noinline)) bool quick_pass_out(const struct kw *w, const c
 }
 
 /* Whether the object <o> has a member named <name>. */
-static inline bool has_member(const cJSON *o, const char *name)
-{
-    for (const cJSON *m = o->child; m; m = m->next)
-        if (m->string[0] == name[0] && !strcmp(m->string, name))
-            return true;
-    return false;
-}
 
 /* Whether the object <o> has each of the <n> names at <names>. */
 static __attribute__((noinline)) bool names_present(const char *const *names, int n, const cJSON *o)
@@ -4833,14 +4932,17 @@ static __attribute__((noinline)) bool names_present(const char *const *names, in
 /* dependentRequired <w> on the object <o>. */
 static __attribute__((noinline)) bool dep_required_ok(const struct kw *w, const cJSON *o)
 {
-    for (const cJSON *dep = w->json->child; dep; dep = dep->next) {
-        if (!has_member(o, dep->string))
+    struct members m = {o, 0, false, {FORGE_STRTAB_INIT, NULL}};
+    bool ok = true;
+    for (const cJSON *dep = w->json->child; dep && ok; dep = dep->next) {
+        if (!members_has(&m, dep->string))
             continue;
-        for (const cJSON *x = dep->child; x; x = x->next)
-            if (cJSON_IsString(x) && !has_member(o, x->valuestring))
-                return false;
+        for (const cJSON *x = dep->child; x && ok; x = x->next)
+            if (cJSON_IsString(x) && !members_has(&m, x->valuestring))
+                ok = false;
     }
-    return true;
+    forge_json_names_free(&m.ix);
+    return ok;
 }
 
 /* A pure instruction (FI_TYPE to FI_KW) on <x>, of the kind the list is for: 1 passes, 0

@@ -102,10 +102,62 @@ TEST(enums_and_drops)
     cJSON_Delete(s);
 }
 
+TEST(a_repeated_name_coerces_its_own_member)
+{
+    /* each member is replaced where it is, not the first of its name */
+    expect("{\"count\": \"5\", \"count\": \"6\"}", 2, "{\"count\":5,\"count\":6}",
+           "[{\"path\":\"/count\",\"from\":\"5\",\"to\":5,\"rule\":\"string-to-integer\"},"
+           "{\"path\":\"/count\",\"from\":\"6\",\"to\":6,\"rule\":\"string-to-integer\"}]");
+}
+
+TEST(many_arguments_as_one_at_a_time)
+{
+    /* past 16 arguments, properties and required names are found by hash: the result and the
+     * report are those of coercing each argument alone, in order */
+    const char *args =
+        "{\"x0\": null, \"city\": null, \"count\": \"5\", \"x1\": \"7\", \"ratio\": \"0.5\", \"x2\": null,"
+        " \"metric\": \"yes\", \"x3\": 1, \"verbose\": \"\", \"unit\": \"KELVIN\", \"x4\": [],"
+        " \"days\": \"3\", \"x5\": null, \"tags\": \"a\", \"x6\": \"\", \"note\": \"\", \"x7\": null,"
+        " \"filter\": \"{}\", \"x8\": 2, \"count\": \"9\", \"unit\": \"\", \"city\": \"Oslo\"}";
+    struct forge_err err;
+    cJSON *s = J(SCHEMA), *all = J(args), *log = NULL;
+    cJSON *want = cJSON_CreateObject(), *want_log = cJSON_CreateArray();
+    int want_n = 0;
+    for (const cJSON *m = all->child; m; m = m->next) {
+        cJSON *one = cJSON_CreateObject(), *l1 = NULL;
+        cJSON_AddItemToObject(one, m->string, cJSON_Duplicate(m, 1));
+        want_n += forge_coerce_args(one, s, &l1, &err);
+        if (one->child)
+            cJSON_AddItemToObject(want, one->child->string, cJSON_Duplicate(one->child, 1));
+        for (cJSON *e = l1->child; e; e = e->next)
+            cJSON_AddItemToArray(want_log, cJSON_Duplicate(e, 1));
+        cJSON_Delete(l1);
+        cJSON_Delete(one);
+    }
+    int n = forge_coerce_args(all, s, &log, &err);
+    CHECK_INT(n, want_n);
+    CHECK(n >= 10); /* the rules are exercised */
+    char *got = forge_json_print(all, 0), *wa = forge_json_print(want, 0);
+    char *gl = forge_json_print(log, 0), *wl = forge_json_print(want_log, 0);
+    CHECK_STR(got, wa);
+    CHECK_STR(gl, wl);
+    forge_free(got);
+    forge_free(wa);
+    forge_free(gl);
+    forge_free(wl);
+    cJSON_Delete(log);
+    cJSON_Delete(want_log);
+    cJSON_Delete(want);
+    cJSON_Delete(all);
+    cJSON_Delete(s);
+}
+
 int main(void)
 {
     RUN(strings_to_declared_types);
     RUN(numbers_to_booleans_and_arrays);
     RUN(enums_and_drops);
+    RUN(a_repeated_name_coerces_its_own_member);
+    RUN(many_arguments_as_one_at_a_time);
     return TEST_DONE();
 }

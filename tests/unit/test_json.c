@@ -283,6 +283,27 @@ TEST(syntax_is_json_parse_s)
     free(deep);
 }
 
+TEST(names_index)
+{
+    /* each name once, at its first member, as cJSON's lookup finds it */
+    struct forge_err err = {0};
+    const char *text = "{\"b\": 1, \"a\": \"xy\", \"b\": [2], \"\": null, \"a\": 3}";
+    cJSON *v = forge_json_parse(text, strlen(text), "m.json", &err);
+    struct forge_json_names ix;
+    CHECK_INT(forge_json_names_build(&ix, v), 0);
+    const char *names[] = {"a", "b", "", "c", "ab"};
+    for (int i = 0; i < 5; i++)
+        CHECK(forge_json_names_find(&ix, names[i]) == cJSON_GetObjectItemCaseSensitive(v, names[i]));
+    CHECK(forge_json_names_find(&ix, "a") != NULL && cJSON_IsString(forge_json_names_find(&ix, "a")));
+    forge_json_names_free(&ix);
+    cJSON *e = cJSON_CreateObject();
+    CHECK_INT(forge_json_names_build(&ix, e), 0);
+    CHECK(forge_json_names_find(&ix, "a") == NULL);
+    forge_json_names_free(&ix);
+    cJSON_Delete(e);
+    cJSON_Delete(v);
+}
+
 TEST(members_sorted_and_tree_bytes)
 {
     struct forge_err err = {0};
@@ -328,6 +349,7 @@ int main(void)
     RUN(value_limit);
     RUN(output_is_valid_utf8);
     RUN(syntax_is_json_parse_s);
+    RUN(names_index);
     RUN(members_sorted_and_tree_bytes);
     return TEST_DONE();
 }

@@ -547,6 +547,151 @@ TEST(unique_items_by_hash)
     forge_schema_free(s);
 }
 
+/* The schema <head> "name0", ..., "name<n-1>" <tail>, compiled, and in *inst an object of those
+ * names in the reverse order. */
+static struct forge_schema *names_schema(const char *head, const char *tail, int n, cJSON **inst)
+{
+    struct forge_buf b, t;
+    forge_buf_init(&b, 0);
+    forge_buf_init(&t, 0);
+    forge_buf_adds(&b, head);
+    forge_buf_adds(&t, "{");
+    for (int i = 0; i < n; i++) {
+        forge_buf_addf(&b, "%s\"name%d\"", i ? ", " : "", i);
+        forge_buf_addf(&t, "%s\"name%d\": %d", i ? ", " : "", n - 1 - i, i);
+    }
+    forge_buf_adds(&b, tail);
+    forge_buf_adds(&t, "}");
+    struct forge_err err;
+    struct forge_schema *s = compile(b.data, NULL, &err);
+    *inst = J(t.data);
+    forge_buf_free(&b);
+    forge_buf_free(&t);
+    return s;
+}
+
+TEST(many_dependent_names)
+{
+    /* dependentRequired and dependencies ask about each listed name; past eight questions the
+     * object's names go into a table: the same errors in the same order (repeated names, a
+     * repeated member) as the scan gives; 20,000 names on 20,000 members take one pass */
+    for (int all = 0; all < 2; all++) {
+        for (int draft = 0; draft < 2; draft++) {
+            struct forge_buf b;
+            forge_buf_init(&b, 0);
+            forge_buf_adds(&b, draft ? "{\"$schema\": \"http://json-schema.org/draft-07/schema#\", \"dependencies\": {\"a\": ["
+                                     : "{\"dependentRequired\": {\"a\": [");
+            for (int i = 0; i < 40; i++)
+                forge_buf_addf(&b, "\"k%d\", ", i);
+            forge_buf_adds(&b, "\"k5\"], \"zz\": [\"k1\"], \"k3\": [\"q\", \"k2\"]}}");
+            struct forge_schema_opts o = {0};
+            o.all_errors = all;
+            struct forge_err err;
+            struct forge_schema *s = compile(b.data, &o, &err);
+            CHECK(s != NULL);
+            forge_buf_reset(&b);
+            forge_buf_adds(&b, "{\"a\": 0, ");
+            for (int i = 39; i >= 0; i--)
+                if (i != 5 && i != 10)
+                    forge_buf_addf(&b, "\"k%d\": 1, ", i);
+            forge_buf_adds(&b, "\"k3\": 2}");
+            cJSON *inst = J(b.data);
+            cJSON *errs = NULL;
+            CHECK_INT(forge_schema_validate(s, inst, &errs), 0);
+            const char *want[] = {"property 'a' requires property 'k5'", "property 'a' requires property 'k10'",
+                                  "property 'a' requires property 'k5'", "property 'k3' requires property 'q'"};
+            int n = cJSON_GetArraySize(errs);
+            CHECK_INT(n, all ? 4 : 1);
+            for (int i = 0; i < n && i < 4; i++)
+                CHECK_STR(forge_json_str(cJSON_GetArrayItem(errs, i), "error"), want[i]);
+            cJSON_Delete(errs);
+            /* and the verdict alone */
+            CHECK_INT(forge_schema_validate(s, inst, NULL), 0);
+            cJSON_Delete(inst);
+            forge_buf_free(&b);
+            forge_schema_free(s);
+        }
+    }
+    cJSON *inst;
+    struct forge_schema *s = names_schema("{\"dependentRequired\": {\"name0\": [", "]}}", 20000, &inst);
+    CHECK_INT(forge_schema_validate(s, inst, NULL), 1);
+    cJSON_Delete(cJSON_DetachItemFromObject(inst, "name777"));
+    cJSON *errs = NULL;
+    CHECK_INT(forge_schema_validate(s, inst, &errs), 0);
+    CHECK_STR(forge_json_str(cJSON_GetArrayItem(errs, 0), "error"),
+              "property 'name0' requires property 'name777'");
+    cJSON_Delete(errs);
+    cJSON_Delete(inst);
+    forge_schema_free(s);
+}
+
+TEST(references_into_large_objects)
+{
+    /* $ref's JSON pointers look names up through a table once an object is looked into again:
+     * each reference finds its own entry (the first of a repeated name, as the scan does), a
+     * missing one is still an error, and so do anchors (the registry is a table too) */
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    forge_buf_adds(&b, "{\"$defs\": {\"d7\": {\"type\": \"string\"}, ");
+    for (int i = 0; i < 3000; i++)
+        forge_buf_addf(&b, "\"d%d\": {\"$anchor\": \"a%d\", \"const\": %d}, ", i, i, i);
+    forge_buf_adds(&b, "\"last\": true}, \"properties\": {");
+    for (int i = 0; i < 3000; i++)
+        forge_buf_addf(&b, "%s\"p%d\": {\"$ref\": \"#/$defs/d%d\"}, \"q%d\": {\"$ref\": \"#a%d\"}",
+                       i ? ", " : "", i, 2999 - i, i, i);
+    forge_buf_adds(&b, "}}");
+    struct forge_err err;
+    struct forge_schema *s = compile(b.data, NULL, &err);
+    CHECK(s != NULL);
+    cJSON *ok = J("{\"p0\": 2999, \"p2992\": \"x\", \"p2999\": 0, \"q5\": 5, \"q7\": 7}");
+    CHECK_INT(forge_schema_validate(s, ok, NULL), 1);
+    cJSON *bad = J("{\"p2992\": 7}"); /* the first d7: a string */
+    cJSON *errs = NULL;
+    CHECK_INT(forge_schema_validate(s, bad, &errs), 0);
+    CHECK_STR(forge_json_str(cJSON_GetArrayItem(errs, 0), "keywordLocation"), "/properties/p2992/$ref/type");
+    cJSON_Delete(errs);
+    cJSON_Delete(bad);
+    cJSON_Delete(ok);
+    forge_schema_free(s);
+    forge_buf_reset(&b);
+    forge_buf_adds(&b, "{\"$defs\": {");
+    for (int i = 0; i < 100; i++)
+        forge_buf_addf(&b, "\"d%d\": {}, ", i);
+    forge_buf_adds(&b, "\"e\": {}}, \"properties\": {\"a\": {\"$ref\": \"#/$defs/d1\"}, \"b\": {\"$ref\": \"#/$defs/nope\"}}}");
+    CHECK(compile(b.data, NULL, &err) == NULL);
+    CHECK(strstr(err.msg, "cannot resolve") != NULL && strstr(err.msg, "no value at '/$defs/nope'") != NULL);
+    forge_buf_free(&b);
+}
+
+TEST(pattern_properties_count_as_steps)
+{
+    /* every member name against every pattern is what patternProperties means: each test is a
+     * step of the budget, so 300 patterns on 300 members pass 10,000 steps */
+    struct forge_buf b, t;
+    forge_buf_init(&b, 0);
+    forge_buf_init(&t, 0);
+    forge_buf_adds(&b, "{\"patternProperties\": {");
+    forge_buf_adds(&t, "{");
+    for (int i = 0; i < 300; i++) {
+        forge_buf_addf(&b, "%s\"^k%d$\": {\"type\": \"integer\"}", i ? ", " : "", i);
+        forge_buf_addf(&t, "%s\"k%d\": %d", i ? ", " : "", i, i);
+    }
+    forge_buf_adds(&b, "}, \"additionalProperties\": false}");
+    forge_buf_adds(&t, "}");
+    struct forge_err err;
+    struct forge_schema *s = compile(b.data, NULL, &err);
+    cJSON *inst = J(t.data);
+    CHECK_INT(forge_schema_validate(s, inst, NULL), 1);
+    forge_schema_set_max_steps(10000);
+    CHECK_INT(forge_schema_validate(s, inst, NULL), FORGE_ELIMIT);
+    CHECK(strstr(forge_schema_limit_message(), "more than 10000 steps") != NULL);
+    forge_schema_set_max_steps(0);
+    cJSON_Delete(inst);
+    forge_schema_free(s);
+    forge_buf_free(&b);
+    forge_buf_free(&t);
+}
+
 TEST(many_required_names)
 {
     /* "required" of more than 64 names marks the names present in one pass: the same errors, in
@@ -586,25 +731,11 @@ TEST(many_required_names)
         forge_buf_free(&b);
         forge_schema_free(s);
     }
-    struct forge_buf b, t;
-    forge_buf_init(&b, 0);
-    forge_buf_init(&t, 0);
-    forge_buf_adds(&b, "{\"required\": [");
-    forge_buf_adds(&t, "{");
-    for (int i = 0; i < 100000; i++) {
-        forge_buf_addf(&b, "%s\"name%d\"", i ? ", " : "", i);
-        forge_buf_addf(&t, "%s\"name%d\": %d", i ? ", " : "", 99999 - i, i);
-    }
-    forge_buf_adds(&b, "]}");
-    forge_buf_adds(&t, "}");
-    struct forge_err err;
-    struct forge_schema *s = compile(b.data, NULL, &err);
-    cJSON *inst = J(t.data);
+    cJSON *inst;
+    struct forge_schema *s = names_schema("{\"required\": [", "]}", 100000, &inst);
     CHECK_INT(forge_schema_validate(s, inst, NULL), 1);
     cJSON_Delete(inst);
     forge_schema_free(s);
-    forge_buf_free(&b);
-    forge_buf_free(&t);
 }
 
 TEST(many_enum_strings)
@@ -1485,6 +1616,9 @@ int main(void)
     RUN(errors_arena);
     RUN(unique_items_by_hash);
     RUN(many_required_names);
+    RUN(many_dependent_names);
+    RUN(references_into_large_objects);
+    RUN(pattern_properties_count_as_steps);
     RUN(many_enum_strings);
     RUN(property_tables);
     RUN(discriminators);
