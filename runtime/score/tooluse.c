@@ -668,6 +668,23 @@ struct tctx {
     struct forge_buf all; /* every turn's lowered content, NUL-separated */
     bool all_done;
     uint64_t *tri;        /* trigrams present in `all` (a filter before memmem) */
+    struct later *later;  /* built on first use */
+    struct numfirst *numfirst; /* built on first use */
+};
+
+/* The turns in the order of their ids, for "a later turn contains": the turns whose id is
+ * greater than a given one (id_gt, JavaScript's >) are a suffix of one of two orders, and their
+ * lowered contents a suffix of that order's text. Numeric ids (numbers, null as 0, booleans)
+ * and string ids (by code units) are the two orders; no other id is greater than anything. */
+struct later_order {
+    int n;
+    double *num;          /* the sorted ids: numeric order */
+    const char **str;     /* string order */
+    size_t *start;        /* where each position's content starts in text */
+    struct forge_buf text; /* the contents in this order, NUL-separated */
+};
+struct later {
+    struct later_order num, str;
 };
 
 static const char *content_of(const cJSON *turn, size_t *n)
@@ -705,8 +722,27 @@ static int tctx_init(struct tctx *t, const cJSON *traj)
     return 0;
 }
 
+static void later_free(struct later *l)
+{
+    if (!l)
+        return;
+    struct later_order *o[2] = {&l->num, &l->str};
+    for (int i = 0; i < 2; i++) {
+        forge_free(o[i]->num);
+        forge_free(o[i]->str);
+        forge_free(o[i]->start);
+        forge_buf_free(&o[i]->text);
+    }
+    forge_free(l);
+}
+
+struct numfirst;
+static void numfirst_free(struct numfirst *f);
+
 static void tctx_free(struct tctx *t)
 {
+    later_free(t->later);
+    numfirst_free(t->numfirst);
     forge_buf_free(&t->lb);
     forge_buf_free(&t->rs);
     forge_buf_free(&t->kb);
@@ -790,14 +826,6 @@ static int tctx_any_turn(struct tctx *t, const char *needle, size_t nn)
     return memmem(t->all.data, t->all.len, needle, nn) != NULL;
 }
 
-static int tctx_index(const struct tctx *t, const cJSON *turn)
-{
-    for (int i = 0; i < t->n; i++)
-        if (t->turns[i] == turn)
-            return i;
-    return -1;
-}
-
 /* JavaScript `a > b` for turn ids (numbers; strings compare by code units; else false). */
 static bool id_gt(const cJSON *a, const cJSON *b)
 {
@@ -820,6 +848,140 @@ static bool id_gt(const cJSON *a, const cJSON *b)
         y = cJSON_IsTrue(b);
     return x > y;
 }
+
+/* A turn id as id_gt sees it: 1 numeric (*d its value), 2 a string, 0 neither. */
+static int id_kind(const cJSON *id, double *d)
+{
+    if (cJSON_IsNumber(id))
+        *d = id->valuedouble;
+    else if (cJSON_IsNull(id))
+        *d = 0;
+    else if (cJSON_IsBool(id))
+        *d = cJSON_IsTrue(id);
+    else
+        return cJSON_IsString(id) ? 2 : 0;
+    return 1;
+}
+
+struct later_sort {
+    int turn;
+    double d;
+    const char *s;
+};
+
+static int later_cmp(const void *a, const void *b)
+{
+    const struct later_sort *x = a, *y = b;
+    int c = x->s ? strcmp(x->s, y->s) : (x->d > y->d) - (x->d < y->d);
+    return c ? c : (x->turn > y->turn) - (x->turn < y->turn);
+}
+
+static int later_build_order(struct tctx *t, struct later_order *o, int kind)
+{
+    struct later_sort *v = forge_malloc(sizeof *v * (size_t)(t->n ? t->n : 1));
+    if (!v)
+        return FORGE_ENOMEM;
+    int n = 0;
+    for (int i = 0; i < t->n; i++) {
+        const cJSON *id = forge_json_get(t->turns[i], "turn_id");
+        double d = 0;
+        if (id_kind(id, &d) == kind)
+            v[n++] = (struct later_sort){i, d, kind == 2 ? id->valuestring : NULL};
+    }
+    qsort(v, (size_t)n, sizeof *v, later_cmp);
+    o->n = n;
+    o->start = forge_malloc(sizeof *o->start * (size_t)(n ? n : 1));
+    if (kind == 1)
+        o->num = forge_malloc(sizeof *o->num * (size_t)(n ? n : 1));
+    else
+        o->str = forge_malloc(sizeof *o->str * (size_t)(n ? n : 1));
+    int rc = !o->start || (kind == 1 ? !o->num : !o->str) ? FORGE_ENOMEM : 0;
+    for (int p = 0; p < n && !rc; p++) {
+        const struct lowtext *lt = tctx_low(t, v[p].turn);
+        if (!lt)
+            rc = FORGE_ENOMEM;
+        else {
+            o->start[p] = o->text.len;
+            if (kind == 1)
+                o->num[p] = v[p].d;
+            else
+                o->str[p] = v[p].s;
+            if (forge_buf_add(&o->text, lt->s, lt->n) || forge_buf_addc(&o->text, '\0'))
+                rc = FORGE_ENOMEM;
+        }
+    }
+    forge_free(v);
+    return rc;
+}
+
+static _Thread_local bool scan_turns;
+
+void forge_tooluse_test_scan_turns(bool on)
+{
+    scan_turns = on;
+}
+
+/* tctx_later_has as the definition reads, turn by turn (for the tests). */
+static int later_has_scan(struct tctx *t, const cJSON *tid, const char *needle, size_t nn)
+{
+    for (int k = 0; k < t->n; k++) {
+        if (!id_gt(forge_json_get(t->turns[k], "turn_id"), tid))
+            continue;
+        const struct lowtext *lt = tctx_low(t, k);
+        if (!lt)
+            return -1;
+        if (includes(lt->s, lt->n, needle, nn))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether a turn whose id is greater than <tid> (id_gt) contains <needle> (no NUL) in its
+ * lowered content: one search over a suffix of one text. 1, 0, or -1 on ENOMEM. */
+static int tctx_later_has(struct tctx *t, const cJSON *tid, const char *needle, size_t nn)
+{
+    if (scan_turns)
+        return later_has_scan(t, tid, needle, nn);
+    if (!t->later) {
+        t->later = forge_calloc(1, sizeof *t->later);
+        if (!t->later)
+            return -1;
+        forge_buf_init(&t->later->num.text, 0);
+        forge_buf_init(&t->later->str.text, 0);
+        if (later_build_order(t, &t->later->num, 1) || later_build_order(t, &t->later->str, 2)) {
+            later_free(t->later);
+            t->later = NULL;
+            return -1;
+        }
+    }
+    double y = 0;
+    int kind = id_kind(tid, &y);
+    if (!kind)
+        return 0;
+    const struct later_order *o = kind == 1 ? &t->later->num : &t->later->str;
+    int lo = 0, hi = o->n; /* the first position whose id is greater than tid */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        bool gt = kind == 1 ? o->num[mid] > y : strcmp(o->str[mid], tid->valuestring) > 0;
+        if (gt)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    if (lo == o->n)
+        return 0;
+    size_t from = o->start[lo];
+    return memmem(o->text.data + from, o->text.len - from, needle, nn) != NULL;
+}
+
+static int tctx_index(const struct tctx *t, const cJSON *turn)
+{
+    for (int i = 0; i < t->n; i++)
+        if (t->turns[i] == turn)
+            return i;
+    return -1;
+}
+
 
 /* ---------------------------------------------------------------------------------------- */
 /* validator.ts                                                                              */
@@ -1206,17 +1368,12 @@ static void deep_result_unused(struct out *o, cJSON *issues, const cJSON *call, 
         }
         if (includes(own_low->s, own_low->n, lb.data, lb.len))
             continue;
-        bool found = false;
-        for (int k = 0; k < t->n && !found; k++) {
-            if (!id_gt(forge_json_get(t->turns[k], "turn_id"), tid))
-                continue;
-            const struct lowtext *lt = tctx_low(t, k);
-            if (!lt) {
-                o->oom = true;
-                break;
-            }
-            found = includes(lt->s, lt->n, lb.data, lb.len);
-        }
+        /* in no turn at all (a filter that usually answers at once), or in a later one */
+        int found = tctx_any_turn(t, lb.data, lb.len);
+        if (found > 0)
+            found = tctx_later_has(t, tid, lb.data, lb.len);
+        if (found < 0)
+            o->oom = true;
         if (found || o->oom)
             continue;
         cJSON *is = issue_new(o, issues, "result_unused", "low", turn);
@@ -1241,28 +1398,66 @@ struct numlist {
     int n, cap;
 };
 
+static int index_by_text(const void *a, const void *b, void *ctx)
+{
+    const struct numlist *l = ctx;
+    int x = *(const int *)a, y = *(const int *)b;
+    int c = strcmp(l->v[x], l->v[y]);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* Keeps the first of each text, in order: one sort, not a scan per number. 0 or FORGE_ENOMEM. */
+static int numlist_unique(struct numlist *l)
+{
+    if (l->n < 2)
+        return 0;
+    int *ix = forge_malloc(sizeof *ix * (size_t)l->n);
+    bool *dup = forge_calloc((size_t)l->n, sizeof *dup);
+    if (!ix || !dup) {
+        forge_free(ix);
+        forge_free(dup);
+        return FORGE_ENOMEM;
+    }
+    for (int i = 0; i < l->n; i++)
+        ix[i] = i;
+    qsort_r(ix, (size_t)l->n, sizeof *ix, index_by_text, l);
+    for (int i = 1; i < l->n; i++)
+        if (!strcmp(l->v[ix[i]], l->v[ix[i - 1]]))
+            dup[ix[i]] = true;
+    int k = 0;
+    for (int i = 0; i < l->n; i++)
+        if (!dup[i])
+            memmove(l->v[k++], l->v[i], sizeof *l->v);
+    l->n = k;
+    forge_free(ix);
+    forge_free(dup);
+    return 0;
+}
+
+/* Appends a number as written. Repeats are dropped whenever the list fills (and at the end,
+ * by numlist_unique), so it holds at most twice the distinct numbers. */
 static int numlist_add(void *ctx, const char *s, size_t n)
 {
     struct numlist *l = ctx;
     if (n >= 40)
         n = 39;
-    for (int i = 0; i < l->n; i++)
-        if (strlen(l->v[i]) == n && memcmp(l->v[i], s, n) == 0)
-            return 0;
     if (l->n == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 8;
-        void *p = forge_realloc(l->v, sizeof *l->v * (size_t)cap);
-        if (!p)
+        if (numlist_unique(l))
             return FORGE_ENOMEM;
-        l->v = p;
-        l->cap = cap;
+        if (l->cap == 0 || l->n * 2 > l->cap) { /* still more than half full: grow */
+            int cap = l->cap ? l->cap * 2 : 8;
+            void *p = forge_realloc(l->v, sizeof *l->v * (size_t)cap);
+            if (!p)
+                return FORGE_ENOMEM;
+            l->v = p;
+            l->cap = cap;
+        }
     }
     memcpy(l->v[l->n], s, n);
     l->v[l->n][n] = '\0';
     l->n++;
     return 0;
 }
-
 
 /* Calls <add> for each number written in <s> (separators dropped); <min_digits> filters. */
 static int scan_numbers(const char *s, int min_digits, int (*add)(void *, const char *, size_t),
@@ -1305,15 +1500,34 @@ struct said {
     double *v;           /* by value */
     bool *found;
     int left;            /* not found yet */
+    int *order;          /* indexes by value: a source's number finds its equals by bisection */
 };
+
+static int index_by_value(const void *a, const void *b, void *ctx)
+{
+    const double *v = ctx;
+    double x = v[*(const int *)a], y = v[*(const int *)b];
+    return (x > y) - (x < y);
+}
 
 static void said_mark(struct said *sd, double d)
 {
-    for (int i = 0; i < sd->text.n; i++)
-        if (!sd->found[i] && sd->v[i] == d) {
-            sd->found[i] = true;
-            sd->left--;
-        }
+    /* the first position whose value is not below d; values equal to d follow it, and are
+     * all marked at once (so a marked first one means the rest are) */
+    int lo = 0, hi = sd->text.n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (sd->v[sd->order[mid]] < d)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == sd->text.n || sd->v[sd->order[lo]] != d || sd->found[sd->order[lo]])
+        return;
+    for (int i = lo; i < sd->text.n && sd->v[sd->order[i]] == d; i++) {
+        sd->found[sd->order[i]] = true;
+        sd->left--;
+    }
 }
 
 static int said_mark_text(void *ctx, const char *s, size_t n)
@@ -1356,6 +1570,138 @@ static void turn_mark(const cJSON *turn, bool with_text, struct said *sd)
         scan_numbers(content_of(turn, &cn), 1, said_mark_text, sd);
 }
 
+/* For each number the turns hold as sources (their calls' results and arguments, and their
+ * text), the first turn that holds it: a number an answer states is in an earlier turn exactly
+ * when that turn comes before the answer's, so each answer asks once per number instead of
+ * walking back through every earlier turn. A hash table on the value (-0 as 0, as == has it). */
+struct numfirst {
+    double *key;
+    int *first; /* turn index + 1; 0 empty */
+    size_t cap, count;
+};
+
+static size_t num_slot(const struct numfirst *f, double d)
+{
+    if (d == 0)
+        d = 0; /* -0 */
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    b ^= b >> 33;
+    b *= 0xff51afd7ed558ccdull;
+    b ^= b >> 33;
+    size_t h = (size_t)b & (f->cap - 1);
+    while (f->first[h] && f->key[h] != d)
+        h = (h + 1) & (f->cap - 1);
+    return h;
+}
+
+static void numfirst_free(struct numfirst *f)
+{
+    if (!f)
+        return;
+    forge_free(f->key);
+    forge_free(f->first);
+    forge_free(f);
+}
+
+struct numfirst_add {
+    struct numfirst *f;
+    int turn;
+    int rc;
+};
+
+static void numfirst_put(struct numfirst_add *a, double d)
+{
+    struct numfirst *f = a->f;
+    if (a->rc)
+        return;
+    if ((f->count + 1) * 2 > f->cap) {
+        struct numfirst g = {NULL, NULL, f->cap * 2, 0};
+        g.key = forge_malloc(sizeof *g.key * g.cap);
+        g.first = forge_calloc(g.cap, sizeof *g.first);
+        if (!g.key || !g.first) {
+            forge_free(g.key);
+            forge_free(g.first);
+            a->rc = FORGE_ENOMEM;
+            return;
+        }
+        for (size_t i = 0; i < f->cap; i++)
+            if (f->first[i]) {
+                size_t h = num_slot(&g, f->key[i]);
+                g.key[h] = f->key[i];
+                g.first[h] = f->first[i];
+                g.count++;
+            }
+        forge_free(f->key);
+        forge_free(f->first);
+        *f = g;
+    }
+    size_t h = num_slot(f, d);
+    if (!f->first[h]) {
+        f->key[h] = d == 0 ? 0 : d;
+        f->first[h] = a->turn + 1;
+        f->count++;
+    }
+}
+
+static int numfirst_text(void *ctx, const char *s, size_t n)
+{
+    char t[40];
+    if (n >= sizeof t)
+        n = sizeof t - 1;
+    memcpy(t, s, n);
+    t[n] = '\0';
+    numfirst_put(ctx, strtod(t, NULL));
+    return 0;
+}
+
+/* The numbers tree_mark would mark in <v>. */
+static void numfirst_tree(struct numfirst_add *a, const cJSON *v)
+{
+    if (!v || a->rc)
+        return;
+    if (cJSON_IsNumber(v))
+        numfirst_put(a, fabs(v->valuedouble));
+    else if (cJSON_IsString(v) && v->valuestring)
+        scan_numbers(v->valuestring, 1, numfirst_text, a);
+    else if (cJSON_IsArray(v) || cJSON_IsObject(v))
+        for (const cJSON *c = v->child; c; c = c->next)
+            numfirst_tree(a, c);
+}
+
+/* The table of <t>'s turns (turn_mark with text, for every turn), or NULL when out of memory. */
+static const struct numfirst *tctx_numfirst(struct tctx *t)
+{
+    if (t->numfirst)
+        return t->numfirst;
+    struct numfirst *f = forge_calloc(1, sizeof *f);
+    if (f) {
+        f->cap = 64;
+        f->key = forge_malloc(sizeof *f->key * f->cap);
+        f->first = forge_calloc(f->cap, sizeof *f->first);
+    }
+    if (!f || !f->key || !f->first) {
+        numfirst_free(f);
+        return NULL;
+    }
+    struct numfirst_add a = {f, 0, 0};
+    for (int k = 0; k < t->n && !a.rc; k++) {
+        a.turn = k;
+        const cJSON *tc = forge_json_get(t->turns[k], "tool_calls");
+        for (const cJSON *c = cJSON_IsArray(tc) ? tc->child : NULL; c && !a.rc; c = c->next) {
+            numfirst_tree(&a, forge_json_get(c, "result"));
+            numfirst_tree(&a, forge_json_get(c, "arguments"));
+        }
+        size_t cn;
+        scan_numbers(content_of(t->turns[k], &cn), 1, numfirst_text, &a);
+    }
+    if (a.rc) {
+        numfirst_free(f);
+        return NULL;
+    }
+    return t->numfirst = f;
+}
+
 /* hallucinated_result: numbers in the agent's answer that no tool result or argument of this or
  * an earlier turn, and no earlier turn's text, contains. Only for turns whose calls returned
  * something. Sources are searched nearest first and the search stops when all are found. */
@@ -1373,16 +1719,22 @@ static void deep_hallucinated_result(struct out *o, cJSON *issues, const cJSON *
         return;
     struct said sd = {0};
     int rc = scan_numbers(content, 2, numlist_add, &sd.text);
+    if (!rc)
+        rc = numlist_unique(&sd.text);
     if (rc || !sd.text.n)
         goto out;
     sd.v = forge_malloc(sizeof *sd.v * (size_t)sd.text.n);
     sd.found = forge_calloc((size_t)sd.text.n, sizeof *sd.found);
-    if (!sd.v || !sd.found) {
+    sd.order = forge_malloc(sizeof *sd.order * (size_t)sd.text.n);
+    if (!sd.v || !sd.found || !sd.order) {
         rc = FORGE_ENOMEM;
         goto out;
     }
-    for (int i = 0; i < sd.text.n; i++)
+    for (int i = 0; i < sd.text.n; i++) {
         sd.v[i] = strtod(sd.text.v[i], NULL);
+        sd.order[i] = i;
+    }
+    qsort_r(sd.order, (size_t)sd.text.n, sizeof *sd.order, index_by_value, sd.v);
     sd.left = sd.text.n;
     turn_mark(turn, false, &sd);
     int ix = tctx_index(t, turn);
@@ -1392,8 +1744,21 @@ static void deep_hallucinated_result(struct out *o, cJSON *issues, const cJSON *
              p = p->next)
             turn_mark(p, true, &sd);
     }
-    for (int k = ix - 1; k >= 0 && sd.left; k--)
-        turn_mark(t->turns[k], true, &sd);
+    if (scan_turns) /* the definition, for the tests: every earlier turn, nearest first */
+        for (int k = ix - 1; k >= 0 && sd.left; k--)
+            turn_mark(t->turns[k], true, &sd);
+    const struct numfirst *nf = ix > 0 && sd.left ? tctx_numfirst(t) : NULL;
+    if (ix > 0 && sd.left && !nf) {
+        rc = FORGE_ENOMEM;
+        goto out;
+    }
+    for (int i = 0; nf && i < sd.text.n; i++) { /* in a turn before this one */
+        int first = nf->first[num_slot(nf, sd.v[i])];
+        if (!sd.found[i] && first && first - 1 < ix) {
+            sd.found[i] = true;
+            sd.left--;
+        }
+    }
     if (sd.left == 0)
         goto out;
     cJSON *missing = cJSON_CreateArray();
@@ -1423,6 +1788,7 @@ out:
     forge_free(sd.text.v);
     forge_free(sd.v);
     forge_free(sd.found);
+    forge_free(sd.order);
 }
 
 static void deep_schema_violation(struct out *o, cJSON *issues, const cJSON *call, const cJSON *turn,
@@ -2548,16 +2914,12 @@ static cJSON *verify_impl(const cJSON *call, const cJSON *turn, struct tctx *t,
                 }
                 if (u16len(t->lb.data ? t->lb.data : "", t->lb.len, 3) < 3)
                     continue;
-                bool found = false;
-                for (int k = 0; k < t->n && !found; k++) {
-                    if (!id_gt(forge_json_get(t->turns[k], "turn_id"), tid))
-                        continue;
-                    const struct lowtext *lt = tctx_low(t, k);
-                    if (!lt) {
-                        o.oom = true;
-                        break;
-                    }
-                    found = includes(lt->s, lt->n, t->lb.data, t->lb.len);
+                int found = tctx_any_turn(t, t->lb.data, t->lb.len);
+                if (found > 0)
+                    found = tctx_later_has(t, tid, t->lb.data, t->lb.len);
+                if (found < 0) {
+                    o.oom = true;
+                    break;
                 }
                 if (found && !matched_keys[i]) {
                     add_str(&o, matched, NULL, e[i].key);

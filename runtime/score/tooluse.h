@@ -128,4 +128,8 @@ int forge_tooluse_lower(struct forge_buf *out, const char *s, size_t n);
 /* For tests, on the calling thread: objects of more than <n> members are looked up through a
  * sorted index of their names (negative: the default, 16). */
 void forge_tooluse_test_members_scan(int n);
+/* For tests, on the calling thread: "a later turn contains" and "an earlier turn holds the
+ * number" answered turn by turn, as the definitions read, instead of by the ordered texts and
+ * the table of first turns. */
+void forge_tooluse_test_scan_turns(bool on);
 #endif

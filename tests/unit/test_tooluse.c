@@ -6,6 +6,8 @@
 #include "data/json.h"
 #include "score/tooluse.h"
 
+#include <stdint.h>
+
 static cJSON *J(const char *s)
 {
     struct forge_err err = {0};
@@ -446,6 +448,117 @@ TEST(allocation_failures)
     cJSON_Delete(schemas);
 }
 
+/* xorshift, for reproducible random trajectories */
+static uint64_t rs = 0x9e3779b97f4a7c15ull;
+static unsigned rnd(unsigned n)
+{
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return (unsigned)(rs % n);
+}
+
+/* Appends a random turn id: numbers (repeated, fractional), null, booleans, strings (some
+ * that read as numbers), objects and arrays, or none. */
+static void rand_turn_id(struct forge_buf *b, int i, int kinds)
+{
+    static const char *const any[] = {"null", "true", "false", "2.5", "\"5\"", "\"a\"", "\"b\"",
+                                      "{\"o\":1}", "[1]", "-1", "0"};
+    unsigned r = rnd(10);
+    if (r == 0)
+        return; /* no turn_id */
+    forge_buf_adds(b, "\"turn_id\":");
+    if (kinds == 0 || (kinds == 2 && r < 5))
+        forge_buf_addf(b, "%d,", r < 7 ? i : (int)rnd(12));
+    else if (kinds == 1 || r < 7)
+        forge_buf_addf(b, "\"t%03u\",", r < 7 ? (unsigned)i : rnd(30));
+    else
+        forge_buf_addf(b, "%s,", any[rnd(sizeof any / sizeof *any)]);
+}
+
+/* Appends a random word or number, as an answer or a result might hold them. */
+static void rand_word(struct forge_buf *b)
+{
+    static const char *const nums[] = {"12", "345", "4.9", "1,234", "3.50", "07", "99", "100",
+                                       "12.0", "0", "2,500.75", "-4.9"};
+    switch (rnd(5)) {
+    case 0: forge_buf_addf(b, "alpha%u", rnd(25)); break;
+    case 1: forge_buf_addf(b, "x%s", nums[rnd(12)]); break;
+    case 2: forge_buf_addf(b, "%skg", nums[rnd(12)]); break;
+    default: forge_buf_adds(b, nums[rnd(12)]); break;
+    }
+}
+
+TEST(later_turns_and_numbers_agree_with_the_definitions)
+{
+    /* random trajectories (ids of every kind, repeated and missing; answers and results with
+     * words and numbers): every check and score the same whether "a later turn contains" and
+     * "an earlier turn holds the number" are answered by the ordered texts and the table of
+     * first turns or turn by turn */
+    int differ = 0, issues = 0;
+    for (int round = 0; round < 300; round++) {
+        struct forge_buf b;
+        forge_buf_init(&b, 0);
+        int n = 1 + (int)rnd(25), kinds = (int)rnd(3);
+        forge_buf_adds(&b, "{\"trajectory_id\":\"r\",\"turns\":[");
+        for (int i = 0; i < n; i++) {
+            bool agent = rnd(3) != 0;
+            forge_buf_addf(&b, "%s{", i ? "," : "");
+            rand_turn_id(&b, i, kinds);
+            forge_buf_addf(&b, "\"role\":\"%s\",\"content\":\"", agent ? "agent" : "user");
+            for (int w = (int)rnd(8); w > 0; w--) {
+                rand_word(&b);
+                forge_buf_addc(&b, ' ');
+            }
+            forge_buf_adds(&b, "\"");
+            if (agent && rnd(5)) {
+                forge_buf_addf(&b, ",\"tool_calls\":[{\"id\":\"c%d\",\"name\":\"lookup\","
+                                   "\"arguments\":{\"k\":%d,\"q\":\"", i, (int)rnd(200) - 50);
+                rand_word(&b);
+                forge_buf_adds(&b, "\"},\"result\":");
+                switch (rnd(4)) {
+                case 0: forge_buf_adds(&b, "null"); break;
+                case 1: forge_buf_addf(&b, "%u", rnd(400)); break;
+                default:
+                    forge_buf_addf(&b, "{\"a\":\"alpha%u\",\"n\":%d,\"b\":[\"", rnd(25), (int)rnd(400) - 5);
+                    rand_word(&b);
+                    forge_buf_adds(&b, "\",\"ALPHA");
+                    forge_buf_addf(&b, "%u\"]}", rnd(25));
+                }
+                forge_buf_adds(&b, ",\"round\":1}]");
+            }
+            forge_buf_adds(&b, "}");
+        }
+        forge_buf_adds(&b, "]}");
+        cJSON *traj = J(b.data);
+        CHECK(traj != NULL);
+        char *out[2];
+        for (int scan = 0; scan < 2; scan++) {
+            forge_tooluse_test_scan_turns(scan);
+            struct forge_err err = {0};
+            struct forge_tooluse_opts vo;
+            struct forge_verify_opts ro;
+            forge_tooluse_opts_json(NULL, &vo);
+            forge_verify_opts_json(NULL, &ro);
+            vo.deep = ro.deep = true;
+            cJSON *r = forge_tooluse_check(traj, NULL, &vo, &ro, &err);
+            CHECK(r != NULL);
+            issues += cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "summary"), "issues"));
+            out[scan] = forge_json_print(r, 0);
+            cJSON_Delete(r);
+        }
+        forge_tooluse_test_scan_turns(false);
+        if (strcmp(out[0], out[1]) && differ++ < 3)
+            fprintf(stderr, "differ:\n%s\n%s\n%s\n", b.data, out[0], out[1]);
+        forge_free(out[0]);
+        forge_free(out[1]);
+        cJSON_Delete(traj);
+        forge_buf_free(&b);
+    }
+    CHECK_INT(differ, 0);
+    CHECK(issues > 500); /* the detectors fire */
+}
+
 int main(void)
 {
     RUN(lower_case);
@@ -456,6 +569,7 @@ int main(void)
     RUN(deep_result_detectors);
     RUN(contradiction_rules_are_separate);
     RUN(signed_numbers_are_grounded);
+    RUN(later_turns_and_numbers_agree_with_the_definitions);
     RUN(allocation_failures);
     return TEST_DONE();
 }
