@@ -3,6 +3,7 @@
 #include "data/yaml.h"
 #include "base/alloc.h"
 #include "base/file.h"
+#include "base/hash.h"
 #include "data/utf8.h"
 
 #include <float.h>
@@ -474,6 +475,80 @@ struct forge_json_member *forge_json_members_sorted(const cJSON *o, struct forge
     return m;
 }
 
+static inline uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+static bool hash_at(const cJSON *v, int depth, uint64_t *out)
+{
+    uint64_t h;
+    switch (v->type & 0xFF) {
+    case cJSON_Number: {
+        double d = v->valuedouble == 0 ? 0.0 : v->valuedouble;
+        memcpy(&h, &d, sizeof h);
+        *out = mix64(h ^ 1);
+        return true;
+    }
+    case cJSON_String:
+        *out = forge_hash_str(v->valuestring) ^ 2;
+        return true;
+    case cJSON_Array:
+        h = 6;
+        if (depth < 64)
+            for (const cJSON *c = v->child; c; c = c->next) {
+                uint64_t x;
+                if (!hash_at(c, depth + 1, &x))
+                    return false;
+                h = mix64(h * 31 + x);
+            }
+        *out = h;
+        return true;
+    case cJSON_Object: {
+        h = 7;
+        if (depth >= 64) {
+            *out = h;
+            return true;
+        }
+        struct forge_json_member few[16], *m;
+        size_t n;
+        if (!(m = forge_json_members_sorted(v, few, 16, &n)))
+            return false;
+        bool ok = true;
+        for (size_t i = 0; i < n && ok; i++) {
+            if (i && !strcmp(m[i].c->string, m[i - 1].c->string))
+                continue; /* a repeat: its first value counts */
+            uint64_t x;
+            ok = hash_at(m[i].c, depth + 1, &x);
+            h += mix64(forge_hash_str(m[i].c->string) * 0x9E3779B97F4A7C15ull ^ x);
+        }
+        if (m != few)
+            forge_free(m);
+        *out = h;
+        return ok;
+    }
+    case cJSON_True:
+        *out = 3;
+        return true;
+    case cJSON_False:
+        *out = 4;
+        return true;
+    default:
+        *out = 5;
+        return true;
+    }
+}
+
+bool forge_json_hash(const cJSON *v, uint64_t *out)
+{
+    return hash_at(v, 0, out);
+}
+
 bool forge_json_equal(const cJSON *a, const cJSON *b)
 {
     if (!a || !b)
@@ -495,7 +570,30 @@ bool forge_json_equal(const cJSON *a, const cJSON *b)
     }
     if (cJSON_IsObject(a)) {
         /* A repeated key counts once, with its first value (the one lookups find), so that
-         * equality stays reflexive and agrees with cJSON_GetObjectItem. */
+         * equality stays reflexive and agrees with cJSON_GetObjectItem. Large objects look
+         * names up through tables of both (a lookup per member would be quadratic). */
+        int big = 0;
+        for (const cJSON *x = a->child; x && big <= 16; x = x->next)
+            big++;
+        if (big > 16) {
+            struct forge_json_names ia, ib;
+            if (!forge_json_names_build(&ia, a)) {
+                if (!forge_json_names_build(&ib, b)) {
+                    bool eq = ia.t.n == ib.t.n;
+                    for (const cJSON *x = a->child; x && eq; x = x->next) {
+                        if (forge_json_names_find(&ia, x->string) != x)
+                            continue;
+                        const cJSON *y = forge_json_names_find(&ib, x->string);
+                        eq = y && forge_json_equal(x, y);
+                    }
+                    forge_json_names_free(&ia);
+                    forge_json_names_free(&ib);
+                    return eq;
+                }
+                forge_json_names_free(&ia);
+            }
+            /* out of memory: the scan */
+        }
         int na = 0, nb = 0;
         for (const cJSON *x = a->child; x; x = x->next) {
             if (cJSON_GetObjectItemCaseSensitive(a, x->string) != x)

@@ -5,6 +5,7 @@
 #define FORGE_DATA_JSON_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "base/buf.h"
@@ -88,6 +89,13 @@ struct forge_json_member {
  * (to free when it is not <buf>). Sets *<n>; returns the array, or NULL when out of memory. */
 struct forge_json_member *forge_json_members_sorted(const cJSON *o, struct forge_json_member *buf,
                                                     size_t cap, size_t *n);
+
+/* A hash of <v> under which values forge_json_equal calls equal hash alike: numbers by value
+ * (-0 as 0), strings by forge_hash_str (seeded per process), arrays in order, objects by the
+ * sum over their names of the name's and its first value's hash (a repeated name counts once,
+ * with its first value). Deeper than 64 levels a container hashes by its kind. Returns false
+ * when out of memory. */
+bool forge_json_hash(const cJSON *v, uint64_t *out);
 
 /* The members of an object found by name through a hash table (base/strtab): each name once,
  * at its first member, as cJSON's lookup finds it. For objects looked into many times (a $defs

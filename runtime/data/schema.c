@@ -3628,79 +3628,6 @@ static int member_count(const cJSON *o)
     return n;
 }
 
-static inline uint64_t mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return h;
-}
-
-/* A hash of <v> under which values equal by json_eq hash alike: numbers by value (-0 as 0),
- * strings by forge_hash_str, arrays in order, objects by the sum over their names of the name's
- * and its first value's hash (a repeated name counts once, with its first value, as
- * forge_json_equal has it). Deeper than 64 levels a container hashes by its kind. Returns
- * false when out of memory. */
-static bool value_hash(const cJSON *v, int depth, uint64_t *out)
-{
-    uint64_t h;
-    switch (v->type & 0xFF) {
-    case cJSON_Number: {
-        double d = v->valuedouble == 0 ? 0.0 : v->valuedouble;
-        memcpy(&h, &d, sizeof h);
-        *out = mix64(h ^ 1);
-        return true;
-    }
-    case cJSON_String:
-        *out = forge_hash_str(v->valuestring) ^ 2;
-        return true;
-    case cJSON_Array:
-        h = 6;
-        if (depth < 64)
-            for (const cJSON *c = v->child; c; c = c->next) {
-                uint64_t x;
-                if (!value_hash(c, depth + 1, &x))
-                    return false;
-                h = mix64(h * 31 + x);
-            }
-        *out = h;
-        return true;
-    case cJSON_Object: {
-        h = 7;
-        if (depth >= 64) {
-            *out = h;
-            return true;
-        }
-        struct forge_json_member few[16], *m;
-        size_t n;
-        if (!(m = forge_json_members_sorted(v, few, 16, &n)))
-            return false;
-        bool ok = true;
-        for (size_t i = 0; i < n && ok; i++) {
-            if (i && !strcmp(m[i].c->string, m[i - 1].c->string))
-                continue; /* a repeat: its first value counts */
-            uint64_t x;
-            ok = value_hash(m[i].c, depth + 1, &x);
-            h += mix64(forge_hash_str(m[i].c->string) * 0x9E3779B97F4A7C15ull ^ x);
-        }
-        if (m != few)
-            forge_free(m);
-        *out = h;
-        return ok;
-    }
-    case cJSON_True:
-        *out = 3;
-        return true;
-    case cJSON_False:
-        *out = 4;
-        return true;
-    default:
-        *out = 5;
-        return true;
-    }
-}
 
 struct uent {
     uint64_t h;
@@ -3734,7 +3661,7 @@ static bool unique_items(const cJSON *a, int *pi, int *pj)
         bool ok = true;
         for (const cJSON *x = a->child; x && ok; x = x->next, k++) {
             e[k] = (struct uent){0, k, x};
-            ok = value_hash(x, 0, &e[k].h);
+            ok = forge_json_hash(x, &e[k].h);
         }
         if (ok) {
             qsort(e, (size_t)n, sizeof *e, uent_cmp);

@@ -7,6 +7,7 @@
 #include "score/tooluse.h"
 #include "base/alloc.h"
 #include "base/buf.h"
+#include "base/hash.h"
 #include "data/json.h"
 #include "data/schema.h"
 
@@ -670,6 +671,7 @@ struct tctx {
     uint64_t *tri;        /* trigrams present in `all` (a filter before memmem) */
     struct later *later;  /* built on first use */
     struct numfirst *numfirst; /* built on first use */
+    struct callidx *calls; /* built on first use */
 };
 
 /* The turns in the order of their ids, for "a later turn contains": the turns whose id is
@@ -738,11 +740,14 @@ static void later_free(struct later *l)
 
 struct numfirst;
 static void numfirst_free(struct numfirst *f);
+struct callidx;
+static void callidx_free(struct callidx *c);
 
 static void tctx_free(struct tctx *t)
 {
     later_free(t->later);
     numfirst_free(t->numfirst);
+    callidx_free(t->calls);
     forge_buf_free(&t->lb);
     forge_buf_free(&t->rs);
     forge_buf_free(&t->kb);
@@ -1294,10 +1299,146 @@ static void deep_tool_not_found(struct out *o, cJSON *issues, const cJSON *call,
 
 /* tool_misuse: the call repeats an earlier call (same name, equal arguments) of the trajectory
  * (or of the turn when no trajectory is given). */
+static void misuse_issue(struct out *o, cJSON *issues, const cJSON *turn, const cJSON *tool_name,
+                         const char *name, const cJSON *twin_turn, int idx)
+{
+    cJSON *is = issue_new(o, issues, "tool_misuse", "medium", turn);
+    if (!is)
+        return;
+    add_fmt(o, is, "description", "Tool \"%s\" was called again with the same arguments", name);
+    issue_tail(o, is, turn, tool_name);
+    cJSON *d = add(o, is, "details", cJSON_CreateObject());
+    if (d) {
+        add_dup(o, d, "repeatOfTurn", forge_json_get(twin_turn, "turn_id"));
+        add_num(o, d, "repeatOfCall", idx);
+    }
+}
+
+/* The agent turns' calls of a trajectory, in order, grouped by a hash of name and arguments:
+ * a call's earlier twin is looked for among the calls of its hash, not among all of them
+ * (20,000 calls with different arguments took 20,000^2 / 2 comparisons). */
+struct callidx {
+    int n;
+    const cJSON **call, **turn;
+    int *idx;    /* position in its turn's tool_calls */
+    uint64_t *h;
+    int *order;  /* positions by hash, then position */
+};
+
+static void callidx_free(struct callidx *c)
+{
+    if (!c)
+        return;
+    forge_free(c->call);
+    forge_free(c->turn);
+    forge_free(c->idx);
+    forge_free(c->h);
+    forge_free(c->order);
+    forge_free(c);
+}
+
+static bool call_hash(const cJSON *call, uint64_t *h)
+{
+    const cJSON *nm = forge_json_get(call, "name"), *args = forge_json_get(call, "arguments");
+    uint64_t a = 0x51ed27;
+    if (args && !forge_json_hash(args, &a))
+        return false;
+    *h = (sval(nm) ? forge_hash_str(nm->valuestring) : 0x7a11) * 0x9E3779B97F4A7C15ull ^ a;
+    return true;
+}
+
+static int order_by_hash(const void *x, const void *y, void *ctx)
+{
+    const uint64_t *h = ctx;
+    int a = *(const int *)x, b = *(const int *)y;
+    if (h[a] != h[b])
+        return h[a] < h[b] ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
+static const struct callidx *tctx_calls(struct tctx *t)
+{
+    if (t->calls)
+        return t->calls;
+    struct callidx *c = forge_calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    const cJSON *turns = forge_json_get(t->traj, "turns");
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        n = 0;
+        for (const cJSON *tu = cJSON_IsArray(turns) ? turns->child : NULL; tu; tu = tu->next) {
+            const cJSON *calls = forge_json_get(tu, "tool_calls");
+            const char *role = forge_json_str(tu, "role");
+            if (!cJSON_IsArray(calls) || !role || strcmp(role, "agent") != 0)
+                continue;
+            int idx = 0;
+            for (const cJSON *k = calls->child; k; k = k->next, idx++, n++) {
+                if (!pass)
+                    continue;
+                c->call[n] = k;
+                c->turn[n] = tu;
+                c->idx[n] = idx;
+                c->order[n] = n;
+                if (!call_hash(k, &c->h[n]))
+                    goto oom;
+            }
+        }
+        if (!pass) {
+            size_t m = (size_t)(n ? n : 1);
+            c->call = forge_malloc(m * sizeof *c->call);
+            c->turn = forge_malloc(m * sizeof *c->turn);
+            c->idx = forge_malloc(m * sizeof *c->idx);
+            c->h = forge_malloc(m * sizeof *c->h);
+            c->order = forge_malloc(m * sizeof *c->order);
+            if (!c->call || !c->turn || !c->idx || !c->h || !c->order)
+                goto oom;
+        }
+    }
+    c->n = n;
+    qsort_r(c->order, (size_t)n, sizeof *c->order, order_by_hash, c->h);
+    return t->calls = c;
+oom:
+    callidx_free(c);
+    return NULL;
+}
+
 static void deep_tool_misuse(struct out *o, cJSON *issues, const cJSON *call, const cJSON *turn,
-                             const cJSON *traj, const cJSON *tool_name, const char *name)
+                             struct tctx *tc, const cJSON *tool_name, const char *name)
 {
     const cJSON *args = forge_json_get(call, "arguments");
+    const cJSON *traj = tc ? tc->traj : NULL;
+    if (traj && !scan_turns) {
+        const struct callidx *ci = tctx_calls(tc);
+        uint64_t h;
+        if (!ci || !call_hash(call, &h)) {
+            o->oom = true;
+            return;
+        }
+        int lo = 0, hi = ci->n; /* the first of hash h */
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (ci->h[ci->order[mid]] < h)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (int p = lo; p < ci->n && ci->h[ci->order[p]] == h; p++) {
+            int k = ci->order[p];
+            const cJSON *c = ci->call[k];
+            if (c == call)
+                return; /* reached the call itself: no earlier twin */
+            const cJSON *cn = forge_json_get(c, "name"), *ca = forge_json_get(c, "arguments");
+            if (!sval(cn) || strcmp(cn->valuestring, name) != 0)
+                continue;
+            if ((!args && !ca) || (args && ca && forge_json_equal(args, ca))) {
+                misuse_issue(o, issues, turn, tool_name, name, ci->turn[k], ci->idx[k]);
+                return;
+            }
+        }
+        return;
+    }
+    /* without a trajectory (the turn's calls), or for the tests: the calls in order */
     const cJSON *turns = forge_json_get(traj, "turns");
     const cJSON *only[1] = {turn};
     const cJSON *tl = cJSON_IsArray(turns) ? turns->child : NULL;
@@ -1318,17 +1459,7 @@ static void deep_tool_misuse(struct out *o, cJSON *issues, const cJSON *call, co
                 if (!sval(cn) || strcmp(cn->valuestring, name) != 0)
                     continue;
                 if ((!args && !ca) || (args && ca && forge_json_equal(args, ca))) {
-                    cJSON *is = issue_new(o, issues, "tool_misuse", "medium", turn);
-                    if (!is)
-                        return;
-                    add_fmt(o, is, "description",
-                            "Tool \"%s\" was called again with the same arguments", name);
-                    issue_tail(o, is, turn, tool_name);
-                    cJSON *d = add(o, is, "details", cJSON_CreateObject());
-                    if (d) {
-                        add_dup(o, d, "repeatOfTurn", forge_json_get(t, "turn_id"));
-                        add_num(o, d, "repeatOfCall", idx);
-                    }
+                    misuse_issue(o, issues, turn, tool_name, name, t, idx);
                     return;
                 }
             }
@@ -1911,7 +2042,7 @@ static cJSON *validate_turn_impl(const cJSON *turn, const cJSON *schemas, struct
          * reports; deep mode runs it with one. */
         if (opt->deep) {
             deep_tool_not_found(&o, issues, call, turn, nm, name);
-            deep_tool_misuse(&o, issues, call, turn, t ? t->traj : NULL, nm, name);
+            deep_tool_misuse(&o, issues, call, turn, t, nm, name);
             if (schema && opt->validate_schemas)
                 deep_schema_violation(&o, issues, call, turn, opt, nm, name);
             if (opt->detect_hallucination && has_result && t) {

@@ -492,10 +492,11 @@ static void rand_word(struct forge_buf *b)
 TEST(later_turns_and_numbers_agree_with_the_definitions)
 {
     /* random trajectories (ids of every kind, repeated and missing; answers and results with
-     * words and numbers): every check and score the same whether "a later turn contains" and
-     * "an earlier turn holds the number" are answered by the ordered texts and the table of
-     * first turns or turn by turn */
-    int differ = 0, issues = 0;
+     * words and numbers; calls that repeat, arguments in either member order or missing):
+     * every check and score the same whether "a later turn contains", "an earlier turn holds
+     * the number" and "an earlier call is its twin" are answered by the ordered texts, the
+     * table of first turns and the calls by hash, or turn by turn and call by call */
+    int differ = 0, issues = 0, misuses = 0;
     for (int round = 0; round < 300; round++) {
         struct forge_buf b;
         forge_buf_init(&b, 0);
@@ -511,11 +512,22 @@ TEST(later_turns_and_numbers_agree_with_the_definitions)
                 forge_buf_addc(&b, ' ');
             }
             forge_buf_adds(&b, "\"");
-            if (agent && rnd(5)) {
-                forge_buf_addf(&b, ",\"tool_calls\":[{\"id\":\"c%d\",\"name\":\"lookup\","
-                                   "\"arguments\":{\"k\":%d,\"q\":\"", i, (int)rnd(200) - 50);
-                rand_word(&b);
-                forge_buf_adds(&b, "\"},\"result\":");
+            for (int nc = agent && rnd(5) ? 1 + (int)rnd(3) : 0, c = 0; c < nc; c++) {
+                /* arguments that repeat (in either member order, or missing) for tool_misuse */
+                int k = (int)rnd(4), form = (int)rnd(4);
+                forge_buf_addf(&b, "%s{\"id\":\"c%d\",\"name\":\"%s\"", c ? "," : ",\"tool_calls\":[", c,
+                               rnd(3) ? "lookup" : "find");
+                if (form == 0)
+                    forge_buf_addf(&b, ",\"arguments\":{\"k\":%d,\"q\":\"x%d\"}", k, k % 2);
+                else if (form == 1)
+                    forge_buf_addf(&b, ",\"arguments\":{\"q\":\"x%d\",\"k\":%d}", k % 2, k);
+                else if (form == 2)
+                    forge_buf_addf(&b, ",\"arguments\":{\"k\":%d,\"q\":\"", (int)rnd(200) - 50);
+                if (form == 2) {
+                    rand_word(&b);
+                    forge_buf_adds(&b, "\"}");
+                }
+                forge_buf_adds(&b, ",\"result\":");
                 switch (rnd(4)) {
                 case 0: forge_buf_adds(&b, "null"); break;
                 case 1: forge_buf_addf(&b, "%u", rnd(400)); break;
@@ -525,7 +537,9 @@ TEST(later_turns_and_numbers_agree_with_the_definitions)
                     forge_buf_adds(&b, "\",\"ALPHA");
                     forge_buf_addf(&b, "%u\"]}", rnd(25));
                 }
-                forge_buf_adds(&b, ",\"round\":1}]");
+                forge_buf_adds(&b, ",\"round\":1}");
+                if (c == nc - 1)
+                    forge_buf_adds(&b, "]");
             }
             forge_buf_adds(&b, "}");
         }
@@ -545,6 +559,8 @@ TEST(later_turns_and_numbers_agree_with_the_definitions)
             CHECK(r != NULL);
             issues += cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "summary"), "issues"));
             out[scan] = forge_json_print(r, 0);
+            for (const char *m = out[scan]; (m = strstr(m, "\"tool_misuse\"")); m++)
+                misuses++;
             cJSON_Delete(r);
         }
         forge_tooluse_test_scan_turns(false);
@@ -557,6 +573,7 @@ TEST(later_turns_and_numbers_agree_with_the_definitions)
     }
     CHECK_INT(differ, 0);
     CHECK(issues > 500); /* the detectors fire */
+    CHECK(misuses > 200);
 }
 
 int main(void)
