@@ -1,6 +1,7 @@
 /* Unit tests for data/json. */
 #include "test.h"
 #include "data/json.h"
+#include "base/buf.h"
 #include "data/utf8.h"
 #include "base/alloc.h"
 
@@ -283,6 +284,83 @@ TEST(syntax_is_json_parse_s)
     free(deep);
 }
 
+/* forge_json_equal on objects as it reads: each first-of-its-name member of a is in b, equal,
+ * and b has as many distinct names (a lookup per member) */
+static bool equal_by_lookup(const cJSON *a, const cJSON *b)
+{
+    if (!cJSON_IsObject(a) || !cJSON_IsObject(b))
+        return forge_json_equal(a, b);
+    int na = 0, nb = 0;
+    for (const cJSON *x = a->child; x; x = x->next) {
+        if (cJSON_GetObjectItemCaseSensitive(a, x->string) != x)
+            continue;
+        na++;
+        const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, x->string);
+        if (!y || !equal_by_lookup(x, y))
+            return false;
+    }
+    for (const cJSON *y = b->child; y; y = y->next)
+        if (cJSON_GetObjectItemCaseSensitive(b, y->string) == y)
+            nb++;
+    return na == nb;
+}
+
+TEST(large_objects_equal_and_hash)
+{
+    /* objects of 10 to 60 members with repeated names, in shuffled orders: equality through the
+     * name tables answers as a lookup per member, and equal values hash alike */
+    unsigned seed = 3;
+    int equal = 0, unequal = 0;
+    for (int round = 0; round < 400; round++) {
+        struct forge_buf a, b;
+        forge_buf_init(&a, 0);
+        forge_buf_init(&b, 0);
+        seed = seed * 1103515245u + 12345u;
+        int n = 10 + (int)((seed >> 8) % 50);
+        int perm[64];
+        for (int i = 0; i < n; i++)
+            perm[i] = i;
+        for (int i = n - 1; i > 0; i--) {
+            seed = seed * 1103515245u + 12345u;
+            int j = (int)((seed >> 8) % (unsigned)(i + 1)), t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
+        }
+        seed = seed * 1103515245u + 12345u;
+        int change = (int)((seed >> 8) % 4); /* 0: none; 1: a value; 2: a repeat's order; 3: a name more */
+        forge_buf_adds(&a, "{");
+        forge_buf_adds(&b, "{");
+        for (int i = 0; i < n; i++) {
+            int k = i % 37; /* names past 37 repeat */
+            forge_buf_addf(&a, "%s\"k%d\":%d", i ? "," : "", k, i);
+            int p = perm[i], kp = p % 37;
+            if (change == 2)
+                p = kp; /* a repeat's value differs, which only matters when it comes first */
+            forge_buf_addf(&b, "%s\"k%d\":%d", i ? "," : "", kp, change == 1 && i == 3 ? -1 : p);
+        }
+        if (change == 3)
+            forge_buf_adds(&b, ",\"extra\":0");
+        forge_buf_adds(&a, "}");
+        forge_buf_adds(&b, "}");
+        struct forge_err err = {0};
+        cJSON *x = forge_json_parse(a.data, a.len, "a", &err), *y = forge_json_parse(b.data, b.len, "b", &err);
+        bool want = equal_by_lookup(x, y), got = forge_json_equal(x, y);
+        CHECK(want == got);
+        if (got) {
+            uint64_t hx, hy;
+            CHECK(forge_json_hash(x, &hx) && forge_json_hash(y, &hy) && hx == hy);
+            equal++;
+        } else {
+            unequal++;
+        }
+        cJSON_Delete(x);
+        cJSON_Delete(y);
+        forge_buf_free(&a);
+        forge_buf_free(&b);
+    }
+    CHECK(equal > 50 && unequal > 50);
+}
+
 TEST(names_index)
 {
     /* each name once, at its first member, as cJSON's lookup finds it */
@@ -350,6 +428,7 @@ int main(void)
     RUN(output_is_valid_utf8);
     RUN(syntax_is_json_parse_s);
     RUN(names_index);
+    RUN(large_objects_equal_and_hash);
     RUN(members_sorted_and_tree_bytes);
     return TEST_DONE();
 }
