@@ -4,6 +4,7 @@
 #include "data/yaml.h"
 #include "base/alloc.h"
 #include "base/file.h"
+#include "base/strtab.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -19,9 +20,11 @@ static const char *gets(const cJSON *o, const char *k)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* Converts one definition <d> and adds it to <out>. <label> names it in errors. */
-static int add_one(cJSON *out, const cJSON *d, const char *fallback_name, const char *label,
-                   int i, struct forge_err *err)
+/* Converts one definition <d> and adds it to <out>, whose names are in <names> (a table, so
+ * that the check for a name defined twice is not a scan of every tool). <label> names it in
+ * errors. */
+static int add_one(cJSON *out, struct forge_strtab *names, const cJSON *d, const char *fallback_name,
+                   const char *label, int i, struct forge_err *err)
 {
     if (!cJSON_IsObject(d))
         return forge_err_set(err, FORGE_EINVAL, "%s[%d]: a tool definition must be an object",
@@ -39,7 +42,7 @@ static int add_one(cJSON *out, const cJSON *d, const char *fallback_name, const 
         name = fallback_name;
     if (!name || !*name)
         return forge_err_set(err, FORGE_EINVAL, "%s[%d]: a tool needs a \"name\"", label, i);
-    if (cJSON_GetObjectItemCaseSensitive(out, name))
+    if (forge_strtab_find(names, name) >= 0)
         return forge_err_set(err, FORGE_EINVAL, "%s[%d]: tool '%s' is defined twice", label, i,
                              name);
     const cJSON *params = get(src, "parameters");
@@ -60,7 +63,8 @@ static int add_one(cJSON *out, const cJSON *d, const char *fallback_name, const 
         cJSON_Delete(ts);
         goto oom;
     }
-    if (!cJSON_AddStringToObject(ts, "name", name))
+    const cJSON *own = cJSON_AddStringToObject(ts, "name", name);
+    if (!own || forge_strtab_add(names, own->valuestring) < 0)
         goto oom;
     const cJSON *desc = get(src, "description");
     if (desc && !cJSON_AddItemToObject(ts, "description", cJSON_Duplicate(desc, 1)))
@@ -105,6 +109,7 @@ cJSON *forge_tooldefs_import(const cJSON *doc, struct forge_err *err)
         return NULL;
     }
     int rc = 0;
+    struct forge_strtab names = FORGE_STRTAB_INIT;
     const cJSON *list = doc;
     const char *label = "tools";
     /* unwrap JSON-RPC {"result": {"tools": [...]}} and {"tools": [...]} */
@@ -115,18 +120,19 @@ cJSON *forge_tooldefs_import(const cJSON *doc, struct forge_err *err)
     if (cJSON_IsArray(list)) {
         int i = 0;
         for (const cJSON *d = list->child; d && !rc; d = d->next, i++)
-            rc = add_one(out, d, NULL, label, i, err);
+            rc = add_one(out, &names, d, NULL, label, i, err);
     } else if (looks_like_def(list)) {
-        rc = add_one(out, list, NULL, label, 0, err);
+        rc = add_one(out, &names, list, NULL, label, 0, err);
     } else if (cJSON_IsObject(list)) {
         /* agent-eval-harness Record<string, ToolSchema> */
         int i = 0;
         for (const cJSON *d = list->child; d && !rc; d = d->next, i++)
-            rc = add_one(out, d, d->string, label, i, err);
+            rc = add_one(out, &names, d, d->string, label, i, err);
     } else {
         rc = forge_err_set(err, FORGE_EINVAL,
                            "tool definitions must be an object or an array of objects");
     }
+    forge_strtab_free(&names);
     if (rc) {
         cJSON_Delete(out);
         return NULL;

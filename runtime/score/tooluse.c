@@ -672,6 +672,7 @@ struct tctx {
     struct later *later;  /* built on first use */
     struct numfirst *numfirst; /* built on first use */
     struct callidx *calls; /* built on first use */
+    int hint;              /* the turn tctx_index found last */
 };
 
 /* The turns in the order of their ids, for "a later turn contains": the turns whose id is
@@ -979,11 +980,17 @@ static int tctx_later_has(struct tctx *t, const cJSON *tid, const char *needle, 
     return memmem(o->text.data + from, o->text.len - from, needle, nn) != NULL;
 }
 
-static int tctx_index(const struct tctx *t, const cJSON *turn)
+/* The index of <turn> among <t>'s turns, or -1. Turns are checked in order, so the turn last
+ * found and the next one are tried first (a scan from the start each time made n turns cost
+ * n^2 / 2). */
+static int tctx_index(struct tctx *t, const cJSON *turn)
 {
+    for (int i = t->hint; i < t->n && i <= t->hint + 1; i++)
+        if (t->turns[i] == turn)
+            return t->hint = i;
     for (int i = 0; i < t->n; i++)
         if (t->turns[i] == turn)
-            return i;
+            return t->hint = i;
     return -1;
 }
 

@@ -3,6 +3,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "data/json.h"
+#include "base/strtab.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -123,7 +124,70 @@ struct tb {
     int round;        /* model responses in the open agent turn */
     bool new_round;   /* the next agent item starts a new model response */
     int rc;
+    /* the calls by id (the last of each id) and by name (in order), for results: a search of
+     * every call for each result made n calls cost n^2 / 2 */
+    struct forge_strtab ids, names;
+    cJSON **by_id;
+    struct callstack *by_name;
+    size_t cap_id, cap_name;
 };
+
+struct callstack {
+    cJSON **c;
+    size_t n, cap;
+};
+
+static void index_free(struct tb *b)
+{
+    for (size_t i = 0; i < b->names.n; i++)
+        forge_free(b->by_name[i].c);
+    forge_free(b->by_name);
+    forge_free(b->by_id);
+    forge_strtab_free(&b->ids);
+    forge_strtab_free(&b->names);
+}
+
+static bool grow_to(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t nc = *cap ? *cap * 2 : 16;
+    while (nc < need)
+        nc *= 2;
+    void *q = forge_realloc(*p, nc * elem);
+    if (!q)
+        return false;
+    memset((char *)q + *cap * elem, 0, (nc - *cap) * elem);
+    *p = q;
+    *cap = nc;
+    return true;
+}
+
+/* Indexes a new call <c> by its id (when it has one) and its name. False when out of memory. */
+static bool index_call(struct tb *b, cJSON *c)
+{
+    const char *id = gets(c, "id"), *name = gets(c, "name");
+    if (id) {
+        long i = forge_strtab_find(&b->ids, id);
+        if (i < 0 && (i = forge_strtab_add(&b->ids, id)) < 0)
+            return false;
+        if (!grow_to((void **)&b->by_id, &b->cap_id, (size_t)i + 1, sizeof *b->by_id))
+            return false;
+        b->by_id[i] = c; /* the last call of that id */
+    }
+    if (!name)
+        return true;
+    long i = forge_strtab_find(&b->names, name);
+    if (i < 0 && (i = forge_strtab_add(&b->names, name)) < 0)
+        return false;
+    if (!grow_to((void **)&b->by_name, &b->cap_name, (size_t)i + 1, sizeof *b->by_name))
+        return false;
+    struct callstack *st = &b->by_name[i];
+    if (!grow_to((void **)&st->c, &st->cap, st->n + 1, sizeof *st->c))
+        return false;
+    st->c[st->n++] = c;
+    return true;
+}
 
 static int oom(struct tb *b)
 {
@@ -289,21 +353,26 @@ static void agent_call(struct tb *b, const char *id, const char *name, cJSON *ar
     put(b, c, "name", cJSON_CreateString(name ? name : ""));
     put(b, c, "arguments", args ? args : cJSON_CreateNull());
     put(b, c, "round", cJSON_CreateNumber(b->round));
+    if (!b->rc && !index_call(b, c))
+        oom(b);
 }
 
-/* Finds the call with <id> (or, when id is NULL, the last call named <name> without a result),
- * searching the turns backwards. */
+/* Finds the last call with <id> (or, when id is NULL, the last call named <name> without a
+ * result or an error). A call that has one keeps it (a result or error may be replaced, never
+ * removed), so the calls of a name are dropped from the top of its stack as they get one. */
 static cJSON *find_call(struct tb *b, const char *id, const char *name)
 {
-    cJSON *found = NULL;
-    for (cJSON *t = b->turns->child; t; t = t->next) {
-        cJSON *calls = cJSON_GetObjectItemCaseSensitive(t, "tool_calls");
-        for (cJSON *c = cJSON_IsArray(calls) ? calls->child : NULL; c; c = c->next)
-            if (id ? is(gets(c, "id"), id)
-                   : (is(gets(c, "name"), name) && !get(c, "result") && !get(c, "error")))
-                found = c;
+    if (id) {
+        long i = forge_strtab_find(&b->ids, id);
+        return i >= 0 ? b->by_id[i] : NULL;
     }
-    return found;
+    long i = name ? forge_strtab_find(&b->names, name) : -1;
+    if (i < 0)
+        return NULL;
+    struct callstack *st = &b->by_name[i];
+    while (st->n && (get(st->c[st->n - 1], "result") || get(st->c[st->n - 1], "error")))
+        st->n--;
+    return st->n ? st->c[st->n - 1] : NULL;
 }
 
 /* Attaches a result (taken) or an error text to the call. */
@@ -699,6 +768,7 @@ cJSON *forge_trajectory_import(const cJSON *doc, const char *format, struct forg
         if (cJSON_IsObject(md))
             put(&b, b.traj, "metadata", cJSON_Duplicate(md, 1));
     }
+    index_free(&b);
     if (b.rc) {
         cJSON_Delete(b.traj);
         return NULL;

@@ -63,6 +63,34 @@ TEST(openai_chat)
                  "openai: messages[0]: tool message without tool_call_id");
 }
 
+TEST(results_find_their_calls)
+{
+    /* a result by id goes to the last call of that id; one by name to the last call of that name
+     * without a result or an error (one that got a result is never chosen again) */
+    check_import(
+        "[{\"role\":\"user\",\"content\":\"go\"},"
+        "{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":["
+        "{\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f1\",\"arguments\":\"{}\"}},"
+        "{\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f2\",\"arguments\":\"{}\"}}]},"
+        "{\"role\":\"tool\",\"tool_call_id\":\"a\",\"content\":\"r1\"},"
+        "{\"role\":\"assistant\",\"content\":\"\",\"function_call\":{\"name\":\"g\",\"arguments\":\"{\\\"n\\\":1}\"}},"
+        "{\"role\":\"assistant\",\"content\":\"\",\"function_call\":{\"name\":\"g\",\"arguments\":\"{\\\"n\\\":2}\"}},"
+        "{\"role\":\"function\",\"name\":\"g\",\"content\":\"x\"},"
+        "{\"role\":\"tool\",\"tool_call_id\":\"a\",\"content\":\"r2\"},"
+        "{\"role\":\"function\",\"name\":\"g\",\"content\":\"y\"}]",
+        "openai",
+        "{\"turns\":[{\"turn_id\":1,\"role\":\"user\",\"content\":\"go\"},{\"turn_id\":1,\"role\":\"agent\","
+        "\"content\":\"\",\"tool_calls\":[{\"id\":\"a\",\"name\":\"f1\",\"arguments\":{},\"round\":1},"
+        "{\"id\":\"a\",\"name\":\"f2\",\"arguments\":{},\"round\":1,\"result\":{\"content\":\"r2\"}},"
+        "{\"name\":\"g\",\"arguments\":{\"n\":1},\"round\":2,\"result\":{\"content\":\"y\"}},"
+        "{\"name\":\"g\",\"arguments\":{\"n\":2},\"round\":3,\"result\":{\"content\":\"x\"}}]}]}");
+    check_import("[{\"role\":\"user\",\"content\":\"go\"},"
+                 "{\"role\":\"assistant\",\"content\":\"\",\"function_call\":{\"name\":\"g\",\"arguments\":\"{}\"}},"
+                 "{\"role\":\"function\",\"name\":\"g\",\"content\":\"x\"},"
+                 "{\"role\":\"function\",\"name\":\"g\",\"content\":\"y\"}]",
+                 "openai", "openai: messages[3]: tool result for unknown call name 'g'");
+}
+
 TEST(openai_responses)
 {
     const char *in =
@@ -140,6 +168,7 @@ TEST(forge_and_turns)
 int main(void)
 {
     RUN(openai_chat);
+    RUN(results_find_their_calls);
     RUN(openai_responses);
     RUN(anthropic);
     RUN(gemini);
