@@ -236,6 +236,15 @@ TEST(upstream_other_checks)
     EXPECT_FAIL("{\"expect\":{\"toolsAcceptable\":[[\"__none__\"]]}}", traj("", names("a"), -1, -1),
                 "tools: [a] not in any acceptable set");
     EXPECT_PASS("{\"expect\":{\"toolsAcceptable\":[[\"__none__\", \"a\"]]}}", traj("", NULL, -1, -1));
+    /* past 16 calls the names are looked up in a table, and a set is the called names when
+     * every item was called and the distinct items are as many as the distinct names */
+    const char *twenty = "a,b,a,b,a,b,a,b,a,b,a,b,a,b,a,b,a,b,a,b";
+    EXPECT_PASS("{\"expect\":{\"toolsAcceptable\":[[\"a\"],[\"b\",\"a\",\"b\"]]}}", traj("", names(twenty), -1, -1));
+    EXPECT_FAIL("{\"expect\":{\"toolsAcceptable\":[[\"a\"],[\"a\",\"b\",\"c\"]]}}", traj("", names(twenty), -1, -1),
+                "tools: [a, b, a, b, a, b, a, b, a, b, a, b, a, b, a, b, a, b, a, b] not in any acceptable set");
+    EXPECT_FAIL("{\"expect\":{\"toolsCalled\":[\"a\",\"c\"]}}", traj("", names(twenty), -1, -1),
+                "missing: c; unexpected: b, b, b, b, b, b, b, b, b, b");
+    EXPECT_PASS("{\"expect\":{\"toolsNotCalled\":[\"c\",\"d\"]}}", traj("", names(twenty), -1, -1));
 }
 
 TEST(tools_not_called_and_params)
