@@ -73,6 +73,15 @@ const cJSON *forge_lua_view_node(lua_State *L, int idx);
 
 /* Like forge_lua_to_json but raises a Lua error ("<what>: <reason>") on failure. */
 cJSON *forge_lua_check_json(lua_State *L, int idx, const char *what);
+/* forge_lua_check_json for an argument a binding keeps while it works (nil or none: NULL): the
+ * tree is boxed on the stack (freed with it) and its bytes held against the memory cap until
+ * then, so that several converted arguments together stay within the cap (each checked alone
+ * could take the whole room). Raises on a conversion error or the memory limit. */
+cJSON *forge_lua_keep_json(lua_State *L, int idx, const char *what);
+/* Frees now what the boxes at stack slots <from>..<to> hold (other values are left alone), as
+ * a binding does once its result is pushed: kept arguments then hold nothing until the
+ * collector comes. */
+void forge_lua_unbox_range(lua_State *L, int from, int to);
 /* Puts <p> under a userdata on the stack that frees it with <fr> when collected, so a binding
  * can hold a C allocation across calls that may raise. Returns the box. Raises when the box
  * cannot be made (memory), after freeing <p>. */

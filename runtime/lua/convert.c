@@ -761,6 +761,21 @@ cJSON *forge_lua_check_json(lua_State *L, int idx, const char *what)
 
 /* ---- boxes: C allocations owned by the Lua stack while a binding may raise ---- */
 
+/* A converted argument kept while a binding works, its bytes held against the cap meanwhile. */
+struct kept {
+    cJSON *v;
+    struct forge_vm *vm;
+    size_t held;
+};
+
+static void kept_free(void *p)
+{
+    struct kept *k = p;
+    cJSON_Delete(k->v);
+    forge_vm_release(k->vm, k->held);
+    forge_free(k);
+}
+
 struct box {
     void *p;
     void (*free)(void *);
@@ -872,6 +887,33 @@ int forge_lua_charge_yaml(lua_State *L, const char *s, size_t len)
 size_t forge_lua_tree_cost(const cJSON *v)
 {
     return forge_json_tree_bytes(v, NODE_COST);
+}
+
+void forge_lua_unbox_range(lua_State *L, int from, int to)
+{
+    for (int i = from; i <= to; i++)
+        if (luaL_testudata(L, i, "forge.box"))
+            forge_lua_unbox(L, i);
+}
+
+cJSON *forge_lua_keep_json(lua_State *L, int idx, const char *what)
+{
+    if (lua_isnoneornil(L, idx))
+        return NULL;
+    cJSON *v = forge_lua_check_json(L, idx, what);
+    struct kept *k = forge_malloc(sizeof *k);
+    if (!k) {
+        cJSON_Delete(v);
+        luaL_error(L, "%s: out of memory", what);
+    }
+    struct forge_vm *vm = forge_vm_of(L);
+    *k = (struct kept){v, vm, 0};
+    forge_lua_box(L, k, kept_free);
+    size_t cost = forge_lua_tree_cost(v);
+    if (forge_vm_hold(vm, cost))
+        luaL_error(L, "%s: %s", what, forge_vm_limit_message(vm));
+    k->held = cost;
+    return v;
 }
 
 int forge_lua_charge_tree(lua_State *L, const cJSON *v)

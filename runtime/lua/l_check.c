@@ -22,14 +22,11 @@
 
 #include <cjson/cJSON.h>
 
-/* Keeps every converted argument alive in boxes on the stack until the result is pushed. */
+/* Keeps every converted argument alive in boxes on the stack until the result is pushed, held
+ * against the memory cap together. */
 static cJSON *keep(lua_State *L, int idx, const char *what)
 {
-    if (lua_isnoneornil(L, idx))
-        return NULL;
-    cJSON *v = forge_lua_check_json(L, idx, what);
-    forge_lua_box(L, v, (void (*)(void *))cJSON_Delete);
-    return v;
+    return forge_lua_keep_json(L, idx, what);
 }
 
 /* In deep mode, compiles the tools' JSON Schemas for the schema_violation check (boxed on the
@@ -81,6 +78,7 @@ static int push_result(lua_State *L, cJSON *r, const struct forge_err *err)
     if (forge_lua_charge_tree(L, r)) /* a result is C memory made for the script */
         return luaL_error(L, "forge.check: %s", forge_vm_limit_message(forge_vm_of(L)));
     forge_lua_push_json(L, r);
+    forge_lua_unbox_range(L, 1, lua_gettop(L) - 1); /* the kept arguments and r */
     return 1;
 }
 

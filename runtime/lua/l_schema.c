@@ -256,11 +256,19 @@ static int l_coerce(lua_State *L)
         return luaL_error(L, "forge.schema.coerce: schema: %s", err.msg);
     }
     /* coercing parses strings into trees and notes each change: C memory made for the script,
-     * within what the cap leaves */
+     * within what the cap leaves once the two converted arguments are counted */
     struct forge_vm *vm = forge_vm_of(L);
+    size_t held = forge_lua_tree_cost(t->json[0]) + forge_lua_tree_cost(schema);
+    if (forge_vm_hold(vm, held)) {
+        cJSON_Delete(schema);
+        tmp_free(t);
+        return luaL_error(L, "forge.schema.coerce: %s", forge_vm_limit_message(vm));
+    }
     forge_vm_work_begin(vm, 0);
     int n = forge_coerce_args(t->json[0], schema, &t->json[1], &err);
-    if (forge_vm_work_end(vm, NULL)) {
+    int over = forge_vm_work_end(vm, NULL);
+    forge_vm_release(vm, held);
+    if (over) {
         cJSON_Delete(schema);
         tmp_free(t);
         return luaL_error(L, "forge.schema.coerce: %s", forge_vm_limit_message(vm));

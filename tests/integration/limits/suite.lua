@@ -174,6 +174,18 @@ if entry == "regex" then
   return forge.suite { name = "r", model = forge.scripted { rule }, tools = { tool }, verifiers = verifiers,
                        cases = { { id = "c1", input = { message = long }, expect = expect } } }
 end
+if entry == "kept" then
+  -- the arguments forge.check converts are held against the cap together while it works, and
+  -- given back when it returns: 300 calls with one trajectory of 12,000 turns pass, one call
+  -- with three copies of it does not fit in 16 MiB
+  local turns = {}
+  for i = 1, 12000 do turns[i] = { turn_id = i, role = "user", content = "x" } end
+  local t = { turns = turns }
+  for _ = 1, 300 do forge.check.validate_turn(t) end
+  print("one at a time")
+  forge.check.validate_turn(t, t, nil, t)
+  return
+end
 if entry == "require" then require "module" end
 
 forge.assertion("ok", at("assertion", function() return true end))
