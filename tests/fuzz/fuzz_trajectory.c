@@ -1,11 +1,32 @@
 /* Trajectory import of every format (runtime/score/trajectory.h). The input JSON is imported
  * with detection and as each named format. Properties: a detected format imports the same as
  * naming it; failures carry FORGE_EINVAL and a message; an imported trajectory imports again
- * as "forge" to an equal tree; adopt agrees with import. */
+ * as "forge" to an equal tree; adopt agrees with import; the tool-use check of the imported
+ * trajectory (deep mode) is the same with its indexes (turns in id order, numbers' first turns,
+ * calls by hash) as answered turn by turn and call by call. */
 #include <cjson/cJSON.h>
 #include "data/json.h"
+#include "base/alloc.h"
+#include "score/tooluse.h"
 #include "score/trajectory.h"
 #include "fuzz.h"
+
+/* forge_tooluse_check of <t> in deep mode, printed; NULL when it failed. */
+static char *check_text(const cJSON *t, bool scan)
+{
+    forge_tooluse_test_scan_turns(scan);
+    struct forge_err err = {0};
+    struct forge_tooluse_opts vo;
+    struct forge_verify_opts ro;
+    forge_tooluse_opts_json(NULL, &vo);
+    forge_verify_opts_json(NULL, &ro);
+    vo.deep = ro.deep = true;
+    cJSON *r = forge_tooluse_check(t, NULL, &vo, &ro, &err);
+    forge_tooluse_test_scan_turns(false);
+    char *s = r ? forge_json_print(r, 0) : NULL;
+    cJSON_Delete(r);
+    return s;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -41,6 +62,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cJSON *adopted = forge_trajectory_adopt(copy, fmt, &e2);
         FUZZ_CHECK(adopted && forge_json_equal(adopted, t), "%s: adopt differs from import", fmt);
         cJSON_Delete(adopted);
+        char *fast = check_text(t, false), *slow = check_text(t, true);
+        FUZZ_CHECK((!fast && !slow) || (fast && slow && strcmp(fast, slow) == 0),
+                   "%s: the check with indexes differs from the check turn by turn", fmt);
+        forge_free(fast);
+        forge_free(slow);
         cJSON_Delete(t);
     }
     cJSON_Delete(auto_t);
