@@ -2,6 +2,7 @@
 #include "eval/suite.h"
 #include "base/alloc.h"
 #include "base/clock.h"
+#include "base/strtab.h"
 #include "data/json.h"
 #include "score/assert.h"
 #include "score/stats.h"
@@ -39,15 +40,15 @@ struct forge_suite {
     long counted;
     struct forge_suite_group *groups;
     int ngroups, gcap, glast;
-    /* baseline: its cases by id (open addressing), the comparison's lists */
+    /* baseline: its cases by id (a seeded hash table: ids crafted to collide under a fixed hash
+     * made a baseline of n cases cost n^2), the last of a repeated id; the comparison's lists */
     const cJSON *base;
-    const cJSON **tab;
-    size_t tcap;
+    struct forge_strtab ids;
+    const cJSON **tab; /* by index in ids */
     cJSON *reg, *np;
 };
 
 static const char *status(const cJSON *r);
-static size_t hash_str(const char *s);
 
 struct forge_suite *forge_suite_new(void)
 {
@@ -77,21 +78,23 @@ int forge_suite_set_baseline(struct forge_suite *s, const cJSON *baseline, struc
 {
     if (!baseline || s->base) return 0;
     const cJSON *bcases = forge_json_get(baseline, "cases");
-    size_t cap = 16, bn = (size_t)cJSON_GetArraySize(bcases);
-    while (cap < 2 * bn) cap *= 2;
-    const cJSON **tab = forge_calloc(cap, sizeof *tab);
+    size_t bn = (size_t)cJSON_GetArraySize(bcases);
+    const cJSON **tab = forge_malloc((bn ? bn : 1) * sizeof *tab);
     if (!tab) return forge_err_set(err, FORGE_ENOMEM, "out of memory");
     const cJSON *b;
     cJSON_ArrayForEach(b, bcases) {
         const char *bcid = forge_json_str(b, "id");
         if (!bcid) continue;
-        size_t h = hash_str(bcid) & (cap - 1);
-        while (tab[h] && strcmp(forge_json_str(tab[h], "id"), bcid) != 0) h = (h + 1) & (cap - 1);
-        tab[h] = b;
+        long i = forge_strtab_find(&s->ids, bcid);
+        if (i < 0 && (i = forge_strtab_add(&s->ids, bcid)) < 0) {
+            forge_free(tab);
+            forge_strtab_free(&s->ids);
+            return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+        }
+        tab[i] = b; /* the last case of an id */
     }
     s->base = baseline;
     s->tab = tab;
-    s->tcap = cap;
     return 0;
 }
 
@@ -99,10 +102,9 @@ static int compare(struct forge_suite *s, const cJSON *r)
 {
     const char *cid = forge_json_str(r, "id");
     if (!cid) cid = "";
-    size_t h = hash_str(cid) & (s->tcap - 1);
-    while (s->tab[h] && strcmp(forge_json_str(s->tab[h], "id"), cid) != 0) h = (h + 1) & (s->tcap - 1);
-    if (!s->tab[h]) return 0;
-    const char *now = status(r), *then = status(s->tab[h]);
+    long i = forge_strtab_find(&s->ids, cid);
+    if (i < 0) return 0;
+    const char *now = status(r), *then = status(s->tab[i]);
     cJSON *l = NULL;
     if (strcmp(then, "passed") == 0 && (strcmp(now, "failed") == 0 || strcmp(now, "error") == 0)) l = s->reg;
     else if (strcmp(then, "passed") != 0 && strcmp(now, "passed") == 0) l = s->np;
@@ -232,13 +234,6 @@ static const char *status(const cJSON *r)
     }
     if (skipped) return "skipped";
     return passed ? "passed" : "failed";
-}
-
-static size_t hash_str(const char *s)
-{
-    size_t h = 5381;
-    while (*s) h = h * 33 + (unsigned char)*s++;
-    return h;
 }
 
 static void run_id(char *id, size_t n, char *stamp, size_t sn)
@@ -376,6 +371,7 @@ void forge_suite_free(struct forge_suite *s)
     for (int i = 0; i < s->ngroups; i++) forge_free(s->groups[i].name);
     forge_free(s->groups);
     forge_free(s->tab);
+    forge_strtab_free(&s->ids);
     cJSON_Delete(s->reg);
     cJSON_Delete(s->np);
     forge_free(s);

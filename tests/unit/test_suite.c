@@ -139,6 +139,20 @@ TEST(pinned_suite_summary_and_gate)
     CHECK_STR(regs, "[\"c04\"]");
     forge_free(regs);
     CHECK_STR(forge_json_str(rep2, "baselineRunId"), "run-20251121T044000000Z");
+    /* a repeated id in the baseline: its last case counts */
+    for (int last_passed = 0; last_passed < 2; last_passed++) {
+        char text[200];
+        snprintf(text, sizeof text, "{\"runId\":\"r0\",\"cases\":[{\"id\":\"c04\",\"passed\":%s},"
+                 "{\"id\":\"c04\",\"passed\":%s}]}", last_passed ? "false" : "true",
+                 last_passed ? "true" : "false");
+        cJSON *base = cJSON_Parse(text);
+        cJSON *rep5 = pinned_report(NULL, base, 3);
+        char *r5 = forge_json_print(cJSON_GetObjectItem(rep5, "regressions"), 0);
+        CHECK_STR(r5, last_passed ? "[\"c04\"]" : "[]");
+        forge_free(r5);
+        cJSON_Delete(rep5);
+        cJSON_Delete(base);
+    }
     cJSON *rep3 = pinned_report(NULL, rep2, -1);
     char *np = forge_json_print(cJSON_GetObjectItem(rep3, "newPasses"), 0);
     CHECK_STR(np, "[\"c04\"]");
