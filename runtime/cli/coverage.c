@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/luaopts.h"
 #include "base/alloc.h"
+#include "base/hash.h"
 #include "base/file.h"
 #include "data/json.h"
 #include "eval/coverage.h"
@@ -206,12 +207,10 @@ static const char *entry_id(const cJSON *entry)
     return forge_json_str(cJSON_GetObjectItemCaseSensitive(entry, "case"), "id");
 }
 
+/* Seeded per process (base/hash.h): names crafted to collide in one run do not in the next. */
 static size_t hash_id(const char *s)
 {
-    size_t h = 5381;
-    while (*s)
-        h = h * 33 + (unsigned char)*s++;
-    return h;
+    return (size_t)forge_hash_str(s);
 }
 
 /* The entry already holding <id>, after adding <entry> when there is none. NULL when added;

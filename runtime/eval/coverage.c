@@ -1,6 +1,7 @@
 /* Coverage of tools by eval cases (coverage.h, docs/coverage.md). */
 #include "eval/coverage.h"
 #include "base/alloc.h"
+#include "base/hash.h"
 #include "data/json.h"
 #include "data/re.h"
 
@@ -644,12 +645,10 @@ struct index {
     int *nrefs, *caprefs;
 };
 
+/* Seeded per process (base/hash.h): names crafted to collide in one run do not in the next. */
 static size_t hash_name(const char *s)
 {
-    size_t h = 5381;
-    while (*s)
-        h = h * 33 + (unsigned char)*s++;
-    return h;
+    return (size_t)forge_hash_str(s);
 }
 
 static int tool_index(const struct index *ix, const char *name)
