@@ -546,16 +546,18 @@ int forge_toolset_add(struct forge_toolset *s, struct forge_tool *t, struct forg
         s->v = v;
         s->cap = cap;
     }
+    if (forge_strtab_add(&s->names, t->name) != s->n) {
+        forge_tool_free(t);
+        return forge_err_set(err, FORGE_ENOMEM, "out of memory");
+    }
     s->v[s->n++] = t;
     return 0;
 }
 
 const struct forge_tool *forge_toolset_find(const struct forge_toolset *s, const char *name)
 {
-    for (int i = 0; i < s->n; i++)
-        if (strcmp(s->v[i]->name, name) == 0)
-            return s->v[i];
-    return NULL;
+    long i = forge_strtab_find(&s->names, name);
+    return i >= 0 ? s->v[i] : NULL;
 }
 
 void forge_toolset_free(struct forge_toolset *s)
@@ -563,6 +565,7 @@ void forge_toolset_free(struct forge_toolset *s)
     for (int i = 0; i < s->n; i++)
         forge_tool_free(s->v[i]);
     forge_free(s->v);
+    forge_strtab_free(&s->names);
     s->v = NULL;
     s->n = s->cap = 0;
 }

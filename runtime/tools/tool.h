@@ -14,6 +14,7 @@
  * error result; the run goes on). */
 #ifndef FORGE_TOOLS_TOOL_H
 #define FORGE_TOOLS_TOOL_H
+#include "base/strtab.h"
 #include <stdbool.h>
 #include <cjson/cJSON.h>
 #include "base/err.h"
@@ -116,6 +117,8 @@ cJSON *forge_tool_model_def(const struct forge_tool *t);
 struct forge_toolset {
     struct forge_tool **v;
     int n, cap;
+    struct forge_strtab names; /* the tools' names -> their index: a suite may define
+                                  thousands, and every call looks its tool up */
 };
 
 /* Adds <t> (taken). A second tool of the same name is FORGE_EINVAL (t is freed). */

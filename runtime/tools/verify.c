@@ -7,6 +7,7 @@
 #include "data/schema.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const outcome_names[] = {"pass", "warn", "block"};
@@ -124,14 +125,44 @@ void forge_verifier_free(struct forge_verifier *v)
     forge_free(v);
 }
 
+/* Binds verifier index <vi> to tool name <tool> (once, however often the verifier lists it). */
+static int bind_index(struct forge_verifiers *s, const char *tool, int vi)
+{
+    long t = forge_strtab_find(&s->tools, tool);
+    if (t < 0) {
+        if ((t = forge_strtab_add(&s->tools, tool)) < 0)
+            return FORGE_ENOMEM;
+        if (t >= s->capbound) {
+            int cap = s->capbound ? s->capbound * 2 : 8;
+            struct forge_verifier_list *b = forge_realloc(s->bound, sizeof *b * (size_t)cap);
+            if (!b)
+                return FORGE_ENOMEM;
+            memset(b + s->capbound, 0, sizeof *b * (size_t)(cap - s->capbound));
+            s->bound = b;
+            s->capbound = cap;
+        }
+    }
+    struct forge_verifier_list *l = &s->bound[t];
+    if (l->n && l->i[l->n - 1] == vi)
+        return 0;
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 4;
+        int *x = forge_realloc(l->i, sizeof *x * (size_t)cap);
+        if (!x)
+            return FORGE_ENOMEM;
+        l->i = x;
+        l->cap = cap;
+    }
+    l->i[l->n++] = vi;
+    return 0;
+}
+
 int forge_verifiers_add(struct forge_verifiers *s, struct forge_verifier *v, struct forge_err *err)
 {
-    for (int i = 0; i < s->n; i++) {
-        if (!strcmp(s->v[i]->name, v->name)) {
-            int rc = forge_err_set(err, FORGE_EINVAL, "verifier '%s' is defined twice", v->name);
-            forge_verifier_free(v);
-            return rc;
-        }
+    if (forge_strtab_find(&s->names, v->name) >= 0) {
+        int rc = forge_err_set(err, FORGE_EINVAL, "verifier '%s' is defined twice", v->name);
+        forge_verifier_free(v);
+        return rc;
     }
     if (s->n == s->cap) {
         int cap = s->cap ? s->cap * 2 : 8;
@@ -143,8 +174,12 @@ int forge_verifiers_add(struct forge_verifiers *s, struct forge_verifier *v, str
         s->v = nv;
         s->cap = cap;
     }
+    /* the set owns <v> from here (the tables borrow its strings), out of memory or not */
     s->v[s->n++] = v;
-    return 0;
+    int rc = forge_strtab_add(&s->names, v->name) == s->n - 1 ? 0 : FORGE_ENOMEM;
+    for (int k = 0; k < v->ntools && !rc; k++)
+        rc = bind_index(s, v->tools[k], s->n - 1);
+    return rc ? forge_err_set(err, rc, "out of memory") : 0;
 }
 
 void forge_verifiers_free(struct forge_verifiers *s)
@@ -152,16 +187,27 @@ void forge_verifiers_free(struct forge_verifiers *s)
     for (int i = 0; i < s->n; i++)
         forge_verifier_free(s->v[i]);
     forge_free(s->v);
+    for (size_t t = 0; t < s->tools.n; t++)
+        forge_free(s->bound[t].i);
+    forge_free(s->bound);
+    forge_strtab_free(&s->names);
+    forge_strtab_free(&s->tools);
     s->v = NULL;
-    s->n = s->cap = 0;
+    s->bound = NULL;
+    s->n = s->cap = s->capbound = 0;
 }
 
-static int bound_to(const struct forge_verifier *v, const char *tool)
+/* A verifier to run and its place before the sort (ties keep it: a stable sort). */
+struct ranked {
+    const struct forge_verifier *v;
+    int pos;
+};
+
+static int by_order(const void *x, const void *y)
 {
-    for (int i = 0; i < v->ntools; i++)
-        if (!strcmp(v->tools[i], tool))
-            return 1;
-    return 0;
+    const struct ranked *a = x, *b = y;
+    int c = strcmp(a->v->order, b->v->order);
+    return c ? c : (a->pos > b->pos) - (a->pos < b->pos);
 }
 
 /* One verifier's outcome (0/1/2) and message (new string or NULL). */
@@ -270,34 +316,28 @@ int forge_verifiers_run(const struct forge_verifiers *s, const struct forge_tool
     const char *name = forge_json_str(call, "name");
     if (!s || !s->n || !name)
         return 0;
-    /* Tool-bound verifiers first, then "*", each in registration order; then a stable sort by
-     * order (insertion sort keeps equals in place). */
-    const struct forge_verifier *few[16];
-    const struct forge_verifier **list = s->n <= 16 ? few : forge_calloc((size_t)s->n, sizeof *list);
+    /* Tool-bound verifiers first, then "*" ones not bound to the tool by name, each in
+     * registration order; then a stable sort by order. */
+    const struct forge_verifier_list none = {NULL, 0, 0};
+    long bt = forge_strtab_find(&s->tools, name), wt = forge_strtab_find(&s->tools, "*");
+    const struct forge_verifier_list *a = bt >= 0 ? &s->bound[bt] : &none;
+    const struct forge_verifier_list *w = wt >= 0 && wt != bt ? &s->bound[wt] : &none;
+    struct ranked few[16];
+    struct ranked *list = a->n + w->n <= 16 ? few : forge_calloc((size_t)(a->n + w->n), sizeof *list);
     if (!list)
         return FORGE_ENOMEM;
     int n = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < s->n; i++) {
-            const struct forge_verifier *v = s->v[i];
-            if (!bound_to(v, pass == 0 ? name : "*"))
-                continue;
-            int dup = 0;
-            for (int j = 0; j < n && !dup; j++)
-                dup = !strcmp(list[j]->name, v->name);
-            if (!dup)
-                list[n++] = v;
-        }
+    for (int k = 0; k < a->n; k++, n++)
+        list[n] = (struct ranked){s->v[a->i[k]], n};
+    for (int k = 0, j = 0; k < w->n; k++) { /* both ascending: skip what <a> holds */
+        while (j < a->n && a->i[j] < w->i[k])
+            j++;
+        if (j < a->n && a->i[j] == w->i[k])
+            continue;
+        list[n] = (struct ranked){s->v[w->i[k]], n};
+        n++;
     }
-    for (int i = 1; i < n; i++) {
-        const struct forge_verifier *x = list[i];
-        int j = i - 1;
-        while (j >= 0 && strcmp(list[j]->order, x->order) > 0) {
-            list[j + 1] = list[j];
-            j--;
-        }
-        list[j + 1] = x;
-    }
+    qsort(list, (size_t)n, sizeof *list, by_order);
     int rc = 0;
     cJSON *out = NULL, *checks = NULL;
     if (!n)
@@ -311,7 +351,7 @@ int forge_verifiers_run(const struct forge_verifiers *s, const struct forge_tool
     char *worst_msg = NULL;
     for (int i = 0; i < n; i++) {
         char *msg = NULL;
-        int o = run_one(list[i], tool, call, &msg);
+        int o = run_one(list[i].v, tool, call, &msg);
         cJSON *c = cJSON_CreateObject();
         if (!c || !cJSON_AddItemToArray(checks, c)) {
             cJSON_Delete(c);
@@ -319,12 +359,12 @@ int forge_verifiers_run(const struct forge_verifiers *s, const struct forge_tool
             forge_free(worst_msg);
             goto oom;
         }
-        forge_json_add_str(c, "verifier", list[i]->name);
+        forge_json_add_str(c, "verifier", list[i].v->name);
         forge_json_add_item(c, "outcome", cJSON_CreateStringReference(outcome_names[o]));
         forge_json_add_item(c, "message", msg ? cJSON_CreateString(msg) : cJSON_CreateNull());
         if (o > worst) {
             worst = o;
-            worst_name = list[i]->name;
+            worst_name = list[i].v->name;
             forge_free(worst_msg);
             worst_msg = msg;
         } else {

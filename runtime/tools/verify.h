@@ -16,6 +16,7 @@
 #define FORGE_TOOLS_VERIFY_H
 #include <cjson/cJSON.h>
 #include "base/err.h"
+#include "base/strtab.h"
 #include "data/callable.h"
 
 struct forge_schema;
@@ -36,9 +37,20 @@ struct forge_verifier {
     int pattern_outcome; /* 1 warn, 2 block */
 };
 
+struct forge_verifier_list {
+    int *i; /* verifier indexes, ascending */
+    int n, cap;
+};
+
 struct forge_verifiers {
     struct forge_verifier **v;
     int n, cap;
+    /* built as verifiers are added (a suite may hold thousands, and every call asks which
+     * apply): their names -> index, and each tool name they are bound to ("*" included) -> the
+     * verifiers bound to it */
+    struct forge_strtab names, tools;
+    struct forge_verifier_list *bound; /* by index in tools */
+    int capbound;
 };
 
 /* Builds a data verifier from JSON (borrowed): {"name", "tools": [...] | "*", "order",

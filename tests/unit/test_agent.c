@@ -482,6 +482,78 @@ TEST(verifiers_order_short_circuit_and_worst_outcome)
     forge_toolset_free(&tools);
 }
 
+TEST(verifiers_that_apply_as_the_definition_reads)
+{
+    /* random sets (tools lists of a, b and "*", with repeats; orders that tie): the verifiers run
+     * for a call are those bound to its name, then the "*" ones not already in, each in
+     * registration order, stably sorted by order, as a scan of every verifier gives them */
+    static const char *const names[] = {"a", "b", "*"}, *const orders[] = {"A", "C", "C", "U"};
+    static const char *const calls[] = {"a", "b", "c", "*"};
+    unsigned seed = 11;
+    struct forge_toolset tools = {0};
+    forge_toolset_add(&tools, tool("{\"name\":\"a\",\"mock\":{\"ok\":1}}"), NULL);
+    int checked = 0;
+    for (int round = 0; round < 200; round++) {
+        struct forge_verifiers vs = {0};
+        seed = seed * 1103515245u + 12345u;
+        int nv = 1 + (int)((seed >> 8) % 24);
+        char vtools[24][4][4];
+        int vnt[24];
+        const char *vorder[24];
+        for (int i = 0; i < nv; i++) {
+            char def[256];
+            seed = seed * 1103515245u + 12345u;
+            vnt[i] = 1 + (int)((seed >> 8) % 3);
+            vorder[i] = orders[(seed >> 12) % 4];
+            int n = snprintf(def, sizeof def, "{\"name\":\"v%d\",\"order\":\"%s\",\"tools\":[", i, vorder[i]);
+            for (int k = 0; k < vnt[i]; k++) {
+                seed = seed * 1103515245u + 12345u;
+                snprintf(vtools[i][k], 4, "%s", names[(seed >> 8) % 3]);
+                n += snprintf(def + n, sizeof def - (size_t)n, "%s\"%s\"", k ? "," : "", vtools[i][k]);
+            }
+            snprintf(def + n, sizeof def - (size_t)n, "]}");
+            CHECK_INT(forge_verifiers_add(&vs, fnv(def, "\"pass\""), NULL), 0);
+        }
+        for (int c = 0; c < 4; c++) {
+            /* the reference: two passes over every verifier, then a stable insertion sort */
+            int want[48], nw = 0;
+            for (int pass = 0; pass < 2; pass++)
+                for (int i = 0; i < nv; i++) {
+                    bool bound = false, dup = false;
+                    for (int k = 0; k < vnt[i]; k++)
+                        bound |= !strcmp(vtools[i][k], pass ? "*" : calls[c]);
+                    for (int j = 0; j < nw; j++)
+                        dup |= want[j] == i;
+                    if (bound && !dup)
+                        want[nw++] = i;
+                }
+            for (int i = 1; i < nw; i++)
+                for (int j = i; j > 0 && strcmp(vorder[want[j - 1]], vorder[want[j]]) > 0; j--) {
+                    int t = want[j];
+                    want[j] = want[j - 1];
+                    want[j - 1] = t;
+                }
+            char text[128];
+            snprintf(text, sizeof text, "{\"id\":\"1\",\"name\":\"%s\",\"arguments\":{},\"result\":{}}", calls[c]);
+            cJSON *call = J(text), *v = NULL;
+            CHECK_INT(forge_verifiers_run(&vs, tools.v[0], call, &v), 0);
+            const cJSON *checks = cJSON_GetObjectItemCaseSensitive(v, "checks");
+            CHECK_INT(cJSON_GetArraySize(checks), nw);
+            for (int j = 0; j < nw && j < cJSON_GetArraySize(checks); j++) {
+                char vn[16];
+                snprintf(vn, sizeof vn, "v%d", want[j]);
+                CHECK_STR(forge_json_str(cJSON_GetArrayItem(checks, j), "verifier"), vn);
+                checked++;
+            }
+            cJSON_Delete(v);
+            cJSON_Delete(call);
+        }
+        forge_verifiers_free(&vs);
+    }
+    forge_toolset_free(&tools);
+    CHECK(checked > 2000);
+}
+
 TEST(verifiers_out_of_memory)
 {
     /* more verifiers than the run keeps on its stack (16), and every allocation of a run failing
@@ -692,6 +764,7 @@ int main(void)
     RUN(tool_choice_goes_to_the_first_request_only);
     RUN(approval_levels_and_answers);
     RUN(verifiers_order_short_circuit_and_worst_outcome);
+    RUN(verifiers_that_apply_as_the_definition_reads);
     RUN(verifiers_out_of_memory);
     RUN(data_verifiers_and_a_blocked_result);
     RUN(templates_render_the_call);
