@@ -5,6 +5,7 @@
 #include "data/json.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -38,6 +39,11 @@ static int count_of(const cJSON *v, const char *key, const char *where, int min,
                              key, min);
     *out = (int)v->valuedouble;
     return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 int forge_policy_apply(struct forge_policy *p, const cJSON *json, const char *where,
@@ -76,12 +82,18 @@ int forge_policy_apply(struct forge_policy *p, const cJSON *json, const char *wh
             forge_free(p->blocklist);
             p->nblock = 0;
             p->blocklist = forge_calloc((size_t)cJSON_GetArraySize(c) + 1, sizeof *p->blocklist);
+            if (!p->blocklist)
+                return forge_err_set(err, FORGE_ENOMEM, "%s: out of memory", where);
             for (const cJSON *e = c->child; e; e = e->next) {
                 if (!cJSON_IsString(e))
                     return forge_err_set(err, FORGE_EINVAL, "%s: policy.blocklist must be an "
                                          "array of tool names", where);
-                p->blocklist[p->nblock++] = forge_strdup(e->valuestring);
+                if (!(p->blocklist[p->nblock] = forge_strdup(e->valuestring)))
+                    return forge_err_set(err, FORGE_ENOMEM, "%s: out of memory", where);
+                p->nblock++;
             }
+            /* sorted: a call's tool is looked up by bisection (a policy may list thousands) */
+            qsort(p->blocklist, (size_t)p->nblock, sizeof *p->blocklist, cmp_name);
         } else if (!strcmp(k, "approval")) {
             if (!cJSON_IsObject(c))
                 return forge_err_set(err, FORGE_EINVAL, "%s: policy.approval must be an object "
@@ -123,13 +135,15 @@ int forge_policy_apply(struct forge_policy *p, const cJSON *json, const char *wh
 int forge_policy_copy(struct forge_policy *dst, const struct forge_policy *src)
 {
     *dst = *src;
+    dst->approve_free = NULL; /* shared with src */
+    dst->nblock = 0;
     dst->tool_choice = src->tool_choice ? cJSON_Duplicate(src->tool_choice, 1) : NULL;
     dst->blocklist = forge_calloc((size_t)src->nblock + 1, sizeof *dst->blocklist);
     if (!dst->blocklist)
         return FORGE_ENOMEM;
-    for (int i = 0; i < src->nblock; i++)
-        dst->blocklist[i] = forge_strdup(src->blocklist[i]);
-    dst->approve_free = NULL; /* shared with src */
+    for (int i = 0; i < src->nblock; i++, dst->nblock++)
+        if (!(dst->blocklist[i] = forge_strdup(src->blocklist[i])))
+            return FORGE_ENOMEM;
     return 0;
 }
 
@@ -146,10 +160,8 @@ void forge_policy_free(struct forge_policy *p)
 
 bool forge_policy_blocked(const struct forge_policy *p, const char *tool)
 {
-    for (int i = 0; i < p->nblock; i++)
-        if (!strcmp(p->blocklist[i], tool))
-            return true;
-    return false;
+    return p->nblock && bsearch(&tool, p->blocklist, (size_t)p->nblock, sizeof *p->blocklist,
+                                cmp_name) != NULL;
 }
 
 bool forge_policy_needs_approval(const struct forge_policy *p, const struct forge_tool *tool)

@@ -283,7 +283,7 @@ TEST(policy_limits)
     forge_toolset_add(&tools, tool("{\"name\":\"blocked\",\"mock\":1}"), NULL);
     struct forge_policy p;
     forge_policy_init(&p);
-    cJSON *pj = J("{\"max_tool_calls_per_turn\":2,\"max_total_tool_calls\":4,\"blocklist\":[\"blocked\"]}");
+    cJSON *pj = J("{\"max_tool_calls_per_turn\":2,\"max_total_tool_calls\":4,\"blocklist\":[\"zz\",\"blocked\",\"b\",\"a0\"]}");
     struct forge_err err = {0};
     CHECK_INT(forge_policy_apply(&p, pj, "test", &err), 0);
     cJSON_Delete(pj);
@@ -301,6 +301,12 @@ TEST(policy_limits)
     /* the blocklisted tool is not offered to the model */
     const cJSON *offered = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(f.requests, 0), "tools");
     CHECK_INT(cJSON_GetArraySize(offered), 1);
+    /* the list is searched by bisection: every name it holds is blocked, none other */
+    const char *in[] = {"zz", "blocked", "b", "a0"}, *out[] = {"a", "c", "blockedx", "", "zzz"};
+    for (int i = 0; i < 4; i++)
+        CHECK(forge_policy_blocked(&p, in[i]));
+    for (int i = 0; i < 5; i++)
+        CHECK(!forge_policy_blocked(&p, out[i]));
     cJSON_Delete(t);
     cJSON_Delete(f.requests);
     forge_policy_free(&p);
