@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- rules answered in C ----
@@ -112,6 +113,11 @@ static int plan_step(const cJSON *s, struct pstep *st)
     return 0;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static int plan_rule(const cJSON *r, struct prule *pr, struct forge_err *err)
 {
     if (!cJSON_IsObject(r) || cJSON_IsTrue(forge_json_get(r, "lua"))) {
@@ -128,6 +134,8 @@ static int plan_rule(const cJSON *r, struct prule *pr, struct forge_err *err)
         for (const cJSON *c = cases->child; c; c = c->next)
             if (cJSON_IsString(c))
                 pr->cases[pr->ncases++] = c->valuestring;
+        /* sorted: each request looks its case up by bisection in every rule's list */
+        qsort(pr->cases, (size_t)pr->ncases, sizeof *pr->cases, cmp_id);
     }
     const char *match = forge_json_str(r, "match");
     if (match) {
@@ -743,8 +751,9 @@ static cJSON *answer(const struct plan *p, const cJSON *req)
             break;
         if (r->has_case) {
             bool found = false;
-            for (int k = 0; case_id && k < r->ncases && !found; k++)
-                found = !strcmp(r->cases[k], case_id->valuestring);
+            const char *id = case_id ? case_id->valuestring : NULL;
+            found = id && r->ncases &&
+                    bsearch(&id, r->cases, (size_t)r->ncases, sizeof *r->cases, cmp_id);
             if (!found)
                 continue;
         }

@@ -42,7 +42,7 @@ local rules = {
     reply = "{{results.1.result.a.b[1]}} {{results.1.result.a.b[4].c}} {{calls.1.arguments.e}} "
          .. "{{results.1.result.a.b.3}}" },
   { case = "mutate", steps = { { calls = { { name = "mutate" } } }, { reply = "not changed" } } },
-  { case = { "multi-a", "multi-b", 7 }, match = "ÉTÉ (\\w+)", reply = "multi $1" },
+  { case = { "multi-b", "zz", "multi-a", 7 }, match = "ÉTÉ (\\w+)", reply = "multi $1" },
   { case = "both", steps = { { calls = { { name = "text" } }, reply = "calling {{round}}" },
                              { reply = "after {{result}}" } } },
   { reply = "fallback {{message}} {{result}} {{results.1.name}}" },
