@@ -1304,8 +1304,7 @@ static void deep_tool_not_found(struct out *o, cJSON *issues, const cJSON *call,
     }
 }
 
-/* tool_misuse: the call repeats an earlier call (same name, equal arguments) of the trajectory
- * (or of the turn when no trajectory is given). */
+/* The tool_misuse issue of a call that repeats call <idx> of <twin_turn>. */
 static void misuse_issue(struct out *o, cJSON *issues, const cJSON *turn, const cJSON *tool_name,
                          const char *name, const cJSON *twin_turn, int idx)
 {
@@ -1410,6 +1409,8 @@ oom:
     return NULL;
 }
 
+/* tool_misuse: the call repeats an earlier call (same name, equal arguments) of the trajectory
+ * (or of the turn when no trajectory is given). */
 static void deep_tool_misuse(struct out *o, cJSON *issues, const cJSON *call, const cJSON *turn,
                              struct tctx *tc, const cJSON *tool_name, const char *name)
 {
@@ -1668,44 +1669,65 @@ static void said_mark(struct said *sd, double d)
     }
 }
 
-static int said_mark_text(void *ctx, const char *s, size_t n)
+/* Where the numbers of a source go: put(ctx, value), which returns nonzero to stop the walk. */
+struct numsink {
+    int (*put)(void *ctx, double d);
+    void *ctx;
+};
+
+static int sink_text(void *w, const char *s, size_t n)
 {
-    struct said *sd = ctx;
     char t[40];
     if (n >= sizeof t)
         n = sizeof t - 1;
     memcpy(t, s, n);
     t[n] = '\0';
-    said_mark(sd, strtod(t, NULL));
+    const struct numsink *k = w;
+    return k->put(k->ctx, strtod(t, NULL));
+}
+
+/* The numbers a JSON value holds: number values (without sign: text is scanned without signs,
+ * "-4.9" states 4.9), and numbers written in its strings. Nonzero when the sink stopped it. */
+static int tree_numbers(const cJSON *v, const struct numsink *k)
+{
+    if (!v)
+        return 0;
+    if (cJSON_IsNumber(v))
+        return k->put(k->ctx, fabs(v->valuedouble));
+    if (cJSON_IsString(v) && v->valuestring)
+        return scan_numbers(v->valuestring, 1, sink_text, (void *)k);
+    if (cJSON_IsArray(v) || cJSON_IsObject(v))
+        for (const cJSON *c = v->child; c; c = c->next)
+            if (tree_numbers(c, k))
+                return 1;
     return 0;
 }
 
-/* Marks the numbers a JSON value holds: number values (without sign: text is scanned without
- * signs, "-4.9" states 4.9), and numbers written in its strings. Stops once all are found. */
-static void tree_mark(const cJSON *v, struct said *sd)
-{
-    if (!v || sd->left == 0)
-        return;
-    if (cJSON_IsNumber(v))
-        said_mark(sd, fabs(v->valuedouble));
-    else if (cJSON_IsString(v) && v->valuestring)
-        scan_numbers(v->valuestring, 1, said_mark_text, sd);
-    else if (cJSON_IsArray(v) || cJSON_IsObject(v))
-        for (const cJSON *c = v->child; c && sd->left; c = c->next)
-            tree_mark(c, sd);
-}
-
-/* A turn as a source: its calls' arguments and results, and (for earlier turns) its text. */
-static void turn_mark(const cJSON *turn, bool with_text, struct said *sd)
+/* A turn as a source: its calls' results and arguments, and (<with_text>: for earlier turns)
+ * its text. Nonzero when the sink stopped it. */
+static int turn_numbers(const cJSON *turn, bool with_text, const struct numsink *k)
 {
     const cJSON *tc = forge_json_get(turn, "tool_calls");
-    for (const cJSON *c = cJSON_IsArray(tc) ? tc->child : NULL; c && sd->left; c = c->next) {
-        tree_mark(forge_json_get(c, "result"), sd);
-        tree_mark(forge_json_get(c, "arguments"), sd);
-    }
+    for (const cJSON *c = cJSON_IsArray(tc) ? tc->child : NULL; c; c = c->next)
+        if (tree_numbers(forge_json_get(c, "result"), k) ||
+            tree_numbers(forge_json_get(c, "arguments"), k))
+            return 1;
     size_t cn;
-    if (with_text && sd->left)
-        scan_numbers(content_of(turn, &cn), 1, said_mark_text, sd);
+    return with_text ? scan_numbers(content_of(turn, &cn), 1, sink_text, (void *)k) : 0;
+}
+
+static int said_put(void *ctx, double d)
+{
+    struct said *sd = ctx;
+    said_mark(sd, d);
+    return sd->left == 0; /* all found */
+}
+
+static void turn_mark(const cJSON *turn, bool with_text, struct said *sd)
+{
+    const struct numsink k = {said_put, sd};
+    if (sd->left)
+        turn_numbers(turn, with_text, &k);
 }
 
 /* For each number the turns hold as sources (their calls' results and arguments, and their
@@ -1782,29 +1804,11 @@ static void numfirst_put(struct numfirst_add *a, double d)
     }
 }
 
-static int numfirst_text(void *ctx, const char *s, size_t n)
+static int numfirst_putd(void *ctx, double d)
 {
-    char t[40];
-    if (n >= sizeof t)
-        n = sizeof t - 1;
-    memcpy(t, s, n);
-    t[n] = '\0';
-    numfirst_put(ctx, strtod(t, NULL));
-    return 0;
-}
-
-/* The numbers tree_mark would mark in <v>. */
-static void numfirst_tree(struct numfirst_add *a, const cJSON *v)
-{
-    if (!v || a->rc)
-        return;
-    if (cJSON_IsNumber(v))
-        numfirst_put(a, fabs(v->valuedouble));
-    else if (cJSON_IsString(v) && v->valuestring)
-        scan_numbers(v->valuestring, 1, numfirst_text, a);
-    else if (cJSON_IsArray(v) || cJSON_IsObject(v))
-        for (const cJSON *c = v->child; c; c = c->next)
-            numfirst_tree(a, c);
+    struct numfirst_add *a = ctx;
+    numfirst_put(a, d);
+    return a->rc != 0;
 }
 
 /* The table of <t>'s turns (turn_mark with text, for every turn), or NULL when out of memory. */
@@ -1823,15 +1827,10 @@ static const struct numfirst *tctx_numfirst(struct tctx *t)
         return NULL;
     }
     struct numfirst_add a = {f, 0, 0};
-    for (int k = 0; k < t->n && !a.rc; k++) {
-        a.turn = k;
-        const cJSON *tc = forge_json_get(t->turns[k], "tool_calls");
-        for (const cJSON *c = cJSON_IsArray(tc) ? tc->child : NULL; c && !a.rc; c = c->next) {
-            numfirst_tree(&a, forge_json_get(c, "result"));
-            numfirst_tree(&a, forge_json_get(c, "arguments"));
-        }
-        size_t cn;
-        scan_numbers(content_of(t->turns[k], &cn), 1, numfirst_text, &a);
+    const struct numsink k = {numfirst_putd, &a};
+    for (int i = 0; i < t->n && !a.rc; i++) {
+        a.turn = i;
+        turn_numbers(t->turns[i], true, &k);
     }
     if (a.rc) {
         numfirst_free(f);
