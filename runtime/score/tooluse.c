@@ -1324,6 +1324,7 @@ static void misuse_issue(struct out *o, cJSON *issues, const cJSON *turn, const 
  * a call's earlier twin is looked for among the calls of its hash, not among all of them
  * (20,000 calls with different arguments took 20,000^2 / 2 comparisons). */
 struct callidx {
+    const cJSON *single; /* without a trajectory: the turn it holds */
     int n;
     const cJSON **call, **turn;
     int *idx;    /* position in its turn's tool_calls */
@@ -1362,18 +1363,24 @@ static int order_by_hash(const void *x, const void *y, void *ctx)
     return (a > b) - (a < b);
 }
 
-static const struct callidx *tctx_calls(struct tctx *t)
+/* The calls of <t>'s trajectory, or of <turn> alone when there is none (<t> then serves that
+ * one turn). */
+static const struct callidx *tctx_calls(struct tctx *t, const cJSON *turn)
 {
-    if (t->calls)
+    if (t->calls && (t->traj || t->calls->single == turn))
         return t->calls;
+    callidx_free(t->calls);
+    t->calls = NULL;
     struct callidx *c = forge_calloc(1, sizeof *c);
     if (!c)
         return NULL;
+    c->single = t->traj ? NULL : turn;
     const cJSON *turns = forge_json_get(t->traj, "turns");
+    const cJSON *first = t->traj ? (cJSON_IsArray(turns) ? turns->child : NULL) : turn;
     int n = 0;
     for (int pass = 0; pass < 2; pass++) {
         n = 0;
-        for (const cJSON *tu = cJSON_IsArray(turns) ? turns->child : NULL; tu; tu = tu->next) {
+        for (const cJSON *tu = first; tu; tu = t->traj ? tu->next : NULL) {
             const cJSON *calls = forge_json_get(tu, "tool_calls");
             const char *role = forge_json_str(tu, "role");
             if (!cJSON_IsArray(calls) || !role || strcmp(role, "agent") != 0)
@@ -1416,8 +1423,8 @@ static void deep_tool_misuse(struct out *o, cJSON *issues, const cJSON *call, co
 {
     const cJSON *args = forge_json_get(call, "arguments");
     const cJSON *traj = tc ? tc->traj : NULL;
-    if (traj && !scan_turns) {
-        const struct callidx *ci = tctx_calls(tc);
+    if (tc && !scan_turns) {
+        const struct callidx *ci = tctx_calls(tc, turn);
         uint64_t h;
         if (!ci || !call_hash(call, &h)) {
             o->oom = true;

@@ -564,6 +564,26 @@ TEST(later_turns_and_numbers_agree_with_the_definitions)
             cJSON_Delete(r);
         }
         forge_tooluse_test_scan_turns(false);
+        /* and each turn alone, without its trajectory (tool_misuse within the turn) */
+        for (const cJSON *tu = cJSON_GetObjectItem(traj, "turns")->child; tu; tu = tu->next) {
+            char *one[2];
+            for (int scan = 0; scan < 2; scan++) {
+                forge_tooluse_test_scan_turns(scan);
+                struct forge_err err = {0};
+                struct forge_tooluse_opts vo;
+                forge_tooluse_opts_json(NULL, &vo);
+                vo.deep = true;
+                cJSON *r = forge_tooluse_validate_turn(tu, NULL, NULL, &vo, &err);
+                one[scan] = forge_json_print(r, 0);
+                for (const char *m = one[scan]; m && (m = strstr(m, "\"tool_misuse\"")); m++)
+                    misuses++;
+                cJSON_Delete(r);
+            }
+            forge_tooluse_test_scan_turns(false);
+            CHECK(one[0] && one[1] && !strcmp(one[0], one[1]));
+            forge_free(one[0]);
+            forge_free(one[1]);
+        }
         if (strcmp(out[0], out[1]) && differ++ < 3)
             fprintf(stderr, "differ:\n%s\n%s\n%s\n", b.data, out[0], out[1]);
         forge_free(out[0]);
