@@ -2,8 +2,8 @@
  * with detection and as each named format. Properties: a detected format imports the same as
  * naming it; failures carry FORGE_EINVAL and a message; an imported trajectory imports again
  * as "forge" to an equal tree; adopt agrees with import; the tool-use check of the imported
- * trajectory (deep mode) is the same with its indexes (turns in id order, numbers' first turns,
- * calls by hash) as answered turn by turn and call by call. */
+ * trajectory (deep mode), and of each of its turns alone, is the same with its indexes (turns in
+ * id order, numbers' first turns, calls by hash) as answered turn by turn and call by call. */
 #include <cjson/cJSON.h>
 #include "data/json.h"
 #include "base/alloc.h"
@@ -22,6 +22,21 @@ static char *check_text(const cJSON *t, bool scan)
     forge_verify_opts_json(NULL, &ro);
     vo.deep = ro.deep = true;
     cJSON *r = forge_tooluse_check(t, NULL, &vo, &ro, &err);
+    forge_tooluse_test_scan_turns(false);
+    char *s = r ? forge_json_print(r, 0) : NULL;
+    cJSON_Delete(r);
+    return s;
+}
+
+/* forge_tooluse_validate_turn of <turn> alone (no trajectory), deep, printed. */
+static char *turn_text(const cJSON *turn, bool scan)
+{
+    forge_tooluse_test_scan_turns(scan);
+    struct forge_err err = {0};
+    struct forge_tooluse_opts vo;
+    forge_tooluse_opts_json(NULL, &vo);
+    vo.deep = true;
+    cJSON *r = forge_tooluse_validate_turn(turn, NULL, NULL, &vo, &err);
     forge_tooluse_test_scan_turns(false);
     char *s = r ? forge_json_print(r, 0) : NULL;
     cJSON_Delete(r);
@@ -67,6 +82,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    "%s: the check with indexes differs from the check turn by turn", fmt);
         forge_free(fast);
         forge_free(slow);
+        const cJSON *turns = cJSON_GetObjectItemCaseSensitive(t, "turns");
+        for (const cJSON *tu = turns->child; tu; tu = tu->next) {
+            fast = turn_text(tu, false);
+            slow = turn_text(tu, true);
+            FUZZ_CHECK((!fast && !slow) || (fast && slow && strcmp(fast, slow) == 0),
+                       "%s: a turn checked alone differs with indexes", fmt);
+            forge_free(fast);
+            forge_free(slow);
+        }
         cJSON_Delete(t);
     }
     cJSON_Delete(auto_t);
