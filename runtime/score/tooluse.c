@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/hash.h"
+#include "base/strtab.h"
 #include "data/json.h"
 #include "data/schema.h"
 
@@ -673,6 +674,10 @@ struct tctx {
     struct numfirst *numfirst; /* built on first use */
     struct callidx *calls; /* built on first use */
     int hint;              /* the turn tctx_index found last */
+    /* the tool schemas map, looked up for every call: scanned for the first SCHEMA_SCANS
+     * calls, then through a sorted index of its names */
+    struct members schemas_ix;
+    int schema_asks;
 };
 
 /* The turns in the order of their ids, for "a later turn contains": the turns whose id is
@@ -749,6 +754,7 @@ static void tctx_free(struct tctx *t)
     later_free(t->later);
     numfirst_free(t->numfirst);
     callidx_free(t->calls);
+    forge_free(t->schemas_ix.sorted);
     forge_buf_free(&t->lb);
     forge_buf_free(&t->rs);
     forge_buf_free(&t->kb);
@@ -1971,6 +1977,25 @@ static void deep_schema_violation(struct out *o, cJSON *issues, const cJSON *cal
     cJSON_Delete(errors);
 }
 
+/* own(schemas, name) for the calls of <t>: past SCHEMA_SCANS of them, through a sorted index of
+ * the map's names (built once; out of memory, it keeps scanning). */
+#define SCHEMA_SCANS 16
+static const cJSON *tctx_schema(struct tctx *t, const cJSON *schemas, const char *name)
+{
+    struct members *m = &t->schemas_ix;
+    if (m->obj != schemas) { /* another map: start over */
+        forge_free(m->sorted);
+        memset(m, 0, sizeof *m);
+        m->obj = schemas;
+        t->schema_asks = 0;
+    }
+    if (t->schema_asks >= 0 && ++t->schema_asks > SCHEMA_SCANS) {
+        members_open(m, schemas); /* a small map, or out of memory: no index, scanned */
+        t->schema_asks = -1;      /* decided for this map */
+    }
+    return m->sorted ? members_own(m, name) : own(schemas, name);
+}
+
 static cJSON *validate_turn_impl(const cJSON *turn, const cJSON *schemas, struct tctx *t,
                                  const struct forge_tooluse_opts *opt, struct forge_err *err)
 {
@@ -2001,7 +2026,7 @@ static cJSON *validate_turn_impl(const cJSON *turn, const cJSON *schemas, struct
         char *name = strv(&o, nm);
         if (!name)
             break;
-        const cJSON *schema = own(schemas, name);
+        const cJSON *schema = tctx_schema(t, schemas, name);
         if (schema && !truthy(schema))
             schema = NULL;
         if (!schema) {
@@ -3429,6 +3454,8 @@ struct forge_tooluse_schemas {
     int n;
     char **names;
     struct forge_schema **compiled;
+    struct forge_strtab tab; /* names -> the first index of each */
+    int *first;
 };
 
 void forge_tooluse_schemas_free(struct forge_tooluse_schemas *s)
@@ -3441,6 +3468,8 @@ void forge_tooluse_schemas_free(struct forge_tooluse_schemas *s)
     }
     forge_free(s->names);
     forge_free(s->compiled);
+    forge_strtab_free(&s->tab);
+    forge_free(s->first);
     forge_free(s);
 }
 
@@ -3475,14 +3504,29 @@ struct forge_tooluse_schemas *forge_tooluse_schemas_compile(const cJSON *schemas
             return NULL;
         }
     }
+    /* the first of each name, as a scan finds it */
+    if (s->n && !(s->first = forge_malloc(sizeof *s->first * (size_t)s->n))) {
+        forge_tooluse_schemas_free(s);
+        forge_err_set(err, FORGE_ENOMEM, "out of memory compiling tool schemas");
+        return NULL;
+    }
+    for (int i = 0; i < s->n; i++) {
+        if (forge_strtab_find(&s->tab, s->names[i]) >= 0)
+            continue;
+        long k = forge_strtab_add(&s->tab, s->names[i]);
+        if (k < 0) {
+            forge_tooluse_schemas_free(s);
+            forge_err_set(err, FORGE_ENOMEM, "out of memory compiling tool schemas");
+            return NULL;
+        }
+        s->first[k] = i;
+    }
     return s;
 }
 
 int forge_tooluse_schemas_check(void *ctx, const char *tool, const cJSON *args, cJSON **errors)
 {
     const struct forge_tooluse_schemas *s = ctx;
-    for (int i = 0; s && i < s->n; i++)
-        if (strcmp(s->names[i], tool) == 0)
-            return forge_schema_validate(s->compiled[i], args, errors);
-    return 1;
+    long k = s ? forge_strtab_find(&s->tab, tool) : -1;
+    return k >= 0 ? forge_schema_validate(s->compiled[s->first[k]], args, errors) : 1;
 }

@@ -596,6 +596,49 @@ TEST(later_turns_and_numbers_agree_with_the_definitions)
     CHECK(misuses > 200);
 }
 
+TEST(tool_schemas_by_index_agree_with_scan)
+{
+    /* past 16 calls a trajectory's tool schemas are looked up through a sorted index of the
+     * map (a repeated name: its first schema; unknown names: none), as a scan finds them */
+    struct forge_buf b, m;
+    forge_buf_init(&b, 0);
+    forge_buf_init(&m, 0);
+    forge_buf_adds(&m, "{");
+    for (int i = 0; i < 40; i++)
+        forge_buf_addf(&m, "%s\"t%d\":{\"name\":\"t%d\",\"parameters\":{\"type\":\"object\",\"properties\":"
+                           "{\"q\":{\"type\":\"%s\"}},\"required\":[\"q\"]}}", i ? "," : "", i, i,
+                       i % 3 ? "string" : "number");
+    forge_buf_adds(&m, ",\"t5\":{\"name\":\"t5\",\"parameters\":{\"type\":\"object\"}}}");
+    forge_buf_adds(&b, "{\"turns\":[{\"turn_id\":1,\"role\":\"user\",\"content\":\"go\"},"
+                       "{\"turn_id\":1,\"role\":\"agent\",\"content\":\"done\",\"tool_calls\":[");
+    for (int k = 0; k < 60; k++)
+        forge_buf_addf(&b, "%s{\"id\":\"c%d\",\"name\":\"t%u\",\"arguments\":{\"q\":%s},\"result\":{\"v\":%d}}",
+                       k ? "," : "", k, rnd(46), rnd(2) ? "\"x\"" : "7", k);
+    forge_buf_adds(&b, "]}]}");
+    cJSON *traj = J(b.data), *schemas = J(m.data);
+    char *out[2];
+    for (int scan = 0; scan < 2; scan++) {
+        forge_tooluse_test_members_scan(scan ? 1 << 30 : -1);
+        struct forge_err err = {0};
+        struct forge_tooluse_opts vo;
+        struct forge_verify_opts ro;
+        forge_tooluse_opts_json(NULL, &vo);
+        forge_verify_opts_json(NULL, &ro);
+        cJSON *r = forge_tooluse_check(traj, schemas, &vo, &ro, &err);
+        out[scan] = forge_json_print(r, 0);
+        cJSON_Delete(r);
+    }
+    forge_tooluse_test_members_scan(-1);
+    CHECK(out[0] && out[1] && !strcmp(out[0], out[1]));
+    CHECK(strstr(out[0], "unknown_tool") && strstr(out[0], "type_mismatch"));
+    forge_free(out[0]);
+    forge_free(out[1]);
+    cJSON_Delete(traj);
+    cJSON_Delete(schemas);
+    forge_buf_free(&b);
+    forge_buf_free(&m);
+}
+
 int main(void)
 {
     RUN(lower_case);
@@ -607,6 +650,7 @@ int main(void)
     RUN(contradiction_rules_are_separate);
     RUN(signed_numbers_are_grounded);
     RUN(later_turns_and_numbers_agree_with_the_definitions);
+    RUN(tool_schemas_by_index_agree_with_scan);
     RUN(allocation_failures);
     return TEST_DONE();
 }
