@@ -47,8 +47,9 @@ unsigned long forge_re_timeout_ms(void)
 
 /* ---- the time limit: a callout at the start of each attempt ---- */
 
-/* Start-of-pattern items that must stay first: (*UTF), (*LIMIT_MATCH=9), (*CRLF), ... (the
- * verbs with no argument, which may also come first, are kept inside the group). */
+/* The length of the start-of-pattern items that must stay first: (*UTF), (*LIMIT_MATCH=9),
+ * (*CRLF), ... (the verbs without an argument, such as (*ACCEPT), may come first too: they end
+ * the run and go after the callout, as any other item). */
 static size_t leading_options(const char *pat, size_t len)
 {
     static const char *const verbs[] = {"ACCEPT", "FAIL", "F", "COMMIT", "PRUNE", "SKIP", "THEN"};
