@@ -374,10 +374,19 @@ int forge_tool_render(const char *tmpl, const cJSON *scope, size_t max, char **o
     return *out ? 0 : FORGE_ENOMEM;
 }
 
-/* A result given as JSON text, or {"result": text} when it is not JSON. */
-static cJSON *parse_result(const char *text)
+/* A result given as JSON text, or {"result": text} when it is not JSON. A text whose tree would
+ * pass the input limit (each value takes at least a cJSON node; the case's results are bounded
+ * by it too) is refused before it is built: NULL with FORGE_ELIMIT in <err>. */
+static cJSON *parse_result(const struct forge_tool *t, const char *text, struct forge_err *err)
 {
-    cJSON *v = forge_json_parse(text, strlen(text), "template", NULL);
+    size_t len = strlen(text), max = forge_file_input_limit(), most = max / sizeof(cJSON);
+    size_t past;
+    if (len / 2 + 1 > most && forge_json_count_values(text, len, most, &past) > most) {
+        forge_err_set(err, FORGE_ELIMIT, "tool '%s': its result takes more than %zu MiB as JSON "
+                      "(the input limit; raise it with --max-file-mb)", t->name, max >> 20);
+        return NULL;
+    }
+    cJSON *v = forge_json_parse(text, len, "template", NULL);
     if (v)
         return v;
     v = cJSON_CreateObject();
@@ -410,8 +419,10 @@ static int run_function(const struct forge_tool *t, const struct forge_tool_call
         return 0;
     }
     if (t->kind == FORGE_TOOL_TEMPLATE && cJSON_IsString(out)) {
-        cJSON *v = parse_result(out->valuestring);
+        cJSON *v = parse_result(t, out->valuestring, err);
         cJSON_Delete(out);
+        if (!v && err && err->code == FORGE_ELIMIT)
+            return err->code;
         out = v;
     }
     *result = out ? out : cJSON_CreateNull();
@@ -473,9 +484,9 @@ static int execute(const struct forge_tool *t, const struct forge_tool_call *cal
                                  "input limit; raise it with --max-file-mb)", t->name, max >> 20);
         if (rc)
             return forge_err_set(err, FORGE_ENOMEM, "out of memory");
-        *result = parse_result(text);
+        *result = parse_result(t, text, err);
         forge_free(text);
-        return 0;
+        return *result || !err || err->code != FORGE_ELIMIT ? 0 : err->code;
     }
     case FORGE_TOOL_RESPONSES:
         for (const cJSON *e = t->data->child; e; e = e->next) {

@@ -151,6 +151,14 @@ if entry == "results" or entry == "template_text" then
   return forge.suite { name = entry, tools = { tool }, model = forge.scripted { { calls = calls, reply = "done" } },
                        cases = { { id = "c1", input = { message = string.rep("m", 10000) }, expect = { responseNonEmpty = true } } } }
 end
+if entry == "template_json" then
+  -- a template function's text is parsed into the result: 2,000,001 numbers (4 MB of text, a
+  -- tree of some 130 MB) are refused before the tree is built
+  local text = "[" .. string.rep("0,", 2000000) .. "0]"
+  local tool = forge.tool { name = "t", template = function() return text end }
+  return forge.suite { name = entry, tools = { tool }, model = forge.scripted { { calls = { { name = "t" } }, reply = "done" } },
+                       cases = { { id = "c1", input = { message = "go" }, expect = { responseNonEmpty = true } } } }
+end
 if entry == "regex" then
   -- a pattern that costs PCRE2's match limit's worth at each start position (\w*\d on 40 KB
   -- of letters: some 15 s) ends at the time limit of one match, wherever C matches it
