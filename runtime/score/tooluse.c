@@ -1743,85 +1743,61 @@ static void turn_mark(const cJSON *turn, bool with_text, struct said *sd)
         turn_numbers(turn, with_text, &k);
 }
 
-/* For each number the turns hold as sources (their calls' results and arguments, and their
- * text), the first turn that holds it: a number an answer states is in an earlier turn exactly
- * when that turn comes before the answer's, so each answer asks once per number instead of
- * walking back through every earlier turn. A hash table on the value (-0 as 0, as == has it). */
+/* Each number the turns hold as sources (their calls' results and arguments, and their text)
+ * with the first turn that holds it: a number an answer states is in an earlier turn exactly
+ * when that turn comes before the answer's, so each answer asks once per number (a bisection)
+ * instead of walking back through every earlier turn. The pairs sorted by value, then turn. */
+struct numturn {
+    double v;
+    int turn;
+};
 struct numfirst {
-    double *key;
-    int *first; /* turn index + 1; 0 empty */
-    size_t cap, count;
+    struct numturn *e;
+    size_t n, cap;
+    int turn; /* while built: the turn being read */
 };
 
-static size_t num_slot(const struct numfirst *f, double d)
+static int numturn_cmp(const void *a, const void *b)
 {
-    if (d == 0)
-        d = 0; /* -0 */
-    uint64_t b;
-    memcpy(&b, &d, sizeof b);
-    b ^= b >> 33;
-    b *= 0xff51afd7ed558ccdull;
-    b ^= b >> 33;
-    size_t h = (size_t)b & (f->cap - 1);
-    while (f->first[h] && f->key[h] != d)
-        h = (h + 1) & (f->cap - 1);
-    return h;
+    const struct numturn *x = a, *y = b;
+    int c = (x->v > y->v) - (x->v < y->v);
+    return c ? c : (x->turn > y->turn) - (x->turn < y->turn);
 }
 
 static void numfirst_free(struct numfirst *f)
 {
-    if (!f)
-        return;
-    forge_free(f->key);
-    forge_free(f->first);
+    if (f)
+        forge_free(f->e);
     forge_free(f);
 }
 
-struct numfirst_add {
-    struct numfirst *f;
-    int turn;
-    int rc;
-};
-
-static void numfirst_put(struct numfirst_add *a, double d)
+static int numfirst_put(void *ctx, double d)
 {
-    struct numfirst *f = a->f;
-    if (a->rc)
-        return;
-    if ((f->count + 1) * 2 > f->cap) {
-        struct numfirst g = {NULL, NULL, f->cap * 2, 0};
-        g.key = forge_malloc(sizeof *g.key * g.cap);
-        g.first = forge_calloc(g.cap, sizeof *g.first);
-        if (!g.key || !g.first) {
-            forge_free(g.key);
-            forge_free(g.first);
-            a->rc = FORGE_ENOMEM;
-            return;
-        }
-        for (size_t i = 0; i < f->cap; i++)
-            if (f->first[i]) {
-                size_t h = num_slot(&g, f->key[i]);
-                g.key[h] = f->key[i];
-                g.first[h] = f->first[i];
-                g.count++;
-            }
-        forge_free(f->key);
-        forge_free(f->first);
-        *f = g;
+    struct numfirst *f = ctx;
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? f->cap * 2 : 64;
+        struct numturn *e = forge_realloc(f->e, sizeof *e * cap);
+        if (!e)
+            return FORGE_ENOMEM; /* stops the walk */
+        f->e = e;
+        f->cap = cap;
     }
-    size_t h = num_slot(f, d);
-    if (!f->first[h]) {
-        f->key[h] = d == 0 ? 0 : d;
-        f->first[h] = a->turn + 1;
-        f->count++;
-    }
+    f->e[f->n++] = (struct numturn){d, f->turn};
+    return 0;
 }
 
-static int numfirst_putd(void *ctx, double d)
+/* The first turn holding <d>, or -1. */
+static int numfirst_turn(const struct numfirst *f, double d)
 {
-    struct numfirst_add *a = ctx;
-    numfirst_put(a, d);
-    return a->rc != 0;
+    size_t lo = 0, hi = f->n; /* the first pair whose value is not below d */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->e[mid].v < d)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < f->n && f->e[lo].v == d ? f->e[lo].turn : -1;
 }
 
 /* The table of <t>'s turns (turn_mark with text, for every turn), or NULL when out of memory. */
@@ -1830,25 +1806,15 @@ static const struct numfirst *tctx_numfirst(struct tctx *t)
     if (t->numfirst)
         return t->numfirst;
     struct numfirst *f = forge_calloc(1, sizeof *f);
-    if (f) {
-        f->cap = 64;
-        f->key = forge_malloc(sizeof *f->key * f->cap);
-        f->first = forge_calloc(f->cap, sizeof *f->first);
-    }
-    if (!f || !f->key || !f->first) {
-        numfirst_free(f);
+    if (!f)
         return NULL;
-    }
-    struct numfirst_add a = {f, 0, 0};
-    const struct numsink k = {numfirst_putd, &a};
-    for (int i = 0; i < t->n && !a.rc; i++) {
-        a.turn = i;
-        turn_numbers(t->turns[i], true, &k);
-    }
-    if (a.rc) {
-        numfirst_free(f);
-        return NULL;
-    }
+    const struct numsink k = {numfirst_put, f};
+    for (f->turn = 0; f->turn < t->n; f->turn++)
+        if (turn_numbers(t->turns[f->turn], true, &k)) {
+            numfirst_free(f);
+            return NULL;
+        }
+    qsort(f->e, f->n, sizeof *f->e, numturn_cmp);
     return t->numfirst = f;
 }
 
@@ -1903,8 +1869,8 @@ static void deep_hallucinated_result(struct out *o, cJSON *issues, const cJSON *
         goto out;
     }
     for (int i = 0; nf && i < sd.text.n; i++) { /* in a turn before this one */
-        int first = nf->first[num_slot(nf, sd.v[i])];
-        if (!sd.found[i] && first && first - 1 < ix) {
+        int first = numfirst_turn(nf, sd.v[i]);
+        if (!sd.found[i] && first >= 0 && first < ix) {
             sd.found[i] = true;
             sd.left--;
         }
@@ -3454,8 +3420,7 @@ struct forge_tooluse_schemas {
     int n;
     char **names;
     struct forge_schema **compiled;
-    struct forge_strtab tab; /* names -> the first index of each */
-    int *first;
+    struct forge_strtab tab; /* names -> index (a repeated name's first) */
 };
 
 void forge_tooluse_schemas_free(struct forge_tooluse_schemas *s)
@@ -3469,7 +3434,6 @@ void forge_tooluse_schemas_free(struct forge_tooluse_schemas *s)
     forge_free(s->names);
     forge_free(s->compiled);
     forge_strtab_free(&s->tab);
-    forge_free(s->first);
     forge_free(s);
 }
 
@@ -3495,31 +3459,18 @@ struct forge_tooluse_schemas *forge_tooluse_schemas_compile(const cJSON *schemas
             forge_tooluse_schemas_free(s);
             return NULL;
         }
+        if (forge_strtab_find(&s->tab, t->string) >= 0) { /* a repeated name: the first serves */
+            forge_schema_free(c);
+            continue;
+        }
         s->compiled[s->n] = c;
         s->names[s->n] = forge_strdup(t->string);
         s->n++;
-        if (!s->names[s->n - 1]) {
+        if (!s->names[s->n - 1] || forge_strtab_add(&s->tab, s->names[s->n - 1]) != s->n - 1) {
             forge_tooluse_schemas_free(s);
             forge_err_set(err, FORGE_ENOMEM, "out of memory compiling tool schemas");
             return NULL;
         }
-    }
-    /* the first of each name, as a scan finds it */
-    if (s->n && !(s->first = forge_malloc(sizeof *s->first * (size_t)s->n))) {
-        forge_tooluse_schemas_free(s);
-        forge_err_set(err, FORGE_ENOMEM, "out of memory compiling tool schemas");
-        return NULL;
-    }
-    for (int i = 0; i < s->n; i++) {
-        if (forge_strtab_find(&s->tab, s->names[i]) >= 0)
-            continue;
-        long k = forge_strtab_add(&s->tab, s->names[i]);
-        if (k < 0) {
-            forge_tooluse_schemas_free(s);
-            forge_err_set(err, FORGE_ENOMEM, "out of memory compiling tool schemas");
-            return NULL;
-        }
-        s->first[k] = i;
     }
     return s;
 }
@@ -3528,5 +3479,5 @@ int forge_tooluse_schemas_check(void *ctx, const char *tool, const cJSON *args, 
 {
     const struct forge_tooluse_schemas *s = ctx;
     long k = s ? forge_strtab_find(&s->tab, tool) : -1;
-    return k >= 0 ? forge_schema_validate(s->compiled[s->first[k]], args, errors) : 1;
+    return k >= 0 ? forge_schema_validate(s->compiled[k], args, errors) : 1;
 }
