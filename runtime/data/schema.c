@@ -527,13 +527,6 @@ struct pmap {
     size_t cap, count;
 };
 
-/* The names of an object that $ref's JSON pointers walk through, once it is looked into more
- * than once: n references into a $defs of n entries are n lookups, not n scans. */
-struct objtab {
-    struct forge_json_names ix;
-    bool built;
-    bool scan; /* few members (or out of memory): scanned */
-};
 
 struct forge_schema {
     struct forge_schema_opts opts;
@@ -545,7 +538,9 @@ struct forge_schema {
     struct node **nodes; /* all nodes, for freeing */
     int nnodes, capnodes;
     struct pmap nodemap; /* json -> its node */
-    struct pmap objtabs; /* json object -> its struct objtab, for $ref's JSON pointers */
+    struct pmap objtabs; /* a large object $ref's JSON pointers walk through -> its names
+                            (struct forge_json_names): n references into a $defs of n
+                            entries are n lookups, not n scans */
     struct forge_strtab enttab; /* ents[i].uri -> i */
     struct pending *pend;
     int npend, cappend;
@@ -1282,27 +1277,28 @@ static void pmap_free(struct pmap *m)
 }
 
 /* The member <name> of object <o> for a JSON pointer's walk (the first of that name, as
- * cJSON's lookup finds), by a scan the first time, by its table after. NULL when absent;
- * out of memory falls back to the scan. */
+ * cJSON's lookup finds): an object of 16 members or more through a table of its names, made on
+ * its first lookup; a smaller one (or out of memory) by a scan. NULL when absent. */
 static const cJSON *pointer_member(struct forge_schema *s, const cJSON *o, const char *name)
 {
-    struct objtab *t = pmap_get(&s->objtabs, o);
-    if (!t) {
-        t = forge_calloc(1, sizeof *t);
-        if (t && pmap_put(&s->objtabs, o, t)) {
-            forge_free(t);
-            t = NULL;
-        }
+    struct forge_json_names *ix = pmap_get(&s->objtabs, o);
+    if (ix)
+        return forge_json_names_find(ix, name);
+    int n = 0;
+    for (const cJSON *x = o->child; x && n < 16; x = x->next)
+        n++;
+    if (n < 16 || !(ix = forge_malloc(sizeof *ix)))
+        return get(o, name);
+    if (forge_json_names_build(ix, o)) {
+        forge_free(ix);
         return get(o, name);
     }
-    if (!t->built && !t->scan) {
-        size_t n = 0;
-        for (const cJSON *x = o->child; x && n < 16; x = x->next)
-            n++;
-        t->scan = n < 16 || forge_json_names_build(&t->ix, o);
-        t->built = !t->scan;
+    if (pmap_put(&s->objtabs, o, ix)) {
+        forge_json_names_free(ix);
+        forge_free(ix);
+        return get(o, name);
     }
-    return t->scan ? get(o, name) : forge_json_names_find(&t->ix, name);
+    return forge_json_names_find(ix, name);
 }
 
 static int compile(struct forge_schema *s, const cJSON *json, const struct cctx *cx,
@@ -2500,11 +2496,10 @@ void forge_schema_free(struct forge_schema *s)
     forge_free(s->nodes);
     pmap_free(&s->nodemap);
     for (size_t i = 0; i < s->objtabs.cap; i++) {
-        struct objtab *t = s->objtabs.vals ? s->objtabs.vals[i] : NULL;
-        if (!t)
-            continue;
-        forge_json_names_free(&t->ix);
-        forge_free(t);
+        struct forge_json_names *ix = s->objtabs.vals[i];
+        if (ix)
+            forge_json_names_free(ix);
+        forge_free(ix);
     }
     pmap_free(&s->objtabs);
     forge_strtab_free(&s->enttab);

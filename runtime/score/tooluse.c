@@ -212,9 +212,10 @@ static const cJSON *own(const cJSON *obj, const char *key)
     return NULL;
 }
 
-/* Lookups by name among an object's own members: a scan for a small object, binary search in a
- * sorted index for a large one (a script's arguments and schemas may hold 100,000 names, and a
- * scan for each of them would take minutes). The first of duplicate names wins, as in own. */
+/* Lookups by name among an object's own members: a scan for a small object, a table of its names
+ * (forge_json_names) for a large one (a script's arguments and schemas may hold 100,000 names,
+ * and a scan for each of them would take minutes). The first of duplicate names wins, as in
+ * own. */
 #define MEMBERS_SCAN 16
 static _Thread_local int members_scan = MEMBERS_SCAN;
 
@@ -225,45 +226,34 @@ void forge_tooluse_test_members_scan(int n)
 
 struct members {
     const cJSON *obj;
-    struct forge_json_member *sorted; /* NULL: scanned */
-    int n;
+    bool indexed; /* false: scanned */
+    struct forge_json_names ix;
+    int n;        /* an array's size */
 };
 
 /* Returns 0, or -1 when out of memory. */
 static int members_open(struct members *m, const cJSON *obj)
 {
+    memset(m, 0, sizeof *m);
     m->obj = obj;
-    m->sorted = NULL;
-    m->n = 0;
     if (cJSON_IsArray(obj)) /* (an array's members are its indices: its size is kept) */
         m->n = cJSON_GetArraySize(obj);
     if (!cJSON_IsObject(obj))
         return 0;
     int n = 0;
-    for (const cJSON *c = obj->child; c; c = c->next)
+    for (const cJSON *c = obj->child; c && n <= members_scan; c = c->next)
         n += c->string != NULL;
     if (n <= members_scan)
         return 0;
-    size_t k;
-    if (!(m->sorted = forge_json_members_sorted(obj, NULL, 0, &k)))
+    if (forge_json_names_build(&m->ix, obj))
         return -1;
-    m->n = (int)k;
+    m->indexed = true;
     return 0;
 }
 
 static const cJSON *members_own(const struct members *m, const char *key)
 {
-    if (!m->sorted)
-        return own(m->obj, key);
-    int lo = 0, hi = m->n; /* the first whose name is not below key */
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (strcmp(m->sorted[mid].c->string, key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < m->n && !strcmp(m->sorted[lo].c->string, key) ? m->sorted[lo].c : NULL;
+    return m->indexed ? forge_json_names_find(&m->ix, key) : own(m->obj, key);
 }
 
 /* js_in for the object or array of <m>. */
@@ -275,15 +265,15 @@ static bool members_in(const struct members *m, const char *key)
             return true;
         return index_key(key, &u) && u < (unsigned long)m->n;
     }
-    if (!m->sorted)
+    if (!m->indexed)
         return js_in(key, m->obj);
     return members_own(m, key) || proto_key(key);
 }
 
 static void members_close(struct members *m)
 {
-    forge_free(m->sorted);
-    m->sorted = NULL;
+    forge_json_names_free(&m->ix);
+    m->indexed = false;
 }
 
 /* Array.prototype.includes (SameValueZero: objects never equal a parsed value). */
@@ -754,7 +744,7 @@ static void tctx_free(struct tctx *t)
     later_free(t->later);
     numfirst_free(t->numfirst);
     callidx_free(t->calls);
-    forge_free(t->schemas_ix.sorted);
+    members_close(&t->schemas_ix);
     forge_buf_free(&t->lb);
     forge_buf_free(&t->rs);
     forge_buf_free(&t->kb);
@@ -1950,8 +1940,7 @@ static const cJSON *tctx_schema(struct tctx *t, const cJSON *schemas, const char
 {
     struct members *m = &t->schemas_ix;
     if (m->obj != schemas) { /* another map: start over */
-        forge_free(m->sorted);
-        memset(m, 0, sizeof *m);
+        members_close(m);
         m->obj = schemas;
         t->schema_asks = 0;
     }
@@ -1959,7 +1948,7 @@ static const cJSON *tctx_schema(struct tctx *t, const cJSON *schemas, const char
         members_open(m, schemas); /* a small map, or out of memory: no index, scanned */
         t->schema_asks = -1;      /* decided for this map */
     }
-    return m->sorted ? members_own(m, name) : own(schemas, name);
+    return members_own(m, name);
 }
 
 static cJSON *validate_turn_impl(const cJSON *turn, const cJSON *schemas, struct tctx *t,
