@@ -4140,6 +4140,16 @@ static inline int pattern_step(struct vctx *c)
     return ++c->steps > max_steps ? limit_hit(c, LIM_STEPS) : 0;
 }
 
+/* A pattern's test that gave no verdict (<r> negative): recorded, the pattern limit's when it
+ * was one (for forge_schema_limit_message). */
+static __attribute__((noinline, cold)) int pattern_failed(struct vctx *c, int r)
+{
+    if (r == FORGE_ELIMIT)
+        last_limit = LIM_PATTERN;
+    c->rc = r;
+    return r;
+}
+
 /* dependentRequired, dependentSchemas and dependencies for vkw: each name the object has (asked
  * of <m>, which also answers the names a dependency requires) brings its names or subschema. */
 static int vdeps(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
@@ -4252,12 +4262,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         }
         case OP_PATTERN:
             r = forge_ecmare_test(w->re, sv, strlen(sv));
-            if (r < 0) {
-                if (r == FORGE_ELIMIT)
-                    last_limit = LIM_PATTERN;
-                c->rc = r;
-                return r;
-            }
+            if (r < 0)
+                return pattern_failed(c, r);
             if (r) return 1;
             return FAIL(c, n, il, kl, w, NULL, &M_PATTERN, EA_S(w->text));
         case OP_FORMAT:
@@ -4382,10 +4388,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                             if ((r = pattern_step(c)))
                                 return r;
                             r = forge_ecmare_test(w->res[j], key, strlen(key));
-                            if (r < 0) {
-                                c->rc = r;
-                                return r;
-                            }
+                            if (r < 0)
+                                return pattern_failed(c, r);
                             if (!r)
                                 continue;
                         }
@@ -4417,10 +4421,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                                 if ((r = pattern_step(c)))
                                     return r;
                                 r = forge_ecmare_test(w->patprops->res[j], key, strlen(key));
-                                if (r < 0) {
-                                    c->rc = r;
-                                    return r;
-                                }
+                                if (r < 0)
+                                    return pattern_failed(c, r);
                                 matched = r;
                             }
                         if (matched)

@@ -71,6 +71,13 @@ with tempfile.TemporaryDirectory() as tmp:
     run(["--regex-timeout", "100", "lookahead.schema.json", long_json], 2, "",
         f"forge: schema validate: {long_json}: a pattern ran past the 100 ms time limit of one "
         "match (catastrophic backtracking?); simplify the pattern or raise --regex-timeout\n")
+    # the same in a member's name, tested against patternProperties (and additionalProperties)
+    long_name = os.path.join(tmp, "long-name.json")
+    with open(long_name, "w") as f:
+        f.write('{"' + "a" * 40000 + '!": 1}')
+    run(["--regex-timeout", "100", "lookahead-names.schema.json", long_name], 2, "",
+        f"forge: schema validate: {long_name}: a pattern ran past the 100 ms time limit of one "
+        "match (catastrophic backtracking?); simplify the pattern or raise --regex-timeout\n")
 run(["lookahead.schema.json", "valid-lookahead.json"], 0, "valid-lookahead.json: valid\n")
 run(["--regex-timeout", "-1", "lookahead.schema.json", "five.json"], 2, "",
     "forge: schema validate: --regex-timeout takes a whole number from 0 to 86400000, not '-1'\n")
