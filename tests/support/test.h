@@ -2,6 +2,7 @@
  * CHECK(cond) records a failure with file:line and goes on; main returns nonzero on any failure. */
 #ifndef FORGE_TEST_H
 #define FORGE_TEST_H
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,6 +20,15 @@ static int test_checks;
             __FILE__, __LINE__, #a, a_, b_); } } while (0)
 #define TEST(name) static void name(void)
 #define RUN(name) do { name(); } while (0)
+/* xorshift64: reproducible random numbers for randomized tests (a sequence per test file). */
+static inline uint64_t test_rand(void)
+{
+    static uint64_t s = 88172645463325252ull;
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+}
 #define TEST_DONE() (fprintf(stderr, "%d checks, %d failed\n", test_checks, test_failures), \
                      test_failures ? 1 : 0)
 #endif

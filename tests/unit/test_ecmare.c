@@ -57,15 +57,6 @@ TEST(ecma_semantics)
     CHECK(forge_ecmare_compile("[a", 2, &err) == NULL);
 }
 
-/* xorshift: deterministic subjects */
-static uint64_t rng = 88172645463325252ull;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 TEST(simple_matcher_agrees_with_pcre2)
 {
@@ -106,9 +97,9 @@ TEST(simple_matcher_agrees_with_pcre2)
         CHECK(forge_ecmare_is_simple(re));
         for (int k = 0; k < 4000; k++) {
             char subject[256] = "";
-            int len = (int)(next() % 10);
+            int len = (int)(test_rand() % 10);
             for (int i = 0; i < len; i++)
-                strcat(subject, atoms[next() % (sizeof atoms / sizeof *atoms)]);
+                strcat(subject, atoms[test_rand() % (sizeof atoms / sizeof *atoms)]);
             size_t n = strlen(subject);
             int fast = forge_ecmare_test(re, subject, n);
             int slow = forge_ecmare_test_pcre2(re, subject, n);
@@ -151,14 +142,14 @@ TEST(random_simple_patterns_agree_with_pcre2)
     int disagreements = 0, simple = 0;
     for (int p = 0; p < 400; p++) {
         char pat[256] = "";
-        if (next() % 2)
+        if (test_rand() % 2)
             strcat(pat, "^");
-        int natoms = 1 + (int)(next() % 4);
+        int natoms = 1 + (int)(test_rand() % 4);
         for (int k = 0; k < natoms; k++) {
-            strcat(pat, atoms[next() % (sizeof atoms / sizeof *atoms)]);
-            strcat(pat, quants[next() % (sizeof quants / sizeof *quants)]);
+            strcat(pat, atoms[test_rand() % (sizeof atoms / sizeof *atoms)]);
+            strcat(pat, quants[test_rand() % (sizeof quants / sizeof *quants)]);
         }
-        if (next() % 2)
+        if (test_rand() % 2)
             strcat(pat, "$");
         struct forge_err err;
         void *re = forge_ecmare_compile(pat, strlen(pat), &err);
@@ -168,9 +159,9 @@ TEST(random_simple_patterns_agree_with_pcre2)
         simple += forge_ecmare_is_simple(re);
         for (int k = 0; k < 300; k++) {
             char subject[256] = "";
-            int len = (int)(next() % 8);
+            int len = (int)(test_rand() % 8);
             for (int i = 0; i < len; i++)
-                strcat(subject, subj[next() % (sizeof subj / sizeof *subj)]);
+                strcat(subject, subj[test_rand() % (sizeof subj / sizeof *subj)]);
             size_t n = strlen(subject);
             int fast = forge_ecmare_test(re, subject, n);
             int slow = forge_ecmare_test_pcre2(re, subject, n);
@@ -204,23 +195,23 @@ static void gen_seq(char *out, int depth)
     };
     static const char *const quants[] = {"", "", "", "", "?", "*", "+", "{2}", "{0,2}", "{1,3}", "{2,}",
                                          "+?", "??", "{0}", "{1}", "{0,}"};
-    int items = (int)(next() % 4);
+    int items = (int)(test_rand() % 4);
     for (int k = 0; k < items; k++) {
-        if (depth < 3 && next() % 3 == 0) {
-            strcat(out, next() % 2 ? "(" : "(?:");
+        if (depth < 3 && test_rand() % 3 == 0) {
+            strcat(out, test_rand() % 2 ? "(" : "(?:");
             gen_alt(out, depth + 1);
             strcat(out, ")");
         } else {
-            strcat(out, atoms[next() % (sizeof atoms / sizeof *atoms)]);
+            strcat(out, atoms[test_rand() % (sizeof atoms / sizeof *atoms)]);
         }
-        strcat(out, quants[next() % (sizeof quants / sizeof *quants)]);
+        strcat(out, quants[test_rand() % (sizeof quants / sizeof *quants)]);
     }
 }
 
 static void gen_alt(char *out, int depth)
 {
     gen_seq(out, depth);
-    while (next() % 3 == 0) {
+    while (test_rand() % 3 == 0) {
         strcat(out, "|");
         gen_seq(out, depth);
     }
@@ -232,12 +223,12 @@ static void gen_top(char *out)
     do {
         if (out[0])
             strcat(out, "|");
-        if (next() % 2)
+        if (test_rand() % 2)
             strcat(out, "^");
         gen_seq(out, 0);
-        if (next() % 2)
+        if (test_rand() % 2)
             strcat(out, "$");
-    } while (next() % 3 == 0);
+    } while (test_rand() % 3 == 0);
 }
 
 TEST(random_regular_patterns_agree_with_pcre2)
@@ -259,12 +250,12 @@ TEST(random_regular_patterns_agree_with_pcre2)
         tables[forge_ecmare_dfa_tables(re)]++;
         for (int k = 0; k < 200; k++) {
             char subject[256] = "";
-            int len = (int)(next() % 9);
+            int len = (int)(test_rand() % 9);
             for (int i = 0; i < len; i++)
-                strcat(subject, subj[next() % (sizeof subj / sizeof *subj)]);
+                strcat(subject, subj[test_rand() % (sizeof subj / sizeof *subj)]);
             size_t n = strlen(subject);
-            if (next() % 50 == 0 && n)
-                subject[next() % n] = (char)0xff; /* invalid UTF-8 matches nothing */
+            if (test_rand() % 50 == 0 && n)
+                subject[test_rand() % n] = (char)0xff; /* invalid UTF-8 matches nothing */
             int fast = forge_ecmare_test(re, subject, n);
             int slow = forge_ecmare_test_pcre2(re, subject, n);
             int bits = forge_ecmare_test_nfa(re, subject, n);

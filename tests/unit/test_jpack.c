@@ -91,32 +91,24 @@ TEST(fixed_trees)
     cJSON_Delete(s);
 }
 
-static uint64_t rng = 88172645463325252ull;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 static double some_number(void)
 {
-    uint64_t r = next();
+    uint64_t r = test_rand();
     switch (r % 8) {
-    case 0: return (double)(int64_t)(next() % 4000000000ull) - 2000000000.0;
-    case 1: return (double)(next() % 1000) / 10.0;
-    case 2: return (double)(next() % 1000000) / 1000.0 + 0.1 * (double)(next() % 3);
+    case 0: return (double)(int64_t)(test_rand() % 4000000000ull) - 2000000000.0;
+    case 1: return (double)(test_rand() % 1000) / 10.0;
+    case 2: return (double)(test_rand() % 1000000) / 1000.0 + 0.1 * (double)(test_rand() % 3);
     case 3: {
         double d;
-        uint64_t bits = next();
+        uint64_t bits = test_rand();
         memcpy(&d, &bits, sizeof d);
         return isfinite(d) ? d : 1.5;
     }
-    case 4: return ldexp((double)(next() % 1000003), (int)(next() % 200) - 100);
-    case 5: return 1.0 / (double)(next() % 97 + 1);
-    case 6: return -(double)(next() % 100000000000000000ull);
-    default: return (double)(next() % 10) * 1e15;
+    case 4: return ldexp((double)(test_rand() % 1000003), (int)(test_rand() % 200) - 100);
+    case 5: return 1.0 / (double)(test_rand() % 97 + 1);
+    case 6: return -(double)(test_rand() % 100000000000000000ull);
+    default: return (double)(test_rand() % 10) * 1e15;
     }
 }
 
@@ -124,10 +116,10 @@ static void some_string(char *buf, size_t cap)
 {
     static const char *pieces[] = {"a", "Z", " ", "\"", "\\", "\n", "\t", "\x01", "\x1f", "/",
                                    "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\x7f", "0"};
-    size_t n = next() % 12, len = 0;
+    size_t n = test_rand() % 12, len = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < n; i++) {
-        const char *p = pieces[next() % (sizeof pieces / sizeof pieces[0])];
+        const char *p = pieces[test_rand() % (sizeof pieces / sizeof pieces[0])];
         if (len + strlen(p) + 1 > cap)
             break;
         strcpy(buf + len, p);
@@ -138,21 +130,21 @@ static void some_string(char *buf, size_t cap)
 static cJSON *some_tree(int depth)
 {
     char s[64];
-    switch (next() % (depth > 4 ? 5 : 7)) {
+    switch (test_rand() % (depth > 4 ? 5 : 7)) {
     case 0: return cJSON_CreateNull();
-    case 1: return cJSON_CreateBool(next() & 1);
+    case 1: return cJSON_CreateBool(test_rand() & 1);
     case 2:
     case 3: return cJSON_CreateNumber(some_number());
     case 4: some_string(s, sizeof s); return cJSON_CreateString(s);
     case 5: {
         cJSON *a = cJSON_CreateArray();
-        for (int n = (int)(next() % 5); n > 0; n--)
+        for (int n = (int)(test_rand() % 5); n > 0; n--)
             cJSON_AddItemToArray(a, some_tree(depth + 1));
         return a;
     }
     default: {
         cJSON *o = cJSON_CreateObject();
-        for (int n = (int)(next() % 5); n > 0; n--) {
+        for (int n = (int)(test_rand() % 5); n > 0; n--) {
             some_string(s, sizeof s);
             cJSON_AddItemToObject(o, s, some_tree(depth + 1));
         }

@@ -108,14 +108,9 @@ TEST(callout_in_front_means_the_same)
     CHECK(strstr(err.msg, "parentheses are too deeply nested") != NULL);
 }
 
-/* xorshift, for reproducible random patterns */
-static uint64_t rnd_state = 88172645463325252ull;
 static unsigned rnd(unsigned n)
 {
-    rnd_state ^= rnd_state << 13;
-    rnd_state ^= rnd_state >> 7;
-    rnd_state ^= rnd_state << 17;
-    return (unsigned)(rnd_state % n);
+    return (unsigned)(test_rand() % n);
 }
 
 TEST(callout_in_front_against_plain_pcre2)

@@ -448,14 +448,9 @@ TEST(allocation_failures)
     cJSON_Delete(schemas);
 }
 
-/* xorshift, for reproducible random trajectories */
-static uint64_t rs = 0x9e3779b97f4a7c15ull;
 static unsigned rnd(unsigned n)
 {
-    rs ^= rs << 13;
-    rs ^= rs >> 7;
-    rs ^= rs << 17;
-    return (unsigned)(rs % n);
+    return (unsigned)(test_rand() % n);
 }
 
 /* Appends a random turn id: numbers (repeated, fractional), null, booleans, strings (some
