@@ -40,8 +40,10 @@ int forge_cli_gate_opt(const char *cmd, const char *flag, const char *v, struct 
 /* The input limits every command that reads files takes:
  *   --max-file-mb MIB   the largest file read whole (forge_file_set_input_limit; default 256)
  *   --max-json-nodes N  the most JSON values in one input (forge_json_set_node_limit)
+ *   --schema-steps N    the schema nodes one validation may enter (forge_schema_set_max_steps)
+ *   --regex-timeout MS  the time one regex match may take (forge_re_set_timeout; 0: none)
  * Also as --flag=VALUE. Returns 1 when argv[*i] is one of them (*i then indexes its value), 0
- * when it is not, -1 after printing "<cmd>: ..." for a bad value. */
+ * when it is not, -1 after printing "<cmd>: ..." (<cmd> NULL: no prefix) for a bad value. */
 int forge_cli_input_opt(const char *cmd, int argc, char **argv, int *i);
 
 /* Usage lines of those options, for the commands' help. */

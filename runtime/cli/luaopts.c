@@ -67,10 +67,12 @@ int forge_luaopts_parse(int argc, char **argv, int *i, struct forge_vm_opts *o)
         forge_log_set_level(FORGE_LOG_ERROR);
         return 1;
     }
+    if (strcmp(a, "--regex-timeout") == 0) /* also an input option (forge schema, forge check) */
+        return forge_cli_input_opt(NULL, argc, argv, i);
     int takes = strcmp(a, "--allow-read") == 0 || strcmp(a, "--allow-env") == 0 ||
                 strcmp(a, "--lua-instructions") == 0 ||
                 strcmp(a, "--lua-memory") == 0 || strcmp(a, "--lua-timeout") == 0 ||
-                strcmp(a, "--regex-match-limit") == 0 || strcmp(a, "--regex-timeout") == 0;
+                strcmp(a, "--regex-match-limit") == 0;
     if (!takes)
         return 0;
     if (!val) {
@@ -109,13 +111,6 @@ int forge_luaopts_parse(int argc, char **argv, int *i, struct forge_vm_opts *o)
         o->limits.memory = (size_t)v << 20;
     } else if (strcmp(a, "--lua-timeout") == 0)
         o->limits.timeout_ms = v;
-    else if (strcmp(a, "--regex-timeout") == 0) {
-        if (v > 86400000ull) {
-            forge_cli_error("--regex-timeout %s: more than a day", val);
-            return -1;
-        }
-        forge_re_set_timeout((unsigned long)v);
-    }
     else
         forge_re_set_limits(v ? (unsigned long)v : 10000000ul, 100000ul);
     return 1;

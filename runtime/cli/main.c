@@ -165,9 +165,12 @@ int forge_cli_input_opt(const char *cmd, int argc, char **argv, int *i)
     }
     if (which < 0)
         return 0;
+    const char *sep = cmd ? ": " : "";
+    if (!cmd)
+        cmd = "";
     if (!val) {
         if (*i + 1 >= argc) {
-            forge_cli_error("%s: %s needs a value", cmd, names[which]);
+            forge_cli_error("%s%s%s needs a value", cmd, sep, names[which]);
             return -1;
         }
         val = argv[++*i];
@@ -178,7 +181,7 @@ int forge_cli_input_opt(const char *cmd, int argc, char **argv, int *i)
     unsigned long long most = which == 0 ? 1048576ull : which == 3 ? 86400000ull : 1000000000000ull;
     unsigned long long least = which == 3 ? 0 : 1;
     if (!*val || *val == '-' || *end || errno || v < least || v > most) {
-        forge_cli_error("%s: %s takes a whole number from %llu to %llu, not '%s'", cmd,
+        forge_cli_error("%s%s%s takes a whole number from %llu to %llu, not '%s'", cmd, sep,
                         names[which], least, most, val);
         return -1;
     }
