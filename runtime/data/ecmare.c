@@ -1389,6 +1389,12 @@ static _Thread_local pcre2_match_data *tl_md;
 static _Thread_local pcre2_match_context *tl_mc;
 static _Thread_local pcre2_jit_stack *tl_js;
 static _Thread_local bool tl_timeout; /* the last PCRE2 match ran past the time limit */
+static _Thread_local unsigned long tl_matches; /* PCRE2 matches run, for tests */
+
+unsigned long forge_ecmare_test_pcre2_matches(void)
+{
+    return tl_matches;
+}
 
 bool forge_ecmare_timed_out(void)
 {
@@ -1467,6 +1473,7 @@ static int pcre2_test(const struct ecmare *re, const char *s, size_t n)
     }
     if (re->jit && !utf8_valid((const unsigned char *)s, n))
         return 0; /* an invalid subject matches nothing */
+    tl_matches++;
     int r = forge_re_pcre2_match(re->code, re->jit, s, n, 0, 0, tl_md, tl_mc);
     tl_timeout = r == PCRE2_ERROR_CALLOUT;
     if (r >= 0)

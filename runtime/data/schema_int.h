@@ -46,6 +46,9 @@ int forge_ecmare_dfa_tables(const void *code);
 /* For tests: the bit-parallel matcher even when there is a DFA (-1 when the pattern has none). */
 int forge_ecmare_test_nfa(const void *code, const char *s, size_t n);
 int forge_ecmare_test_pcre2(const void *code, const char *s, size_t n);
+/* For tests: how many PCRE2 matches the calling thread has run (a pattern that hits its match
+ * or time limit is matched once, not again to explain the failure). */
+unsigned long forge_ecmare_test_pcre2_matches(void);
 
 /* For tests, on the calling thread: forge_schema_test_path(1) makes forge_schema_check in
  * first-error mode run the walk that records errors from the root (the path before the verdict

@@ -4,6 +4,7 @@
 #include "data/schema.h"
 #include "data/schema_int.h"
 #include "data/json.h"
+#include "data/re.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 
@@ -690,6 +691,65 @@ TEST(pattern_properties_count_as_steps)
     forge_schema_free(s);
     forge_buf_free(&b);
     forge_buf_free(&t);
+}
+
+TEST(pattern_limit_matched_once)
+{
+    /* a pattern that runs past its time limit is an error at once: the walk that records errors
+     * does not match it again to explain the failure (which would spend the limit twice), in
+     * each place a pattern is tested and on each walk */
+    const char *schemas[] = {
+        /* a property's leaf with its bounds folded (lspec), and one without */
+        "{\"properties\": {\"p\": {\"type\": \"string\", \"maxLength\": 900, \"pattern\": \"^(?=a)(a+)+$\"}}}",
+        "{\"properties\": {\"p\": {\"pattern\": \"^(?=a)(a+)+$\", \"enum\": [1, \"a\"]}}}",
+        /* the root as a leaf, and a pattern beside subschemas (not a leaf) */
+        "{\"pattern\": \"^(?=a)(a+)+$\"}",
+        "{\"pattern\": \"^(?=a)(a+)+$\", \"not\": {\"type\": \"null\"}, \"allOf\": [{\"minLength\": 1}]}",
+        /* an item's leaf */
+        "{\"items\": {\"type\": \"string\", \"pattern\": \"^(?=a)(a+)+$\"}}",
+    };
+    const char *insts[] = {
+        "{\"p\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab\"}",
+        "{\"p\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab\"}",
+        "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab\"",
+        "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab\"",
+        "[\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab\"]",
+    };
+    unsigned long was = forge_re_timeout_ms();
+    /* (the match limit stops it; the time limit is only a bound should it not) */
+    forge_re_set_timeout(10000);
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    for (size_t k = 0; k < sizeof schemas / sizeof *schemas; k++) {
+        for (int all = 0; all < 2; all++) {
+            struct forge_schema_opts o = {0};
+            o.all_errors = all;
+            struct forge_err err;
+            struct forge_schema *s = compile(schemas[k], &o, &err);
+            CHECK(s != NULL);
+            if (!s)
+                continue;
+            cJSON *i = J(insts[k]);
+            /* no errors wanted (the verdict walk), then the first error both ways, or all */
+            for (int way = 0; way < (all ? 2 : 4); way++) {
+                forge_schema_test_path(way == 2 ? 1 : way == 3 ? 2 : 0);
+                unsigned long before = forge_ecmare_test_pcre2_matches();
+                int r = forge_schema_check(s, i, way ? &e : NULL);
+                forge_schema_test_path(0);
+                unsigned long ran = forge_ecmare_test_pcre2_matches() - before;
+                if (r != FORGE_ELIMIT || ran != 1)
+                    fprintf(stderr, "schema %zu (all %d, way %d): %d after %lu matches\n", k, all,
+                            way, r, ran);
+                CHECK_INT(r, FORGE_ELIMIT);
+                CHECK_INT((int)ran, 1);
+                CHECK_STR(forge_schema_limit_message(), "a pattern hit its PCRE2 match limit "
+                          "(catastrophic backtracking?); simplify the pattern");
+            }
+            cJSON_Delete(i);
+            forge_schema_free(s);
+        }
+    }
+    forge_schema_errors_free(&e);
+    forge_re_set_timeout(was);
 }
 
 TEST(many_required_names)
@@ -1615,6 +1675,7 @@ int main(void)
     RUN(measured_compile_stops_at_its_ceiling);
     RUN(errors_arena);
     RUN(unique_items_by_hash);
+    RUN(pattern_limit_matched_once);
     RUN(many_required_names);
     RUN(many_dependent_names);
     RUN(references_into_large_objects);
