@@ -3969,6 +3969,129 @@ static inline __attribute__((always_inline)) int leaf_pass_rec(const struct node
     return n->lspec ? leaf_fast(n, inst) : leaf_kws_body(n, inst);
 }
 
+static int pattern_failed(struct vctx *c, int r);
+
+/* vkw for the keywords about the value itself (a leaf's: "type", "enum", "const", the bounds,
+ * "pattern", "format", the counts of items and properties; not "required"): 1 passes, 0 failed
+ * (its error recorded), negative; VKW_OTHER for any other keyword. Inlined whole into vkw and
+ * into leaf_failed, which explains a leaf's failure without vkw's call and frame. */
+#define VKW_OTHER 2
+static inline __attribute__((always_inline)) int vkw_value(struct vctx *c, const struct node *n,
+                                                           const struct kw *w, const cJSON *inst,
+                                                           const struct iloc *il,
+                                                           const struct kloc *kl)
+{
+    int r;
+    switch (w->op) {
+    case OP_TYPE:
+        if (type_ok((unsigned)w->num, inst))
+            return 1;
+        return FAIL(c, n, il, kl, w, NULL, &M_TYPE, EA_U(w->num), EA_S(type_name(inst)));
+    case OP_ENUM:
+        if (w->all_strings) {
+            if (cJSON_IsString(inst) && w->tab.cand && ntab_find(&w->tab, inst->valuestring) >= 0)
+                return 1;
+            if (cJSON_IsString(inst) && !w->tab.cand)
+                for (const cJSON *x = w->json->child; x; x = x->next)
+                    if (!strcmp(x->valuestring, inst->valuestring))
+                        return 1;
+        } else {
+            for (const cJSON *x = w->json->child; x; x = x->next)
+                if (json_eq(x, inst))
+                    return 1;
+        }
+        return FAIL(c, n, il, kl, w, NULL, &M_ENUM, EA_S(w->text));
+    case OP_CONST:
+        if (json_eq(w->json, inst))
+            return 1;
+        return FAIL(c, n, il, kl, w, NULL, &M_CONST, EA_S(w->text));
+    default:
+        break;
+    }
+    if (cJSON_IsNumber(inst)) {
+        double x = inst->valuedouble;
+        switch (w->op) {
+        case OP_MULTOF:
+            if (multiple_of(x, w->num)) return 1;
+            return FAIL(c, n, il, kl, w, NULL, &M_MULTIPLE, EA_D(x), EA_D(w->num));
+        case OP_MAX:
+            if (x <= w->num) return 1;
+            return FAIL(c, n, il, kl, w, NULL, &M_MAXIMUM, EA_D(x), EA_D(w->num));
+        case OP_XMAX:
+            if (x < w->num) return 1;
+            return FAIL(c, n, il, kl, w, NULL, &M_XMAXIMUM, EA_D(x), EA_D(w->num));
+        case OP_MIN:
+            if (x >= w->num) return 1;
+            return FAIL(c, n, il, kl, w, NULL, &M_MINIMUM, EA_D(x), EA_D(w->num));
+        case OP_XMIN:
+            if (x > w->num) return 1;
+            return FAIL(c, n, il, kl, w, NULL, &M_XMINIMUM, EA_D(x), EA_D(w->num));
+        default:
+            break;
+        }
+    }
+    if (cJSON_IsString(inst)) {
+        const char *sv = inst->valuestring;
+        switch (w->op) {
+        case OP_MAXLEN:
+        case OP_MINLEN: {
+            size_t len = cp_len(sv);
+            if (w->op == OP_MAXLEN ? (double)len <= w->num : (double)len >= w->num)
+                return 1;
+            return FAIL(c, n, il, kl, w, NULL, w->op == OP_MAXLEN ? &M_MAXLEN : &M_MINLEN, EA_I(len),
+                        EA_D(w->num));
+        }
+        case OP_PATTERN:
+            r = forge_ecmare_test(w->re, sv, strlen(sv));
+            if (r < 0)
+                return pattern_failed(c, r);
+            if (r) return 1;
+            return FAIL(c, n, il, kl, w, NULL, &M_PATTERN, EA_S(w->text));
+        case OP_FORMAT:
+            if (forge_format_check(w->fmt, sv, strlen(sv))) return 1;
+            return FAIL(c, n, il, kl, w, NULL, &M_FORMAT, EA_S(w->text));
+        default:
+            break;
+        }
+    }
+    if (cJSON_IsArray(inst)) {
+        switch (w->op) {
+        case OP_MAXITEMS:
+        case OP_MINITEMS: {
+            int cnt = cJSON_GetArraySize(inst);
+            if (w->op == OP_MAXITEMS ? cnt <= w->num : cnt >= w->num)
+                return 1;
+            return FAIL(c, n, il, kl, w, NULL, w->op == OP_MAXITEMS ? &M_MAXITEMS : &M_MINITEMS, EA_I(cnt),
+                        EA_D(w->num));
+        }
+        default:
+            break;
+        }
+    }
+    if (cJSON_IsObject(inst)) {
+        switch (w->op) {
+        case OP_MAXPROPS:
+        case OP_MINPROPS: {
+            int cnt = member_count(inst);
+            if (w->op == OP_MAXPROPS ? cnt <= w->num : cnt >= w->num)
+                return 1;
+            return FAIL(c, n, il, kl, w, NULL, w->op == OP_MAXPROPS ? &M_MAXPROPS : &M_MINPROPS, EA_I(cnt),
+                        EA_D(w->num));
+        }
+        default:
+            break;
+        }
+    }
+    switch (w->op) {
+    case OP_MULTOF: case OP_MAX: case OP_XMAX: case OP_MIN: case OP_XMIN: case OP_MAXLEN:
+    case OP_MINLEN: case OP_PATTERN: case OP_FORMAT: case OP_MAXITEMS: case OP_MINITEMS:
+    case OP_MAXPROPS: case OP_MINPROPS:
+        return 1; /* (an instance of another type) */
+    default:
+        return VKW_OTHER;
+    }
+}
+
 static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
                const struct iloc *il, const struct kloc *kl, struct ann *ann);
 
@@ -3997,7 +4120,6 @@ static inline __attribute__((always_inline)) int vkw_range(struct vctx *c, const
 
 static int leaf_failed(struct vctx *c, const struct node *n, const cJSON *inst,
                        const struct iloc *il, const struct kloc *kl);
-static int pattern_failed(struct vctx *c, int r);
 
 /* The leaf <n> on <inst> in the walk that records errors: its quick test, then, when that did
  * not pass, the full evaluation (leaf_failed) or the limit a pattern hit. */
@@ -4022,8 +4144,17 @@ static int leaf_failed(struct vctx *c, const struct node *n, const cJSON *inst,
     if (n->lexact && (c->quiet || !c->out))
         return 0;
     /* the keywords in turn, as vnode_body would (a leaf has no subschemas: no nesting, no
-     * scope, no annotations, no step) */
-    return vkw_range(c, n, inst, il, kl, NULL, NULL, NULL);
+     * scope, no annotations, no step), each evaluated once: a leaf's are value keywords, but
+     * for "required" */
+    int kind = kind_of(inst), ok = 1;
+    const struct kw *const *ks = n->kinds[kind];
+    for (int i = 0, nk = n->nkinds[kind]; i < nk; i++) {
+        int r = vkw_value(c, n, ks[i], inst, il, kl);
+        if (r == VKW_OTHER)
+            r = vkw(c, n, ks[i], inst, il, kl, NULL);
+        TALLY(c, r, ok);
+    }
+    return ok;
 }
 
 /* "properties" with its fused siblings "required" and "additionalProperties": one pass over the
@@ -4221,89 +4352,12 @@ static int vdeps(struct vctx *c, const struct node *n, const struct kw *w, const
 static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
                const struct iloc *il, const struct kloc *kl, struct ann *ann)
 {
-    int r;
+    int r = vkw_value(c, n, w, inst, il, kl);
+    if (r != VKW_OTHER)
+        return r;
     struct kloc k1 = {kl, w->name, w->seglen};
-    switch (w->op) {
-    case OP_TYPE:
-        if (type_ok((unsigned)w->num, inst))
-            return 1;
-        return FAIL(c, n, il, kl, w, NULL, &M_TYPE, EA_U(w->num), EA_S(type_name(inst)));
-    case OP_ENUM:
-        if (w->all_strings) {
-            if (cJSON_IsString(inst) && w->tab.cand && ntab_find(&w->tab, inst->valuestring) >= 0)
-                return 1;
-            if (cJSON_IsString(inst) && !w->tab.cand)
-                for (const cJSON *x = w->json->child; x; x = x->next)
-                    if (!strcmp(x->valuestring, inst->valuestring))
-                        return 1;
-        } else {
-            for (const cJSON *x = w->json->child; x; x = x->next)
-                if (json_eq(x, inst))
-                    return 1;
-        }
-        return FAIL(c, n, il, kl, w, NULL, &M_ENUM, EA_S(w->text));
-    case OP_CONST:
-        if (json_eq(w->json, inst))
-            return 1;
-        return FAIL(c, n, il, kl, w, NULL, &M_CONST, EA_S(w->text));
-    default:
-        break;
-    }
-    if (cJSON_IsNumber(inst)) {
-        double x = inst->valuedouble;
-        switch (w->op) {
-        case OP_MULTOF:
-            if (multiple_of(x, w->num)) return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_MULTIPLE, EA_D(x), EA_D(w->num));
-        case OP_MAX:
-            if (x <= w->num) return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_MAXIMUM, EA_D(x), EA_D(w->num));
-        case OP_XMAX:
-            if (x < w->num) return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_XMAXIMUM, EA_D(x), EA_D(w->num));
-        case OP_MIN:
-            if (x >= w->num) return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_MINIMUM, EA_D(x), EA_D(w->num));
-        case OP_XMIN:
-            if (x > w->num) return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_XMINIMUM, EA_D(x), EA_D(w->num));
-        default:
-            break;
-        }
-    }
-    if (cJSON_IsString(inst)) {
-        const char *sv = inst->valuestring;
-        switch (w->op) {
-        case OP_MAXLEN:
-        case OP_MINLEN: {
-            size_t len = cp_len(sv);
-            if (w->op == OP_MAXLEN ? (double)len <= w->num : (double)len >= w->num)
-                return 1;
-            return FAIL(c, n, il, kl, w, NULL, w->op == OP_MAXLEN ? &M_MAXLEN : &M_MINLEN, EA_I(len),
-                        EA_D(w->num));
-        }
-        case OP_PATTERN:
-            r = forge_ecmare_test(w->re, sv, strlen(sv));
-            if (r < 0)
-                return pattern_failed(c, r);
-            if (r) return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_PATTERN, EA_S(w->text));
-        case OP_FORMAT:
-            if (forge_format_check(w->fmt, sv, strlen(sv))) return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_FORMAT, EA_S(w->text));
-        default:
-            break;
-        }
-    }
     if (cJSON_IsArray(inst)) {
-        int cnt = w->op == OP_MAXITEMS || w->op == OP_MINITEMS ? cJSON_GetArraySize(inst) : 0;
         switch (w->op) {
-        case OP_MAXITEMS:
-            if (cnt <= w->num) return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_MAXITEMS, EA_I(cnt), EA_D(w->num));
-        case OP_MINITEMS:
-            if (cnt >= w->num) return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_MINITEMS, EA_I(cnt), EA_D(w->num));
         case OP_UNIQUE: {
             int i, j;
             if (unique_items(inst, &i, &j))
@@ -4345,14 +4399,6 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
     }
     if (cJSON_IsObject(inst)) {
         switch (w->op) {
-        case OP_MAXPROPS:
-        case OP_MINPROPS: {
-            int cnt = member_count(inst);
-            if (w->op == OP_MAXPROPS ? cnt <= w->num : cnt >= w->num)
-                return 1;
-            return FAIL(c, n, il, kl, w, NULL, w->op == OP_MAXPROPS ? &M_MAXPROPS : &M_MINPROPS, EA_I(cnt),
-                        EA_D(w->num));
-        }
         case OP_REQUIRED: {
             int ok = 1;
             if (w->fused)
