@@ -2693,8 +2693,10 @@ const char *forge_schema_limit_message(void)
                  "validating one instance; raise it with --schema-steps N", max_steps);
         return msg;
     case LIM_DEPTH:
-        return "schema evaluation limit exceeded: evaluation nested deeper than 512 schemas "
-               "(a reference cycle that consumes no input?)";
+        /* (the C stack's bound: a fixed limit, as the JSON reader's nesting is) */
+        return "schema evaluation limit exceeded: evaluation nested deeper than 512 schemas, a "
+               "fixed limit (a reference cycle that consumes no input, or an instance nested "
+               "deeper than its recursive schema can follow)";
     case LIM_PATTERN:
         if (forge_ecmare_timed_out()) {
             snprintf(msg, sizeof msg, "a pattern ran past the %lu ms time limit of one match "

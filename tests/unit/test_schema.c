@@ -270,10 +270,35 @@ TEST(limits)
     struct forge_schema *s = compile("{\"$defs\": {\"a\": {\"$ref\": \"#/$defs/b\"}, \"b\": {\"$ref\": \"#/$defs/a\"}}, \"$ref\": \"#/$defs/a\"}", NULL, &err);
     CHECK(s != NULL);
     cJSON *i = J("1");
+    const char *deep = "schema evaluation limit exceeded: evaluation nested deeper than 512 "
+                       "schemas, a fixed limit (a reference cycle that consumes no input, or an "
+                       "instance nested deeper than its recursive schema can follow)";
     CHECK_INT(forge_schema_validate(s, i, NULL), FORGE_ELIMIT);
-    CHECK_STR(forge_schema_limit_message(), "schema evaluation limit exceeded: evaluation nested "
-              "deeper than 512 schemas (a reference cycle that consumes no input?)");
+    CHECK_STR(forge_schema_limit_message(), deep);
     cJSON_Delete(i);
+    forge_schema_free(s);
+    /* a recursive schema follows an instance two schemas a level ("items", "$ref"): 256
+     * nested arrays pass, 257 reach the limit, which names both causes */
+    s = compile("{\"items\": {\"$ref\": \"#\"}}", NULL, &err);
+    CHECK(s != NULL);
+    for (int depth = 256; depth <= 257; depth++) {
+        char *text = forge_malloc((size_t)depth * 2 + 1);
+        memset(text, '[', (size_t)depth);
+        memset(text + depth, ']', (size_t)depth);
+        text[depth * 2] = 0;
+        i = J(text);
+        struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+        for (int way = 0; way < 3; way++) {
+            forge_schema_test_path(way);
+            CHECK_INT(forge_schema_check(s, i, way ? &e : NULL), depth == 256 ? 1 : FORGE_ELIMIT);
+            forge_schema_test_path(0);
+        }
+        if (depth == 257)
+            CHECK_STR(forge_schema_limit_message(), deep);
+        forge_schema_errors_free(&e);
+        cJSON_Delete(i);
+        forge_free(text);
+    }
     forge_schema_free(s);
 }
 
