@@ -4056,33 +4056,16 @@ static inline __attribute__((always_inline)) int vkw_value(struct vctx *c, const
             break;
         }
     }
-    if (cJSON_IsArray(inst)) {
-        switch (w->op) {
-        case OP_MAXITEMS:
-        case OP_MINITEMS: {
-            int cnt = cJSON_GetArraySize(inst);
-            if (w->op == OP_MAXITEMS ? cnt <= w->num : cnt >= w->num)
-                return 1;
-            return FAIL(c, n, il, kl, w, NULL, w->op == OP_MAXITEMS ? &M_MAXITEMS : &M_MINITEMS, EA_I(cnt),
-                        EA_D(w->num));
-        }
-        default:
-            break;
-        }
-    }
-    if (cJSON_IsObject(inst)) {
-        switch (w->op) {
-        case OP_MAXPROPS:
-        case OP_MINPROPS: {
-            int cnt = member_count(inst);
-            if (w->op == OP_MAXPROPS ? cnt <= w->num : cnt >= w->num)
-                return 1;
-            return FAIL(c, n, il, kl, w, NULL, w->op == OP_MAXPROPS ? &M_MAXPROPS : &M_MINPROPS, EA_I(cnt),
-                        EA_D(w->num));
-        }
-        default:
-            break;
-        }
+    /* the counts of an array's items and of an object's members */
+    bool arr = cJSON_IsArray(inst);
+    if (arr ? w->op == OP_MAXITEMS || w->op == OP_MINITEMS
+            : cJSON_IsObject(inst) && (w->op == OP_MAXPROPS || w->op == OP_MINPROPS)) {
+        bool max = w->op == OP_MAXITEMS || w->op == OP_MAXPROPS;
+        int cnt = member_count(inst);
+        if (max ? cnt <= w->num : cnt >= w->num)
+            return 1;
+        const struct efmt *f = arr ? (max ? &M_MAXITEMS : &M_MINITEMS) : (max ? &M_MAXPROPS : &M_MINPROPS);
+        return FAIL(c, n, il, kl, w, NULL, f, EA_I(cnt), EA_D(w->num));
     }
     switch (w->op) {
     case OP_MULTOF: case OP_MAX: case OP_XMAX: case OP_MIN: case OP_XMIN: case OP_MAXLEN:
