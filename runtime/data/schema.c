@@ -3991,12 +3991,8 @@ static inline __attribute__((always_inline)) int vkw_value(struct vctx *c, const
         return FAIL(c, n, il, kl, w, NULL, &M_TYPE, EA_U(w->num), EA_S(type_name(inst)));
     case OP_ENUM:
         if (w->all_strings) {
-            if (cJSON_IsString(inst) && w->tab.cand && ntab_find(&w->tab, inst->valuestring) >= 0)
+            if (cJSON_IsString(inst) && enum_has(w, inst->valuestring))
                 return 1;
-            if (cJSON_IsString(inst) && !w->tab.cand)
-                for (const cJSON *x = w->json->child; x; x = x->next)
-                    if (!strcmp(x->valuestring, inst->valuestring))
-                        return 1;
         } else {
             for (const cJSON *x = w->json->child; x; x = x->next)
                 if (json_eq(x, inst))
