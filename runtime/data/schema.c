@@ -4789,10 +4789,10 @@ static inline __attribute__((always_inline)) void tr_link(struct trail *tr, int 
         if (w->op == OP_REF) /* the one structural keyword that leaves no frame of its own */
             tr_kl(tr, w->name, w->seglen);
         return;
-    case T_PROP: /* as vprops (fused) or vkw (an iloc without the name's length) builds them */
-        tr_kl(tr, w->names[j], w->seglens[j]);
+    case T_PROP: /* the member's name is the property's (its length measured when written) */
+        tr_kl(tr, x->string, 0);
         tr_kl(tr, w->name, w->seglen);
-        tr_il(tr, x->string, w->freq || w->fadd ? w->seglens[j] : 0);
+        tr_il(tr, x->string, 0);
         return;
     case T_ADD:
         tr_kl(tr, w->fadd->name, w->fadd->seglen);
@@ -4831,18 +4831,19 @@ static __attribute__((noinline, cold)) void tr_first(struct vctx *c, int t, cons
         tr_origin(c->tr, t, n, w, x, j, j2);
 }
 
-/* properties <w>: member <x> failed (its subschema, or additionalProperties). Its name is
- * looked up again: kept for this call, it costs the walk a register (measured: 1 to 2 % more
- * instructions on valid instances without an arena, 2 % fewer on invalid ones). */
-static __attribute__((noinline, cold)) void tr_prop(struct vctx *c, const struct kw *w, const cJSON *x)
+/* properties <w>: member <x> failed, a property's subschema (<named>) or additionalProperties'.
+ * Called from the branch that knows which, so neither the name's index nor a flag is kept
+ * across the child's call (a register: 1 to 2 % more instructions on valid instances) and the
+ * name is not looked up again. */
+static __attribute__((noinline, cold)) void tr_prop(struct vctx *c, const struct kw *w, const cJSON *x,
+                                                    bool named)
 {
     if (c->quiet)
         return;
-    int j = ntab_find(&w->tab, x->string);
-    if (j < 0 && w->fadd->sub->is_bool)
+    if (!named && w->fadd->sub->is_bool)
         tr_origin(c->tr, T_ADDF, NULL, w, x, 0, 0);
     else
-        tr_link(c->tr, j >= 0 ? T_PROP : T_ADD, NULL, w, x, j);
+        tr_link(c->tr, named ? T_PROP : T_ADD, NULL, w, x, 0);
 }
 
 /* Node <n> on <x> failed at the instruction <ip>: the origin, or a level that may add a link. */
@@ -5129,8 +5130,12 @@ static inline __attribute__((always_inline)) int fprops(struct vctx *c, const st
             if (w->reqbits)
                 seen |= w->reqbits[j];
             r = fchild(c, w->subs[j], x);
+            if (!r && c->tr)
+                tr_prop(c, w, x, true);
         } else if (a) {
             r = a->sub->is_bool && !a->sub->bval ? 0 : fchild(c, a->sub, x);
+            if (!r && c->tr)
+                tr_prop(c, w, x, false);
         } else {
             continue;
         }
@@ -5138,8 +5143,6 @@ static inline __attribute__((always_inline)) int fprops(struct vctx *c, const st
             return r;
         if (!r) {
             ok = 0;
-            if (c->tr)
-                tr_prop(c, w, x);
             if (!c->all || c->quiet)
                 return 0;
         }

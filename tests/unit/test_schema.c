@@ -1535,6 +1535,10 @@ TEST(trail_gives_the_recording_walks_error)
         {"{\"properties\": {\"o\": {\"properties\": {\"p\": {\"minimum\": 3}}, \"required\": [\"p\"]}}}",
          "{\"o\": {\"p\": 2}}", "/o/p | /properties/o/properties/p/minimum | 2 is less than the minimum 3"},
         {"{\"properties\": {\"a\": false}}", "{\"a\": 1}", "/a | /properties/a | no value is allowed here (schema false)"},
+        /* names that a JSON pointer escapes, each level's taken from the member */
+        {"{\"properties\": {\"a/b\": {\"properties\": {\"~x\": {\"type\": \"integer\"}, \"y\": true}}, \"c\": true}}",
+         "{\"c\": 1, \"a/b\": {\"y\": 2, \"~x\": \"s\"}}",
+         "/a~1b/~0x | /properties/a~1b/properties/~0x/type | expected integer, got string"},
         /* items, prefixItems, additionalItems (draft 7), a tuple items (FI_KW) */
         {"{\"prefixItems\": [{\"type\": \"string\"}], \"items\": {\"required\": [\"k\"], \"properties\": {}}}",
          "[\"s\", {\"k\": 1}, {}]", "/2 | /items/required | missing required property 'k'"},
