@@ -4789,10 +4789,11 @@ static inline __attribute__((always_inline)) void tr_link(struct trail *tr, int 
         if (w->op == OP_REF) /* the one structural keyword that leaves no frame of its own */
             tr_kl(tr, w->name, w->seglen);
         return;
-    case T_PROP: /* the member's name is the property's (its length measured when written) */
-        tr_kl(tr, x->string, 0);
+    case T_PROP: /* the member's name is the property's; j its length + 1 (0: measured when
+                  * written, as a name that may need escaping is) */
+        tr_kl(tr, x->string, j);
         tr_kl(tr, w->name, w->seglen);
-        tr_il(tr, x->string, 0);
+        tr_il(tr, x->string, j);
         return;
     case T_ADD:
         tr_kl(tr, w->fadd->name, w->fadd->seglen);
@@ -4842,8 +4843,12 @@ static __attribute__((noinline, cold)) void tr_prop(struct vctx *c, const struct
         return;
     if (!named && w->fadd->sub->is_bool)
         tr_origin(c->tr, T_ADDF, NULL, w, x, 0, 0);
-    else
-        tr_link(c->tr, named ? T_PROP : T_ADD, NULL, w, x, 0);
+    else if (!named)
+        tr_link(c->tr, T_ADD, NULL, w, x, 0);
+    else { /* (no name in the schema needs escaping: nor does this one, which is one of them) */
+        size_t l = c->s->escaped_names ? SIZE_MAX : strlen(x->string);
+        tr_link(c->tr, T_PROP, NULL, w, x, l < INT_MAX ? (int)l + 1 : 0);
+    }
 }
 
 /* Node <n> on <x> failed at the instruction <ip>: the origin, or a level that may add a link. */
