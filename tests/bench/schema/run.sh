@@ -6,8 +6,10 @@
 # version pinned in tests/npm/package.json, taken from tests/npm/node_modules when
 # tests/npm/install.sh has run, else installed (the same version) from the npm registry into
 # tests/bench/.scratch on first use. Builds an optimized forge in
-# build-bench, prints validations per second (best of 3 interleaved rounds) and the ratio
-# forge/ajv. With --before REV it also builds forge at git revision REV (build-bench-before,
+# build-bench, prints validations per second (best of ROUNDS interleaved rounds, 3 unless the
+# environment sets ROUNDS), the ratio of the two bests, and the median of the rounds' own ratios
+# (forge's figure over ajv's measured just after it, in the same round: robust to a machine
+# whose load changes between rounds). With --before REV it also builds forge at git revision REV (build-bench-before,
 # from `git archive`) and prints its ratio to ajv beside the current one. Asserts nothing.
 # usage: tests/bench/schema/run.sh [--before REV] [SECONDS_PER_MEASURE]
 set -e
@@ -58,7 +60,7 @@ else
 fi
 ajv_version=$(node -e "console.log(require('$modules/ajv/package.json').version)")
 echo "forge vs ajv $ajv_version (node $(node --version)), validations per second, ${secs}s per figure"
-rounds=3
+rounds=${ROUNDS:-3}
 # first, all: errors as records (forge's until rendered; ajv's objects without messages);
 # first-text, all-text: every error's text made too (forge renders, ajv builds its messages; the
 # valid sets, which have no errors, run as in the first two). The "before" build is run in the
@@ -82,19 +84,24 @@ for mode in first all first-text all-text; do
   python3 - "$mode" "$scratch/forge.$mode.jsonl" "$scratch/ajv.$mode.jsonl" "$scratch/before.$mode.jsonl" <<'PY'
 import json, sys
 mode, ff, af, bf = sys.argv[1:]
-def best(path):
+def rounds(path):
     out = {}
     for line in open(path):
         r = json.loads(line)
-        k = (r["case"], r["set"])
-        out[k] = max(out.get(k, 0), r["per_sec"])
+        out.setdefault((r["case"], r["set"]), []).append(r["per_sec"])
     return out
-f, a, b = best(ff), best(af), best(bf)
-head = f"\n{'errors: ' + mode:<34} {'forge/s':>12} {'ajv/s':>12} {'forge/ajv':>10}"
+fr, ar, br = rounds(ff), rounds(af), rounds(bf)
+f, a, b = ({k: max(v) for k, v in d.items()} for d in (fr, ar, br))
+def paired(k):
+    # each round's forge figure over the ajv figure measured next to it
+    rs = sorted(x / y for x, y in zip(fr[k], ar[k]))
+    n = len(rs)
+    return rs[n // 2] if n % 2 else (rs[n // 2 - 1] + rs[n // 2]) / 2
+head = f"\n{'errors: ' + mode:<34} {'forge/s':>12} {'ajv/s':>12} {'forge/ajv':>10} {'paired':>7}"
 print(head + (f" {'before/ajv':>11}" if b else ""))
 for k in f:
     name = f"{k[0][:-5]} ({k[1]})"
-    line = f"{name:<34} {f[k]:>12,.0f} {a[k]:>12,.0f} {f[k] / a[k]:>9.2f}x"
+    line = f"{name:<34} {f[k]:>12,.0f} {a[k]:>12,.0f} {f[k] / a[k]:>9.2f}x {paired(k):>6.2f}x"
     if b:
         line += f" {b[k] / a[k]:>10.2f}x" if k in b else f" {'-':>11}"
     print(line)
