@@ -4407,7 +4407,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         case OP_DEPS: {
             struct members m = {inst, 0, false, {FORGE_STRTAB_INIT, NULL}};
             r = vdeps(c, n, w, inst, il, kl, &k1, ann, &m);
-            forge_json_names_free(&m.ix);
+            if (m.built)
+                forge_json_names_free(&m.ix);
             return r;
         }
         case OP_PROPS:
@@ -4920,7 +4921,8 @@ static __attribute__((noinline)) bool dep_required_ok(const struct kw *w, const 
             if (cJSON_IsString(x) && !members_has(&m, x->valuestring))
                 ok = false;
     }
-    forge_json_names_free(&m.ix);
+    if (m.built) /* (a table is made only past MEMBERS_SCANS questions; a failed one frees itself) */
+        forge_json_names_free(&m.ix);
     return ok;
 }
 
