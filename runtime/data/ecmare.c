@@ -1390,6 +1390,16 @@ static _Thread_local pcre2_match_context *tl_mc;
 static _Thread_local pcre2_jit_stack *tl_js;
 static _Thread_local bool tl_timeout; /* the last PCRE2 match ran past the time limit */
 static _Thread_local unsigned long tl_matches; /* PCRE2 matches run, for tests */
+_Thread_local unsigned long forge_ecmare_epoch;
+/* The last match that hit a limit, in its epoch and under its time limit: the same pattern on
+ * the same subject is answered from here, not matched again (see forge_ecmare_epoch). */
+static _Thread_local struct {
+    const struct ecmare *re;
+    const char *s;
+    size_t n;
+    unsigned long epoch, timeout_ms;
+    bool timeout;
+} tl_limited;
 
 unsigned long forge_ecmare_test_pcre2_matches(void)
 {
@@ -1473,6 +1483,11 @@ static int pcre2_test(const struct ecmare *re, const char *s, size_t n)
     }
     if (re->jit && !utf8_valid((const unsigned char *)s, n))
         return 0; /* an invalid subject matches nothing */
+    if (re == tl_limited.re && s == tl_limited.s && n == tl_limited.n &&
+        tl_limited.epoch == forge_ecmare_epoch && tl_limited.timeout_ms == forge_re_timeout_ms()) {
+        tl_timeout = tl_limited.timeout;
+        return FORGE_ELIMIT;
+    }
     tl_matches++;
     int r = forge_re_pcre2_match(re->code, re->jit, s, n, 0, 0, tl_md, tl_mc);
     tl_timeout = r == PCRE2_ERROR_CALLOUT;
@@ -1486,5 +1501,9 @@ static int pcre2_test(const struct ecmare *re, const char *s, size_t n)
         return FORGE_ENOMEM;
     /* the match, depth, heap and JIT stack limits, and anything else that left no verdict:
      * never a silent "no match" */
+    tl_limited.re = re, tl_limited.s = s, tl_limited.n = n;
+    tl_limited.epoch = forge_ecmare_epoch;
+    tl_limited.timeout_ms = forge_re_timeout_ms();
+    tl_limited.timeout = tl_timeout;
     return FORGE_ELIMIT;
 }

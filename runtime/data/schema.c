@@ -3893,19 +3893,19 @@ static inline bool quick_pass(const struct kw *w, const cJSON *inst, long *slen)
     }
 }
 
-/* The string checks of leaf_fast: 1 pass, 0 fail, negative a pattern's match limit. */
-static inline __attribute__((always_inline)) int leaf_str_body(const struct node *n, const char *v)
+/* The string and other-keyword checks of leaf_fast. */
+static inline __attribute__((always_inline)) bool leaf_str_body(const struct node *n, const char *v)
 {
     if (!n->lstr)
-        return forge_ecmare_test_str(n->lre, v);
+        return forge_ecmare_test_str(n->lre, v) == 1;
     size_t bytes = strlen(v);
     /* a string of b bytes has between b/4 and b characters: count only when needed */
     if (!((double)bytes <= n->shi && (double)(bytes / 4) >= n->slo)) {
         double len = (double)cp_len(v);
         if (!(len <= n->shi && len >= n->slo))
-            return 0;
+            return false;
     }
-    return !n->lre ? 1 : forge_ecmare_test(n->lre, v, bytes);
+    return !n->lre || forge_ecmare_test(n->lre, v, bytes) == 1;
 }
 
 static inline __attribute__((always_inline)) bool leaf_rest_body(const struct node *n, const cJSON *inst)
@@ -3918,27 +3918,26 @@ static inline __attribute__((always_inline)) bool leaf_rest_body(const struct no
 }
 
 /* leaf_pass_rec for a leaf with lspec: the same answer, without a dispatch per keyword. */
-static inline __attribute__((always_inline)) int leaf_fast(const struct node *n, const cJSON *inst)
+static inline __attribute__((always_inline)) bool leaf_fast(const struct node *n, const cJSON *inst)
 {
     int t = inst->type & 0xFF;
     if (n->ltypes && !type_ok(n->ltypes, inst))
-        return 0;
+        return false;
     if (t == cJSON_String) {
-        int r;
-        if ((n->lstr || n->lre) && (r = leaf_str_body(n, inst->valuestring)) != 1)
-            return r;
+        if ((n->lstr || n->lre) && !leaf_str_body(n, inst->valuestring))
+            return false;
     } else if (t == cJSON_Number && n->lnum) {
         double x = inst->valuedouble;
         if (!(x >= n->nmin && x > n->nxmin && x <= n->nmax && x < n->nxmax))
-            return 0;
+            return false;
         if (n->nmul != 0 && !multiple_of(x, n->nmul))
-            return 0;
+            return false;
     }
     return !n->nlrest || leaf_rest_body(n, inst);
 }
 
 /* leaf_pass_rec for a leaf without lspec: its keywords in turn. */
-static inline __attribute__((always_inline)) int leaf_kws_body(const struct node *n, const cJSON *inst)
+static inline __attribute__((always_inline)) bool leaf_kws_body(const struct node *n, const cJSON *inst)
 {
     long slen = -1;
     int kind = kind_of(inst);
@@ -3948,25 +3947,22 @@ static inline __attribute__((always_inline)) int leaf_kws_body(const struct node
         if (quick_pass(w, inst, &slen))
             continue;
         if (w->op == OP_PATTERN) {
-            int r = forge_ecmare_test_str(w->re, inst->valuestring);
-            if (r == 1)
+            if (forge_ecmare_test_str(w->re, inst->valuestring) == 1)
                 continue;
-            if (r < 0)
-                return r;
         } else if (w->op == OP_MULTOF && cJSON_IsNumber(inst)) {
             if (multiple_of(inst->valuedouble, w->num))
                 continue;
         }
-        return 0;
+        return false;
     }
-    return 1;
+    return true;
 }
 
-/* A leaf's keywords on <inst>, for the walk that records errors: 1 when all certainly pass, 0
- * when not (or maybe not), negative when a pattern hit its match or time limit (an error
- * already: the keywords are not evaluated again, which would spend the limit twice). Inlined
- * whole, as one body (the verdict walk has its flat form, fleaf). */
-static inline __attribute__((always_inline)) int leaf_pass_rec(const struct node *n, const cJSON *inst)
+/* A leaf's keywords on <inst>, for the walk that records errors: true when all certainly pass
+ * (false: a keyword fails, or a pattern hit its limit, which the full evaluation then reports
+ * without matching again: see forge_ecmare_test). Inlined whole, as one body (the verdict walk
+ * has its flat form, fleaf). */
+static inline __attribute__((always_inline)) bool leaf_pass_rec(const struct node *n, const cJSON *inst)
 {
     return n->lspec ? leaf_fast(n, inst) : leaf_kws_body(n, inst);
 }
@@ -4099,23 +4095,10 @@ static inline __attribute__((always_inline)) int vkw_range(struct vctx *c, const
     return ok;
 }
 
-static int leaf_failed(struct vctx *c, const struct node *n, const cJSON *inst,
-                       const struct iloc *il, const struct kloc *kl);
-
-/* The leaf <n> on <inst> in the walk that records errors: its quick test, then, when that did
- * not pass, the full evaluation (leaf_failed) or the limit a pattern hit. */
-static inline __attribute__((always_inline)) int leaf_child(struct vctx *c, const struct node *n,
-                                                            const cJSON *inst,
-                                                            const struct iloc *il,
-                                                            const struct kloc *kl)
-{
-    int r = leaf_pass_rec(n, inst);
-    return r > 0 ? 1 : r < 0 ? pattern_failed(c, r) : leaf_failed(c, n, inst, il, kl);
-}
-
 /* vnode for a child value: a leaf that passes returns without a call. */
-#define VCHILD(c, sub, x, il, kl, ann) \
-    ((sub)->leaf ? leaf_child((c), (sub), (x), (il), (kl)) : vnode((c), (sub), (x), (il), (kl), (ann)))
+#define VCHILD(c, sub, x, il, kl, ann)                                                   \
+    ((sub)->leaf ? (leaf_pass_rec((sub), (x)) ? 1 : leaf_failed((c), (sub), (x), (il), (kl))) \
+                 : vnode((c), (sub), (x), (il), (kl), (ann)))
 
 /* A leaf whose quick test (leaf_pass_rec, or its flat list) failed: invalid, explained by the full evaluation when errors are
  * wanted (a leaf collects no annotations). */
@@ -4155,9 +4138,7 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
             if (w->reqbits)
                 seen |= w->reqbits[j];
             const struct node *sub = w->subs[j];
-            if (sub->leaf && (r = leaf_pass_rec(sub, x)) != 0) { /* no locations needed */
-                if (r < 0)
-                    return pattern_failed(c, r);
+            if (sub->leaf && leaf_pass_rec(sub, x)) { /* no locations needed */
                 ann_set(ann, i);
                 continue;
             }
@@ -4614,7 +4595,7 @@ static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const 
                  const struct kloc *kl, struct ann *ann)
 {
     if (n->leaf) /* certainly invalid, and no error to explain, or explained in full */
-        return leaf_child(c, n, inst, il, kl);
+        return leaf_pass_rec(n, inst) ? 1 : leaf_failed(c, n, inst, il, kl);
     return vnode_body(c, n, inst, il, kl, ann);
 }
 
@@ -5044,9 +5025,8 @@ static int vnode_flat(struct vctx *c, const struct node *n, const cJSON *inst,
             r = quick_pass(w, inst, &slen) ? 1 : vkw(c, n, w, inst, il, kl, ann);
             break;
         default:
-            /* (a pattern's limit is an error already: not evaluated again) */
             if ((r = fpure(ip, inst)) != 1)
-                r = r < 0 ? pattern_failed(c, r) : vfolded(c, n, ip, inst, il, kl, ann);
+                r = vfolded(c, n, ip, inst, il, kl, ann);
         }
         TALLY(c, r, ok);
     }
@@ -5058,9 +5038,8 @@ static inline __attribute__((always_inline)) int fleaf(struct vctx *c, const str
                                                        const cJSON *x)
 {
     for (const struct fi *ip = n->fk[kind_of(x)];; ip++) {
-        int r = fpure(ip, x);
-        if (r != 1)
-            return r < 0 ? pattern_failed(c, r) : fleaf_failed(c, n, x);
+        if (fpure(ip, x) != 1)
+            return fleaf_failed(c, n, x);
         if (ip->last)
             return 1;
     }
@@ -5340,8 +5319,8 @@ static int fnode(struct vctx *c, const struct node *n, const cJSON *inst)
             r = fkw_quick(c, n, ip->w, inst);
             break;
         default:
-            if ((r = fpure(ip, inst)) < 0) /* a pattern's limit: recorded, not matched again */
-                r = pattern_failed(c, r);
+            if ((r = fpure(ip, inst)) < 0) /* a pattern's match limit: as vkw reports it */
+                r = fkw(c, n, ip->w, inst);
         }
         if (r < 0)
             break;
@@ -5495,6 +5474,7 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
     c.steps = 0;
     c.memo = (struct memo){0};
     last_limit = LIM_NONE;
+    forge_ecmare_epoch++; /* (a limit a pattern hit on an earlier instance no longer stands) */
     if (errors) {
         errors->n = 0;
         errors->nsegs = 0;

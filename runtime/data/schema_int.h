@@ -33,6 +33,13 @@ int forge_ecmare_test_str(const void *code, const char *s);
 /* After a test of the calling thread returned FORGE_ELIMIT: true when the match ran past the
  * time limit of one match (--regex-timeout), false when it hit a PCRE2 limit. */
 bool forge_ecmare_timed_out(void);
+/* The calling thread's epoch: within one, a pattern whose PCRE2 match on a subject hit a limit
+ * answers the same test (the same compiled pattern, subject address and length) with that
+ * limit again at once, so that the full evaluation that explains a failed quick test does not
+ * spend the limit a second time. Whoever tests patterns on instances that may be freed and
+ * reallocated between two tests starts a new epoch (forge_schema_check does, for each
+ * validation). */
+extern _Thread_local unsigned long forge_ecmare_epoch;
 
 /* For tests: whether <code> uses the fast matcher for simple patterns, and a match that
  * always goes through PCRE2 (same results as forge_ecmare_test). */
@@ -47,7 +54,7 @@ int forge_ecmare_dfa_tables(const void *code);
 int forge_ecmare_test_nfa(const void *code, const char *s, size_t n);
 int forge_ecmare_test_pcre2(const void *code, const char *s, size_t n);
 /* For tests: how many PCRE2 matches the calling thread has run (a pattern that hits its match
- * or time limit is matched once, not again to explain the failure). */
+ * or time limit on a subject is matched once in an epoch, not again to explain the failure). */
 unsigned long forge_ecmare_test_pcre2_matches(void);
 
 /* For tests, on the calling thread: forge_schema_test_path(1) makes forge_schema_check in

@@ -773,6 +773,40 @@ TEST(pattern_limit_matched_once)
             forge_schema_free(s);
         }
     }
+    /* a keyword before the pattern fails: the first error is that keyword's, as the keywords in
+     * their order say, whatever the quick test met first; in all-errors mode (with or without
+     * an arena) the pattern is evaluated too and its limit reported, still after one match */
+    struct forge_schema_opts o = {0};
+    struct forge_err err;
+    for (int all = 0; all < 2; all++) {
+        o.all_errors = all;
+        struct forge_schema *s = compile("{\"properties\": {\"p\": {\"enum\": [\"x\"], \"maxLength\": 900, "
+                                         "\"pattern\": \"^(?=a)(a+)+$\"}}}", &o, &err);
+        cJSON *i = J(insts[0]);
+        for (int way = 0; way < (all ? 2 : 4); way++) {
+            forge_schema_test_path(way == 2 ? 1 : way == 3 ? 2 : 0);
+            unsigned long before = forge_ecmare_test_pcre2_matches();
+            int r = forge_schema_check(s, i, way ? &e : NULL);
+            forge_schema_test_path(0);
+            CHECK((int)(forge_ecmare_test_pcre2_matches() - before) <= 1);
+            CHECK_INT(r, all ? FORGE_ELIMIT : 0);
+            if (!all && way) {
+                CHECK_INT(forge_schema_errors_render(&e), 0);
+                CHECK_STR(e.list[0].keyword_location, "/properties/p/enum");
+            }
+        }
+        cJSON_Delete(i);
+        forge_schema_free(s);
+    }
+    /* the answer is kept for one validation only: the same subject's bytes changed in place
+     * (the same address and length, as a freed string's successor may have) are matched again */
+    struct forge_schema *s = compile(schemas[2], NULL, &err);
+    cJSON *i = J(insts[2]);
+    CHECK_INT(forge_schema_check(s, i, NULL), FORGE_ELIMIT);
+    i->valuestring[strlen(i->valuestring) - 1] = 'a';
+    CHECK_INT(forge_schema_check(s, i, NULL), 1);
+    cJSON_Delete(i);
+    forge_schema_free(s);
     forge_schema_errors_free(&e);
     forge_re_set_timeout(was);
 }
