@@ -3960,7 +3960,7 @@ static inline __attribute__((always_inline)) bool leaf_kws_body(const struct nod
 
 /* A leaf's keywords on <inst>, for the walk that records errors: true when all certainly pass
  * (false: a keyword fails, or a pattern hit its limit, which the full evaluation then reports
- * without matching again: see forge_ecmare_test). Inlined whole, as one body (the verdict walk
+ * without matching again: see forge_ecmare_epoch). Inlined whole, as one body (the verdict walk
  * has its flat form, fleaf). */
 static inline __attribute__((always_inline)) bool leaf_pass_rec(const struct node *n, const cJSON *inst)
 {
