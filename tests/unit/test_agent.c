@@ -495,25 +495,25 @@ TEST(verifiers_that_apply_as_the_definition_reads)
      * registration order, stably sorted by order, as a scan of every verifier gives them */
     static const char *const names[] = {"a", "b", "*"}, *const orders[] = {"A", "C", "C", "U"};
     static const char *const calls[] = {"a", "b", "c", "*"};
-    unsigned seed = 11;
+    unsigned seed;
     struct forge_toolset tools = {0};
     forge_toolset_add(&tools, tool("{\"name\":\"a\",\"mock\":{\"ok\":1}}"), NULL);
     int checked = 0;
     for (int round = 0; round < 200; round++) {
         struct forge_verifiers vs = {0};
-        seed = seed * 1103515245u + 12345u;
+        seed = (unsigned)test_rand();
         int nv = 1 + (int)((seed >> 8) % 24);
         char vtools[24][4][4];
         int vnt[24];
         const char *vorder[24];
         for (int i = 0; i < nv; i++) {
             char def[256];
-            seed = seed * 1103515245u + 12345u;
+            seed = (unsigned)test_rand();
             vnt[i] = 1 + (int)((seed >> 8) % 3);
             vorder[i] = orders[(seed >> 12) % 4];
             int n = snprintf(def, sizeof def, "{\"name\":\"v%d\",\"order\":\"%s\",\"tools\":[", i, vorder[i]);
             for (int k = 0; k < vnt[i]; k++) {
-                seed = seed * 1103515245u + 12345u;
+                seed = (unsigned)test_rand();
                 snprintf(vtools[i][k], 4, "%s", names[(seed >> 8) % 3]);
                 n += snprintf(def + n, sizeof def - (size_t)n, "%s\"%s\"", k ? "," : "", vtools[i][k]);
             }

@@ -309,24 +309,24 @@ TEST(large_objects_equal_and_hash)
 {
     /* objects of 10 to 60 members with repeated names, in shuffled orders: equality through the
      * name tables answers as a lookup per member, and equal values hash alike */
-    unsigned seed = 3;
+    unsigned seed;
     int equal = 0, unequal = 0;
     for (int round = 0; round < 400; round++) {
         struct forge_buf a, b;
         forge_buf_init(&a, 0);
         forge_buf_init(&b, 0);
-        seed = seed * 1103515245u + 12345u;
+        seed = (unsigned)test_rand();
         int n = 10 + (int)((seed >> 8) % 50);
         int perm[64];
         for (int i = 0; i < n; i++)
             perm[i] = i;
         for (int i = n - 1; i > 0; i--) {
-            seed = seed * 1103515245u + 12345u;
+            seed = (unsigned)test_rand();
             int j = (int)((seed >> 8) % (unsigned)(i + 1)), t = perm[i];
             perm[i] = perm[j];
             perm[j] = t;
         }
-        seed = seed * 1103515245u + 12345u;
+        seed = (unsigned)test_rand();
         int change = (int)((seed >> 8) % 4); /* 0: none; 1: a value; 2: a repeat's order; 3: a name more */
         forge_buf_adds(&a, "{");
         forge_buf_adds(&b, "{");
