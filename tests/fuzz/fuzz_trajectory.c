@@ -10,34 +10,11 @@
 #include "score/tooluse.h"
 #include "score/trajectory.h"
 #include "fuzz.h"
+#include "../support/deep_check.h"
 
-/* forge_tooluse_check of <t> in deep mode, printed; NULL when it failed. */
-static char *check_text(const cJSON *t, bool scan)
+/* <r> printed (NULL stays NULL), and deleted. */
+static char *printed(cJSON *r)
 {
-    forge_tooluse_test_scan_turns(scan);
-    struct forge_err err = {0};
-    struct forge_tooluse_opts vo;
-    struct forge_verify_opts ro;
-    forge_tooluse_opts_json(NULL, &vo);
-    forge_verify_opts_json(NULL, &ro);
-    vo.deep = ro.deep = true;
-    cJSON *r = forge_tooluse_check(t, NULL, &vo, &ro, &err);
-    forge_tooluse_test_scan_turns(false);
-    char *s = r ? forge_json_print(r, 0) : NULL;
-    cJSON_Delete(r);
-    return s;
-}
-
-/* forge_tooluse_validate_turn of <turn> alone (no trajectory), deep, printed. */
-static char *turn_text(const cJSON *turn, bool scan)
-{
-    forge_tooluse_test_scan_turns(scan);
-    struct forge_err err = {0};
-    struct forge_tooluse_opts vo;
-    forge_tooluse_opts_json(NULL, &vo);
-    vo.deep = true;
-    cJSON *r = forge_tooluse_validate_turn(turn, NULL, NULL, &vo, &err);
-    forge_tooluse_test_scan_turns(false);
     char *s = r ? forge_json_print(r, 0) : NULL;
     cJSON_Delete(r);
     return s;
@@ -77,15 +54,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cJSON *adopted = forge_trajectory_adopt(copy, fmt, &e2);
         FUZZ_CHECK(adopted && forge_json_equal(adopted, t), "%s: adopt differs from import", fmt);
         cJSON_Delete(adopted);
-        char *fast = check_text(t, false), *slow = check_text(t, true);
+        char *fast = printed(deep_check(t, false)), *slow = printed(deep_check(t, true));
         FUZZ_CHECK((!fast && !slow) || (fast && slow && strcmp(fast, slow) == 0),
                    "%s: the check with indexes differs from the check turn by turn", fmt);
         forge_free(fast);
         forge_free(slow);
         const cJSON *turns = cJSON_GetObjectItemCaseSensitive(t, "turns");
         for (const cJSON *tu = turns->child; tu; tu = tu->next) {
-            fast = turn_text(tu, false);
-            slow = turn_text(tu, true);
+            fast = printed(deep_check_turn(tu, false));
+            slow = printed(deep_check_turn(tu, true));
             FUZZ_CHECK((!fast && !slow) || (fast && slow && strcmp(fast, slow) == 0),
                        "%s: a turn checked alone differs with indexes", fmt);
             forge_free(fast);

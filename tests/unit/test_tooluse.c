@@ -5,6 +5,7 @@
 #include "base/buf.h"
 #include "data/json.h"
 #include "score/tooluse.h"
+#include "deep_check.h"
 
 #include <stdint.h>
 
@@ -543,14 +544,7 @@ TEST(later_turns_and_numbers_agree_with_the_definitions)
         CHECK(traj != NULL);
         char *out[2];
         for (int scan = 0; scan < 2; scan++) {
-            forge_tooluse_test_scan_turns(scan);
-            struct forge_err err = {0};
-            struct forge_tooluse_opts vo;
-            struct forge_verify_opts ro;
-            forge_tooluse_opts_json(NULL, &vo);
-            forge_verify_opts_json(NULL, &ro);
-            vo.deep = ro.deep = true;
-            cJSON *r = forge_tooluse_check(traj, NULL, &vo, &ro, &err);
+            cJSON *r = deep_check(traj, scan);
             CHECK(r != NULL);
             issues += cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "summary"), "issues"));
             out[scan] = forge_json_print(r, 0);
@@ -558,23 +552,16 @@ TEST(later_turns_and_numbers_agree_with_the_definitions)
                 misuses++;
             cJSON_Delete(r);
         }
-        forge_tooluse_test_scan_turns(false);
         /* and each turn alone, without its trajectory (tool_misuse within the turn) */
         for (const cJSON *tu = cJSON_GetObjectItem(traj, "turns")->child; tu; tu = tu->next) {
             char *one[2];
             for (int scan = 0; scan < 2; scan++) {
-                forge_tooluse_test_scan_turns(scan);
-                struct forge_err err = {0};
-                struct forge_tooluse_opts vo;
-                forge_tooluse_opts_json(NULL, &vo);
-                vo.deep = true;
-                cJSON *r = forge_tooluse_validate_turn(tu, NULL, NULL, &vo, &err);
+                cJSON *r = deep_check_turn(tu, scan);
                 one[scan] = forge_json_print(r, 0);
                 for (const char *m = one[scan]; m && (m = strstr(m, "\"tool_misuse\"")); m++)
                     misuses++;
                 cJSON_Delete(r);
             }
-            forge_tooluse_test_scan_turns(false);
             CHECK(one[0] && one[1] && !strcmp(one[0], one[1]));
             forge_free(one[0]);
             forge_free(one[1]);
