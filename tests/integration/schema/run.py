@@ -78,6 +78,18 @@ with tempfile.TemporaryDirectory() as tmp:
     run(["--regex-timeout", "100", "lookahead-names.schema.json", long_name], 2, "",
         f"forge: schema validate: {long_name}: a pattern ran past the 100 ms time limit of one "
         "match (catastrophic backtracking?); simplify the pattern or raise --regex-timeout\n")
+    # the example of docs/schema.md: a password rule written with lookaheads, on 40 KB
+    example = os.path.join(HERE, "..", "..", "..", "evals", "schemas", "signup.schema.json")
+    long_pw = os.path.join(tmp, "long-password.json")
+    with open(long_pw, "w") as f:
+        f.write('{"username": "ada_l", "password": "' + "a" * 40000 + '"}')
+    run(["--regex-timeout", "100", example, long_pw], 2, "",
+        f"forge: schema validate: {long_pw}: a pattern ran past the 100 ms time limit of one "
+        "match (catastrophic backtracking?); simplify the pattern or raise --regex-timeout\n")
+    good_pw = os.path.join(tmp, "password.json")
+    with open(good_pw, "w") as f:
+        f.write('{"username": "ada_l", "password": "correct Horse 9 battery"}')
+    run([example, good_pw], 0, f"{good_pw}: valid\n")
 run(["lookahead.schema.json", "valid-lookahead.json"], 0, "valid-lookahead.json: valid\n")
 run(["--regex-timeout", "-1", "lookahead.schema.json", "five.json"], 2, "",
     "forge: schema validate: --regex-timeout takes a whole number from 0 to 86400000, not '-1'\n")
