@@ -527,7 +527,6 @@ struct pmap {
     size_t cap, count;
 };
 
-
 struct forge_schema {
     struct forge_schema_opts opts;
     struct forge_schema_refdir *refdirs;
@@ -3624,7 +3623,6 @@ static int member_count(const cJSON *o)
         n++;
     return n;
 }
-
 
 struct uent {
     uint64_t h;
