@@ -5425,11 +5425,12 @@ static __attribute__((noinline)) int replay(struct vctx *c, struct trail *tr)
     }
 }
 
-/* For tests: 1 runs the recording walk from the root in first-error mode too (as before the
- * trail), 2 the verdict walk and replay whatever the schema, 0 as the schema says (its
- * `trail`); and how many replays did not match their trail. */
+/* For tests: 1 runs the recording walk from the root whenever errors are wanted, 2 the verdict
+ * walk first (in first-error mode with its trail replayed) whatever the schema, the instance
+ * and the thread's recent validations, 0 as they say (see verdict_first); and how many replays
+ * did not match their trail. */
 static _Thread_local int check_path;
-static _Thread_local unsigned long trail_misses;
+static _Thread_local unsigned long trail_misses, walks[2];
 
 void forge_schema_test_path(int recording)
 {
@@ -5439,6 +5440,11 @@ void forge_schema_test_path(int recording)
 unsigned long forge_schema_test_trail_misses(void)
 {
     return trail_misses;
+}
+
+unsigned long forge_schema_test_walks(int recording)
+{
+    return walks[recording != 0];
 }
 
 /* Whether a first-error check of <inst> takes the verdict walk and its trail: for a schema with
@@ -5454,6 +5460,72 @@ static inline bool trail_pays(const struct forge_schema *s, const cJSON *inst)
     for (const cJSON *x = inst->child; x && n < TRAIL_MEMBERS; x = x->next)
         n++;
     return n >= TRAIL_MEMBERS;
+}
+
+/* The calling thread's recent validations that wanted errors, as a two-bit counter (a branch
+ * predictor's): up after an invalid instance, down after a valid one, 2 and 3 predicting an
+ * invalid one. A valid instance costs least on the verdict walk; an invalid one costs least on
+ * the recording walk (in first-error mode: unless trail_pays), which the verdict walk's cost
+ * up to the failure, or its trail's, would only precede. What callers check is mostly of one
+ * kind in a row (the arguments of tool calls, mostly valid; a test set of invalid instances):
+ * the prediction picks the walk that costs least for it. Which walk runs changes the cost
+ * alone: both give the same verdict and the same errors (tests/conformance/schema_paths.c). */
+static _Thread_local unsigned recent_invalid;
+
+/* Whether a check that wants errors runs the verdict walk first (the recording walk after it
+ * only when the instance is invalid, or in first-error mode the trail's replay). */
+static inline bool verdict_first(const struct forge_schema *s, const cJSON *inst, bool all)
+{
+    if (check_path)
+        return check_path == 2;
+    return recent_invalid < 2 || (!all && trail_pays(s, inst));
+}
+
+/* The verdict walk, then (when it finds <inst> invalid) the errors: in first-error mode from its
+ * trail (see replay), else, or when the trail cannot be followed, by the recording walk from
+ * the root. <c> is set up for the recording walk. */
+static int verdict_then_errors(struct vctx *c, const cJSON *inst)
+{
+    struct forge_schema_errors *errors = c->out;
+    struct trail tr;
+    bool all = c->all;
+    tr.over = false;
+    tr_reset(&tr);
+    walks[0]++;
+    c->out = NULL;
+    c->all = false; /* (to the first failure) */
+    c->tr = all ? NULL : &tr;
+    int r = fchild(c, c->s->root, inst);
+    c->tr = NULL;
+    c->out = errors;
+    c->all = all;
+    if (r || c->rc < 0)
+        return r;
+    r = 1;
+    /* past MEMO_AFTER steps probe verdicts may have been memoised, and a part walked again
+     * would count its steps differently: the recording walk runs instead */
+    if (!all && c->steps <= MEMO_AFTER && !tr.over) {
+        c->steps = 0; /* the part walked again takes fewer steps and less depth than */
+        c->depth = 0; /* the whole walk did, so no limit can stop it */
+        r = replay(c, &tr);
+        if (r > 0 || (!r && errors->n != 1)) {
+            trail_misses++;
+            r = 1;
+        }
+    }
+    if (r > 0) {
+        errors->n = 0;
+        errors->nsegs = 0;
+        c->steps = 0;
+        c->depth = 0;
+        c->rc = 0;
+        if (c->memo.e)
+            forge_free(c->memo.e);
+        c->memo = (struct memo){0};
+        walks[1]++;
+        r = vnode(c, c->s->root, inst, NULL, NULL, NULL);
+    }
+    return r;
 }
 
 int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
@@ -5473,53 +5545,21 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
     c.memo = (struct memo){0};
     last_limit = LIM_NONE;
     forge_ecmare_epoch++; /* (a limit a pattern hit on an earlier instance no longer stands) */
-    if (errors) {
+    int r;
+    if (!errors) {
+        r = s->dynamic ? vnode(&c, s->root, instance, NULL, NULL, NULL) : fchild(&c, s->root, instance);
+    } else {
         errors->n = 0;
         errors->nsegs = 0;
         errors->rendered = false;
         errors->plain_names = !s->escaped_names;
-    }
-    int r;
-    if (!errors && !s->dynamic) {
-        r = fchild(&c, s->root, instance);
-    } else if (!errors || c.all || s->dynamic || check_path == 1 || (!check_path && !trail_pays(s, instance))) {
-        r = vnode(&c, s->root, instance, NULL, NULL, NULL);
-    } else {
-        /* first error: the verdict walk, and on a failure its trail replayed (see replay) */
-        struct trail tr;
-        tr.over = false;
-        tr_reset(&tr);
-        c.out = NULL;
-        c.tr = &tr;
-        r = fchild(&c, s->root, instance);
-        c.tr = NULL;
-        c.out = errors;
-        if (!r && c.rc >= 0) {
-            /* past MEMO_AFTER steps probe verdicts may have been memoised, and a part walked
-             * again would count its steps differently: the recording walk runs instead */
-            if (c.steps <= MEMO_AFTER && !tr.over) {
-                c.steps = 0; /* the part walked again takes fewer steps and less depth than */
-                c.depth = 0; /* the whole walk did, so no limit can stop it */
-                r = replay(&c, &tr);
-                if (r > 0 || (!r && errors->n != 1)) {
-                    trail_misses++;
-                    r = 1;
-                }
-            } else {
-                r = 1;
-            }
-            if (r > 0) {
-                errors->n = 0;
-                errors->nsegs = 0;
-                c.steps = 0;
-                c.depth = 0;
-                c.rc = 0;
-                if (c.memo.e)
-                    forge_free(c.memo.e);
-                c.memo = (struct memo){0};
-                r = vnode(&c, s->root, instance, NULL, NULL, NULL);
-            }
-        }
+        if (s->dynamic || !verdict_first(s, instance, c.all)) {
+            walks[1]++;
+            r = vnode(&c, s->root, instance, NULL, NULL, NULL);
+        } else
+            r = verdict_then_errors(&c, instance);
+        if (r >= 0 && c.rc >= 0)
+            recent_invalid = r ? recent_invalid - (recent_invalid > 0) : recent_invalid + (recent_invalid < 3);
     }
     if (c.memo.e)
         forge_free(c.memo.e);

@@ -57,13 +57,18 @@ int forge_ecmare_test_pcre2(const void *code, const char *s, size_t n);
  * or time limit on a subject is matched once in an epoch, not again to explain the failure). */
 unsigned long forge_ecmare_test_pcre2_matches(void);
 
-/* For tests, on the calling thread: forge_schema_test_path(1) makes forge_schema_check in
- * first-error mode run the walk that records errors from the root (the path before the verdict
- * walk's trail), 2 the verdict walk and its trail for every schema, 0 the default (the trail
- * for schemas with subschemas below their top level); forge_schema_test_trail_misses counts the failed validations
- * whose trail could not be followed (the recording walk ran again; none is expected). */
+/* For tests, on the calling thread: forge_schema_test_path(1) makes forge_schema_check, when
+ * it records errors, run the walk that records them from the root; 2 the verdict walk first
+ * (then, on an invalid instance, in first-error mode its trail replayed, in all-errors mode the
+ * recording walk); 0 the default (the verdict walk first when the thread's recent validations
+ * were mostly valid, or in first-error mode when the trail pays); forge_schema_test_trail_misses
+ * counts the failed validations whose trail could not be followed (the recording walk ran
+ * again; none is expected). */
 void forge_schema_test_path(int recording);
 unsigned long forge_schema_test_trail_misses(void);
+/* For tests: how many verdict walks (0) and recording walks from the root (1) the calling
+ * thread's checks that wanted errors have run. */
+unsigned long forge_schema_test_walks(int recording);
 
 /* Built-in meta-schemas: the text of the document with URI <uri> (no fragment), or NULL. */
 const char *forge_schema_meta(const char *uri);

@@ -1,9 +1,10 @@
-/* First-error mode has two paths: the verdict walk with its trail replayed (the default for
- * schemas with subschemas below their top level; forced here with forge_schema_test_path(2)) and
- * the walk that records errors from the root (forge_schema_test_path(1)). This runner checks
- * every instance of the given files both ways, with formats asserted and not: the same return
- * code, the same number of errors and the same rendered text, byte for byte; and no trail that
- * could not be followed. Files are JSON Schema Test Suite files (arrays of {schema, tests}) or
+/* A check that wants errors has two paths: the verdict walk first (forced here with
+ * forge_schema_test_path(2); on an invalid instance, in first-error mode its trail replayed, in
+ * all-errors mode the recording walk after it) and the walk that records errors from the root
+ * (forge_schema_test_path(1)). This runner checks every instance of the given files both ways,
+ * in first-error and all-errors mode, with formats asserted and not: the same return code, the
+ * same number of errors and the same rendered text, byte for byte; and no trail that could not
+ * be followed. Files are JSON Schema Test Suite files (arrays of {schema, tests}) or
  * benchmark cases ({schema, valid, invalid}); a folder stands for its .json files, sorted, and
  * those of its "optional" and "optional/format" folders.
  *
@@ -26,7 +27,7 @@ static long compared, invalid, differ;
 static struct forge_schema_errors e1 = FORGE_SCHEMA_ERRORS_INIT, e2 = FORGE_SCHEMA_ERRORS_INIT;
 
 /* Checks <inst> against <s> both ways. */
-static void compare(const struct forge_schema *s, const cJSON *inst, const char *where)
+static void compare(const struct forge_schema *s, const cJSON *inst, const char *where, bool all)
 {
     int r1, r2;
     bool followed = check_both_paths(s, inst, &e1, &r1, &e2, &r2);
@@ -40,8 +41,9 @@ static void compare(const struct forge_schema *s, const cJSON *inst, const char 
         return;
     differ++;
     char *text = cJSON_PrintUnformatted(inst);
-    fprintf(stderr, "DIFFER %s: instance %.300s: trail %d (%d errors), recording %d (%d errors)%s\n",
-            where, text ? text : "?", r1, e1.n, r2, e2.n, followed ? "" : "; the trail was not followed");
+    fprintf(stderr, "DIFFER %s (%s): instance %.300s: verdict first %d (%d errors), recording %d (%d errors)%s\n",
+            where, all ? "all errors" : "first error", text ? text : "?", r1, e1.n, r2,
+            e2.n, followed ? "" : "; the trail was not followed");
     free(text);
     if (r1 == 0 && r2 == 0 && e1.n == e2.n && e1.list && e2.list)
         for (int i = 0; i < e1.n; i++)
@@ -56,8 +58,9 @@ static void compare(const struct forge_schema *s, const cJSON *inst, const char 
 static void run_schema(const cJSON *schema, int draft, const cJSON *const *sets, int nsets,
                        const char *where)
 {
-    for (int formats = 0; formats < 2; formats++) {
-        struct forge_schema_opts o = {(enum forge_schema_draft)draft, formats, false, &refdir, nrefdirs};
+    for (int mode = 0; mode < 4; mode++) {
+        bool formats = mode & 1, all = mode >> 1;
+        struct forge_schema_opts o = {(enum forge_schema_draft)draft, formats, all, &refdir, nrefdirs};
         struct forge_err err;
         forge_err_clear(&err);
         struct forge_schema *s = forge_schema_compile(schema, &o, &err);
@@ -70,7 +73,7 @@ static void run_schema(const cJSON *schema, int draft, const cJSON *const *sets,
                                             cJSON_GetObjectItem(t, "valid")
                                         ? cJSON_GetObjectItem(t, "data")
                                         : t;
-                compare(s, data, where);
+                compare(s, data, where, all);
             }
         }
         forge_schema_free(s);

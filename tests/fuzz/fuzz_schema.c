@@ -87,15 +87,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
             }
         }
-        /* first-error mode's two paths: the same verdict and the same rendered error */
-        if (!opts.all_errors) {
+        /* the two paths of a check that wants errors (the verdict walk first, then the trail
+         * or the recording walk; the recording walk alone): the same verdict and errors */
+        {
             struct forge_schema_errors rec = FORGE_SCHEMA_ERRORS_INIT;
             int v4, v5;
             FUZZ_CHECK(check_both_paths(s, inst, &arena, &v4, &rec, &v5), "a trail was not followed");
-            FUZZ_CHECK(v4 == v5 && arena.n == rec.n, "trail %d (%d errors), recording %d (%d errors)",
-                       v4, arena.n, v5, rec.n);
+            FUZZ_CHECK(v4 == v5 && arena.n == rec.n,
+                       "verdict first %d (%d errors), recording %d (%d errors)", v4, arena.n, v5, rec.n);
             FUZZ_CHECK(v4 != 0 || same_errors(&arena, &rec),
-                       "the trail's and the recording walk's rendered errors differ");
+                       "the two paths' rendered errors differ");
             forge_schema_errors_free(&rec);
         }
         forge_schema_errors_free(&arena);

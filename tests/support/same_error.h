@@ -34,8 +34,9 @@ static inline bool same_errors(struct forge_schema_errors *a, struct forge_schem
     return true;
 }
 
-/* <inst> checked against <s> (first-error mode) both ways: the verdict walk with its trail
- * replayed (verdict *rt, errors in <et>) and the recording walk from the root (*rr, <er>).
+/* <inst> checked against <s> both ways: the verdict walk first (in first-error mode its trail
+ * replayed, in all-errors mode the recording walk after it; verdict *rt, errors in <et>) and the
+ * recording walk from the root (*rr, <er>).
  * Returns false when a replay did not follow its trail (forge_schema_test_trail_misses). */
 static inline bool check_both_paths(const struct forge_schema *s, const cJSON *inst,
                                     struct forge_schema_errors *et, int *rt,

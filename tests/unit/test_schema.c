@@ -755,7 +755,7 @@ TEST(pattern_limit_matched_once)
                 continue;
             cJSON *i = J(insts[k]);
             /* no errors wanted (the verdict walk), then the first error both ways, or all */
-            for (int way = 0; way < (all ? 2 : 4); way++) {
+            for (int way = 0; way < 4; way++) {
                 forge_schema_test_path(way == 2 ? 1 : way == 3 ? 2 : 0);
                 unsigned long before = forge_ecmare_test_pcre2_matches();
                 int r = forge_schema_check(s, i, way ? &e : NULL);
@@ -783,7 +783,7 @@ TEST(pattern_limit_matched_once)
         struct forge_schema *s = compile("{\"properties\": {\"p\": {\"enum\": [\"x\"], \"maxLength\": 900, "
                                          "\"pattern\": \"^(?=a)(a+)+$\"}}}", &o, &err);
         cJSON *i = J(insts[0]);
-        for (int way = 0; way < (all ? 2 : 4); way++) {
+        for (int way = 0; way < 4; way++) {
             forge_schema_test_path(way == 2 ? 1 : way == 3 ? 2 : 0);
             unsigned long before = forge_ecmare_test_pcre2_matches();
             int r = forge_schema_check(s, i, way ? &e : NULL);
@@ -1722,6 +1722,84 @@ TEST(trail_gives_the_recording_walks_error)
     forge_schema_free(s);
 }
 
+/* A check that wants errors runs the verdict walk first unless the thread's recent checks were
+ * mostly invalid (a two-bit counter: two invalid instances in a row make the third take the
+ * recording walk, two valid ones after them bring the verdict walk back); in first-error mode an
+ * instance big enough for the trail to pay takes the verdict walk whatever was predicted. Either
+ * way the verdict and the errors are the same. */
+TEST(walk_predicted_from_recent_checks)
+{
+    static const char *schema = "{\"type\": \"object\", \"properties\": {\"city\": {\"type\": "
+                                "\"string\", \"minLength\": 1}, \"days\": {\"type\": \"integer\", "
+                                "\"maximum\": 14}, \"tags\": {\"type\": \"array\", \"items\": {\"type\": "
+                                "\"string\"}}, \"meta\": {\"properties\": {\"a\": {\"type\": \"string\"}}}}, "
+                                "\"required\": [\"city\"]}";
+    cJSON *ok = J("{\"city\": \"Paris\", \"days\": 3}");
+    cJSON *bad = J("{\"city\": \"Paris\", \"days\": 30}");
+    cJSON *big_bad = J("{\"city\": \"Paris\", \"tags\": [\"a\"], \"x\": 1, \"y\": 2, \"days\": 30}");
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    for (int all = 0; all < 2; all++) {
+        struct forge_schema_opts o = {0};
+        o.all_errors = all;
+        struct forge_err err;
+        struct forge_schema *s = compile(schema, &o, &err);
+        CHECK(s != NULL);
+        if (!s)
+            continue;
+        for (int k = 0; k < 3; k++) /* (whatever the earlier tests left: predicting valid) */
+            CHECK_INT(forge_schema_check(s, ok, &e), 1);
+        /* each check: the instance, then the walks it should run (verdict, recording) */
+        static const struct {
+            int bad, verdict, recording;
+        } steps[] = {
+            {0, 1, 0}, /* valid, predicted valid: the verdict walk alone */
+            {1, 1, 0}, /* invalid, predicted valid: the verdict walk; then the trail (first error)
+                        * or the recording walk (all errors) */
+            {1, 1, 0}, /* the counter at 1: still the verdict walk */
+            {1, 0, 1}, /* at 2: the recording walk alone */
+            {0, 0, 1}, /* at 3, a valid one: the recording walk */
+            {0, 0, 1}, /* at 2 */
+            {0, 1, 0}, /* at 1: the verdict walk again */
+        };
+        for (size_t k = 0; k < sizeof steps / sizeof *steps; k++) {
+            unsigned long v0 = forge_schema_test_walks(0), r0 = forge_schema_test_walks(1);
+            int r = forge_schema_check(s, steps[k].bad ? bad : ok, &e);
+            CHECK_INT(r, !steps[k].bad);
+            int rec = steps[k].recording + (all && steps[k].bad && steps[k].verdict);
+            if (forge_schema_test_walks(0) - v0 != (unsigned long)steps[k].verdict ||
+                forge_schema_test_walks(1) - r0 != (unsigned long)rec)
+                fprintf(stderr, "all %d, check %zu: %lu verdict and %lu recording walks\n", all, k,
+                        forge_schema_test_walks(0) - v0, forge_schema_test_walks(1) - r0);
+            CHECK_INT((int)(forge_schema_test_walks(0) - v0), steps[k].verdict);
+            CHECK_INT((int)(forge_schema_test_walks(1) - r0), rec);
+            if (steps[k].bad) {
+                CHECK_INT(e.n, 1);
+                CHECK_INT(forge_schema_errors_render(&e), 0);
+                CHECK_STR(e.list[0].instance_location, "/days");
+                CHECK_STR(e.list[0].keyword_location, "/properties/days/maximum");
+                CHECK_STR(e.list[0].message, "30 is greater than the maximum 14");
+            }
+        }
+        /* predicting invalid (the counter at 3), a big instance: in first-error mode the trail */
+        for (int k = 0; k < 3; k++)
+            CHECK_INT(forge_schema_check(s, bad, &e), 0);
+        unsigned long v0 = forge_schema_test_walks(0), r0 = forge_schema_test_walks(1);
+        CHECK_INT(forge_schema_check(s, big_bad, &e), 0);
+        CHECK_INT((int)(forge_schema_test_walks(0) - v0), !all);
+        CHECK_INT((int)(forge_schema_test_walks(1) - r0), all);
+        CHECK_INT(e.n, 1);
+        CHECK_INT(forge_schema_errors_render(&e), 0);
+        CHECK_STR(e.list[0].instance_location, "/days");
+        for (int k = 0; k < 3; k++) /* (predicting valid again) */
+            CHECK_INT(forge_schema_check(s, ok, &e), 1);
+        forge_schema_free(s);
+    }
+    forge_schema_errors_free(&e);
+    cJSON_Delete(ok);
+    cJSON_Delete(bad);
+    cJSON_Delete(big_bad);
+}
+
 int main(void)
 {
     RUN(locations_through_refs);
@@ -1752,5 +1830,6 @@ int main(void)
     RUN(property_names_not_memoised);
     RUN(trail_gives_the_recording_walks_error);
     RUN(bounds_in_messages);
+    RUN(walk_predicted_from_recent_checks);
     return TEST_DONE();
 }

@@ -5,10 +5,12 @@
  * reused forge_schema_errors, as ajv fills its errors array). Prints one JSON line per case and
  * set:
  *   {"case": NAME, "set": "valid"|"invalid", "per_sec": N}
- * usage: bench_schema first|all|first-text|all-text[-arena] SECONDS CASE.json...
- * The -text modes also render each invalid instance's errors as text (forge_schema_errors_render,
- * what forge_schema_validate returns), as ajv builds its messages. With -arena, valid instances
- * are checked with the error arena too, as forge_schema_validate checks every instance.
+ * usage: bench_schema first|all|first-text|all-text[-verdict] SECONDS CASE.json...
+ * Valid instances are checked with the error arena too, as forge_schema_validate (and so every
+ * caller in forge: the CLI, the Lua binding, tool calls) checks every instance; with -verdict
+ * they are checked without one (forge_schema_check(s, x, NULL), the C interface's verdict
+ * alone). The -text modes also render each invalid instance's errors as text
+ * (forge_schema_errors_render, what forge_schema_validate returns), as ajv builds its messages.
  * SECONDS may be xN: exactly N rounds of 200 passes (for instruction counts under callgrind);
  * CASE.json:valid or CASE.json:invalid runs one set only. */
 #include "data/schema.h"
@@ -32,7 +34,7 @@ int main(int argc, char **argv)
     }
     bool all = !strncmp(argv[1], "all", 3);
     bool text = strstr(argv[1], "-text") != NULL;
-    bool arena = strstr(argv[1], "-arena") != NULL;
+    bool arena = strstr(argv[1], "-verdict") == NULL;
     double seconds = atof(argv[2]);
     long rounds = argv[2][0] == 'x' ? atol(argv[2] + 1) : 0;
     struct forge_schema_errors errs = FORGE_SCHEMA_ERRORS_INIT;
