@@ -5462,14 +5462,14 @@ static inline bool trail_pays(const struct forge_schema *s, const cJSON *inst)
     return n >= TRAIL_MEMBERS;
 }
 
-/* The calling thread's recent validations that wanted errors, as a two-bit counter (a branch
- * predictor's): up after an invalid instance, down after a valid one, 2 and 3 predicting an
- * invalid one. A valid instance costs least on the verdict walk; an invalid one costs least on
- * the recording walk (in first-error mode: unless trail_pays), which the verdict walk's cost
- * up to the failure, or its trail's, would only precede. What callers check is mostly of one
- * kind in a row (the arguments of tool calls, mostly valid; a test set of invalid instances):
- * the prediction picks the walk that costs least for it. Which walk runs changes the cost
- * alone: both give the same verdict and the same errors (tests/conformance/schema_paths.c). */
+/* The outcomes of the calling thread's last two validations that wanted errors, a bit each (1:
+ * invalid), the last in bit 0: both invalid predict an invalid instance. A valid instance costs
+ * least on the verdict walk; an invalid one on the recording walk (in first-error mode: unless
+ * trail_pays), which the verdict walk's cost up to the failure, or its trail's, would only
+ * precede. What callers check is mostly of one kind in a row (the arguments of tool calls,
+ * mostly valid; a test set of invalid instances): the prediction picks the walk that costs least
+ * for it. Which walk runs changes the cost alone: both give the same verdict and the same errors
+ * (tests/conformance/schema_paths.c). */
 static _Thread_local unsigned recent_invalid;
 
 /* Whether a check that wants errors runs the verdict walk first (the recording walk after it
@@ -5478,7 +5478,7 @@ static inline bool verdict_first(const struct forge_schema *s, const cJSON *inst
 {
     if (check_path)
         return check_path == 2;
-    return recent_invalid < 2 || (!all && trail_pays(s, inst));
+    return recent_invalid != 3 || (!all && trail_pays(s, inst));
 }
 
 /* The verdict walk, then (when it finds <inst> invalid) the errors: in first-error mode from its
@@ -5558,8 +5558,7 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
             r = vnode(&c, s->root, instance, NULL, NULL, NULL);
         } else
             r = verdict_then_errors(&c, instance);
-        if (r >= 0 && c.rc >= 0)
-            recent_invalid = r ? recent_invalid - (recent_invalid > 0) : recent_invalid + (recent_invalid < 3);
+        recent_invalid = (recent_invalid << 1 | (r == 0)) & 3;
     }
     if (c.memo.e)
         forge_free(c.memo.e);

@@ -1722,9 +1722,9 @@ TEST(trail_gives_the_recording_walks_error)
     forge_schema_free(s);
 }
 
-/* A check that wants errors runs the verdict walk first unless the thread's recent checks were
- * mostly invalid (a two-bit counter: two invalid instances in a row make the third take the
- * recording walk, two valid ones after them bring the verdict walk back); in first-error mode an
+/* A check that wants errors runs the verdict walk first unless the thread's last two checks
+ * found invalid instances (then the recording walk; one valid instance brings the verdict walk
+ * back); in first-error mode an
  * instance big enough for the trail to pay takes the verdict walk whatever was predicted. Either
  * way the verdict and the errors are the same. */
 TEST(walk_predicted_from_recent_checks)
@@ -1755,11 +1755,11 @@ TEST(walk_predicted_from_recent_checks)
             {0, 1, 0}, /* valid, predicted valid: the verdict walk alone */
             {1, 1, 0}, /* invalid, predicted valid: the verdict walk; then the trail (first error)
                         * or the recording walk (all errors) */
-            {1, 1, 0}, /* the counter at 1: still the verdict walk */
-            {1, 0, 1}, /* at 2: the recording walk alone */
-            {0, 0, 1}, /* at 3, a valid one: the recording walk */
-            {0, 0, 1}, /* at 2 */
-            {0, 1, 0}, /* at 1: the verdict walk again */
+            {1, 1, 0}, /* one invalid before: still the verdict walk */
+            {1, 0, 1}, /* two: the recording walk alone */
+            {0, 0, 1}, /* two, a valid one: the recording walk */
+            {0, 1, 0}, /* one valid before: the verdict walk again */
+            {1, 1, 0},
         };
         for (size_t k = 0; k < sizeof steps / sizeof *steps; k++) {
             unsigned long v0 = forge_schema_test_walks(0), r0 = forge_schema_test_walks(1);
@@ -1780,7 +1780,7 @@ TEST(walk_predicted_from_recent_checks)
                 CHECK_STR(e.list[0].message, "30 is greater than the maximum 14");
             }
         }
-        /* predicting invalid (the counter at 3), a big instance: in first-error mode the trail */
+        /* predicting invalid, a big instance: in first-error mode the trail */
         for (int k = 0; k < 3; k++)
             CHECK_INT(forge_schema_check(s, bad, &e), 0);
         unsigned long v0 = forge_schema_test_walks(0), r0 = forge_schema_test_walks(1);
