@@ -5483,12 +5483,12 @@ static inline bool verdict_first(const struct forge_schema *s, const cJSON *inst
 
 /* The verdict walk, then (when it finds <inst> invalid) the errors: in first-error mode from its
  * trail (see replay), else, or when the trail cannot be followed, by the recording walk from
- * the root. <c> is set up for the recording walk. */
-static int verdict_then_errors(struct vctx *c, const cJSON *inst)
+ * the root. <c> is set up for the recording walk, in all-errors mode when <all>. */
+static inline __attribute__((always_inline)) int verdict_then_errors(struct vctx *c,
+                                                                      const cJSON *inst, bool all)
 {
     struct forge_schema_errors *errors = c->out;
     struct trail tr;
-    bool all = c->all;
     tr.over = false;
     tr_reset(&tr);
     walks[0]++;
@@ -5556,8 +5556,9 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
         if (s->dynamic || !verdict_first(s, instance, c.all)) {
             walks[1]++;
             r = vnode(&c, s->root, instance, NULL, NULL, NULL);
-        } else
-            r = verdict_then_errors(&c, instance);
+        } else { /* (each mode its own copy, without the other's tests) */
+            r = c.all ? verdict_then_errors(&c, instance, true) : verdict_then_errors(&c, instance, false);
+        }
         recent_invalid = (recent_invalid << 1 | (r == 0)) & 3;
     }
     if (c.memo.e)
