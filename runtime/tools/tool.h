@@ -14,10 +14,10 @@
  * error result; the run goes on). */
 #ifndef FORGE_TOOLS_TOOL_H
 #define FORGE_TOOLS_TOOL_H
-#include "base/strtab.h"
 #include <stdbool.h>
 #include <cjson/cJSON.h>
 #include "base/err.h"
+#include "base/strtab.h"
 #include "data/callable.h"
 
 struct forge_schema;
