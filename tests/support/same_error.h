@@ -1,6 +1,6 @@
 /* Whether two rendered schema errors say the same (forge_schema_error's four strings; an
- * absent absolute keyword location equals only another absent one), and the two ways of
- * first-error mode run side by side. For the tests and fuzz targets that compare two ways of
+ * absent absolute keyword location equals only another absent one), and the two paths of a
+ * check that wants errors run side by side. For the tests and fuzz targets that compare two ways of
  * validating. */
 #ifndef FORGE_TESTS_SAME_ERROR_H
 #define FORGE_TESTS_SAME_ERROR_H

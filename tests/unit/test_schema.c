@@ -1,6 +1,7 @@
 /* Unit tests for data/schema: error output shape and locations, first vs all errors, remote
  * references through refdirs, compile errors, limits, and the allocation-free valid path. */
 #include "test.h"
+#include "same_error.h"
 #include "data/schema.h"
 #include "data/schema_int.h"
 #include "data/json.h"
@@ -1800,6 +1801,61 @@ TEST(walk_predicted_from_recent_checks)
     cJSON_Delete(big_bad);
 }
 
+/* In all-errors mode too, the verdict walk first and the recording walk alone meet the step
+ * budget alike: the smallest budget the recording walk fits in (searched) lets the two walks of
+ * the other path through with the same errors, and one step less stops both with the budget's
+ * message. */
+TEST(all_errors_paths_meet_the_budget_alike)
+{
+    struct forge_schema_opts o = {0};
+    o.all_errors = true;
+    struct forge_err err;
+    struct forge_schema *s = compile("{\"items\": {\"not\": {\"not\": {\"type\": \"integer\"}}}}", &o, &err);
+    CHECK(s != NULL);
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    forge_buf_adds(&b, "[");
+    for (int k = 0; k < 1000; k++)
+        forge_buf_adds(&b, k == 500 ? "\"y\", " : "1, ");
+    forge_buf_adds(&b, "\"x\"]");
+    cJSON *many = J(b.data);
+    struct forge_schema_errors e1 = FORGE_SCHEMA_ERRORS_INIT, e2 = FORGE_SCHEMA_ERRORS_INIT;
+    unsigned long lo = 1, hi = 100000;
+    while (lo < hi) {
+        unsigned long mid = (lo + hi) / 2;
+        forge_schema_set_max_steps(mid);
+        forge_schema_test_path(1);
+        int r = forge_schema_check(s, many, &e1);
+        forge_schema_test_path(0);
+        if (r == FORGE_ELIMIT)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    CHECK(lo > 1000 && lo < 5000);
+    for (unsigned long budget = lo; budget >= lo - 1; budget--) {
+        forge_schema_set_max_steps(budget);
+        int r1, r2;
+        CHECK(check_both_paths(s, many, &e2, &r2, &e1, &r1));
+        CHECK_INT(r1, budget == lo ? 0 : FORGE_ELIMIT);
+        CHECK_INT(r2, r1);
+        if (budget == lo) {
+            CHECK_INT(e1.n, 2);
+            CHECK(same_errors(&e1, &e2));
+            CHECK_STR(e1.list[0].instance_location, "/500");
+            CHECK_STR(e1.list[1].instance_location, "/1000");
+        } else {
+            CHECK(!strncmp(forge_schema_limit_message(), "schema evaluation limit exceeded: more than", 43));
+        }
+    }
+    forge_schema_set_max_steps(0);
+    forge_schema_errors_free(&e1);
+    forge_schema_errors_free(&e2);
+    cJSON_Delete(many);
+    forge_buf_free(&b);
+    forge_schema_free(s);
+}
+
 int main(void)
 {
     RUN(locations_through_refs);
@@ -1831,5 +1887,6 @@ int main(void)
     RUN(trail_gives_the_recording_walks_error);
     RUN(bounds_in_messages);
     RUN(walk_predicted_from_recent_checks);
+    RUN(all_errors_paths_meet_the_budget_alike);
     return TEST_DONE();
 }
