@@ -60,8 +60,8 @@ unsigned long forge_ecmare_test_pcre2_matches(void);
 /* For tests, on the calling thread: forge_schema_test_path(1) makes forge_schema_check, when
  * it records errors, run the walk that records them from the root; 2 the verdict walk first
  * (then, on an invalid instance, in first-error mode its trail replayed, in all-errors mode the
- * recording walk); 0 the default (the verdict walk first when the thread's recent validations
- * were mostly valid, or in first-error mode when the trail pays); forge_schema_test_trail_misses
+ * recording walk); 0 the default (the verdict walk first unless the thread's last two such
+ * checks found invalid instances, and in first-error mode whenever the trail pays); forge_schema_test_trail_misses
  * counts the failed validations whose trail could not be followed (the recording walk ran
  * again; none is expected). */
 void forge_schema_test_path(int recording);
