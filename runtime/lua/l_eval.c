@@ -155,7 +155,16 @@ static int l_registry(lua_State *L)
         return 1;
     }
     lua_pop(L, 1);
+    /* the registry lives as long as the VM: held against the memory cap (measured, as what it
+     * keeps for each entry is) */
+    struct forge_vm *vm = forge_vm_of(L);
+    size_t kept;
+    forge_vm_work_begin(vm, 0);
     struct forge_assertions *r = forge_assertions_new();
+    if (forge_vm_work_end(vm, &kept) || (r && forge_vm_hold(vm, kept))) {
+        forge_assertions_free(r);
+        return luaL_error(L, "forge.assertion: %s", forge_vm_limit_message(vm));
+    }
     if (!r)
         return luaL_error(L, "out of memory");
     forge_lua_box(L, r, free_registry);
@@ -191,30 +200,31 @@ static int l_assertion(lua_State *L)
         return luaL_error(L, "forge.assertion: \"%s\" is already registered", name);
     forge_lua_views_push_state(L);
     struct forge_lua_view_slots *slots = forge_lua_view_slots_at(L, -1);
-    /* the registry keeps a copy of the name (and an entry) for the VM's life: held against the
-     * memory cap, never given back */
-    struct forge_vm *vm = forge_vm_of(L);
-    if (forge_vm_hold(vm, strlen(name) + 1 + 96))
-        return luaL_error(L, "forge.assertion: %s", forge_vm_limit_message(vm));
     lua_pushvalue(L, base + 1);
     lua_pushcclosure(L, run_assertion, 5);
     int ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    struct lfn *f = forge_malloc(sizeof *f);
-    if (!f) {
-        luaL_unref(L, LUA_REGISTRYINDEX, ref);
-        return luaL_error(L, "out of memory");
-    }
-    f->vm = forge_vm_of(L);
-    f->ref = ref;
-    f->slots = slots;
-    struct forge_callable fn = {call, f, NULL, false};
+    /* what the registry keeps for the entry (the record below, its copy of the name, its share
+     * of the entries' array and of the names' table) lives as long as the VM: measured within
+     * what the memory cap leaves, and held against it (nothing raises in between) */
+    struct forge_vm *vm = forge_vm_of(L);
     struct forge_err err = {0};
-    if (forge_assertions_add(r, name, &fn, free_lfn, &err)) {
-        luaL_unref(L, LUA_REGISTRYINDEX, f->ref);
-        forge_free(f);
-        return luaL_error(L, "forge.assertion: %s", err.msg);
+    size_t kept;
+    forge_vm_work_begin(vm, 0);
+    struct lfn *f = forge_malloc(sizeof *f);
+    int rc = f ? 0 : forge_err_set(&err, FORGE_ENOMEM, "out of memory");
+    if (f) {
+        f->vm = vm;
+        f->ref = ref;
+        f->slots = slots;
+        struct forge_callable fn = {call, f, NULL, false};
+        if ((rc = forge_assertions_add(r, name, &fn, free_lfn, &err)))
+            forge_free(f);
     }
-    return 0;
+    bool over = forge_vm_work_end(vm, &kept) != 0;
+    if (!rc) /* (the ceiling refused nothing: the add would have failed; within it, the hold fits) */
+        return forge_vm_hold(vm, kept) ? luaL_error(L, "forge.assertion: %s", forge_vm_limit_message(vm)) : 0;
+    luaL_unref(L, LUA_REGISTRYINDEX, ref);
+    return luaL_error(L, "forge.assertion: %s", over ? forge_vm_limit_message(vm) : err.msg);
 }
 
 /* forge.eval.assertions(): the registered names, in registration order. */

@@ -3,6 +3,7 @@
 #include "lua/vm.h"
 #include "lua/bind.h"
 #include "base/alloc.h"
+#include "eval/registry.h"
 
 #include <lauxlib.h>
 #include <stdlib.h>
@@ -151,6 +152,62 @@ TEST(state_creation_survives_allocation_failures)
     }
 }
 
+static int no_call(void *ctx, const cJSON *args, cJSON **out, struct forge_err *err)
+{
+    (void)ctx, (void)args, (void)out, (void)err;
+    return 0;
+}
+
+/* The bytes the state holds beyond its Lua heap (what C keeps for it, held against the cap),
+ * after a full collection. */
+static size_t held_in_c(struct forge_vm *vm)
+{
+    lua_State *L = forge_vm_state(vm);
+    lua_gc(L, LUA_GCCOLLECT);
+    size_t heap = (size_t)lua_gc(L, LUA_GCCOUNT) * 1024 + (size_t)lua_gc(L, LUA_GCCOUNTB);
+    return forge_vm_memory(vm) - heap;
+}
+
+/* forge.assertion holds what the registry keeps for each entry, as measured: the bytes the same
+ * registrations keep when made in C (an entry's record, a pointer, an int and a pointer; the
+ * registry's copy of the name; its share of the entries' array and of the names' table). */
+TEST(assertions_hold_what_the_registry_keeps)
+{
+    struct forge_vm *vm = make(0, 0);
+    struct forge_err err = {0};
+    CHECK_INT(run(vm, "forge = require 'forge' forge.assertion('first', function() end)", &err), 0);
+    size_t before = held_in_c(vm);
+    CHECK_INT(run(vm, "for i = 1, 1000 do forge.assertion('a' .. i, function() end) end", &err), 0);
+    size_t held = held_in_c(vm) - before;
+    /* the same in C, measured */
+    struct forge_assertions *r = forge_assertions_new();
+    struct forge_callable fn = {no_call, NULL, NULL, false};
+    CHECK_INT(forge_assertions_add(r, "first", &fn, NULL, &err), 0);
+    struct rec {
+        void *vm;
+        int ref;
+        void *slots;
+    } *recs[1000];
+    forge_alloc_measure_start(SIZE_MAX);
+    for (int i = 0; i < 1000; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "a%d", i + 1);
+        recs[i] = forge_malloc(sizeof *recs[i]);
+        CHECK_INT(forge_assertions_add(r, name, &fn, NULL, &err), 0);
+    }
+    size_t kept = forge_alloc_measure_stop();
+    CHECK(kept > 1000 * (sizeof *recs[0] + 3));
+    /* (a block's usable size depends on where malloc places it, by a few granules: both are
+     * measured, in two different heaps) */
+    if (held + 64 < kept || held > kept + 64)
+        fprintf(stderr, "held %zu, kept %zu\n", held, kept);
+    CHECK(held + 64 >= kept && held <= kept + 64);
+    for (int i = 0; i < 1000; i++)
+        forge_free(recs[i]);
+    forge_assertions_free(r);
+    forge_vm_free(vm);
+}
+
 int main(void)
 {
     RUN(call_returns_values_and_keeps_the_stack);
@@ -159,5 +216,6 @@ int main(void)
     RUN(json_round_trip_through_lua);
     RUN(confinement);
     RUN(state_creation_survives_allocation_failures);
+    RUN(assertions_hold_what_the_registry_keeps);
     return TEST_DONE();
 }
