@@ -208,6 +208,33 @@ TEST(assertions_hold_what_the_registry_keeps)
     forge_vm_free(vm);
 }
 
+/* While C work for the script is measured (forge_vm_work_begin), no collection step runs: a
+ * finalizer (here a dropped forge.schema validator's, which frees its compiled schema) would
+ * take the memory it frees off what the work keeps. */
+TEST(measured_work_runs_no_finalizer)
+{
+    struct forge_vm *vm = make(0, 0);
+    lua_State *L = forge_vm_state(vm);
+    struct forge_err err = {0};
+    CHECK_INT(run(vm, "local forge = require 'forge' local p = {} "
+                      "for i = 1, 2000 do p['p' .. i] = {type = 'string', pattern = '^a' .. i .. '$'} end "
+                      "local v = forge.schema.compile({properties = p}) v = nil", &err), 0);
+    forge_vm_work_begin(vm, 0);
+    void *block = forge_malloc(100000);
+    for (int i = 0; i < 200000; i++) { /* garbage enough for several collections */
+        lua_createtable(L, 0, 4);
+        lua_pop(L, 1);
+    }
+    size_t kept;
+    CHECK_INT(forge_vm_work_end(vm, &kept), 0);
+    if (kept < 100000 || kept > 100000 + 64)
+        fprintf(stderr, "kept %zu\n", kept);
+    CHECK(kept >= 100000 && kept <= 100000 + 64);
+    forge_free(block);
+    CHECK(lua_gc(L, LUA_GCISRUNNING)); /* (running again) */
+    forge_vm_free(vm);
+}
+
 int main(void)
 {
     RUN(call_returns_values_and_keeps_the_stack);
@@ -217,5 +244,6 @@ int main(void)
     RUN(confinement);
     RUN(state_creation_survives_allocation_failures);
     RUN(assertions_hold_what_the_registry_keeps);
+    RUN(measured_work_runs_no_finalizer);
     return TEST_DONE();
 }
