@@ -1022,6 +1022,12 @@ static int call_handled(struct forge_vm *vm, int base, int nargs, int nres, stru
     if (outer) {
         atomic_store(&vm->watch_deadline_ns, 0);
         vm->deadline_ns = 0;
+        /* an entry stopped at the memory cap leaves what it filled the cap with as garbage: it is
+         * collected now, not when some later allocation in Lua asks for room (a charge C makes
+         * first, such as a conversion's, would find the cap still full); not while C work is
+         * measured (a finalizer would take what it frees off the measure) */
+        if (vm->killed == KILL_MEMORY && !forge_alloc_measuring)
+            lua_gc(L, LUA_GCCOLLECT);
         if (vm->killed) {
             vm->killed = KILL_NONE;
             lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_INTERVAL);

@@ -235,6 +235,21 @@ TEST(measured_work_runs_no_finalizer)
     forge_vm_free(vm);
 }
 
+/* An entry stopped at the memory cap leaves its garbage collected: the next charge C makes (a
+ * conversion's, before any allocation in Lua could collect) finds the room the entry had. */
+TEST(memory_kill_leaves_no_garbage_behind)
+{
+    struct forge_vm *vm = make(0, (size_t)16 << 20);
+    struct forge_err err = {0};
+    size_t before = forge_vm_memory(vm);
+    CHECK_INT(run(vm, "local t = {} for i = 1, math.maxinteger do t[i] = string.rep('x', 4096) .. i end",
+                  &err), FORGE_ELIMIT);
+    CHECK(strstr(err.msg, "memory limit exceeded") != NULL);
+    CHECK(forge_vm_memory(vm) < before + ((size_t)1 << 20));
+    CHECK_INT(forge_vm_charge(vm, (size_t)8 << 20), 0);
+    forge_vm_free(vm);
+}
+
 int main(void)
 {
     RUN(call_returns_values_and_keeps_the_stack);
@@ -245,5 +260,6 @@ int main(void)
     RUN(state_creation_survives_allocation_failures);
     RUN(assertions_hold_what_the_registry_keeps);
     RUN(measured_work_runs_no_finalizer);
+    RUN(memory_kill_leaves_no_garbage_behind);
     return TEST_DONE();
 }
