@@ -977,42 +977,40 @@ static int dfa_pairs(const struct nfa *a, const struct dfa *f, const unsigned ch
         if (st >= stop)                    \
             goto stopped;                  \
     } while (0)
-    if (n == SIZE_MAX) {
-        for (;;) {
-            /* (s[i + 1] is read only when s[i] is not the NUL) */
-            if ((c1 = s[i]) - 1u >= 0x7Fu) {
-                if (!c1)
-                    return f->end[st >> b2];
-                break;
-            }
-            if ((c2 = s[i + 1]) - 1u >= 0x7Fu) {
-                STEP(one, 1);
-                if (!c2)
-                    return f->end[st >> b2];
-                break;
-            }
-            STEP(cls[c2], 2);
-        }
-        n = i + strlen((const char *)s + i);
-    } else {
-        for (;;) {
-            if (i + 2 <= n && ((c1 = s[i]) | (c2 = s[i + 1])) < 0x80) {
-                STEP(cls[c2], 2);
-                continue;
-            }
-            if (i < n && (c1 = s[i]) < 0x80)
-                STEP(one, 1);
-            if (i == n)
-                return f->end[st >> b2];
+    if (n == SIZE_MAX)
+        n = strlen((const char *)s);
+    /* eight ASCII characters (one test of their high bits) in four steps */
+    while (i + 8 <= n) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        if (w & 0x8080808080808080ull)
             break;
+        c1 = s[i], c2 = s[i + 1];
+        STEP(cls[c2], 2);
+        c1 = s[i], c2 = s[i + 1];
+        STEP(cls[c2], 2);
+        c1 = s[i], c2 = s[i + 1];
+        STEP(cls[c2], 2);
+        c1 = s[i], c2 = s[i + 1];
+        STEP(cls[c2], 2);
+    }
+    for (;;) {
+        if (i + 2 <= n && ((c1 = s[i]) | (c2 = s[i + 1])) < 0x80) {
+            STEP(cls[c2], 2);
+            continue;
         }
+        if (i < n && (c1 = s[i]) < 0x80)
+            STEP(one, 1);
+        if (i == n)
+            return f->end[st >> b2];
+        break;
     }
 #undef STEP
     return dfa_classes(a, f, s, n, i, (st >> b2) * f->ncls);
 stopped:
     if (st < f->accept2)
         return 0;
-    return utf8_valid(s + i, n == SIZE_MAX ? strlen((const char *)s + i) : n - i);
+    return utf8_valid(s + i, n - i);
 }
 
 /* 1 when the automaton <a> matches in the <n> bytes of <s>, 0 when not (or on invalid UTF-8):

@@ -41,6 +41,78 @@ static inline bool type_is(const cJSON *v, int t)
 #define cJSON_IsFalse(v) type_is((v), cJSON_False)
 #define cJSON_IsBool(v) (type_is((v), cJSON_True) || type_is((v), cJSON_False))
 
+/* ---------- names compared a word at a time ----------
+ * The walk compares instance strings (member names, enum and const strings) with the schema's
+ * in 8-byte words instead of strcmp, whose call and set-up cost about 25 instructions for the
+ * short names of tool arguments. The schema's side is a "padded name" (pname_make): a copy at an
+ * 8-byte boundary, zero-filled past its NUL to a whole word, its length in the word before it.
+ * The instance's side is any NUL-terminated string: when it starts at an 8-byte boundary (every
+ * string forge's readers and cJSON's allocate does) it is read a word at a time, each word only
+ * after the one before matched the name's, which holds no NUL; so every word read holds at
+ * least one byte of the string, and an aligned word never crosses into another page or past an
+ * allocator's 8-byte granule (strlen's own technique). The bytes past the string's NUL are
+ * masked off, never compared. AddressSanitizer, which tracks single bytes, is told not to check
+ * those loads; other strings are compared with strcmp. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define NAME_WORDS 1
+typedef uint64_t __attribute__((may_alias)) nword;
+
+/* Whether <key> (8-byte aligned) is the padded name <pad> of <len> bytes. */
+static inline __attribute__((no_sanitize("address"))) bool words_eq(const char *key, const char *pad,
+                                                                     size_t len)
+{
+    const nword *a = (const nword *)(const void *)key, *b = (const nword *)(const void *)pad;
+    size_t last = len >> 3;
+    for (size_t i = 0; i < last; i++)
+        if (a[i] != b[i])
+            return false;
+    /* the last word up to the name's NUL, which the key must have there too */
+    return ((a[last] ^ b[last]) << ((7 - (len & 7)) * 8)) == 0;
+}
+#endif
+
+/* The length of the padded name <pad>. */
+static inline size_t pname_len(const char *pad)
+{
+    uint64_t len;
+    memcpy(&len, pad - 8, 8);
+    return (size_t)len;
+}
+
+/* Whether the string <key> equals the name <name> of <len> bytes, whose padded copy is <pad>. */
+static inline bool name_eq(const char *key, const char *pad, size_t len)
+{
+#ifdef NAME_WORDS
+    if (!((uintptr_t)key & 7))
+        return words_eq(key, pad, len);
+#endif
+    (void)len;
+    return !strcmp(key, pad);
+}
+
+/* Whether the string <key> equals the padded name <pad>. */
+static inline bool pname_eq(const char *key, const char *pad)
+{
+    return name_eq(key, pad, pname_len(pad));
+}
+
+/* The bytes a padded copy of a name of <len> bytes takes, with its length word. */
+static inline size_t pname_size(size_t len)
+{
+    return 8 + ((len + 8) & ~(size_t)7);
+}
+
+/* Writes the padded copy of <name> (<len> bytes) at <at> (8-byte aligned, pname_size(len)
+ * bytes): returns the padded name (at + 8). */
+static char *pname_put(char *at, const char *name, size_t len)
+{
+    uint64_t l = len;
+    memcpy(at, &l, 8);
+    memset(at + 8 + (len & ~(size_t)7), 0, 8);
+    memcpy(at + 8, name, len);
+    return at + 8;
+}
+
 /* Name tables: hashed lookup of property names (properties, required). A name is summarized
  * by its length and its first and last 8 bytes (overlapping when shorter than 16; for shorter
  * names, first and last 4, or its bytes), which decide equality outright for names of up to
@@ -52,6 +124,7 @@ struct ntab {
     uint32_t *lens;
     uint64_t *heads, *tails;
     const char **names;
+    const char **pads; /* per name, its padded copy (pname_put), in one block at pads[0] - 8 */
     int n;
     /* A perfect hash, when one was found: a name of length l maps to pslots[(mix(name, l) *
      * pseed) >> pshift], the only candidate, compared with one memcmp. */
@@ -206,23 +279,18 @@ static inline int ntab_find(const struct ntab *t, const char *key)
     if (c != CAND_SCAN) {
         if (!c)
             return -1;
-        return !k0 || !strcmp(key + 1, t->names[c - 1] + 1) ? c - 1 : -1;
+        return name_eq(key, t->pads[c - 1], t->lens[c - 1]) ? c - 1 : -1;
     }
     if (k0 && (c = t->cand[cand2_of(k0, (unsigned char)key[1])]) != CAND_SCAN) {
         if (!c)
             return -1;
-        const char *nm = t->names[c - 1];
-        return nm[0] == key[0] && !strcmp(key + 1, nm + 1) ? c - 1 : -1;
+        return name_eq(key, t->pads[c - 1], t->lens[c - 1]) ? c - 1 : -1;
     }
     if (t->n > NTAB_SCAN)
         return ntab_find_hashed(t, key);
     /* a few names: compared in turn (the first of duplicates wins, as in the table) */
     for (int j = 0; j < t->n; j++) {
-        if (t->first[j] != k0)
-            continue;
-        if (!k0)
-            return j;
-        if (!strcmp(key + 1, t->names[j] + 1))
+        if (t->first[j] == k0 && name_eq(key, t->pads[j], t->lens[j]))
             return j;
     }
     return -1;
@@ -232,6 +300,9 @@ static void ntab_free(struct ntab *t)
 {
     if (t->cand != cand_all && t->cand != cand_none)
         forge_free((void *)t->cand);
+    if (t->pads)
+        forge_free((char *)t->pads[0] - 8);
+    forge_free(t->pads);
     forge_free(t->pslots);
     forge_free(t->slots);
     forge_free(t->hashes);
@@ -266,6 +337,21 @@ static int ntab_build(struct ntab *t, const char **names, int n)
     t->tails = forge_malloc(((size_t)n + 1) * sizeof *t->tails);
     if (!t->slots || !t->hashes || !t->lens || !t->heads || !t->tails)
         return FORGE_ENOMEM;
+    if (n) {
+        size_t total = 0;
+        for (int j = 0; j < n; j++)
+            total += pname_size(strlen(names[j]));
+        char *blob = forge_malloc(total);
+        if (!blob || !(t->pads = forge_malloc((size_t)n * sizeof *t->pads))) {
+            forge_free(blob);
+            return FORGE_ENOMEM;
+        }
+        for (int j = 0; j < n; j++) {
+            size_t len = strlen(names[j]);
+            t->pads[j] = pname_put(blob, names[j], len);
+            blob += pname_size(len);
+        }
+    }
     for (uint32_t i = 0; i < size; i++)
         t->slots[i] = -1;
     for (int j = 0; j < n; j++) {
@@ -374,12 +460,12 @@ enum fop {
     FI_SLEN,   /* a string of lo to hi characters */
     FI_NONEMPTY, /* a string of at least one character */
     FI_PAT,    /* a string matching the pattern p (negative: a match limit) */
-    FI_ENUMS,  /* a string among the n strings at p */
+    FI_ENUMS,  /* a string among the n padded strings (pname_put) at p */
     FI_ENUMD,  /* a number among the n numbers at p */
-    FI_CONSTS, /* the string p */
-    FI_REQ1,   /* an object with a member named p */
+    FI_CONSTS, /* the padded string p */
+    FI_REQ1,   /* an object with a member named p (padded) */
     FI_REQ,    /* an object with every name of "required" w */
-    FI_REQN,   /* an object with each of the n names at p (a few) */
+    FI_REQN,   /* an object with each of the n padded names at p (a few) */
     FI_COUNT,  /* an array of lo to hi items */
     FI_PCOUNT, /* an object of lo to hi members */
     FI_UNIQUE, /* an array of distinct items */
@@ -587,6 +673,14 @@ static char *keep(struct forge_schema *s, char *str)
     }
     s->strs[s->nstrs++] = str;
     return str;
+}
+
+/* A padded copy of <name> (pname_put), kept with the schema; NULL when out of memory. */
+static const char *pname_keep(struct forge_schema *s, const char *name)
+{
+    size_t len = strlen(name);
+    char *block = keep(s, forge_malloc(pname_size(len)));
+    return block ? pname_put(block, name, len) : NULL;
 }
 
 static char *xstrcat3(const char *a, const char *b, const char *c)
@@ -2344,10 +2438,10 @@ static int lower_kw(struct forge_schema *s, struct fi *f, int start, int o, int 
             return -1;
         int i = 0;
         for (const cJSON *v = w->json->child; v; v = v->next, i++)
-            if (w->all_strings)
-                ((const char **)vals)[i] = v->valuestring;
-            else
+            if (!w->all_strings)
                 ((double *)vals)[i] = v->valuedouble;
+            else if (!(((const char **)vals)[i] = pname_keep(s, v->valuestring)))
+                return -1;
         x->op = w->all_strings ? FI_ENUMS : FI_ENUMD;
         x->n = cnt;
         x->p = vals;
@@ -2361,15 +2455,25 @@ static int lower_kw(struct forge_schema *s, struct fi *f, int start, int o, int 
             break;
         if (k != K_STRING)
             *x = (struct fi){.op = FI_TYPE, .t = 0, .w = w};
+        else if (!(x->p = pname_keep(s, w->json->valuestring)))
+            return -1;
         else
-            x->op = FI_CONSTS, x->p = w->json->valuestring;
+            x->op = FI_CONSTS;
         break;
     case OP_REQUIRED:
-        if (w->n == 1)
-            x->op = FI_REQ1, x->p = w->names[0];
-        else if (w->n <= 4)
-            x->op = FI_REQN, x->n = w->n, x->p = w->names;
-        else if (w->n <= 64)
+        if (w->n == 1) {
+            if (!(x->p = pname_keep(s, w->names[0])))
+                return -1;
+            x->op = FI_REQ1;
+        } else if (w->n <= 4) {
+            const char **pads = (const char **)keep(s, forge_malloc((size_t)w->n * sizeof *pads));
+            if (!pads)
+                return -1;
+            for (int i = 0; i < w->n; i++)
+                if (!(pads[i] = pname_keep(s, w->names[i])))
+                    return -1;
+            x->op = FI_REQN, x->n = w->n, x->p = pads;
+        } else if (w->n <= 64)
             x->op = FI_REQ;
         break;
     case OP_PROPS:
@@ -3710,6 +3814,16 @@ static inline bool has_member(const cJSON *o, const char *name)
     return false;
 }
 
+/* Whether the object <o> has a member named by the padded name <pad>. */
+static inline bool has_pname(const cJSON *o, const char *pad)
+{
+    size_t len = pname_len(pad);
+    for (const cJSON *m = o->child; m; m = m->next)
+        if (m->string[0] == pad[0] && name_eq(m->string, pad, len))
+            return true;
+    return false;
+}
+
 /* Whether an instance object has names, for a keyword that may ask about many
  * (dependentRequired, dependencies: each listed name): scans for the first MEMBERS_SCANS
  * questions, then a table of the object's names, built once, so n names of an object of m
@@ -4877,11 +4991,11 @@ static __attribute__((noinline)) bool quick_pass_out(const struct kw *w, const c
 
 /* Whether the object <o> has a member named <name>. */
 
-/* Whether the object <o> has each of the <n> names at <names>. */
+/* Whether the object <o> has each of the <n> padded names at <names>. */
 static __attribute__((noinline)) bool names_present(const char *const *names, int n, const cJSON *o)
 {
     for (int i = 0; i < n; i++)
-        if (!has_member(o, names[i]))
+        if (!has_pname(o, names[i]))
             return false;
     return true;
 }
@@ -4940,12 +5054,12 @@ static inline __attribute__((always_inline)) int fpure(const struct fi *ip, cons
             if (k == CAND_SCAN && k0)
                 k = ip->cand[cand2_of(k0, (unsigned char)v[1])];
             if (k != CAND_SCAN)
-                return k && t[k - 1][0] == v[0] && !strcmp(v, t[k - 1]);
+                return k && pname_eq(v, t[k - 1]);
         }
         if (ip->w->tab.cand) /* many strings: their hash table */
             return ntab_find(&ip->w->tab, v) >= 0;
         for (int i = 0; i < ip->n; i++)
-            if (t[i][0] == v[0] && !strcmp(t[i], v))
+            if (t[i][0] == v[0] && pname_eq(v, t[i]))
                 return 1;
         return 0;
     }
@@ -4958,15 +5072,10 @@ static inline __attribute__((always_inline)) int fpure(const struct fi *ip, cons
     }
     case FI_CONSTS: {
         const char *v = x->valuestring, *want = ip->p;
-        return v[0] == want[0] && !strcmp(v, want);
+        return v[0] == want[0] && pname_eq(v, want);
     }
-    case FI_REQ1: {
-        const char *want = ip->p;
-        for (const cJSON *m = x->child; m; m = m->next)
-            if (m->string[0] == want[0] && !strcmp(m->string, want))
-                return 1;
-        return 0;
-    }
+    case FI_REQ1:
+        return has_pname(x, ip->p);
     case FI_REQ:
         return required_ok(ip->w, x);
     case FI_REQN:

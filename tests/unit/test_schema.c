@@ -1728,6 +1728,136 @@ TEST(trail_gives_the_recording_walks_error)
  * back); in first-error mode an
  * instance big enough for the trail to pay takes the verdict walk whatever was predicted. Either
  * way the verdict and the errors are the same. */
+/* Member names, enum and const strings are compared with the schema's a word at a time when
+ * the instance's string starts at an 8-byte boundary, else with strcmp: both give the same
+ * verdicts, whatever bytes follow the string's NUL in its word, at every length around the
+ * word boundaries, in both walks and on the recording path. */
+TEST(names_compared_by_words)
+{
+    static const char *names[] = {"", "a", "abcdefg", "abcdefgh", "abcdefghi", "abcdefghijklmno",
+                                  "abcdefghijklmnop", "abcdefghijklmnopq"};
+    enum { NN = sizeof names / sizeof *names };
+    /* keys: every name, and near misses: one byte short, one more, the last byte changed */
+    static const char *keys[] = {"", "a", "b", "ab", "abcdef", "abcdefg", "abcdefG", "abcdefgh",
+                                 "abcdefgH", "abcdefghi", "abcdefghI", "abcdefghij",
+                                 "abcdefghijklmn", "abcdefghijklmno", "abcdefghijklmnO",
+                                 "abcdefghijklmnop", "abcdefghijklmnoP", "abcdefghijklmnopq",
+                                 "abcdefghijklmnopQ", "abcdefghijklmnopqr", "x"};
+    enum { NK = sizeof keys / sizeof *keys };
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    /* properties: each name false (a key that is one of them fails); enum, const and required
+     * (one name, and a few) over the same strings */
+    forge_buf_adds(&b, "{\"properties\": {");
+    for (int j = 0; j < NN; j++)
+        forge_buf_addf(&b, "%s\"%s\": false", j ? ", " : "", names[j]);
+    forge_buf_adds(&b, "}}");
+    forge_buf_addc(&b, 0);
+    char *props = forge_strdup(b.data);
+    struct forge_err err;
+    struct forge_schema_opts o = {0};
+    struct forge_schema *sp = compile(props, &o, &err);
+    CHECK(sp != NULL);
+    _Alignas(16) char buf[64];
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    for (int k = 0; k < NK && sp; k++) {
+        bool named = false;
+        for (int j = 0; j < NN; j++)
+            named = named || !strcmp(keys[k], names[j]);
+        for (int off = 0; off < 2; off++)         /* aligned, and not */
+            for (int fill = 0; fill < 2; fill++) { /* what follows the NUL */
+                memset(buf, fill ? 0xA5 : 'p', sizeof buf);
+                memcpy(buf + off, keys[k], strlen(keys[k]) + 1);
+                cJSON *inst = cJSON_CreateObject(), *v = cJSON_CreateNull();
+                cJSON_AddItemToObjectCS(inst, buf + off, v);
+                for (int way = 0; way < 3; way++) {
+                    forge_schema_test_path(way);
+                    int r = forge_schema_check(sp, inst, way ? &e : NULL);
+                    if (r != !named)
+                        fprintf(stderr, "  key \"%s\" (offset %d, fill %d, path %d): %d\n",
+                                keys[k], off, fill, way, r);
+                    CHECK_INT(r, !named);
+                }
+                forge_schema_test_path(0);
+                cJSON_Delete(inst);
+            }
+    }
+    forge_schema_free(sp);
+    forge_free(props);
+    /* the same strings as values: enum (a few, and more than its scan's sixteen), const,
+     * required of one name and of a few */
+    static const char *tail[] = {"", ", \"e1\", \"e2\", \"e3\", \"e4\", \"e5\", \"e6\", \"e7\", "
+                                     "\"e8\", \"e9\", \"e10\", \"e11\", \"e12\""};
+    for (int t = 0; t < 2; t++) {
+        b.len = 0;
+        forge_buf_adds(&b, "{\"enum\": [");
+        for (int j = 0; j < NN; j++)
+            forge_buf_addf(&b, "%s\"%s\"", j ? ", " : "", names[j]);
+        forge_buf_adds(&b, tail[t]);
+        forge_buf_adds(&b, "]}");
+        forge_buf_addc(&b, 0);
+        char *en = forge_strdup(b.data);
+        struct forge_schema *se = compile(en, &o, &err);
+        forge_free(en);
+        CHECK(se != NULL);
+        for (int k = 0; k < NK && se; k++) {
+            bool named = false;
+            for (int j = 0; j < NN; j++)
+                named = named || !strcmp(keys[k], names[j]);
+            for (int off = 0; off < 2; off++) {
+                memset(buf, 0xA5, sizeof buf);
+                memcpy(buf + off, keys[k], strlen(keys[k]) + 1);
+                cJSON *inst = cJSON_CreateStringReference(buf + off);
+                for (int way = 0; way < 3; way++) {
+                    forge_schema_test_path(way);
+                    CHECK_INT(forge_schema_check(se, inst, way ? &e : NULL), named);
+                }
+                forge_schema_test_path(0);
+                cJSON_Delete(inst);
+            }
+        }
+        forge_schema_free(se);
+    }
+    for (int j = 0; j < NN; j++) {
+        char text[200];
+        snprintf(text, sizeof text, "{\"const\": \"%s\"}", names[j]);
+        struct forge_schema *sc = compile(text, &o, &err);
+        snprintf(text, sizeof text, "{\"required\": [\"%s\"]}", names[j]);
+        struct forge_schema *s1 = compile(text, &o, &err);
+        snprintf(text, sizeof text, "{\"required\": [\"%s\", \"%s\"]}", names[j], names[(j + 3) % NN]);
+        struct forge_schema *s2 = compile(text, &o, &err);
+        CHECK(sc && s1 && s2);
+        for (int k = 0; k < NK && sc && s1 && s2; k++) {
+            bool same = !strcmp(keys[k], names[j]);
+            for (int off = 0; off < 2; off++) {
+                memset(buf, 0xA5, sizeof buf);
+                memcpy(buf + off, keys[k], strlen(keys[k]) + 1);
+                cJSON *str = cJSON_CreateStringReference(buf + off);
+                /* an object with the key, and with the other name of s2 */
+                cJSON *obj = cJSON_CreateObject();
+                cJSON_AddItemToObjectCS(obj, buf + off, cJSON_CreateNull());
+                cJSON_AddItemToObjectCS(obj, names[(j + 3) % NN], cJSON_CreateNull());
+                for (int way = 0; way < 3; way++) {
+                    forge_schema_test_path(way);
+                    struct forge_schema_errors *ep = way ? &e : NULL;
+                    CHECK_INT(forge_schema_check(sc, str, ep), same);
+                    CHECK_INT(forge_schema_check(s1, obj, ep),
+                              same || !strcmp(names[(j + 3) % NN], names[j]));
+                    CHECK_INT(forge_schema_check(s2, obj, ep), same);
+                }
+                forge_schema_test_path(0);
+                cJSON_Delete(str);
+                cJSON_Delete(obj);
+            }
+        }
+        forge_schema_free(sc);
+        forge_schema_free(s1);
+        forge_schema_free(s2);
+    }
+    forge_schema_errors_free(&e);
+    forge_buf_free(&b);
+}
+
 TEST(walk_predicted_from_recent_checks)
 {
     static const char *schema = "{\"type\": \"object\", \"properties\": {\"city\": {\"type\": "
@@ -1888,5 +2018,6 @@ int main(void)
     RUN(bounds_in_messages);
     RUN(walk_predicted_from_recent_checks);
     RUN(all_errors_paths_meet_the_budget_alike);
+    RUN(names_compared_by_words);
     return TEST_DONE();
 }
