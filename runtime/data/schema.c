@@ -24,7 +24,7 @@
 #define MAX_DEPTH 512 /* nested schema evaluations per validation */
 #define TRAIL_NODES 3   /* see forge_schema.trail */
 #define TRAIL_MEMBERS 4 /* see trail_pays */
-#define ENUM_SCAN 16    /* an enum of more strings is looked up in a table (kw.tab) */
+#define ENUM_SCAN 16    /* the verdict walk scans an enum of at most this many strings */
 #define ROOT_URI "forge:/root.json" /* the URI of a schema without one; never reported */
 
 /* cJSON's type tests are library calls; validation makes millions of them, so inline them. */
@@ -529,7 +529,7 @@ struct kw {
     size_t ltext_len;
     const char *ref;           /* the reference text, for messages */
     /* anyOf, oneOf: a discriminator. Branch i (through $ref-only nodes) has properties/<disc>
-     * with "const": discv[i] (a string; NULL: no such const), so an object whose member <disc>
+     * with "const": discv[i] (a padded string; NULL: no such const), so an object whose member <disc>
      * is not that string certainly fails branch i, which is then not evaluated. */
     const char *disc;
     const char **discv;
@@ -1538,7 +1538,7 @@ static int compile_kw(struct forge_schema *s, struct node *n, const cJSON *o, co
         int cnt = 0;
         for (const cJSON *x = c->child; x; x = x->next, cnt++)
             w->all_strings &= cJSON_IsString(x);
-        if (w->all_strings && cnt > ENUM_SCAN) { /* a table of the strings (w->tab.cand set) */
+        if (w->all_strings && cnt) { /* a table of the strings (w->tab.cand set) */
             if (!(w->names = forge_calloc((size_t)cnt + 1, sizeof *w->names)))
                 return FORGE_ENOMEM;
             int i = 0;
@@ -2216,7 +2216,7 @@ static const char *const_string(const struct node *n)
 
 /* Finds the discriminator of anyOf/oneOf <w> (the first property with a string const in a
  * branch; kept when at least two branches have one). Returns 0 or FORGE_ENOMEM. */
-static int find_disc(struct kw *w)
+static int find_disc(struct forge_schema *s, struct kw *w)
 {
     const char *name = NULL;
     int found = 0;
@@ -2237,8 +2237,11 @@ static int find_disc(struct kw *w)
                 const char *cv = const_string(p->subs[j]);
                 if (!cv)
                     continue;
-                name = p->names[j];
-                v[i] = cv;
+                name = p->tab.pads[j]; /* (the padded copy: the same text) */
+                if (!(v[i] = pname_keep(s, cv))) {
+                    forge_free(v);
+                    return FORGE_ENOMEM;
+                }
                 found++;
             }
         }
@@ -2291,7 +2294,7 @@ static int build_kinds(struct forge_schema *s)
         }
         for (int j = 0; j < n->nkws; j++) {
             struct kw *w = &n->kws[j];
-            if ((w->op == OP_ANYOF || w->op == OP_ONEOF) && find_disc(w))
+            if ((w->op == OP_ANYOF || w->op == OP_ONEOF) && find_disc(s, w))
                 return FORGE_ENOMEM;
             w->seglen = seg_len(w->name);
             if (w->text)
@@ -3887,13 +3890,8 @@ static int required_big(const struct kw *w, const cJSON *o, const struct missing
 
 static __attribute__((noinline)) bool required_ok(const struct kw *w, const cJSON *inst)
 {
-    if (w->n == 1) { /* one name (anyOf branches, then/else): compared member by member */
-        const char *want = w->names[0];
-        for (const cJSON *x = inst->child; x; x = x->next)
-            if (x->string[0] == want[0] && !strcmp(x->string, want))
-                return true;
-        return false;
-    }
+    if (w->n == 1) /* one name (anyOf branches, then/else): compared member by member */
+        return has_pname(inst, w->tab.pads[0]);
     if (w->n > 64) {
         int r = required_big(w, inst, NULL);
         return r == 1;
@@ -3915,12 +3913,7 @@ static __attribute__((noinline)) bool required_ok(const struct kw *w, const cJSO
 /* True when the string <v> is one of the values of the all-strings enum <w>. */
 static __attribute__((noinline)) bool enum_has(const struct kw *w, const char *v)
 {
-    if (w->tab.cand)
-        return ntab_find(&w->tab, v) >= 0;
-    for (const cJSON *x = w->json->child; x; x = x->next)
-        if (x->valuestring[0] == v[0] && !strcmp(x->valuestring, v))
-            return true;
-    return false;
+    return w->tab.cand && ntab_find(&w->tab, v) >= 0; /* (an empty enum has no table) */
 }
 
 /* const for quick_pass, a small function of its own (as are enum_has and required_ok). */
@@ -4609,10 +4602,10 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
         int matched = 0, first = -1, second = -1;
         const cJSON *dm = NULL;
         if (w->disc && cJSON_IsObject(inst))
-            for (dm = inst->child; dm && strcmp(dm->string, w->disc); dm = dm->next)
+            for (dm = inst->child; dm && !pname_eq(dm->string, w->disc); dm = dm->next)
                 ;
         for (int i = 0; i < w->n; i++) {
-            if (dm && w->discv[i] && !(cJSON_IsString(dm) && !strcmp(dm->valuestring, w->discv[i])))
+            if (dm && w->discv[i] && !(cJSON_IsString(dm) && pname_eq(dm->valuestring, w->discv[i])))
                 continue; /* the branch's discriminator const fails */
             struct kloc k2 = {&k1, NULL, i};
             struct ann tmp;
@@ -5056,7 +5049,7 @@ static inline __attribute__((always_inline)) int fpure(const struct fi *ip, cons
             if (k != CAND_SCAN)
                 return k && pname_eq(v, t[k - 1]);
         }
-        if (ip->w->tab.cand) /* many strings: their hash table */
+        if (ip->n > ENUM_SCAN) /* many strings alike in their first bytes: their table */
             return ntab_find(&ip->w->tab, v) >= 0;
         for (int i = 0; i < ip->n; i++)
             if (t[i][0] == v[0] && pname_eq(v, t[i]))
@@ -5280,12 +5273,12 @@ static int fanyof(struct vctx *c, const struct kw *w, const cJSON *inst)
     int matched = 0, first = -1, i, r;
     const cJSON *dm = NULL;
     if (w->disc && cJSON_IsObject(inst))
-        for (dm = inst->child; dm && !(dm->string[0] == w->disc[0] && !strcmp(dm->string, w->disc));
+        for (dm = inst->child; dm && !(dm->string[0] == w->disc[0] && pname_eq(dm->string, w->disc));
              dm = dm->next)
             ;
     for (i = 0; i < w->n; i++) {
         if (dm && w->discv[i] && !(cJSON_IsString(dm) && dm->valuestring[0] == w->discv[i][0] &&
-                                   !strcmp(dm->valuestring, w->discv[i])))
+                                   pname_eq(dm->valuestring, w->discv[i])))
             continue;
         if ((r = fprobe(c, w->subs[i], inst)) < 0)
             return r;
