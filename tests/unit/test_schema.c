@@ -1826,8 +1826,14 @@ TEST(names_compared_by_words)
         struct forge_schema *s1 = compile(text, &o, &err);
         snprintf(text, sizeof text, "{\"required\": [\"%s\", \"%s\"]}", names[j], names[(j + 3) % NN]);
         struct forge_schema *s2 = compile(text, &o, &err);
-        CHECK(sc && s1 && s2);
-        for (int k = 0; k < NK && sc && s1 && s2; k++) {
+        /* a discriminator: the name, with its own text as the const of one branch */
+        char disc[400];
+        snprintf(disc, sizeof disc, "{\"oneOf\": [{\"properties\": {\"%s\": {\"const\": \"%s\"}}, "
+                 "\"required\": [\"%s\"]}, {\"properties\": {\"%s\": {\"const\": \"zz\"}}, "
+                 "\"required\": [\"%s\"]}]}", names[j], names[j], names[j], names[j], names[j]);
+        struct forge_schema *sd = compile(disc, &o, &err);
+        CHECK(sc && s1 && s2 && sd);
+        for (int k = 0; k < NK && sc && s1 && s2 && sd; k++) {
             bool same = !strcmp(keys[k], names[j]);
             for (int off = 0; off < 2; off++) {
                 memset(buf, 0xA5, sizeof buf);
@@ -1837,6 +1843,11 @@ TEST(names_compared_by_words)
                 cJSON *obj = cJSON_CreateObject();
                 cJSON_AddItemToObjectCS(obj, buf + off, cJSON_CreateNull());
                 cJSON_AddItemToObjectCS(obj, names[(j + 3) % NN], cJSON_CreateNull());
+                /* an object whose one member has the key as its name and as its value */
+                _Alignas(16) char vbuf[64];
+                memcpy(vbuf, buf, sizeof vbuf);
+                cJSON *tagged = cJSON_CreateObject();
+                cJSON_AddItemToObjectCS(tagged, buf + off, cJSON_CreateStringReference(vbuf + off));
                 for (int way = 0; way < 3; way++) {
                     forge_schema_test_path(way);
                     struct forge_schema_errors *ep = way ? &e : NULL;
@@ -1844,15 +1855,18 @@ TEST(names_compared_by_words)
                     CHECK_INT(forge_schema_check(s1, obj, ep),
                               same || !strcmp(names[(j + 3) % NN], names[j]));
                     CHECK_INT(forge_schema_check(s2, obj, ep), same);
+                    CHECK_INT(forge_schema_check(sd, tagged, ep), same);
                 }
                 forge_schema_test_path(0);
                 cJSON_Delete(str);
                 cJSON_Delete(obj);
+                cJSON_Delete(tagged);
             }
         }
         forge_schema_free(sc);
         forge_schema_free(s1);
         forge_schema_free(s2);
+        forge_schema_free(sd);
     }
     forge_schema_errors_free(&e);
     forge_buf_free(&b);
