@@ -44,8 +44,8 @@ static inline bool type_is(const cJSON *v, int t)
 /* ---------- names compared a word at a time ----------
  * The walk compares instance strings (member names, enum and const strings) with the schema's
  * in 8-byte words instead of strcmp, whose call and set-up cost about 25 instructions for the
- * short names of tool arguments. The schema's side is a "padded name" (pname_make): a copy at an
- * 8-byte boundary, zero-filled past its NUL to a whole word, its length in the word before it.
+ * short names of tool arguments. The schema's side is a "padded name" (pname_put): a copy at an
+ * 8-byte boundary, zero-filled past its NUL to a whole word, a header in the word before it.
  * The instance's side is any NUL-terminated string: when it starts at an 8-byte boundary (every
  * string forge's readers and cJSON's allocate does) it is read a word at a time, each word only
  * after the one before matched the name's, which holds no NUL; so every word read holds at
@@ -53,50 +53,46 @@ static inline bool type_is(const cJSON *v, int t)
  * allocator's 8-byte granule (strlen's own technique). The bytes past the string's NUL are
  * masked off, never compared. AddressSanitizer, which tracks single bytes, is told not to check
  * those loads; other strings are compared with strcmp. */
+
+/* A padded name's header, the word before it: the name's whole words (its length / 8), and how
+ * far its last word is shifted left to keep the bytes up to its NUL (56 - 8 * (length % 8)). */
+static inline void pname_head(const char *pad, uint32_t *words, uint32_t *shift)
+{
+    uint64_t h;
+    memcpy(&h, pad - 8, 8);
+    *words = (uint32_t)h;
+    *shift = (uint32_t)(h >> 32);
+}
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define NAME_WORDS 1
 typedef uint64_t __attribute__((may_alias)) nword;
 
-/* Whether <key> (8-byte aligned) is the padded name <pad> of <len> bytes. */
-static inline __attribute__((no_sanitize("address"))) bool words_eq(const char *key, const char *pad,
-                                                                     size_t len)
+/* Whether <key> (8-byte aligned) is the padded name <pad>. */
+static inline __attribute__((no_sanitize("address"))) bool words_eq(const char *key, const char *pad)
 {
     const nword *a = (const nword *)(const void *)key, *b = (const nword *)(const void *)pad;
-    size_t last = len >> 3;
-    for (size_t i = 0; i < last; i++)
+    uint32_t words, shift;
+    pname_head(pad, &words, &shift);
+    for (uint32_t i = 0; i < words; i++)
         if (a[i] != b[i])
             return false;
     /* the last word up to the name's NUL, which the key must have there too */
-    return ((a[last] ^ b[last]) << ((7 - (len & 7)) * 8)) == 0;
+    return ((a[words] ^ b[words]) << shift) == 0;
 }
 #endif
-
-/* The length of the padded name <pad>. */
-static inline size_t pname_len(const char *pad)
-{
-    uint64_t len;
-    memcpy(&len, pad - 8, 8);
-    return (size_t)len;
-}
-
-/* Whether the string <key> equals the name <name> of <len> bytes, whose padded copy is <pad>. */
-static inline bool name_eq(const char *key, const char *pad, size_t len)
-{
-#ifdef NAME_WORDS
-    if (!((uintptr_t)key & 7))
-        return words_eq(key, pad, len);
-#endif
-    (void)len;
-    return !strcmp(key, pad);
-}
 
 /* Whether the string <key> equals the padded name <pad>. */
 static inline bool pname_eq(const char *key, const char *pad)
 {
-    return name_eq(key, pad, pname_len(pad));
+#ifdef NAME_WORDS
+    if (!((uintptr_t)key & 7))
+        return words_eq(key, pad);
+#endif
+    return !strcmp(key, pad);
 }
 
-/* The bytes a padded copy of a name of <len> bytes takes, with its length word. */
+/* The bytes a padded copy of a name of <len> bytes takes, with its header. */
 static inline size_t pname_size(size_t len)
 {
     return 8 + ((len + 8) & ~(size_t)7);
@@ -106,8 +102,8 @@ static inline size_t pname_size(size_t len)
  * bytes): returns the padded name (at + 8). */
 static char *pname_put(char *at, const char *name, size_t len)
 {
-    uint64_t l = len;
-    memcpy(at, &l, 8);
+    uint64_t h = (uint64_t)(len >> 3) | (uint64_t)(56 - 8 * (len & 7)) << 32;
+    memcpy(at, &h, 8);
     memset(at + 8 + (len & ~(size_t)7), 0, 8);
     memcpy(at + 8, name, len);
     return at + 8;
@@ -279,18 +275,18 @@ static inline int ntab_find(const struct ntab *t, const char *key)
     if (c != CAND_SCAN) {
         if (!c)
             return -1;
-        return name_eq(key, t->pads[c - 1], t->lens[c - 1]) ? c - 1 : -1;
+        return pname_eq(key, t->pads[c - 1]) ? c - 1 : -1;
     }
     if (k0 && (c = t->cand[cand2_of(k0, (unsigned char)key[1])]) != CAND_SCAN) {
         if (!c)
             return -1;
-        return name_eq(key, t->pads[c - 1], t->lens[c - 1]) ? c - 1 : -1;
+        return pname_eq(key, t->pads[c - 1]) ? c - 1 : -1;
     }
     if (t->n > NTAB_SCAN)
         return ntab_find_hashed(t, key);
     /* a few names: compared in turn (the first of duplicates wins, as in the table) */
     for (int j = 0; j < t->n; j++) {
-        if (t->first[j] == k0 && name_eq(key, t->pads[j], t->lens[j]))
+        if (t->first[j] == k0 && pname_eq(key, t->pads[j]))
             return j;
     }
     return -1;
@@ -3820,9 +3816,8 @@ static inline bool has_member(const cJSON *o, const char *name)
 /* Whether the object <o> has a member named by the padded name <pad>. */
 static inline bool has_pname(const cJSON *o, const char *pad)
 {
-    size_t len = pname_len(pad);
     for (const cJSON *m = o->child; m; m = m->next)
-        if (m->string[0] == pad[0] && name_eq(m->string, pad, len))
+        if (m->string[0] == pad[0] && pname_eq(m->string, pad))
             return true;
     return false;
 }
