@@ -74,7 +74,13 @@ static inline __attribute__((no_sanitize("address"))) bool words_eq(const char *
     const nword *a = (const nword *)(const void *)key, *b = (const nword *)(const void *)pad;
     uint32_t words, shift;
     pname_head(pad, &words, &shift);
-    for (uint32_t i = 0; i < words; i++)
+    /* (the first word holds a byte of the key, if only its NUL) */
+    uint64_t d = a[0] ^ b[0];
+    if (!words) /* a name of up to 7 bytes */
+        return (d << shift) == 0;
+    if (d)
+        return false;
+    for (uint32_t i = 1; i < words; i++)
         if (a[i] != b[i])
             return false;
     /* the last word up to the name's NUL, which the key must have there too */
