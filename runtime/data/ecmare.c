@@ -77,6 +77,10 @@ struct ecmare {
     pcre2_code *code;
     bool jit;
     struct nfa *nfa; /* NULL: PCRE2 only */
+    /* forge_ecmare_test_str's usual path, decided once: the DFA's pair table when the pattern
+     * is neither a literal nor nullable (pairs_empty: it matches the empty subject), else NULL */
+    const struct dfa *pairs;
+    bool pairs_empty;
 };
 
 /* One character set: ASCII bits and sorted, disjoint ranges of non-ASCII code points. */
@@ -958,8 +962,9 @@ static int dfa_classes(const struct nfa *a, const struct dfa *f, const unsigned 
 }
 
 /* nfa_test on the pair table of the DFA <f> (f->t2), two ASCII characters a step (a last one
- * alone), and from a non-ASCII character on, on its class table: the <n> bytes of <s>, or when
- * <n> is SIZE_MAX, the bytes of <s> up to its NUL. Each step's state depends on the one before:
+ * alone), and from a non-ASCII character on, on its class table: the <n> bytes of <s> (the
+ * caller measures a NUL-terminated subject: no call here keeps the loop's values in registers
+ * that must be saved). Each step's state depends on the one before:
  * taking two characters a step halves the loads that wait on each other, which bound the
  * speed of a DFA. */
 static int dfa_pairs(const struct nfa *a, const struct dfa *f, const unsigned char *s, size_t n)
@@ -977,8 +982,6 @@ static int dfa_pairs(const struct nfa *a, const struct dfa *f, const unsigned ch
         if (st >= stop)                    \
             goto stopped;                  \
     } while (0)
-    if (n == SIZE_MAX)
-        n = strlen((const char *)s);
     /* eight ASCII characters (one test of their high bits) in four steps */
     while (i + 8 <= n) {
         uint64_t w;
@@ -1315,6 +1318,9 @@ void *forge_ecmare_compile(const char *pat, size_t len, struct forge_err *err)
     }
     re->code = code;
     re->nfa = nfa_compile(pat, len);
+    const struct nfa *a = re->nfa;
+    re->pairs = a && !a->litn && !a->nullable && a->dfa && a->dfa->t2 ? a->dfa : NULL;
+    re->pairs_empty = re->pairs && a->nullable_empty;
     /* the interpreter serves when JIT is unavailable */
     re->jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
     if (forge_alloc_measuring) { /* PCRE2 allocates its code and machine code itself */
@@ -1440,12 +1446,12 @@ int forge_ecmare_test(const void *p, const char *s, size_t n)
 int forge_ecmare_test_str(const void *p, const char *s)
 {
     const struct ecmare *re = p;
+    if (re->pairs)
+        return re->pairs_empty && !*s ? 1 : dfa_pairs(re->nfa, re->pairs, (const unsigned char *)s, strlen(s));
     const struct nfa *a = re->nfa;
-    if (a && !a->litn && !a->nullable && a->dfa && (a->dfa->t2 || a->dfa->bt)) {
+    if (a && !a->litn && !a->nullable && a->dfa && a->dfa->bt) {
         if (a->nullable_empty && !*s)
             return 1;
-        if (a->dfa->t2)
-            return dfa_pairs(a, a->dfa, (const unsigned char *)s, SIZE_MAX);
         return dfa_bytes(a, a->dfa, (const unsigned char *)s, SIZE_MAX);
     }
     return forge_ecmare_test(p, s, strlen(s));
