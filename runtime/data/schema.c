@@ -462,7 +462,7 @@ enum fop {
     FI_SLEN,   /* a string of lo to hi characters */
     FI_NONEMPTY, /* a string of at least one character */
     FI_PAT,    /* a string matching the pattern p (negative: a match limit) */
-    FI_ENUMS,  /* a string among the n padded strings (pname_put) at p */
+    FI_ENUMS,  /* a string among the n padded strings (pname_put) at p: enum w's table's */
     FI_ENUMD,  /* a number among the n numbers at p */
     FI_CONSTS, /* the padded string p */
     FI_REQ1,   /* an object with a member named p (padded) */
@@ -490,7 +490,8 @@ struct fi {
     double lo, hi;
     const void *p;
     const struct kw *w;
-    const unsigned char *cand; /* FI_ENUMS: the strings' table by first bytes (see ntab) */
+    const unsigned char *cand; /* FI_ENUMS: the strings' table by first bytes (see ntab; NULL
+                                * for an empty enum) */
 };
 
 struct kw {
@@ -2438,21 +2439,21 @@ static int lower_kw(struct forge_schema *s, struct fi *f, int start, int o, int 
             *x = (struct fi){.op = FI_TYPE, .t = 0, .w = w};
             break;
         }
-        void *vals = forge_malloc((size_t)(cnt ? cnt : 1) * (w->all_strings ? sizeof(char *) : sizeof(double)));
-        if (!keep(s, vals))
+        x->n = cnt;
+        if (w->all_strings) { /* the strings' table (compile_kw): its padded names, first bytes */
+            x->op = FI_ENUMS;
+            x->p = w->tab.pads;
+            x->cand = w->tab.cand;
+            break;
+        }
+        double *vals = (double *)keep(s, forge_malloc((size_t)(cnt ? cnt : 1) * sizeof *vals));
+        if (!vals)
             return -1;
         int i = 0;
-        for (const cJSON *v = w->json->child; v; v = v->next, i++)
-            if (!w->all_strings)
-                ((double *)vals)[i] = v->valuedouble;
-            else if (!(((const char **)vals)[i] = pname_keep(s, v->valuestring)))
-                return -1;
-        x->op = w->all_strings ? FI_ENUMS : FI_ENUMD;
-        x->n = cnt;
+        for (const cJSON *v = w->json->child; v; v = v->next)
+            vals[i++] = v->valuedouble;
+        x->op = FI_ENUMD;
         x->p = vals;
-        if (w->all_strings && cnt <= CAND_MAX &&
-            !keep(s, (char *)(x->cand = cand_build((const char *const *)vals, cnt))))
-            return -1;
         break;
     }
     case OP_CONST:
@@ -2465,20 +2466,12 @@ static int lower_kw(struct forge_schema *s, struct fi *f, int start, int o, int 
         else
             x->op = FI_CONSTS;
         break;
-    case OP_REQUIRED:
-        if (w->n == 1) {
-            if (!(x->p = pname_keep(s, w->names[0])))
-                return -1;
-            x->op = FI_REQ1;
-        } else if (w->n <= 4) {
-            const char **pads = (const char **)keep(s, forge_malloc((size_t)w->n * sizeof *pads));
-            if (!pads)
-                return -1;
-            for (int i = 0; i < w->n; i++)
-                if (!(pads[i] = pname_keep(s, w->names[i])))
-                    return -1;
-            x->op = FI_REQN, x->n = w->n, x->p = pads;
-        } else if (w->n <= 64)
+    case OP_REQUIRED: /* (the names' table has their padded copies) */
+        if (w->n == 1)
+            x->op = FI_REQ1, x->p = w->tab.pads[0];
+        else if (w->n <= 4)
+            x->op = FI_REQN, x->n = w->n, x->p = w->tab.pads;
+        else if (w->n <= 64)
             x->op = FI_REQ;
         break;
     case OP_PROPS:
@@ -4983,8 +4976,6 @@ static __attribute__((noinline)) bool quick_pass_out(const struct kw *w, const c
     return quick_pass(w, x, &slen);
 }
 
-/* Whether the object <o> has a member named <name>. */
-
 /* Whether the object <o> has each of the <n> padded names at <names>. */
 static __attribute__((noinline)) bool names_present(const char *const *names, int n, const cJSON *o)
 {
@@ -4993,8 +4984,6 @@ static __attribute__((noinline)) bool names_present(const char *const *names, in
             return false;
     return true;
 }
-
-/* uniqueItems on the array <a>. */
 
 /* dependentRequired <w> on the object <o>. */
 static __attribute__((noinline)) bool dep_required_ok(const struct kw *w, const cJSON *o)
