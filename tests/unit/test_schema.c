@@ -301,6 +301,31 @@ TEST(limits)
         forge_free(text);
     }
     forge_schema_free(s);
+    /* the same through objects: a node of "properties" alone and a $ref-only node a level */
+    s = compile("{\"properties\": {\"a\": {\"$ref\": \"#\"}}}", NULL, &err);
+    CHECK(s != NULL);
+    for (int depth = 256; depth <= 257; depth++) {
+        struct forge_buf b;
+        forge_buf_init(&b, 0);
+        for (int k = 1; k < depth; k++)
+            forge_buf_addf(&b, "{\"a\": ");
+        forge_buf_addf(&b, "{}");
+        for (int k = 1; k < depth; k++)
+            forge_buf_addf(&b, "}");
+        i = J(b.data);
+        struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+        for (int way = 0; way < 3; way++) {
+            forge_schema_test_path(way);
+            CHECK_INT(forge_schema_check(s, i, way ? &e : NULL), depth == 256 ? 1 : FORGE_ELIMIT);
+            forge_schema_test_path(0);
+        }
+        if (depth == 257)
+            CHECK_STR(forge_schema_limit_message(), deep);
+        forge_schema_errors_free(&e);
+        cJSON_Delete(i);
+        forge_buf_free(&b);
+    }
+    forge_schema_free(s);
 }
 
 /* anyOf over a chain of $ref, 40 levels: 2^40 evaluations for an instance that fails every
@@ -1353,6 +1378,17 @@ TEST(verdict_walk_agrees)
          " \"$ref\": \"#/$defs/n\"}", "{\"k\": {\"k\": {}}}", 1},
         {"{\"$defs\": {\"n\": {\"type\": \"object\", \"properties\": {\"k\": {\"$ref\": \"#/$defs/n\"}}, \"additionalProperties\": false}},"
          " \"$ref\": \"#/$defs/n\"}", "{\"k\": {\"k\": {\"j\": 1}}}", 0},
+        /* nodes whose list for objects is "properties" alone (fpnode), on objects and others */
+        {"{\"properties\": {\"a\": {\"properties\": {\"b\": {\"type\": \"integer\"}}}}}", "{\"a\": {\"b\": 1}}", 1},
+        {"{\"properties\": {\"a\": {\"properties\": {\"b\": {\"type\": \"integer\"}}}}}", "{\"a\": {\"b\": \"x\"}}", 0},
+        {"{\"properties\": {\"a\": {\"properties\": {\"b\": {\"type\": \"integer\"}}}}}", "{\"a\": \"x\"}", 1},
+        {"{\"properties\": {\"a\": {\"properties\": {\"b\": {\"type\": \"integer\"}}}}}", "[{\"a\": 1}]", 1},
+        {"{\"properties\": {\"a\": {\"type\": \"object\", \"properties\": {\"b\": true}, \"required\": [\"b\"]}}}",
+         "{\"a\": []}", 0},
+        {"{\"properties\": {\"a\": {\"type\": \"object\", \"properties\": {\"b\": true}, \"required\": [\"b\"]}}}",
+         "{\"a\": {\"c\": 1}}", 0},
+        {"{\"properties\": {\"a\": {\"type\": \"object\", \"properties\": {\"b\": true}, \"required\": [\"b\"]}}}",
+         "{\"a\": {\"b\": null}}", 1},
         /* a node collecting annotations goes to the recording walk */
         {"{\"properties\": {\"a\": true}, \"unevaluatedProperties\": false}", "{\"a\": 1}", 1},
         {"{\"properties\": {\"a\": true}, \"unevaluatedProperties\": false}", "{\"a\": 1, \"b\": 2}", 0},
