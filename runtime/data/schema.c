@@ -524,7 +524,8 @@ struct kw {
      * pass over the members (each name hashed once); the siblings are then marked fused */
     bool fused;
     const struct kw *freq, *fadd;
-    uint64_t *reqbits;         /* per property: the bits of the required names it satisfies */
+    uint64_t *reqbits;         /* per property: the bits of the required names it satisfies
+                                * (properties: never NULL, see fuse) */
     bool all_strings;          /* enum: every value is a string */
     const char *text;          /* enum, const: the value(s) as short JSON, for messages */
     size_t text_len;
@@ -1784,6 +1785,10 @@ static int fuse(struct node *n)
     bool pat = false;
     for (int i = 0; i < n->nkws; i++) {
         struct kw *w = &n->kws[i];
+        /* every "properties" has its reqbits (zero without a fused "required"), so that the
+         * member loops take them without a test */
+        if (w->op == OP_PROPS && !(w->reqbits = forge_calloc((size_t)w->n + 1, sizeof *w->reqbits)))
+            return FORGE_ENOMEM;
         if (w->op == OP_PROPS) p = w;
         else if (w->op == OP_REQUIRED) r = w;
         else if (w->op == OP_ADDPROPS) a = w;
@@ -1800,9 +1805,6 @@ static int fuse(struct node *n)
     for (int j = 0; j < r->n; j++)
         if (ntab_find(&p->tab, r->names[j]) < 0)
             return 0;
-    p->reqbits = forge_calloc((size_t)p->n + 1, sizeof *p->reqbits);
-    if (!p->reqbits)
-        return FORGE_ENOMEM;
     for (int j = 0; j < r->n; j++)
         p->reqbits[ntab_find(&p->tab, r->names[j])] |= (uint64_t)1 << j;
     r->fused = true;
@@ -4237,8 +4239,7 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
         const char *key = x->string;
         int j = ntab_find(&w->tab, key);
         if (j >= 0) {
-            if (w->reqbits)
-                seen |= w->reqbits[j];
+            seen |= w->reqbits[j];
             const struct node *sub = w->subs[j];
             if (sub->leaf && leaf_pass_rec(sub, x)) { /* no locations needed */
                 ann_set(ann, i);
@@ -5075,8 +5076,10 @@ static inline __attribute__((always_inline)) int fpure(const struct fi *ip, cons
         return items_unique(x);
     case FI_DEPREQ:
         return dep_required_ok(ip->w, x);
-    default: /* FI_KW */
+    case FI_KW:
         return quick_pass_out(ip->w, x);
+    default: /* (the callers pass pure instructions alone: no bounds test on the switch) */
+        __builtin_unreachable();
     }
 }
 
@@ -5210,8 +5213,7 @@ static inline __attribute__((always_inline)) int fprops(struct vctx *c, const st
     for (const cJSON *x = inst->child; x; x = x->next) {
         int j = ntab_find(&w->tab, x->string);
         if (j >= 0) {
-            if (w->reqbits)
-                seen |= w->reqbits[j];
+            seen |= w->reqbits[j];
             r = fchild(c, w->subs[j], x);
             if (!r && c->tr)
                 tr_prop(c, w, x, true);
@@ -5518,7 +5520,7 @@ static __attribute__((noinline)) int replay(struct vctx *c, struct trail *tr)
         uint64_t seen = 0;
         for (const cJSON *m = tr->x->child; m; m = m->next) {
             int j = ntab_find(&w->tab, m->string);
-            if (j >= 0 && w->reqbits)
+            if (j >= 0)
                 seen |= w->reqbits[j];
         }
         for (int j = 0; j < q->n; j++)
