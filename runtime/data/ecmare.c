@@ -77,8 +77,9 @@ struct ecmare {
     pcre2_code *code;
     bool jit;
     struct nfa *nfa; /* NULL: PCRE2 only */
-    /* forge_ecmare_test_str's usual path, decided once: the DFA's pair table when the pattern
-     * is neither a literal nor nullable (pairs_empty: it matches the empty subject), else NULL */
+    /* forge_ecmare_test's and forge_ecmare_test_str's usual path, decided once: the DFA's pair
+     * table when the pattern is neither a literal nor nullable (pairs_empty: it matches the
+     * empty subject), else NULL */
     const struct dfa *pairs;
     bool pairs_empty;
 };
@@ -1438,6 +1439,8 @@ static int pcre2_test(const struct ecmare *re, const char *s, size_t n);
 int forge_ecmare_test(const void *p, const char *s, size_t n)
 {
     const struct ecmare *re = p;
+    if (re->pairs) /* (nfa_test's path to the pair table, decided once) */
+        return re->pairs_empty && !n ? 1 : dfa_pairs(re->nfa, re->pairs, (const unsigned char *)s, n);
     if (re->nfa)
         return nfa_test(re->nfa, (const unsigned char *)s, n, true);
     return pcre2_test(re, s, n);

@@ -5032,7 +5032,7 @@ static inline __attribute__((always_inline)) int fpure(const struct fi *ip, cons
     case FI_NONEMPTY:
         return x->valuestring[0] != 0;
     case FI_PAT:
-        return forge_ecmare_test_str(ip->p, x->valuestring);
+        return forge_ecmare_test(ip->p, x->valuestring, strlen(x->valuestring));
     case FI_ENUMS: {
         const char *v = x->valuestring, *const *t = ip->p;
         if (ip->cand) {
