@@ -433,16 +433,19 @@ enum { T_NULL = 1, T_BOOL = 2, T_OBJECT = 4, T_ARRAY = 8, T_NUMBER = 16, T_STRIN
 /* Kinds of instance, for type dispatch. */
 enum { K_NULL, K_BOOL, K_NUMBER, K_STRING, K_ARRAY, K_OBJECT };
 
-/* The kind of each cJSON type, XOR K_OBJECT (so that Raw and Invalid, 0 here, are K_OBJECT). */
+/* The kind of each cJSON type (Raw and Invalid are K_OBJECT, as Object is): every byte set,
+ * so that kind_of is one load. */
+_Static_assert(cJSON_False == 1 && cJSON_True == 2 && cJSON_NULL == 4 && cJSON_Number == 8 &&
+               cJSON_String == 16 && cJSON_Array == 32, "cJSON's type bits");
 static const unsigned char kinds_of[256] = {
-    [cJSON_NULL] = K_NULL ^ K_OBJECT, [cJSON_True] = K_BOOL ^ K_OBJECT,
-    [cJSON_False] = K_BOOL ^ K_OBJECT, [cJSON_Number] = K_NUMBER ^ K_OBJECT,
-    [cJSON_String] = K_STRING ^ K_OBJECT, [cJSON_Array] = K_ARRAY ^ K_OBJECT,
+    [0] = K_OBJECT, [1 ... 2] = K_BOOL, [3] = K_OBJECT, [4] = K_NULL, [5 ... 7] = K_OBJECT,
+    [8] = K_NUMBER, [9 ... 15] = K_OBJECT, [16] = K_STRING, [17 ... 31] = K_OBJECT,
+    [32] = K_ARRAY, [33 ... 255] = K_OBJECT,
 };
 
 static inline int kind_of(const cJSON *v)
 {
-    return kinds_of[v->type & 0xFF] ^ K_OBJECT;
+    return kinds_of[v->type & 0xFF];
 }
 
 /* Vocabulary bits (2019-09 and later); older drafts have all. */
