@@ -473,7 +473,8 @@ enum fop {
     FI_REQN,   /* an object with each of the n padded names at p (a few) */
     FI_COUNT,  /* an array of lo to hi items */
     FI_PCOUNT, /* an object of lo to hi members */
-    FI_UNIQUE, /* an array of distinct items */
+    FI_UNIQUE, /* an array of distinct items (p: a name table that tells its strings apart, see
+                * unique_table, or NULL) */
     FI_DEPREQ, /* dependentRequired w: the names each present member's array lists are there */
     FI_KW,     /* keyword w: quick_pass, else (not in leaves) fkw */
     FI_PROPS,  /* properties w, with its fused siblings */
@@ -2501,6 +2502,27 @@ static int lower_kw(struct forge_schema *s, struct fi *f, int start, int o, int 
     return o + 1;
 }
 
+/* For FI_UNIQUE on node <n>: the name table of the "enum" of at most 64 strings of its "items"
+ * subschema (through $ref-only nodes), or NULL. An item among those strings is known by its
+ * index in the table: equal strings have the same one (see unique_in_table). */
+static const struct ntab *unique_table(const struct node *n)
+{
+    for (int i = 0; i < n->nkws; i++) {
+        const struct kw *w = &n->kws[i];
+        if (w->op != OP_ITEMS || !w->sub)
+            continue;
+        const struct node *b = deref(w->sub);
+        if (!b || b->is_bool)
+            return NULL;
+        for (int k = 0; k < b->nkws; k++) {
+            const struct kw *e = &b->kws[k];
+            if (e->op == OP_ENUM && e->all_strings && e->tab.pads && e->tab.n <= 64)
+                return &e->tab;
+        }
+    }
+    return NULL;
+}
+
 /* Builds the flat form of every node the verdict walk enters (see struct fi). Returns 0 or
  * FORGE_ENOMEM. */
 static int lower_all(struct forge_schema *s)
@@ -2528,6 +2550,9 @@ static int lower_all(struct forge_schema *s)
             n->fk[k] = n->fprog + start;
         }
         n->pnode = !n->leaf && !n->refonly && n->fk[K_OBJECT]->op == FI_PROPS && n->fk[K_OBJECT]->last;
+        for (struct fi *f = &n->fprog[n->fk[K_ARRAY] - n->fprog]; f->op != FI_END; f++)
+            if (f->op == FI_UNIQUE)
+                f->p = unique_table(n);
     }
     return 0;
 }
@@ -3810,6 +3835,23 @@ static __attribute__((noinline)) bool items_unique(const cJSON *a)
     return unique_items(a, &i, &j);
 }
 
+/* uniqueItems on the array <a> with the name table <t> (of at most 64 strings, unique_table):
+ * each item is its string's index in <t>, and a set of 64 bits finds an index twice; an item
+ * that is not one of those strings leaves the array to items_unique. */
+static __attribute__((noinline)) bool unique_in_table(const struct ntab *t, const cJSON *a)
+{
+    uint64_t seen = 0;
+    for (const cJSON *x = a->child; x; x = x->next) {
+        int j = cJSON_IsString(x) ? ntab_find(t, x->valuestring) : -1;
+        if (j < 0)
+            return items_unique(a);
+        if (seen >> j & 1)
+            return false;
+        seen |= (uint64_t)1 << j;
+    }
+    return true;
+}
+
 /* True when the object <inst> has every name of "required" <w> (false: evaluate it fully,
  * which also reports the missing names). */
 static inline bool has_member(const cJSON *o, const char *name)
@@ -5076,7 +5118,7 @@ static inline __attribute__((always_inline)) int fpure(const struct fi *ip, cons
         return cnt >= ip->lo && cnt <= ip->hi;
     }
     case FI_UNIQUE:
-        return items_unique(x);
+        return ip->p ? unique_in_table(ip->p, x) : items_unique(x);
     case FI_DEPREQ:
         return dep_required_ok(ip->w, x);
     case FI_KW:

@@ -534,6 +534,77 @@ static void rand_value(struct forge_buf *b, unsigned *seed, int depth)
     forge_buf_adds(b, "}");
 }
 
+/* uniqueItems beside "items" with an enum of strings (up to 64): the verdict walk tells the
+ * items apart by their indexes in the enum's name table, and an item outside it (another
+ * string, a number, an object) leaves the array to the comparison of every pair. */
+TEST(unique_items_by_enum_table)
+{
+    static const struct {
+        const char *schema, *inst;
+        int verdict;
+    } cases[] = {
+        {"{\"items\": {\"enum\": [\"mo\", \"tu\", \"th\"]}, \"uniqueItems\": true}", "[\"mo\", \"tu\", \"th\"]", 1},
+        {"{\"items\": {\"enum\": [\"mo\", \"tu\", \"th\"]}, \"uniqueItems\": true}", "[\"mo\", \"th\", \"mo\"]", 0},
+        {"{\"items\": {\"enum\": [\"mo\", \"tu\", \"th\"]}, \"uniqueItems\": true}", "[\"th\", \"th\"]", 0},
+        {"{\"items\": {\"enum\": [\"mo\", \"tu\", \"th\"]}, \"uniqueItems\": true}", "[]", 1},
+        /* outside the enum: "items" fails; in all-errors mode uniqueItems is checked too */
+        {"{\"items\": {\"enum\": [\"mo\", \"tu\", \"th\"]}, \"uniqueItems\": true}", "[\"mo\", \"x\", \"x\"]", 0},
+        {"{\"uniqueItems\": true, \"items\": {\"enum\": [\"mo\", \"tu\", \"th\"]}}", "[\"mo\", \"x\", \"y\"]", 0},
+        {"{\"uniqueItems\": true, \"items\": {\"enum\": [\"mo\", \"tu\", \"th\"]}}", "[\"mo\", 1, 1]", 0},
+        /* only the items after prefixItems take the enum: the others are compared pair by pair */
+        {"{\"prefixItems\": [true, true], \"items\": {\"enum\": [\"a\", \"b\"]}, \"uniqueItems\": true}",
+         "[{\"k\": 1}, \"a\", \"b\"]", 1},
+        {"{\"prefixItems\": [true, true], \"items\": {\"enum\": [\"a\", \"b\"]}, \"uniqueItems\": true}",
+         "[{\"k\": 1}, {\"k\": 1}, \"b\"]", 0},
+        {"{\"prefixItems\": [true, true], \"items\": {\"enum\": [\"a\", \"b\"]}, \"uniqueItems\": true}",
+         "[\"b\", \"a\", \"b\"]", 0},
+        /* through a $ref, an enum with a repeated string, names alike in their first bytes */
+        {"{\"$defs\": {\"d\": {\"enum\": [\"abc\", \"abd\", \"abc\", \"\"]}}, \"items\": {\"$ref\": \"#/$defs/d\"},"
+         " \"uniqueItems\": true}", "[\"abd\", \"abc\", \"\"]", 1},
+        {"{\"$defs\": {\"d\": {\"enum\": [\"abc\", \"abd\", \"abc\", \"\"]}}, \"items\": {\"$ref\": \"#/$defs/d\"},"
+         " \"uniqueItems\": true}", "[\"abc\", \"abd\", \"abc\"]", 0},
+        {"{\"$defs\": {\"d\": {\"enum\": [\"abc\", \"abd\", \"abc\", \"\"]}}, \"items\": {\"$ref\": \"#/$defs/d\"},"
+         " \"uniqueItems\": true}", "[\"\", \"abd\", \"\"]", 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        for (int all = 0; all < 2; all++) {
+            struct forge_err err;
+            struct forge_schema_opts o = {0};
+            o.all_errors = all;
+            struct forge_schema *s = compile(cases[k].schema, &o, &err);
+            CHECK(s != NULL);
+            if (!s)
+                continue;
+            cJSON *i = J(cases[k].inst);
+            int quick = forge_schema_check(s, i, NULL);
+            if (quick != cases[k].verdict)
+                fprintf(stderr, "case %zu (all %d): verdict walk %d, expected %d\n", k, all, quick,
+                        cases[k].verdict);
+            CHECK_INT(quick, cases[k].verdict);
+            CHECK_INT(forge_schema_validate(s, i, NULL), cases[k].verdict);
+            cJSON_Delete(i);
+            forge_schema_free(s);
+        }
+    }
+    /* 64 strings, the most a set of bits holds: the last and the first told apart */
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    forge_buf_adds(&b, "{\"items\": {\"enum\": [");
+    for (int k = 0; k < 64; k++)
+        forge_buf_addf(&b, "%s\"s%d\"", k ? ", " : "", k);
+    forge_buf_adds(&b, "]}, \"uniqueItems\": true}");
+    struct forge_err err;
+    struct forge_schema *s = compile(b.data, NULL, &err);
+    forge_buf_free(&b);
+    CHECK(s != NULL);
+    cJSON *i = J("[\"s63\", \"s0\", \"s31\", \"s32\"]"), *d = J("[\"s63\", \"s0\", \"s63\"]");
+    CHECK_INT(forge_schema_check(s, i, NULL), 1);
+    CHECK_INT(forge_schema_check(s, d, NULL), 0);
+    cJSON_Delete(i);
+    cJSON_Delete(d);
+    forge_schema_free(s);
+}
+
 TEST(unique_items_by_hash)
 {
     /* arrays past 32 items are checked through hashes of their items: the verdict and the pair
@@ -2054,6 +2125,7 @@ int main(void)
     RUN(out_of_memory_is_clean);
     RUN(measured_compile_stops_at_its_ceiling);
     RUN(errors_arena);
+    RUN(unique_items_by_enum_table);
     RUN(unique_items_by_hash);
     RUN(pattern_limit_matched_once);
     RUN(many_required_names);
