@@ -4245,29 +4245,65 @@ static inline __attribute__((always_inline)) int vkw_range(struct vctx *c, const
 }
 
 /* vnode for a child value: a leaf that passes returns without a call. */
-#define VCHILD(c, sub, x, il, kl, ann)                                                   \
-    ((sub)->leaf ? (leaf_pass_rec((sub), (x)) ? 1 : leaf_failed((c), (sub), (x), (il), (kl))) \
-                 : vnode((c), (sub), (x), (il), (kl), (ann)))
+#define VCHILD(c, sub, x, il, kl, ann) \
+    ((sub)->leaf ? vleaf((c), (sub), (x), (il), (kl)) : vnode((c), (sub), (x), (il), (kl), (ann)))
 
-/* A leaf whose quick test (leaf_pass_rec, or its flat list) failed: invalid, explained by the full evaluation when errors are
- * wanted (a leaf collects no annotations). */
-static int leaf_failed(struct vctx *c, const struct node *n, const cJSON *inst,
-                       const struct iloc *il, const struct kloc *kl)
+/* A leaf whose quick test (leaf_pass_rec, or its flat list) failed: invalid, explained by the
+ * full evaluation when errors are wanted (a leaf collects no annotations). <from>: the keyword
+ * of its list to start at (those before it passed), or NULL. */
+static int leaf_failed_from(struct vctx *c, const struct node *n, const cJSON *inst,
+                            const struct iloc *il, const struct kloc *kl, const struct kw *from)
 {
     if (n->lexact && (c->quiet || !c->out))
         return 0;
     /* the keywords in turn, as vnode_body would (a leaf has no subschemas: no nesting, no
      * scope, no annotations, no step), each evaluated once: a leaf's are value keywords, but
      * for "required" */
-    int kind = kind_of(inst), ok = 1;
+    int kind = kind_of(inst), ok = 1, i = 0, nk = n->nkinds[kind];
     const struct kw *const *ks = n->kinds[kind];
-    for (int i = 0, nk = n->nkinds[kind]; i < nk; i++) {
+    if (from) {
+        while (i < nk && ks[i] != from)
+            i++;
+        if (i == nk) /* (not in the list: cannot happen) all of them */
+            i = 0;
+    }
+    for (; i < nk; i++) {
         int r = vkw_value(c, n, ks[i], inst, il, kl);
         if (r == VKW_OTHER)
             r = vkw(c, n, ks[i], inst, il, kl, NULL);
         TALLY(c, r, ok);
     }
     return ok;
+}
+
+static int leaf_failed(struct vctx *c, const struct node *n, const cJSON *inst,
+                       const struct iloc *il, const struct kloc *kl)
+{
+    return leaf_failed_from(c, n, inst, il, kl, NULL);
+}
+
+static inline __attribute__((always_inline)) int fpure(const struct fi *ip, const cJSON *x);
+static int leaf_failed_at(struct vctx *c, const struct node *n, const cJSON *x, const struct iloc *il,
+                          const struct kloc *kl, const struct fi *ip);
+
+/* The recording walk's leaf <n> on <x>: its flat list, as fleaf runs it (leaf_pass_rec without
+ * one, in a schema with dynamic references); where an instruction fails, the keywords from its
+ * own on (in first-error mode, that instruction's keyword's error alone, leaf_failed_at). */
+static inline __attribute__((always_inline)) int vleaf(struct vctx *c, const struct node *n,
+                                                       const cJSON *x, const struct iloc *il,
+                                                       const struct kloc *kl)
+{
+    if (!n->fprog)
+        return leaf_pass_rec(n, x) ? 1 : leaf_failed(c, n, x, il, kl);
+    const struct fi *ip = n->fk[kind_of(x)];
+    int v;
+    while ((v = fpure(ip, x)) == 1 && !ip->last)
+        ip++;
+    if (v == 1)
+        return 1;
+    if (v < 0) /* a pattern's match limit: as the keywords meet it */
+        return leaf_failed(c, n, x, il, kl);
+    return c->all ? leaf_failed_from(c, n, x, il, kl, ip->w) : leaf_failed_at(c, n, x, il, kl, ip);
 }
 
 /* "properties" with its fused siblings "required" and "additionalProperties": one pass over the
@@ -4286,14 +4322,28 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
         if (j >= 0) {
             seen |= w->reqbits[j];
             const struct node *sub = w->subs[j];
-            if (sub->leaf && leaf_pass_rec(sub, x)) { /* no locations needed */
+            const struct fi *ip = NULL;
+            int v = 0;
+            if (sub->leaf && sub->fprog) { /* vleaf's test, before the locations are made */
+                for (ip = sub->fk[kind_of(x)]; (v = fpure(ip, x)) == 1 && !ip->last; ip++)
+                    ;
+                if (v == 1) {
+                    ann_set(ann, i);
+                    continue;
+                }
+            } else if (sub->leaf && leaf_pass_rec(sub, x)) {
                 ann_set(ann, i);
                 continue;
             }
             /* key is names[j]: its length is known */
             struct iloc i1 = {il, key, w->seglens[j]};
             struct kloc k2 = {&k1, w->names[j], w->seglens[j]};
-            r = sub->leaf ? leaf_failed(c, sub, x, &i1, &k2) : vnode(c, sub, x, &i1, &k2, NULL);
+            if (!sub->leaf)
+                r = vnode(c, sub, x, &i1, &k2, NULL);
+            else if (!ip || v < 0)
+                r = leaf_failed(c, sub, x, &i1, &k2);
+            else /* (as vleaf) */
+                r = c->all ? leaf_failed_from(c, sub, x, &i1, &k2, ip->w) : leaf_failed_at(c, sub, x, &i1, &k2, ip);
         } else if (a) {
             struct iloc i1 = {il, key, 0};
             if (a->sub->is_bool && !a->sub->bval) {
@@ -4742,8 +4792,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
 static int vnode(struct vctx *c, const struct node *n, const cJSON *inst, const struct iloc *il,
                  const struct kloc *kl, struct ann *ann)
 {
-    if (n->leaf) /* certainly invalid, and no error to explain, or explained in full */
-        return leaf_pass_rec(n, inst) ? 1 : leaf_failed(c, n, inst, il, kl);
+    if (n->leaf)
+        return vleaf(c, n, inst, il, kl);
     return vnode_body(c, n, inst, il, kl, ann);
 }
 
@@ -4851,7 +4901,7 @@ enum {
     T_ALLOF, /* allOf w: subschema j failed */
     T_THEN,  /* if w: then (j = 1) or else (j = 0) failed */
     T_ANY,   /* origin: anyOf or oneOf w failed (oneOf: j, j2 the first two that matched) */
-    T_LEAF,  /* origin: the leaf n on x failed */
+    T_LEAF,  /* origin: the leaf n on x failed (at the instruction ip, when its verdict was 0) */
     T_BODY,  /* origin: node n on x failed in vnode_body (boolean, or collects annotations) */
 };
 #define TRAIL_IL 64
@@ -4862,6 +4912,7 @@ struct trail {
     const struct node *n;
     const struct kw *w;
     const cJSON *x;
+    const struct fi *ip;
     /* the links, and where the next one up is to be linked */
     const struct iloc *il0, **iup;
     const struct kloc *kl0, **kup;
@@ -5006,7 +5057,7 @@ static __attribute__((noinline, cold)) void tr_node(struct vctx *c, const struct
     } while (0)
 
 static int fnode(struct vctx *c, const struct node *n, const cJSON *inst);
-static int fleaf_failed(struct vctx *c, const struct node *n, const cJSON *x);
+static int fleaf_failed(struct vctx *c, const struct node *n, const cJSON *x, const struct fi *ip);
 
 /* The number of items of the array <a>. */
 static inline long item_count(const cJSON *a)
@@ -5180,7 +5231,7 @@ static inline __attribute__((always_inline)) int fleaf(struct vctx *c, const str
 {
     for (const struct fi *ip = n->fk[kind_of(x)];; ip++) {
         if (fpure(ip, x) != 1)
-            return fleaf_failed(c, n, x);
+            return fleaf_failed(c, n, x, ip);
         if (ip->last)
             return 1;
     }
@@ -5188,14 +5239,18 @@ static inline __attribute__((always_inline)) int fleaf(struct vctx *c, const str
 
 /* A leaf whose flat list did not pass: invalid when that list is exact, else the keywords
  * decide in full (leaf_failed). */
-static __attribute__((noinline)) int fleaf_failed(struct vctx *c, const struct node *n, const cJSON *x)
+static __attribute__((noinline)) int fleaf_failed(struct vctx *c, const struct node *n, const cJSON *x,
+                                                  const struct fi *ip)
 {
     /* (leaf_failed's own first test, without the call) */
-    int r = n->lexact && (c->quiet || !c->out) ? 0 : leaf_failed(c, n, x, NULL, NULL);
+    int r = n->lexact && (c->quiet || !c->out) ? 0 : leaf_failed_from(c, n, x, NULL, NULL, ip->w);
     struct trail *tr = c->tr;
     if (!r && tr && !c->quiet) { /* the origin (as tr_origin, inline) */
         tr->over |= tr->t != T_NONE;
         tr->t = T_LEAF, tr->n = n, tr->x = x;
+        /* the instruction that failed (its verdict 0), unless it may have met a pattern's
+         * match limit: a pattern left to PCRE2 makes its leaf not lexact */
+        tr->ip = ip->op == FI_PAT && !n->lexact ? NULL : ip;
         tr->ni = tr->nk = 0;
         tr->iup = &tr->il0;
         tr->kup = &tr->kl0;
@@ -5541,6 +5596,38 @@ static __attribute__((noinline)) int vnode_from(struct vctx *c, const struct nod
     return 1;
 }
 
+/* The error of the leaf <n> on <x> whose flat list failed at the instruction <ip> (fpure said 0;
+ * the instructions before it passed): leaf_failed's, without evaluating again the keywords
+ * before it, or the one keyword an instruction of these kinds stands for (vkw_value's record
+ * for it, which would find it failing as fpure did). */
+static int leaf_failed_at(struct vctx *c, const struct node *n, const cJSON *x, const struct iloc *il,
+                          const struct kloc *kl, const struct fi *ip)
+{
+    const struct kw *w = ip->w;
+    switch (ip->op) {
+    case FI_TYPE: /* the type, or an enum or const that only fails on this kind */
+        if (w->op == OP_TYPE)
+            return FAIL(c, n, il, kl, w, NULL, &M_TYPE, EA_U(w->num), EA_S(type_name(x)));
+        if (w->op == OP_ENUM)
+            return FAIL(c, n, il, kl, w, NULL, &M_ENUM, EA_S(w->text));
+        if (w->op == OP_CONST)
+            return FAIL(c, n, il, kl, w, NULL, &M_CONST, EA_S(w->text));
+        break;
+    case FI_ENUMS:
+    case FI_ENUMD:
+        return FAIL(c, n, il, kl, w, NULL, &M_ENUM, EA_S(w->text));
+    case FI_CONSTS:
+        return FAIL(c, n, il, kl, w, NULL, &M_CONST, EA_S(w->text));
+    case FI_PAT:
+        return FAIL(c, n, il, kl, w, NULL, &M_PATTERN, EA_S(w->text));
+    case FI_REQ1:
+        return FAIL(c, n, il, kl, w, NULL, &M_MISSING, EA_S(w->json->child->valuestring));
+    default:
+        break;
+    }
+    return leaf_failed_from(c, n, x, il, kl, w);
+}
+
 /* Records the error the recording walk records first, from the trail <tr> of a verdict walk
  * that failed. Returns 0, negative (out of memory), or 1 when the trail cannot be followed. */
 static __attribute__((noinline)) int replay(struct vctx *c, struct trail *tr)
@@ -5580,7 +5667,7 @@ static __attribute__((noinline)) int replay(struct vctx *c, struct trail *tr)
             return FAIL(c, n, il, kl, w, NULL, &M_ONEOF_NONE, EA_I(w->n));
         return FAIL(c, n, il, kl, w, NULL, &M_ONEOF_MANY, EA_I(tr->j), EA_I(tr->j2));
     case T_LEAF:
-        return leaf_failed(c, n, tr->x, il, kl);
+        return tr->ip ? leaf_failed_at(c, n, tr->x, il, kl, tr->ip) : leaf_failed(c, n, tr->x, il, kl);
     case T_BODY:
         return vnode_body(c, n, tr->x, il, kl, NULL);
     default:

@@ -116,6 +116,31 @@ TEST(all_errors_and_messages)
            "[{\"instanceLocation\":\"/b\",\"keywordLocation\":\"/properties/b/maxLength\",\"error\":\"string has 3 characters, more than the maximum 2\"}]");
     forge_schema_free(s);
 
+    /* a member's leaf with more than one failing keyword (the member loop of properties fused
+     * with required): each of them, from the one its flat list failed at (an enum, which in
+     * first-error mode is recorded without evaluating it again) on */
+    s = compile("{\"properties\": {\"e\": {\"enum\": [\"aa\", \"bb\"], \"maxLength\": 1, \"pattern\": \"^a\"}},"
+                " \"required\": [\"e\"]}", &o, &err);
+    EXPECT(s, "{\"e\": \"cc\"}",
+           "[{\"instanceLocation\":\"/e\",\"keywordLocation\":\"/properties/e/enum\",\"error\":\"value must be one of [\\\"aa\\\",\\\"bb\\\"]\"},"
+           "{\"instanceLocation\":\"/e\",\"keywordLocation\":\"/properties/e/maxLength\",\"error\":\"string has 2 characters, more than the maximum 1\"},"
+           "{\"instanceLocation\":\"/e\",\"keywordLocation\":\"/properties/e/pattern\",\"error\":\"string does not match the pattern ^a\"}]");
+    EXPECT(s, "{\"e\": \"bb\"}",
+           "[{\"instanceLocation\":\"/e\",\"keywordLocation\":\"/properties/e/maxLength\",\"error\":\"string has 2 characters, more than the maximum 1\"},"
+           "{\"instanceLocation\":\"/e\",\"keywordLocation\":\"/properties/e/pattern\",\"error\":\"string does not match the pattern ^a\"}]");
+    forge_schema_free(s);
+    /* the same as an item (the items loop) and as the root */
+    s = compile("{\"items\": {\"enum\": [\"a\", \"bb\"], \"maxLength\": 1}}", &o, &err);
+    EXPECT(s, "[\"a\", \"cc\"]",
+           "[{\"instanceLocation\":\"/1\",\"keywordLocation\":\"/items/enum\",\"error\":\"value must be one of [\\\"a\\\",\\\"bb\\\"]\"},"
+           "{\"instanceLocation\":\"/1\",\"keywordLocation\":\"/items/maxLength\",\"error\":\"string has 2 characters, more than the maximum 1\"}]");
+    forge_schema_free(s);
+    s = compile("{\"enum\": [\"aa\", \"bb\"], \"maxLength\": 1}", &o, &err);
+    EXPECT(s, "\"cc\"",
+           "[{\"instanceLocation\":\"\",\"keywordLocation\":\"/enum\",\"error\":\"value must be one of [\\\"aa\\\",\\\"bb\\\"]\"},"
+           "{\"instanceLocation\":\"\",\"keywordLocation\":\"/maxLength\",\"error\":\"string has 2 characters, more than the maximum 1\"}]");
+    forge_schema_free(s);
+
     /* first-error mode stops at the first failing keyword */
     s = compile("{\"required\": [\"a\", \"b\"], \"minProperties\": 3}", NULL, &err);
     EXPECT(s, "{}", "[{\"instanceLocation\":\"\",\"keywordLocation\":\"/required\",\"error\":\"missing required property 'a'\"}]");
@@ -1728,6 +1753,29 @@ TEST(trail_gives_the_recording_walks_error)
         /* a node that collects annotations (the recording walk's own part) */
         {"{\"properties\": {\"u\": {\"properties\": {\"a\": true}, \"unevaluatedProperties\": false}}}",
          "{\"u\": {\"a\": 1, \"b\": 2}}", "/u | /properties/u/unevaluatedProperties | property 'b' is not allowed"},
+        /* a leaf's failing instruction gives its keyword's error (leaf_failed_at): a type, an enum of
+         * strings (and on a number), of numbers, a string const (and on a number), a pattern (a DFA's,
+         * PCRE2's), one required name */
+        {"{\"properties\": {\"u\": {\"enum\": [\"celsius\", \"kelvin\"]}}}",
+         "{\"u\": \"x\"}", "/u | /properties/u/enum | value must be one of [\"celsius\",\"kelvin\"]"},
+        {"{\"properties\": {\"u\": {\"enum\": [\"celsius\", \"kelvin\"]}}}",
+         "{\"u\": 3}", "/u | /properties/u/enum | value must be one of [\"celsius\",\"kelvin\"]"},
+        {"{\"properties\": {\"d\": {\"type\": \"integer\", \"enum\": [15, 30]}}}",
+         "{\"d\": 20}", "/d | /properties/d/enum | value must be one of [15,30]"},
+        {"{\"properties\": {\"d\": {\"type\": \"integer\", \"enum\": [15, 30]}}}",
+         "{\"d\": 15.5}", "/d | /properties/d/type | expected integer, got number"},
+        {"{\"properties\": {\"c\": {\"const\": \"weekly\"}}}",
+         "{\"c\": \"daily\"}", "/c | /properties/c/const | value must be \"weekly\""},
+        {"{\"properties\": {\"c\": {\"const\": \"weekly\"}}}",
+         "{\"c\": 1}", "/c | /properties/c/const | value must be \"weekly\""},
+        {"{\"properties\": {\"s\": {\"type\": \"string\", \"pattern\": \"^\\\\d+$\"}}}",
+         "{\"s\": \"x1\"}", "/s | /properties/s/pattern | string does not match the pattern ^\\d+$"},
+        {"{\"properties\": {\"s\": {\"type\": \"string\", \"pattern\": \"^\\\\d+$\"}}}",
+         "{\"s\": 5}", "/s | /properties/s/type | expected string, got integer"},
+        {"{\"properties\": {\"s\": {\"minLength\": 2, \"pattern\": \"^(a)\\\\1$\"}}}",
+         "{\"s\": \"ab\"}", "/s | /properties/s/pattern | string does not match the pattern ^(a)\\1$"},
+        {"{\"properties\": {\"o\": {\"type\": \"object\", \"required\": [\"k\"]}}}",
+         "{\"o\": {\"j\": 1}}", "/o | /properties/o/required | missing required property 'k'"},
         /* the root itself: a leaf, false */
         {"{\"type\": \"string\"}", "1", " | /type | expected string, got integer"},
         {"false", "1", " |  | no value is allowed here (schema false)"},
