@@ -4286,9 +4286,20 @@ static inline __attribute__((always_inline)) int fpure(const struct fi *ip, cons
 static int leaf_failed_at(struct vctx *c, const struct node *n, const cJSON *x, const struct iloc *il,
                           const struct kloc *kl, const struct fi *ip);
 
+/* The recording walk's leaf <n> that failed on <x>: at the instruction <ip> of its flat list,
+ * whose verdict was <v> (0, or negative: a pattern's match limit, met again as the keywords meet
+ * it), or without a flat list (ip NULL). From the failing instruction's keyword on; in
+ * first-error mode, that keyword's error alone (leaf_failed_at). */
+static int vleaf_failed(struct vctx *c, const struct node *n, const cJSON *x, const struct iloc *il,
+                        const struct kloc *kl, const struct fi *ip, int v)
+{
+    if (!ip || v < 0)
+        return leaf_failed(c, n, x, il, kl);
+    return c->all ? leaf_failed_from(c, n, x, il, kl, ip->w) : leaf_failed_at(c, n, x, il, kl, ip);
+}
+
 /* The recording walk's leaf <n> on <x>: its flat list, as fleaf runs it (leaf_pass_rec without
- * one, in a schema with dynamic references); where an instruction fails, the keywords from its
- * own on (in first-error mode, that instruction's keyword's error alone, leaf_failed_at). */
+ * one, in a schema with dynamic references), then vleaf_failed. */
 static inline __attribute__((always_inline)) int vleaf(struct vctx *c, const struct node *n,
                                                        const cJSON *x, const struct iloc *il,
                                                        const struct kloc *kl)
@@ -4299,11 +4310,7 @@ static inline __attribute__((always_inline)) int vleaf(struct vctx *c, const str
     int v;
     while ((v = fpure(ip, x)) == 1 && !ip->last)
         ip++;
-    if (v == 1)
-        return 1;
-    if (v < 0) /* a pattern's match limit: as the keywords meet it */
-        return leaf_failed(c, n, x, il, kl);
-    return c->all ? leaf_failed_from(c, n, x, il, kl, ip->w) : leaf_failed_at(c, n, x, il, kl, ip);
+    return v == 1 ? 1 : vleaf_failed(c, n, x, il, kl, ip, v);
 }
 
 /* "properties" with its fused siblings "required" and "additionalProperties": one pass over the
@@ -4338,12 +4345,7 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
             /* key is names[j]: its length is known */
             struct iloc i1 = {il, key, w->seglens[j]};
             struct kloc k2 = {&k1, w->names[j], w->seglens[j]};
-            if (!sub->leaf)
-                r = vnode(c, sub, x, &i1, &k2, NULL);
-            else if (!ip || v < 0)
-                r = leaf_failed(c, sub, x, &i1, &k2);
-            else /* (as vleaf) */
-                r = c->all ? leaf_failed_from(c, sub, x, &i1, &k2, ip->w) : leaf_failed_at(c, sub, x, &i1, &k2, ip);
+            r = sub->leaf ? vleaf_failed(c, sub, x, &i1, &k2, ip, v) : vnode(c, sub, x, &i1, &k2, NULL);
         } else if (a) {
             struct iloc i1 = {il, key, 0};
             if (a->sub->is_bool && !a->sub->bval) {
