@@ -2353,11 +2353,32 @@ static int build_kinds(struct forge_schema *s)
 
 /* ---------- the verdict walk's flat form ---------- */
 
+/* For FI_UNIQUE on node <n>: the name table of the "enum" of at most 64 strings of its "items"
+ * subschema (through $ref-only nodes), or NULL. An item among those strings is known by its
+ * index in the table: equal strings have the same one (see unique_in_table). */
+static const struct ntab *unique_table(const struct node *n)
+{
+    for (int i = 0; i < n->nkws; i++) {
+        const struct kw *w = &n->kws[i];
+        if (w->op != OP_ITEMS || !w->sub)
+            continue;
+        const struct node *b = deref(w->sub);
+        if (!b || b->is_bool)
+            return NULL;
+        for (int k = 0; k < b->nkws; k++) {
+            const struct kw *e = &b->kws[k];
+            if (e->op == OP_ENUM && e->all_strings && e->tab.pads && e->tab.n <= 64)
+                return &e->tab;
+        }
+    }
+    return NULL;
+}
+
 /* Appends to <f> (at <o>, the list of kind <k> of node <n> starting at <start>) the
  * instruction for keyword <w>: bounds next to bounds of their kind join them, a keyword that
  * can only fail on this kind becomes FI_TYPE 0. Returns the new end, or -1 (no memory). */
-static int lower_kw(struct forge_schema *s, struct fi *f, int start, int o, int k,
-                    const struct kw *w)
+static int lower_kw(struct forge_schema *s, const struct node *n, struct fi *f, int start, int o,
+                    int k, const struct kw *w)
 {
     struct fi *prev = o > start ? &f[o - 1] : NULL;
     struct fi *x = &f[o];
@@ -2411,6 +2432,7 @@ static int lower_kw(struct forge_schema *s, struct fi *f, int start, int o, int 
     }
     case OP_UNIQUE:
         x->op = FI_UNIQUE;
+        x->p = unique_table(n);
         break;
     case OP_DEPREQ:
         x->op = FI_DEPREQ;
@@ -2502,27 +2524,6 @@ static int lower_kw(struct forge_schema *s, struct fi *f, int start, int o, int 
     return o + 1;
 }
 
-/* For FI_UNIQUE on node <n>: the name table of the "enum" of at most 64 strings of its "items"
- * subschema (through $ref-only nodes), or NULL. An item among those strings is known by its
- * index in the table: equal strings have the same one (see unique_in_table). */
-static const struct ntab *unique_table(const struct node *n)
-{
-    for (int i = 0; i < n->nkws; i++) {
-        const struct kw *w = &n->kws[i];
-        if (w->op != OP_ITEMS || !w->sub)
-            continue;
-        const struct node *b = deref(w->sub);
-        if (!b || b->is_bool)
-            return NULL;
-        for (int k = 0; k < b->nkws; k++) {
-            const struct kw *e = &b->kws[k];
-            if (e->op == OP_ENUM && e->all_strings && e->tab.pads && e->tab.n <= 64)
-                return &e->tab;
-        }
-    }
-    return NULL;
-}
-
 /* Builds the flat form of every node the verdict walk enters (see struct fi). Returns 0 or
  * FORGE_ENOMEM. */
 static int lower_all(struct forge_schema *s)
@@ -2542,7 +2543,7 @@ static int lower_all(struct forge_schema *s)
         for (int k = 0; k < 6; k++) {
             int start = o;
             for (int j = 0; j < n->nkinds[k]; j++)
-                if ((o = lower_kw(s, n->fprog, start, o, k, n->kinds[k][j])) < 0)
+                if ((o = lower_kw(s, n, n->fprog, start, o, k, n->kinds[k][j])) < 0)
                     return FORGE_ENOMEM;
             if (o > start)
                 n->fprog[o - 1].last = true;
@@ -2550,9 +2551,6 @@ static int lower_all(struct forge_schema *s)
             n->fk[k] = n->fprog + start;
         }
         n->pnode = !n->leaf && !n->refonly && n->fk[K_OBJECT]->op == FI_PROPS && n->fk[K_OBJECT]->last;
-        for (struct fi *f = &n->fprog[n->fk[K_ARRAY] - n->fprog]; f->op != FI_END; f++)
-            if (f->op == FI_UNIQUE)
-                f->p = unique_table(n);
     }
     return 0;
 }
@@ -4118,6 +4116,28 @@ static inline __attribute__((always_inline)) bool leaf_pass_rec(const struct nod
 
 static int pattern_failed(struct vctx *c, int r);
 
+/* The error keyword <w> records when it fails on <inst>, for the keywords whose failure is one
+ * record that needs nothing measured: "type", "enum", "const", "pattern", and a "required" of one
+ * name (vkw_value's records, and leaf_failed_at's, which knows the keyword failed). */
+static inline __attribute__((always_inline)) int kw_failed(struct vctx *c, const struct node *n,
+                                                           const struct kw *w, const cJSON *inst,
+                                                           const struct iloc *il,
+                                                           const struct kloc *kl)
+{
+    switch (w->op) {
+    case OP_TYPE:
+        return FAIL(c, n, il, kl, w, NULL, &M_TYPE, EA_U(w->num), EA_S(type_name(inst)));
+    case OP_ENUM:
+        return FAIL(c, n, il, kl, w, NULL, &M_ENUM, EA_S(w->text));
+    case OP_CONST:
+        return FAIL(c, n, il, kl, w, NULL, &M_CONST, EA_S(w->text));
+    case OP_PATTERN:
+        return FAIL(c, n, il, kl, w, NULL, &M_PATTERN, EA_S(w->text));
+    default: /* OP_REQUIRED of one name */
+        return FAIL(c, n, il, kl, w, NULL, &M_MISSING, EA_S(w->json->child->valuestring));
+    }
+}
+
 /* vkw for the keywords about the value itself (a leaf's: "type", "enum", "const", the bounds,
  * "pattern", "format", the counts of items and properties; not "required"): 1 passes, 0 failed
  * (its error recorded), negative; VKW_OTHER for any other keyword. Inlined whole into vkw and
@@ -4131,9 +4151,7 @@ static inline __attribute__((always_inline)) int vkw_value(struct vctx *c, const
     int r;
     switch (w->op) {
     case OP_TYPE:
-        if (type_ok((unsigned)w->num, inst))
-            return 1;
-        return FAIL(c, n, il, kl, w, NULL, &M_TYPE, EA_U(w->num), EA_S(type_name(inst)));
+        return type_ok((unsigned)w->num, inst) ? 1 : kw_failed(c, n, w, inst, il, kl);
     case OP_ENUM:
         if (w->all_strings) {
             if (cJSON_IsString(inst) && enum_has(w, inst->valuestring))
@@ -4143,11 +4161,9 @@ static inline __attribute__((always_inline)) int vkw_value(struct vctx *c, const
                 if (json_eq(x, inst))
                     return 1;
         }
-        return FAIL(c, n, il, kl, w, NULL, &M_ENUM, EA_S(w->text));
+        return kw_failed(c, n, w, inst, il, kl);
     case OP_CONST:
-        if (json_eq(w->json, inst))
-            return 1;
-        return FAIL(c, n, il, kl, w, NULL, &M_CONST, EA_S(w->text));
+        return json_eq(w->json, inst) ? 1 : kw_failed(c, n, w, inst, il, kl);
     default:
         break;
     }
@@ -4188,8 +4204,7 @@ static inline __attribute__((always_inline)) int vkw_value(struct vctx *c, const
             r = forge_ecmare_test(w->re, sv, strlen(sv));
             if (r < 0)
                 return pattern_failed(c, r);
-            if (r) return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_PATTERN, EA_S(w->text));
+            return r ? 1 : kw_failed(c, n, w, inst, il, kl);
         case OP_FORMAT:
             if (forge_format_check(w->fmt, sv, strlen(sv))) return 1;
             return FAIL(c, n, il, kl, w, NULL, &M_FORMAT, EA_S(w->text));
@@ -4286,6 +4301,19 @@ static inline __attribute__((always_inline)) int fpure(const struct fi *ip, cons
 static int leaf_failed_at(struct vctx *c, const struct node *n, const cJSON *x, const struct iloc *il,
                           const struct kloc *kl, const struct fi *ip);
 
+/* The first instruction of the flat list of leaf <n> for <x>'s kind that does not pass (*<v>
+ * its verdict: 0, or negative for a pattern's match limit), or NULL when all pass. */
+static inline __attribute__((always_inline)) const struct fi *leaf_fails_at(const struct node *n,
+                                                                            const cJSON *x, int *v)
+{
+    for (const struct fi *ip = n->fk[kind_of(x)];; ip++) {
+        if ((*v = fpure(ip, x)) != 1)
+            return ip;
+        if (ip->last)
+            return NULL;
+    }
+}
+
 /* The recording walk's leaf <n> that failed on <x>: at the instruction <ip> of its flat list,
  * whose verdict was <v> (0, or negative: a pattern's match limit, met again as the keywords meet
  * it), or without a flat list (ip NULL). From the failing instruction's keyword on; in
@@ -4306,11 +4334,9 @@ static inline __attribute__((always_inline)) int vleaf(struct vctx *c, const str
 {
     if (!n->fprog)
         return leaf_pass_rec(n, x) ? 1 : leaf_failed(c, n, x, il, kl);
-    const struct fi *ip = n->fk[kind_of(x)];
     int v;
-    while ((v = fpure(ip, x)) == 1 && !ip->last)
-        ip++;
-    return v == 1 ? 1 : vleaf_failed(c, n, x, il, kl, ip, v);
+    const struct fi *ip = leaf_fails_at(n, x, &v);
+    return ip ? vleaf_failed(c, n, x, il, kl, ip, v) : 1;
 }
 
 /* "properties" with its fused siblings "required" and "additionalProperties": one pass over the
@@ -4332,9 +4358,7 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
             const struct fi *ip = NULL;
             int v = 0;
             if (sub->leaf && sub->fprog) { /* vleaf's test, before the locations are made */
-                for (ip = sub->fk[kind_of(x)]; (v = fpure(ip, x)) == 1 && !ip->last; ip++)
-                    ;
-                if (v == 1) {
+                if (!(ip = leaf_fails_at(sub, x, &v))) {
                     ann_set(ann, i);
                     continue;
                 }
@@ -5600,30 +5624,19 @@ static __attribute__((noinline)) int vnode_from(struct vctx *c, const struct nod
 
 /* The error of the leaf <n> on <x> whose flat list failed at the instruction <ip> (fpure said 0;
  * the instructions before it passed): leaf_failed's, without evaluating again the keywords
- * before it, or the one keyword an instruction of these kinds stands for (vkw_value's record
- * for it, which would find it failing as fpure did). */
+ * before it, or the one keyword an instruction of these kinds stands for (kw_failed: the record
+ * vkw_value makes when it finds that keyword failing, as fpure did). */
 static int leaf_failed_at(struct vctx *c, const struct node *n, const cJSON *x, const struct iloc *il,
                           const struct kloc *kl, const struct fi *ip)
 {
     const struct kw *w = ip->w;
     switch (ip->op) {
     case FI_TYPE: /* the type, or an enum or const that only fails on this kind */
-        if (w->op == OP_TYPE)
-            return FAIL(c, n, il, kl, w, NULL, &M_TYPE, EA_U(w->num), EA_S(type_name(x)));
-        if (w->op == OP_ENUM)
-            return FAIL(c, n, il, kl, w, NULL, &M_ENUM, EA_S(w->text));
-        if (w->op == OP_CONST)
-            return FAIL(c, n, il, kl, w, NULL, &M_CONST, EA_S(w->text));
+        if (w->op == OP_TYPE || w->op == OP_ENUM || w->op == OP_CONST)
+            return kw_failed(c, n, w, x, il, kl);
         break;
-    case FI_ENUMS:
-    case FI_ENUMD:
-        return FAIL(c, n, il, kl, w, NULL, &M_ENUM, EA_S(w->text));
-    case FI_CONSTS:
-        return FAIL(c, n, il, kl, w, NULL, &M_CONST, EA_S(w->text));
-    case FI_PAT:
-        return FAIL(c, n, il, kl, w, NULL, &M_PATTERN, EA_S(w->text));
-    case FI_REQ1:
-        return FAIL(c, n, il, kl, w, NULL, &M_MISSING, EA_S(w->json->child->valuestring));
+    case FI_ENUMS: case FI_ENUMD: case FI_CONSTS: case FI_PAT: case FI_REQ1:
+        return kw_failed(c, n, w, x, il, kl);
     default:
         break;
     }
