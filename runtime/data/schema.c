@@ -5255,12 +5255,9 @@ static int vnode_flat(struct vctx *c, const struct node *n, const cJSON *inst,
 static inline __attribute__((always_inline)) int fleaf(struct vctx *c, const struct node *n,
                                                        const cJSON *x)
 {
-    for (const struct fi *ip = n->fk[kind_of(x)];; ip++) {
-        if (fpure(ip, x) != 1)
-            return fleaf_failed(c, n, x, ip);
-        if (ip->last)
-            return 1;
-    }
+    int v;
+    const struct fi *ip = leaf_fails_at(n, x, &v);
+    return ip ? fleaf_failed(c, n, x, ip) : 1;
 }
 
 /* A leaf whose flat list did not pass: invalid when that list is exact, else the keywords
