@@ -535,6 +535,11 @@ struct kw {
     size_t text_len;
     const char *ltext;         /* a bound's num as messages write it (String(num)), or NULL */
     size_t ltext_len;
+    /* enum, const, pattern, format: the whole message of their error (its format kmsgf, whose
+     * one operand is the text above), made at compile time; rendering points at it */
+    const char *kmsg;
+    const struct efmt *kmsgf;
+    size_t kmsg_len;
     const char *ref;           /* the reference text, for messages */
     /* anyOf, oneOf: a discriminator. Branch i (through $ref-only nodes) has properties/<disc>
      * with "const": discv[i] (a padded string; NULL: no such const), so an object whose member <disc>
@@ -2290,6 +2295,8 @@ static bool shows_bound(const struct kw *w)
     }
 }
 
+static int kw_messages(struct forge_schema *s);
+
 static int build_kinds(struct forge_schema *s)
 {
     for (int i = 0; i < s->nnodes; i++) {
@@ -2712,7 +2719,7 @@ struct forge_schema *forge_schema_compile_uri(const cJSON *schema, const struct 
         goto out;
     if ((rc = resolve_all(s, err)))
         goto out;
-    if (!(rc = build_kinds(s)))
+    if (!(rc = build_kinds(s)) && !(rc = kw_messages(s)))
         rc = lower_all(s);
     int inner = 0;
     for (int i = 0; i < s->nnodes && !rc; i++)
@@ -3248,6 +3255,50 @@ cut: /* (rare) again, each piece cut to what fits */
     return o;
 }
 
+/* The messages that depend on the schema alone (a format whose one operand is the keyword's
+ * text), made once here: an error of these keywords is rendered by pointing at it. */
+static int kw_messages(struct forge_schema *s)
+{
+    for (int i = 0; i < s->nnodes; i++) {
+        struct node *n = s->nodes[i];
+        for (int j = 0; j < n->nkws; j++) {
+            struct kw *w = &n->kws[j];
+            const struct efmt *f = w->op == OP_ENUM ? &M_ENUM : w->op == OP_CONST ? &M_CONST
+                                 : w->op == OP_PATTERN ? &M_PATTERN : w->op == OP_FORMAT ? &M_FORMAT
+                                 : NULL;
+            if (!f || !w->text)
+                continue;
+            char buf[MSG_MAX + MSG_SLACK];
+            union earg none[3] = {EA_NONE, EA_NONE, EA_NONE};
+            size_t l = msg_write(buf, f, none, w);
+            char *m = keep(s, forge_malloc(l + 1));
+            if (!m)
+                return FORGE_ENOMEM;
+            memcpy(m, buf, l + 1);
+            w->kmsg = m;
+            w->kmsg_len = l;
+            w->kmsgf = f;
+        }
+    }
+    return 0;
+}
+
+/* The message of record <r> when it is text made beforehand (a format without operands, or
+ * the keyword's own message), with its length in *<l>; else NULL. */
+static inline const char *msg_fixed(const struct erec *r, size_t *l)
+{
+    const struct efmt *f = r->fmt;
+    if (!f->nconv) {
+        *l = f->len[0];
+        return f->lit[0];
+    }
+    if (r->kw && r->kw->kmsgf == f) {
+        *l = r->kw->kmsg_len;
+        return r->kw->kmsg;
+    }
+    return NULL;
+}
+
 /* Whether the walk reached the node of the keyword path <g> (<n> segments) through
  * subschemas alone, so that its keyword location is the node's kptr: no segment is a
  * reference ("$ref", "$dynamicRef", "$recursiveRef"; a member name that starts with "$" is
@@ -3262,11 +3313,14 @@ static inline bool chain_static(const struct eseg *g, uint32_t n)
 
 /* Appends record <r>'s locations to <b>, of which <used> bytes are written, each with its
  * NUL: the instance location at offset o[0], the keyword location at o[1], the absolute one
- * at o[2] (SIZE_MAX: none). Returns the bytes then written, or SIZE_MAX when out of memory
- * (also when its strings and message could pass ERR_TEXT_MAX). */
+ * at o[2] (SIZE_MAX: none). With <by_ref>, keyword locations made at compile time are not
+ * copied: o[1] and o[2] are then LOCS_KW (the keyword's kloc, its kabs). Returns the bytes then
+ * written, or SIZE_MAX when out of memory (also when its strings and message could pass
+ * ERR_TEXT_MAX). */
+#define LOCS_KW (SIZE_MAX - 1)
 static inline __attribute__((always_inline)) size_t
 locs_put(struct wbuf *b, size_t used, const struct erec *r, const struct eseg *segs, bool plain,
-         size_t offs[3])
+         size_t offs[3], bool by_ref)
 {
     char *o = b->p + used, *lim = b->p + b->size;
     offs[0] = used;
@@ -3277,6 +3331,13 @@ locs_put(struct wbuf *b, size_t used, const struct erec *r, const struct eseg *s
     const struct kw *w = r->kw;
     if (w && w->kloc && !r->sub && chain_static(segs + r->kseg, r->nks)) {
         /* both locations made at compile time */
+        if (by_ref) {
+            offs[1] = offs[2] = LOCS_KW;
+            used = (size_t)(o - b->p);
+            if (used - offs[0] + MSG_MAX > ERR_TEXT_MAX)
+                return SIZE_MAX;
+            return used;
+        }
         size_t lk = w->kloc_len + 1, la = w->kabs ? w->kabs_len + 1 : 0;
         if (wb_room(b, &o, &lim, lk + la))
             return SIZE_MAX;
@@ -3302,7 +3363,9 @@ locs_put(struct wbuf *b, size_t used, const struct erec *r, const struct eseg *s
     *o++ = 0;
     size_t ltail = (size_t)(o - b->p) - tail; /* with the NUL */
     offs[2] = SIZE_MAX;
-    if (w && w->kabs && !r->sub) { /* made at compile time */
+    if (w && w->kabs && !r->sub && by_ref) { /* made at compile time */
+        offs[2] = LOCS_KW;
+    } else if (w && w->kabs && !r->sub) {
         size_t la = w->kabs_len + 1;
         if (wb_room(b, &o, &lim, la))
             return SIZE_MAX;
@@ -3442,7 +3505,7 @@ again:
     for (int i = 0; i < e->n; i++) {
         char *p = b.p;
         size_t o[3];
-        len = locs_put(&b, len, recs + i, segs, plain, o);
+        len = locs_put(&b, len, recs + i, segs, plain, o, true);
         if (len == SIZE_MAX || (b.size - len < MSG_MAX + MSG_SLACK && wb_grow(&b, len, MSG_MAX + MSG_SLACK))) {
             e->text = b.p;
             e->size = b.size;
@@ -3453,10 +3516,13 @@ again:
             goto again;
         struct forge_schema_error *l = &e->list[i];
         l->instance_location = p + o[0];
-        l->keyword_location = p + o[1];
-        l->absolute_keyword_location = o[2] == SIZE_MAX ? NULL : p + o[2];
-        l->message = p + len;
-        len += msg_write(p + len, recs[i].fmt, recs[i].a, recs[i].kw) + 1;
+        l->keyword_location = o[1] == LOCS_KW ? recs[i].kw->kloc : p + o[1];
+        l->absolute_keyword_location = o[2] == SIZE_MAX ? NULL : o[2] == LOCS_KW ? recs[i].kw->kabs : p + o[2];
+        size_t lm;
+        if (!(l->message = msg_fixed(recs + i, &lm))) {
+            l->message = p + len;
+            len += msg_write(p + len, recs[i].fmt, recs[i].a, recs[i].kw) + 1;
+        }
     }
     e->text = b.p;
     e->size = b.size;
@@ -3509,16 +3575,21 @@ cJSON *forge_schema_errors_json(const struct forge_schema_errors *e)
     for (int i = 0; i < e->n; i++) {
         /* one block holds the four strings; the "error" member owns it, the others reference
          * it (cJSON frees only the owner, and cJSON_Duplicate copies referenced strings) */
-        size_t o[3], len = locs_put(&b, 0, recs + i, e->segs, e->plain_names, o);
+        size_t o[3], len = locs_put(&b, 0, recs + i, e->segs, e->plain_names, o, false);
         if (len == SIZE_MAX)
             goto fail;
-        size_t lm = msg_write(msg, recs[i].fmt, recs[i].a, recs[i].kw);
+        size_t lm;
+        const char *mt = msg_fixed(recs + i, &lm);
+        if (!mt) {
+            lm = msg_write(msg, recs[i].fmt, recs[i].a, recs[i].kw);
+            mt = msg;
+        }
         char *block = cJSON_malloc(lm + 1 + len);
         cJSON *obj = NULL, *vi = NULL, *vk = NULL, *va = NULL, *vm = NULL;
         if (block && (obj = cJSON_malloc(sizeof *obj)) != NULL) {
             memset(obj, 0, sizeof *obj);
             obj->type = cJSON_Object;
-            memcpy(block, msg, lm + 1);
+            memcpy(block, mt, lm + 1);
             memcpy(block + lm + 1, b.p, len);
             char *locs = block + lm + 1;
             vi = str_ref(locs + o[0]);

@@ -71,7 +71,9 @@ struct forge_schema_error {
  * forge_schema_errors_free releases the memory. Not thread-safe: one per thread. */
 struct forge_schema_errors {
     int n;                           /* errors recorded by the last validation */
-    struct forge_schema_error *list; /* n errors once rendered, valid until the next validation */
+    struct forge_schema_error *list; /* n errors once rendered, valid until the next validation
+                                      * and while the schema lives (text that depends on the
+                                      * schema alone is the compiled schema's own) */
     /* internal */
     void *recs, *segs;
     int caprecs, nsegs, capsegs, caplist;
@@ -89,7 +91,9 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
                        struct forge_schema_errors *errors);
 
 /* Writes the text of the errors of the last forge_schema_check into <e> and points e->list at
- * it (the instance and schema it checked must still be alive). Returns 0, or FORGE_ENOMEM
+ * it (the instance and schema it checked must still be alive). Keyword locations and messages
+ * that depend on the schema alone are not copied: they point into the compiled schema, which
+ * made them once. Returns 0, or FORGE_ENOMEM
  * (also when one error's strings would pass 16 MiB). Rendering twice does the work once. */
 int forge_schema_errors_render(struct forge_schema_errors *e);
 

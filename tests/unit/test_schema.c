@@ -1365,6 +1365,108 @@ TEST(error_locations_made_at_compile_time)
     forge_schema_errors_free(&e);
 }
 
+/* The messages of enum, const, pattern and format, and those without operands, are made with
+ * the schema and rendered by reference, as are keyword locations made at compile time: the
+ * same text as forge_schema_errors_json's, through a reference too, cut at 1023 bytes, and
+ * right again when the errors outgrow the text's room. */
+TEST(messages_made_with_the_schema)
+{
+    struct forge_err err;
+    struct forge_schema_opts o = {0};
+    o.all_errors = true;
+    o.formats = true;
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    struct forge_buf b;
+    forge_buf_init(&b, 0);
+    forge_buf_adds(&b, "{\"$id\": \"https://x.example/m.json\", \"properties\": {"
+                       "\"e\": {\"enum\": [\"a\", 2]}, \"k\": {\"const\": \"c\"}, \"p\": {\"pattern\": \"^x\"},"
+                       " \"f\": {\"format\": \"email\"}, \"n\": {\"not\": {}}, \"z\": false,"
+                       " \"h\": {\"contains\": {\"const\": 1}}, \"r\": {\"$ref\": \"#/$defs/d\"},"
+                       " \"t\": {\"type\": \"string\", \"enum\": [\"s\"]}, \"big\": {\"pattern\": \"^");
+    for (int i = 0; i < 1100; i++)
+        forge_buf_adds(&b, "x");
+    forge_buf_adds(&b, "\"}}, \"$defs\": {\"d\": {\"enum\": [true]}}}");
+    struct forge_schema *s = compile(b.data, &o, &err);
+    CHECK(s != NULL);
+    cJSON *inst = J("{\"e\": 3, \"k\": \"d\", \"p\": \"y\", \"f\": \"no\", \"n\": 1, \"z\": 1,"
+                    " \"h\": [2], \"r\": false, \"t\": 5, \"big\": \"y\"}");
+    static const char *const want[][4] = {
+        {"/e", "/properties/e/enum", "https://x.example/m.json#/properties/e/enum",
+         "value must be one of [\"a\",2]"},
+        {"/k", "/properties/k/const", "https://x.example/m.json#/properties/k/const", "value must be \"c\""},
+        {"/p", "/properties/p/pattern", "https://x.example/m.json#/properties/p/pattern",
+         "string does not match the pattern ^x"},
+        {"/f", "/properties/f/format", "https://x.example/m.json#/properties/f/format",
+         "string is not a valid email"},
+        {"/n", "/properties/n/not", "https://x.example/m.json#/properties/n/not",
+         "value must not match the 'not' schema"},
+        {"/z", "/properties/z", NULL, "no value is allowed here (schema false)"}, /* (a false schema's
+                                                                              * absolute location
+                                                                              * is not shown) */
+        {"/h", "/properties/h/contains", "https://x.example/m.json#/properties/h/contains",
+         "no item matches the contains schema"},
+        {"/r", "/properties/r/$ref/enum", "https://x.example/m.json#/$defs/d/enum", "value must be one of [true]"},
+        {"/t", "/properties/t/type", "https://x.example/m.json#/properties/t/type", "expected string, got integer"},
+        {"/t", "/properties/t/enum", "https://x.example/m.json#/properties/t/enum", "value must be one of [\"s\"]"},
+        {"/big", "/properties/big/pattern", "https://x.example/m.json#/properties/big/pattern", NULL},
+    };
+    int nw = (int)(sizeof want / sizeof *want);
+    for (int mode = 0; mode < 2; mode++) {
+        forge_schema_test_path(mode + 1); /* each walk */
+        CHECK_INT(forge_schema_check(s, inst, &e), 0);
+        CHECK_INT(e.n, nw);
+        render_matches_json(&e);
+        for (int i = 0; i < nw && i < e.n; i++) {
+            CHECK_STR(e.list[i].instance_location, want[i][0]);
+            CHECK_STR(e.list[i].keyword_location, want[i][1]);
+            if (want[i][2])
+                CHECK_STR(e.list[i].absolute_keyword_location, want[i][2]);
+            else
+                CHECK(e.list[i].absolute_keyword_location == NULL);
+            if (want[i][3])
+                CHECK_STR(e.list[i].message, want[i][3]);
+        }
+        /* the long pattern's message, cut at 1023 bytes */
+        const char *big = e.list[nw - 1].message;
+        CHECK_INT((int)strlen(big), 1023);
+        CHECK(!strncmp(big, "string does not match the pattern ^xxx", 38));
+        CHECK_INT((int)strspn(big + 35, "x"), 1023 - 35);
+    }
+    forge_schema_test_path(0);
+    cJSON_Delete(inst);
+    forge_schema_free(s);
+    forge_schema_errors_free(&e);
+    /* 300 errors in a new arena, each message and absolute location the schema's: right after
+     * the text has grown and the errors were written again */
+    s = compile("{\"$id\": \"https://x.example/a.json\", \"additionalProperties\": {\"$ref\": \"#/$defs/e\"},"
+                " \"$defs\": {\"e\": {\"enum\": [1]}}}", &o, &err);
+    CHECK(s != NULL);
+    b.len = 0;
+    forge_buf_adds(&b, "{");
+    for (int i = 0; i < 300; i++) {
+        char m[32];
+        snprintf(m, sizeof m, "%s\"p%d\": %d", i ? ", " : "", i, i + 2);
+        forge_buf_adds(&b, m);
+    }
+    forge_buf_adds(&b, "}");
+    inst = J(b.data);
+    CHECK_INT(forge_schema_check(s, inst, &e), 0);
+    CHECK_INT(e.n, 300);
+    render_matches_json(&e);
+    for (int i = 0; i < 300; i += 299) {
+        char loc[32];
+        snprintf(loc, sizeof loc, "/p%d", i);
+        CHECK_STR(e.list[i].instance_location, loc);
+        CHECK_STR(e.list[i].keyword_location, "/additionalProperties/$ref/enum");
+        CHECK_STR(e.list[i].absolute_keyword_location, "https://x.example/a.json#/$defs/e/enum");
+        CHECK_STR(e.list[i].message, "value must be one of [1]");
+    }
+    cJSON_Delete(inst);
+    forge_buf_free(&b);
+    forge_schema_free(s);
+    forge_schema_errors_free(&e);
+}
+
 /* Without an error arena (and inside probes) the verdict walk runs; with one, the walk that
  * records errors. Table: schema, instance, verdict; each is checked both ways, in first-error
  * and all-errors modes, and the two must give the expected verdict. */
@@ -2151,6 +2253,7 @@ int main(void)
     RUN(discriminators);
     RUN(errors_rendered_on_demand);
     RUN(error_locations_made_at_compile_time);
+    RUN(messages_made_with_the_schema);
     RUN(verdict_walk_agrees);
     RUN(property_names_not_memoised);
     RUN(trail_gives_the_recording_walks_error);
