@@ -2876,6 +2876,8 @@ struct vctx {
                       * no probe verdict is memoised by its address */
     struct forge_schema_errors *out; /* NULL: errors are not wanted */
     struct trail *tr; /* the verdict walk leaves a trail as it fails (see replay), or NULL */
+    int refs;        /* recording walk: references followed from the root to here (none: an
+                      * error's keyword location is its keyword's kloc, made at compile time) */
     int rc;          /* a failure other than "invalid" */
     int depth;
     const struct node *scope[MAX_DEPTH + 1];
@@ -2982,13 +2984,14 @@ static const struct efmt
     M_NOT = EF0("value must not match the 'not' schema"),
     M_FALSE = EF0("no value is allowed here (schema false)");
 
+#define KSEG_FIXED UINT32_MAX
 struct erec {
     const struct efmt *fmt;
     const struct node *n;     /* its absolute location */
     const struct kw *kw;      /* the keyword (NULL: a false schema) */
     const char *sub;          /* a segment after it */
     uint32_t iseg, kseg;      /* the first segment of each path in segs, from the leaf up */
-    uint32_t nis, nks;
+    uint32_t nis, nks;        /* nks KSEG_FIXED: the keyword location is kw's kloc (no segments) */
     union earg a[3];
 };
 
@@ -3299,18 +3302,6 @@ static inline const char *msg_fixed(const struct erec *r, size_t *l)
     return NULL;
 }
 
-/* Whether the walk reached the node of the keyword path <g> (<n> segments) through
- * subschemas alone, so that its keyword location is the node's kptr: no segment is a
- * reference ("$ref", "$dynamicRef", "$recursiveRef"; a member name that starts with "$" is
- * taken for one too). */
-static inline bool chain_static(const struct eseg *g, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (g[i].s && g[i].s[0] == '$')
-            return false;
-    return true;
-}
-
 /* Appends record <r>'s locations to <b>, of which <used> bytes are written, each with its
  * NUL: the instance location at offset o[0], the keyword location at o[1], the absolute one
  * at o[2] (SIZE_MAX: none). With <by_ref>, keyword locations made at compile time are not
@@ -3329,7 +3320,7 @@ locs_put(struct wbuf *b, size_t used, const struct erec *r, const struct eseg *s
     *o++ = 0;
     offs[1] = (size_t)(o - b->p);
     const struct kw *w = r->kw;
-    if (w && w->kloc && !r->sub && chain_static(segs + r->kseg, r->nks)) {
+    if (r->nks == KSEG_FIXED) {
         /* both locations made at compile time */
         if (by_ref) {
             offs[1] = offs[2] = LOCS_KW;
@@ -3452,6 +3443,12 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
     }
     r->nis = k - r->iseg;
     r->kseg = k;
+    if (kw && kw->kloc && !sub && !c->refs) { /* reached through subschemas alone */
+        r->nks = KSEG_FIXED;
+        e->nsegs = (int)k;
+        e->n++;
+        return 0;
+    }
     for (; kl; kl = kl->up) {
         if (k == cap) {
             e->nsegs = (int)k;
@@ -4605,6 +4602,17 @@ static int vdeps(struct vctx *c, const struct node *n, const struct kw *w, const
     return ok;
 }
 
+/* The recording walk through a reference (<k1> its keyword's link) to the node <t>. */
+static inline __attribute__((always_inline)) int vref(struct vctx *c, const struct node *t,
+                                                      const cJSON *inst, const struct iloc *il,
+                                                      const struct kloc *k1, struct ann *ann)
+{
+    c->refs++;
+    int r = vnode(c, t, inst, il, k1, ann);
+    c->refs--;
+    return r;
+}
+
 /* Evaluates one keyword; returns 1 passed, 0 failed (error recorded), negative on failure. */
 static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
                const struct iloc *il, const struct kloc *kl, struct ann *ann)
@@ -4879,7 +4887,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                     break;
                 }
         }
-        return vnode(c, t, inst, il, &k1, ann);
+        return vref(c, t, inst, il, &k1, ann);
     }
     default:
         return 1;
@@ -4910,7 +4918,7 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
     c->depth++;
     if (n->refonly) { /* one $ref (no dynamic scope, no annotations of its own) */
         struct kloc k1 = {kl, n->refonly->name, n->refonly->seglen};
-        int r = vnode(c, n->refonly->sub, inst, il, &k1, ann);
+        int r = vref(c, n->refonly->sub, inst, il, &k1, ann);
         c->depth--;
         return r;
     }
@@ -4944,7 +4952,7 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
         /* the two most frequent structural keywords skip the general dispatcher */
         if (w->op == OP_REF) {
             struct kloc k1 = {kl, w->name, w->seglen};
-            r = vnode(c, w->sub, inst, il, &k1, a);
+            r = vref(c, w->sub, inst, il, &k1, a);
         } else if (w->op == OP_PROPS && (w->freq || w->fadd)) {
             r = vprops(c, n, w, inst, il, kl, a);
         } else if (w->op == OP_ITEMS || w->op == OP_PREFIX) {
@@ -5014,6 +5022,7 @@ struct trail {
     const struct iloc *il0, **iup;
     const struct kloc *kl0, **kup;
     int ni, nk;
+    int nrefs; /* the references among the links (vctx.refs at the origin) */
     bool over; /* more links than there is room for: the recording walk runs instead */
     struct iloc ils[TRAIL_IL];
     struct kloc kls[TRAIL_KL];
@@ -5047,7 +5056,7 @@ static __attribute__((noinline)) void tr_origin(struct trail *tr, int t, const s
         return;
     }
     tr->t = t, tr->n = n, tr->w = w, tr->x = x, tr->j = j, tr->j2 = j2;
-    tr->ni = tr->nk = 0;
+    tr->ni = tr->nk = tr->nrefs = 0;
     tr->iup = &tr->il0;
     tr->kup = &tr->kl0;
 }
@@ -5064,8 +5073,10 @@ static inline __attribute__((always_inline)) void tr_link(struct trail *tr, int 
     case T_NODE:
         if (!tr->n)
             tr->n = n;
-        if (w->op == OP_REF) /* the one structural keyword that leaves no frame of its own */
+        if (w->op == OP_REF) { /* the one structural keyword that leaves no frame of its own */
             tr_kl(tr, w->name, w->seglen);
+            tr->nrefs++;
+        }
         return;
     case T_PROP: /* the member's name is the property's; j its length + 1 (0: measured when
                   * written, as a name that may need escaping is) */
@@ -5092,6 +5103,7 @@ static inline __attribute__((always_inline)) void tr_link(struct trail *tr, int 
         return;
     default: /* T_REF */
         tr_kl(tr, w->name, w->seglen);
+        tr->nrefs++;
         return;
     }
 }
@@ -5307,7 +5319,7 @@ static int vnode_flat(struct vctx *c, const struct node *n, const cJSON *inst,
             break;
         case FI_REF: {
             struct kloc k1 = {kl, w->name, w->seglen};
-            r = vnode(c, w->sub, inst, il, &k1, ann);
+            r = vref(c, w->sub, inst, il, &k1, ann);
             break;
         }
         case FI_ANYOF: case FI_ALLOF: case FI_IF: case FI_NOT: case FI_PNAMES: case FI_KW:
@@ -5674,7 +5686,7 @@ static __attribute__((noinline)) int vnode_from(struct vctx *c, const struct nod
             continue;
         if (w->op == OP_REF) {
             struct kloc k1 = {kl, w->name, w->seglen};
-            r = vnode(c, w->sub, inst, il, &k1, NULL);
+            r = vref(c, w->sub, inst, il, &k1, NULL);
         } else if (w->op == OP_PROPS && (w->freq || w->fadd)) {
             r = vprops(c, n, w, inst, il, kl, NULL);
         } else if (w->op == OP_ITEMS || w->op == OP_PREFIX) {
@@ -5840,7 +5852,9 @@ static inline __attribute__((always_inline)) int verdict_then_errors(struct vctx
     if (!all && c->steps <= MEMO_AFTER && !tr.over) {
         c->steps = 0; /* the part walked again takes fewer steps and less depth than */
         c->depth = 0; /* the whole walk did, so no limit can stop it */
+        c->refs = tr.nrefs;
         r = replay(c, &tr);
+        c->refs = 0;
         if (r > 0 || (!r && errors->n != 1)) {
             trail_misses++;
             r = 1;
@@ -5871,6 +5885,7 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
     c.names = 0;
     c.out = errors;
     c.tr = NULL;
+    c.refs = 0;
     c.rc = 0;
     c.depth = 0;
     c.nscope = 0;

@@ -1435,6 +1435,39 @@ TEST(messages_made_with_the_schema)
     forge_schema_test_path(0);
     cJSON_Delete(inst);
     forge_schema_free(s);
+    /* first error, the verdict walk's trail replayed: a failure below a reference, or beside
+     * one, reached through more than one level, has the location the recording walk gives */
+    o.all_errors = false;
+    s = compile("{\"properties\": {\"a\": {\"$ref\": \"#/$defs/n\"}, \"b\": {\"$ref\": \"#/$defs/n\"},"
+                " \"c\": {\"properties\": {\"d\": {\"enum\": [1]}}}, \"r\": {\"$ref\": \"#/properties/c\"}},"
+                " \"$defs\": {\"n\": {\"properties\": {\"x\": {\"enum\": [1]}, \"y\": {\"type\": \"object\"},"
+                " \"z\": {\"$ref\": \"#/$defs/n\"}}}}}", &o, &err);
+    CHECK(s != NULL);
+    static const char *const trail[][3] = {
+        {"{\"a\": {\"x\": 1, \"y\": {}}, \"b\": {\"x\": 2}, \"c\": {}}", "/b/x", "/properties/b/$ref/properties/x/enum"},
+        {"{\"a\": {\"z\": {\"z\": {\"x\": 3}}}, \"c\": {}}", "/a/z/z/x",
+         "/properties/a/$ref/properties/z/$ref/properties/z/$ref/properties/x/enum"},
+        {"{\"a\": {\"x\": 1}, \"b\": {}, \"c\": {\"d\": 2}, \"e\": 1}", "/c/d", "/properties/c/properties/d/enum"},
+        /* (a reference to a node that has a location of its own) */
+        {"{\"a\": {\"x\": 1}, \"b\": {}, \"c\": {}, \"r\": {\"d\": 2}}", "/r/d", "/properties/r/$ref/properties/d/enum"},
+    };
+    for (int t = 0; t < 4; t++) {
+        inst = J(trail[t][0]);
+        for (int way = 1; way <= 2; way++) {
+            forge_schema_test_path(way);
+            unsigned long misses = forge_schema_test_trail_misses();
+            CHECK_INT(forge_schema_check(s, inst, &e), 0);
+            CHECK_INT((int)(forge_schema_test_trail_misses() - misses), 0);
+            render_matches_json(&e);
+            CHECK_STR(e.list[0].instance_location, trail[t][1]);
+            CHECK_STR(e.list[0].keyword_location, trail[t][2]);
+            CHECK_STR(e.list[0].message, "value must be one of [1]");
+        }
+        forge_schema_test_path(0);
+        cJSON_Delete(inst);
+    }
+    forge_schema_free(s);
+    o.all_errors = true;
     forge_schema_errors_free(&e);
     /* 300 errors in a new arena, each message and absolute location the schema's: right after
      * the text has grown and the errors were written again */
