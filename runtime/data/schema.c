@@ -485,6 +485,10 @@ enum fop {
     FI_NOT,    /* not: node p */
     FI_IF,     /* if w, with its then and else */
     FI_PNAMES, /* propertyNames: each member's name against node p */
+    /* the items of an array all strings of the enum table p (its leaf's one instruction for
+     * strings), none twice: the items and uniqueItems instructions just after it then pass
+     * both, and are skipped; else they run (see enum_set) */
+    FI_ENUMSET,
 };
 
 struct fi {
@@ -2531,17 +2535,42 @@ static int lower_kw(struct forge_schema *s, const struct node *n, struct fi *f, 
     return o + 1;
 }
 
+/* In the array list f[start, o): an FI_ENUMSET before an items instruction (from the first
+ * item) whose subschema is a leaf whose one instruction for strings is an enum of strings, next
+ * to the uniqueItems instruction that tells items apart by that enum's table (weekdays, tags,
+ * scopes): one pass over the items, each looked up once, decides both when they pass. Returns
+ * the list's new end. */
+static int enum_set(struct fi *f, int start, int o)
+{
+    for (int i = start; i + 1 < o; i++) {
+        const struct fi *a = &f[i], *b = &f[i + 1];
+        const struct fi *it = a->op == FI_ITEMS ? a : b, *u = a->op == FI_ITEMS ? b : a;
+        if (it->op != FI_ITEMS || u->op != FI_UNIQUE || !u->p || it->n)
+            continue;
+        const struct node *leaf = it->p; /* (a leaf is entered without a step or depth) */
+        const struct fi *e = leaf->leaf && leaf->fprog ? leaf->fk[K_STRING] : NULL;
+        if (!e || e->op != FI_ENUMS || !e->last || e->p != ((const struct ntab *)u->p)->pads)
+            continue;
+        struct fi set = {.op = FI_ENUMSET, .p = u->p, .w = u->w};
+        memmove(f + i + 1, f + i, (size_t)(o - i) * sizeof *f);
+        f[i] = set;
+        return o + 1;
+    }
+    return o;
+}
+
 /* Builds the flat form of every node the verdict walk enters (see struct fi). Returns 0 or
  * FORGE_ENOMEM. */
 static int lower_all(struct forge_schema *s)
 {
     if (s->dynamic)
         return 0; /* the verdict walk never runs */
-    for (int i = 0; i < s->nnodes; i++) {
-        struct node *n = s->nodes[i];
-        if (n->is_bool || n->has_uneval)
+    /* leaves first: an array's list may look at its items' leaf (enum_set) */
+    for (int i = 0; i < 2 * s->nnodes; i++) {
+        struct node *n = s->nodes[i % s->nnodes];
+        if (n->is_bool || n->has_uneval || (i < s->nnodes) != n->leaf)
             continue;
-        int total = 6;
+        int total = 7; /* the ends, and room for an FI_ENUMSET */
         for (int k = 0; k < 6; k++)
             total += n->nkinds[k];
         if (!(n->fprog = forge_malloc((size_t)total * sizeof *n->fprog)))
@@ -2552,6 +2581,8 @@ static int lower_all(struct forge_schema *s)
             for (int j = 0; j < n->nkinds[k]; j++)
                 if ((o = lower_kw(s, n, n->fprog, start, o, k, n->kinds[k][j])) < 0)
                     return FORGE_ENOMEM;
+            if (k == K_ARRAY)
+                o = enum_set(n->fprog, start, o);
             if (o > start)
                 n->fprog[o - 1].last = true;
             n->fprog[o++] = (struct fi){.op = FI_END, .last = true};
@@ -3912,6 +3943,20 @@ static __attribute__((noinline)) bool unique_in_table(const struct ntab *t, cons
         if (j < 0)
             return items_unique(a);
         if (seen >> j & 1)
+            return false;
+        seen |= (uint64_t)1 << j;
+    }
+    return true;
+}
+
+/* FI_ENUMSET: whether every item of the array <a> is a string of the table <t> (of at most 64
+ * names), none of them twice. */
+static inline bool enum_set_ok(const struct ntab *t, const cJSON *a)
+{
+    uint64_t seen = 0;
+    for (const cJSON *x = a->child; x; x = x->next) {
+        int j = cJSON_IsString(x) ? ntab_find(t, x->valuestring) : -1;
+        if (j < 0 || (seen >> j & 1))
             return false;
         seen |= (uint64_t)1 << j;
     }
@@ -5325,6 +5370,10 @@ static int vnode_flat(struct vctx *c, const struct node *n, const cJSON *inst,
         case FI_ANYOF: case FI_ALLOF: case FI_IF: case FI_NOT: case FI_PNAMES: case FI_KW:
             r = quick_pass(w, inst, &slen) ? 1 : vkw(c, n, w, inst, il, kl, ann);
             break;
+        case FI_ENUMSET: /* (the items' annotations are made by their own instruction) */
+            if (!ann && enum_set_ok(ip->p, inst))
+                ip += 2;
+            continue;
         default:
             if ((r = fpure(ip, inst)) != 1)
                 r = vfolded(c, n, ip, inst, il, kl, ann);
@@ -5640,6 +5689,10 @@ static int fnode(struct vctx *c, const struct node *n, const cJSON *inst)
         case FI_KW:
             r = fkw_quick(c, n, ip->w, inst);
             break;
+        case FI_ENUMSET:
+            if (enum_set_ok(ip->p, inst))
+                ip += 2;
+            continue;
         default:
             if ((r = fpure(ip, inst)) < 0) /* a pattern's match limit: as vkw reports it */
                 r = fkw(c, n, ip->w, inst);

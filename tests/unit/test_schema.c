@@ -1572,6 +1572,20 @@ TEST(verdict_walk_agrees)
         {"{\"items\": {\"enum\": [\"mo\", \"tu\", \"th\"]}, \"uniqueItems\": true}", "[\"mo\", \"x\", \"x\"]", 0},
         {"{\"uniqueItems\": true, \"items\": {\"enum\": [\"mo\", \"tu\", \"th\"]}}", "[\"mo\", \"x\", \"y\"]", 0},
         {"{\"uniqueItems\": true, \"items\": {\"enum\": [\"mo\", \"tu\", \"th\"]}}", "[\"mo\", 1, 1]", 0},
+        /* one pass decides both (FI_ENUMSET) only where the item's one test for strings is the
+         * enum: not beside another keyword, nor for a parent that collects annotations */
+        {"{\"items\": {\"enum\": [\"ab\", \"c\"], \"minLength\": 2}, \"uniqueItems\": true}", "[\"ab\", \"c\"]", 0},
+        {"{\"items\": {\"enum\": [\"ab\", \"c\"], \"minLength\": 2}, \"uniqueItems\": true}", "[\"ab\"]", 1},
+        {"{\"allOf\": [{\"items\": {\"enum\": [\"a\", \"b\"]}, \"uniqueItems\": true}], \"unevaluatedItems\": false}",
+         "[\"b\", \"a\"]", 1},
+        {"{\"allOf\": [{\"items\": {\"enum\": [\"a\", \"b\"]}, \"uniqueItems\": true}], \"unevaluatedItems\": false}",
+         "[\"b\", \"b\"]", 0},
+        {"{\"items\": {\"enum\": [\"a\", \"b\"]}, \"minItems\": 3, \"uniqueItems\": true}", "[\"a\", \"b\"]", 0},
+        {"{\"items\": {\"enum\": [\"a\", \"b\"]}, \"maxItems\": 1, \"uniqueItems\": true}", "[\"a\", \"a\"]", 0},
+        {"{\"type\": \"array\", \"uniqueItems\": true, \"items\": {\"enum\": [\"a\", \"b\"]}, \"maxItems\": 2}",
+         "[\"a\", \"b\"]", 1},
+        {"{\"properties\": {\"t\": {\"items\": {\"enum\": [\"a\", \"b\"]}, \"uniqueItems\": true}}}",
+         "{\"t\": [\"a\", {\"a\": 1}]}", 0},
         /* only the items after prefixItems take the enum: the others are compared pair by pair */
         {"{\"prefixItems\": [true, true], \"items\": {\"enum\": [\"a\", \"b\"]}, \"uniqueItems\": true}",
          "[{\"k\": 1}, \"a\", \"b\"]", 1},
