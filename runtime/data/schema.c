@@ -3950,8 +3950,9 @@ static __attribute__((noinline)) bool unique_in_table(const struct ntab *t, cons
 }
 
 /* FI_ENUMSET: whether every item of the array <a> is a string of the table <t> (of at most 64
- * names), none of them twice. */
-static inline bool enum_set_ok(const struct ntab *t, const cJSON *a)
+ * names), none of them twice. (A call with the look-up inline in its loop: inline itself, the
+ * look-up would be a call for each item.) */
+static __attribute__((noinline, flatten)) bool enum_set_ok(const struct ntab *t, const cJSON *a)
 {
     uint64_t seen = 0;
     for (const cJSON *x = a->child; x; x = x->next) {
