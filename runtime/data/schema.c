@@ -3510,10 +3510,22 @@ void forge_schema_errors_free(struct forge_schema_errors *e)
     memset(e, 0, sizeof *e);
 }
 
+static __attribute__((noinline)) int errors_render(struct forge_schema_errors *e);
+
 int forge_schema_errors_render(struct forge_schema_errors *e)
 {
     if (e->rendered)
         return 0;
+    if (!e->n) { /* (a valid instance: nothing to write, no frame to set up) */
+        e->len = 0;
+        e->rendered = true;
+        return 0;
+    }
+    return errors_render(e);
+}
+
+static int errors_render(struct forge_schema_errors *e)
+{
     if (e->caplist < e->n) {
         struct forge_schema_error *l = forge_realloc(e->list, (size_t)e->n * sizeof *l);
         if (!l)

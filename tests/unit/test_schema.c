@@ -1024,6 +1024,13 @@ TEST(errors_arena)
     cJSON *v = J("{\"city\": \"Paris\"}");
     CHECK_INT(forge_schema_check(s, v, &e), 1);
     CHECK_INT(e.n, 0);
+    CHECK_INT(forge_schema_errors_render(&e), 0); /* nothing to write */
+    CHECK_INT(e.n, 0);
+    CHECK_INT(forge_schema_check(s, i, &e), 0); /* and an invalid one after it is written */
+    CHECK_INT(forge_schema_errors_render(&e), 0);
+    CHECK_INT(e.n, 3);
+    CHECK_STR(e.list[2].message, "missing required property 'city'");
+    CHECK_INT(forge_schema_check(s, v, &e), 1);
     CHECK_INT(forge_schema_check(s, i, NULL), 0);
     forge_schema_errors_free(&e);
     forge_schema_errors_free(&e); /* freeing twice is harmless */
