@@ -5419,7 +5419,7 @@ static __attribute__((noinline)) int fleaf_failed(struct vctx *c, const struct n
         /* the instruction that failed (its verdict 0), unless it may have met a pattern's
          * match limit: a pattern left to PCRE2 makes its leaf not lexact */
         tr->ip = ip->op == FI_PAT && !n->lexact ? NULL : ip;
-        tr->ni = tr->nk = 0;
+        tr->ni = tr->nk = tr->nrefs = 0;
         tr->iup = &tr->il0;
         tr->kup = &tr->kl0;
     }
@@ -5901,6 +5901,7 @@ static inline __attribute__((always_inline)) int verdict_then_errors(struct vctx
     struct forge_schema_errors *errors = c->out;
     struct trail tr;
     tr.over = false;
+    tr.nrefs = 0;
     tr_reset(&tr);
     walks[0]++;
     c->out = NULL;
