@@ -3557,7 +3557,9 @@ again:
         struct forge_schema_error *l = &e->list[i];
         l->instance_location = p + o[0];
         l->keyword_location = o[1] == LOCS_KW ? recs[i].kw->kloc : p + o[1];
-        l->absolute_keyword_location = o[2] == SIZE_MAX ? NULL : o[2] == LOCS_KW ? recs[i].kw->kabs : p + o[2];
+        l->absolute_keyword_location = o[2] == SIZE_MAX ? NULL
+                                       : o[2] == LOCS_KW ? recs[i].kw->kabs
+                                                         : p + o[2];
         size_t lm;
         if (!(l->message = msg_fixed(recs + i, &lm))) {
             l->message = p + len;
@@ -5383,7 +5385,7 @@ static int vnode_flat(struct vctx *c, const struct node *n, const cJSON *inst,
         case FI_ANYOF: case FI_ALLOF: case FI_IF: case FI_NOT: case FI_PNAMES: case FI_KW:
             r = quick_pass(w, inst, &slen) ? 1 : vkw(c, n, w, inst, il, kl, ann);
             break;
-        case FI_ENUMSET: /* (the items' annotations are made by their own instruction) */
+        case FI_ENUMSET: /* (where annotations are wanted, items runs: it marks the items it evaluated) */
             if (!ann && enum_set_ok(ip->p, inst))
                 ip += 2;
             continue;
