@@ -1449,10 +1449,9 @@ int forge_ecmare_test(const void *p, const char *s, size_t n)
 int forge_ecmare_test_str(const void *p, const char *s)
 {
     const struct ecmare *re = p;
-    if (re->pairs)
-        return re->pairs_empty && !*s ? 1 : dfa_pairs(re->nfa, re->pairs, (const unsigned char *)s, strlen(s));
     const struct nfa *a = re->nfa;
-    if (a && !a->litn && !a->nullable && a->dfa && a->dfa->bt) {
+    /* (the pair table measures the subject first: forge_ecmare_test's path) */
+    if (!re->pairs && a && !a->litn && !a->nullable && a->dfa && a->dfa->bt) {
         if (a->nullable_empty && !*s)
             return 1;
         return dfa_bytes(a, a->dfa, (const unsigned char *)s, SIZE_MAX);

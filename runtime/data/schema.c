@@ -2299,7 +2299,7 @@ static bool shows_bound(const struct kw *w)
     }
 }
 
-static int kw_messages(struct forge_schema *s);
+static int kw_message(struct forge_schema *s, struct kw *w);
 
 static int build_kinds(struct forge_schema *s)
 {
@@ -2331,6 +2331,8 @@ static int build_kinds(struct forge_schema *s)
                 copy[w->ltext_len] = 0;
                 w->ltext = copy;
             }
+            if (kw_message(s, w))
+                return FORGE_ENOMEM;
             if (w->seglen > 0 && n->kptr) {
                 if (!(w->kloc = keep(s, xstrcat3(n->kptr, "/", w->name))))
                     return FORGE_ENOMEM;
@@ -2750,7 +2752,7 @@ struct forge_schema *forge_schema_compile_uri(const cJSON *schema, const struct 
         goto out;
     if ((rc = resolve_all(s, err)))
         goto out;
-    if (!(rc = build_kinds(s)) && !(rc = kw_messages(s)))
+    if (!(rc = build_kinds(s)))
         rc = lower_all(s);
     int inner = 0;
     for (int i = 0; i < s->nnodes && !rc; i++)
@@ -3289,31 +3291,28 @@ cut: /* (rare) again, each piece cut to what fits */
     return o;
 }
 
-/* The messages that depend on the schema alone (a format whose one operand is the keyword's
- * text), made once here: an error of these keywords is rendered by pointing at it. */
-static int kw_messages(struct forge_schema *s)
+/* Keyword <w>'s message when it depends on the schema alone (a format whose one operand is the
+ * keyword's text: enum, const, pattern, format), made once (build_kinds): an error of <w> is
+ * rendered by pointing at it. Returns 0 or FORGE_ENOMEM. */
+static int kw_message(struct forge_schema *s, struct kw *w)
 {
-    for (int i = 0; i < s->nnodes; i++) {
-        struct node *n = s->nodes[i];
-        for (int j = 0; j < n->nkws; j++) {
-            struct kw *w = &n->kws[j];
-            const struct efmt *f = w->op == OP_ENUM ? &M_ENUM : w->op == OP_CONST ? &M_CONST
-                                 : w->op == OP_PATTERN ? &M_PATTERN : w->op == OP_FORMAT ? &M_FORMAT
-                                 : NULL;
-            if (!f || !w->text)
-                continue;
-            char buf[MSG_MAX + MSG_SLACK];
-            union earg none[3] = {EA_NONE, EA_NONE, EA_NONE};
-            size_t l = msg_write(buf, f, none, w);
-            char *m = keep(s, forge_malloc(l + 1));
-            if (!m)
-                return FORGE_ENOMEM;
-            memcpy(m, buf, l + 1);
-            w->kmsg = m;
-            w->kmsg_len = l;
-            w->kmsgf = f;
-        }
-    }
+    const struct efmt *f = w->op == OP_ENUM      ? &M_ENUM
+                           : w->op == OP_CONST   ? &M_CONST
+                           : w->op == OP_PATTERN ? &M_PATTERN
+                           : w->op == OP_FORMAT  ? &M_FORMAT
+                                                 : NULL;
+    if (!f || !w->text)
+        return 0;
+    char buf[MSG_MAX + MSG_SLACK];
+    union earg none[3] = {EA_NONE, EA_NONE, EA_NONE};
+    size_t l = msg_write(buf, f, none, w);
+    char *m = keep(s, forge_malloc(l + 1));
+    if (!m)
+        return FORGE_ENOMEM;
+    memcpy(m, buf, l + 1);
+    w->kmsg = m;
+    w->kmsg_len = l;
+    w->kmsgf = f;
     return 0;
 }
 
@@ -3946,36 +3945,38 @@ static __attribute__((noinline)) bool items_unique(const cJSON *a)
     return unique_items(a, &i, &j);
 }
 
-/* uniqueItems on the array <a> with the name table <t> (of at most 64 strings, unique_table):
- * each item is its string's index in <t>, and a set of 64 bits finds an index twice; an item
- * that is not one of those strings leaves the array to items_unique. */
-static __attribute__((noinline)) bool unique_in_table(const struct ntab *t, const cJSON *a)
+/* The items of the array <a> by their strings' indexes in the name table <t> (of at most 64
+ * strings, unique_table), where equal strings have one index: 1 when each item is one of those
+ * strings and none is there twice, 0 when one is there twice, -1 at an item that is not one of
+ * them. */
+static inline __attribute__((always_inline)) int table_set(const struct ntab *t, const cJSON *a)
 {
     uint64_t seen = 0;
     for (const cJSON *x = a->child; x; x = x->next) {
         int j = cJSON_IsString(x) ? ntab_find(t, x->valuestring) : -1;
         if (j < 0)
-            return items_unique(a);
+            return -1;
         if (seen >> j & 1)
-            return false;
+            return 0;
         seen |= (uint64_t)1 << j;
     }
-    return true;
+    return 1;
 }
 
-/* FI_ENUMSET: whether every item of the array <a> is a string of the table <t> (of at most 64
- * names), none of them twice. (A call with the look-up inline in its loop: inline itself, the
- * look-up would be a call for each item.) */
+/* uniqueItems on the array <a> with the name table <t>: an item that is not one of its strings
+ * leaves the array to items_unique. */
+static __attribute__((noinline)) bool unique_in_table(const struct ntab *t, const cJSON *a)
+{
+    int r = table_set(t, a);
+    return r < 0 ? items_unique(a) : r;
+}
+
+/* FI_ENUMSET: whether every item of the array <a> is a string of the table <t>, none of them
+ * twice. (A call with the look-up inline in its loop: inline itself, the look-up would be a
+ * call for each item.) */
 static __attribute__((noinline, flatten)) bool enum_set_ok(const struct ntab *t, const cJSON *a)
 {
-    uint64_t seen = 0;
-    for (const cJSON *x = a->child; x; x = x->next) {
-        int j = cJSON_IsString(x) ? ntab_find(t, x->valuestring) : -1;
-        if (j < 0 || (seen >> j & 1))
-            return false;
-        seen |= (uint64_t)1 << j;
-    }
-    return true;
+    return table_set(t, a) == 1;
 }
 
 /* True when the object <inst> has every name of "required" <w> (false: evaluate it fully,
@@ -5107,6 +5108,14 @@ static inline void tr_kl(struct trail *tr, const char *seg, long idx)
     tr->kup = &l->up;
 }
 
+/* The links of a new origin start at it, with no reference among them. */
+static inline void tr_links_start(struct trail *tr)
+{
+    tr->ni = tr->nk = tr->nrefs = 0;
+    tr->iup = &tr->il0;
+    tr->kup = &tr->kl0;
+}
+
 /* The origin of the failure (the first frame); the links start there. */
 static __attribute__((noinline)) void tr_origin(struct trail *tr, int t, const struct node *n,
                                                 const struct kw *w, const cJSON *x, int j, int j2)
@@ -5116,9 +5125,7 @@ static __attribute__((noinline)) void tr_origin(struct trail *tr, int t, const s
         return;
     }
     tr->t = t, tr->n = n, tr->w = w, tr->x = x, tr->j = j, tr->j2 = j2;
-    tr->ni = tr->nk = tr->nrefs = 0;
-    tr->iup = &tr->il0;
-    tr->kup = &tr->kl0;
+    tr_links_start(tr);
 }
 
 /* A level above the origin (T_NODE past the origin, and the frames that descend). */
@@ -5421,9 +5428,7 @@ static __attribute__((noinline)) int fleaf_failed(struct vctx *c, const struct n
         /* the instruction that failed (its verdict 0), unless it may have met a pattern's
          * match limit: a pattern left to PCRE2 makes its leaf not lexact */
         tr->ip = ip->op == FI_PAT && !n->lexact ? NULL : ip;
-        tr->ni = tr->nk = tr->nrefs = 0;
-        tr->iup = &tr->il0;
-        tr->kup = &tr->kl0;
+        tr_links_start(tr);
     }
     return r;
 }
