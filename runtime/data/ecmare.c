@@ -998,6 +998,23 @@ static int dfa_pairs(const struct nfa *a, const struct dfa *f, const unsigned ch
         c1 = s[i], c2 = s[i + 1];
         STEP(cls[c2], 2);
     }
+    if (i + 8 > n && n >= 8) {
+        /* the last 0 to 7 characters, when the last eight bytes (which may overlap those read)
+         * are ASCII: in pairs, without a test of each */
+        uint64_t w;
+        memcpy(&w, s + n - 8, 8);
+        if (!(w & 0x8080808080808080ull)) {
+            while (i + 2 <= n) {
+                c1 = s[i], c2 = s[i + 1];
+                STEP(cls[c2], 2);
+            }
+            if (i < n) {
+                c1 = s[i];
+                STEP(one, 1);
+            }
+            return f->end[st >> b2];
+        }
+    }
     for (;;) {
         if (i + 2 <= n && ((c1 = s[i]) | (c2 = s[i + 1])) < 0x80) {
             STEP(cls[c2], 2);

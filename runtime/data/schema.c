@@ -4394,9 +4394,11 @@ static inline __attribute__((always_inline)) int vkw_range(struct vctx *c, const
 
 /* A leaf whose quick test (leaf_pass_rec, or its flat list) failed: invalid, explained by the
  * full evaluation when errors are wanted (a leaf collects no annotations). <from>: the keyword
- * of its list to start at (those before it passed), or NULL. */
-static int leaf_failed_from(struct vctx *c, const struct node *n, const cJSON *inst,
-                            const struct iloc *il, const struct kloc *kl, const struct kw *from)
+ * of its list to start at (those before it passed), or NULL; with <after>, the keyword after it
+ * (<from> failed, and its error is recorded). */
+static int leaf_failed_kws(struct vctx *c, const struct node *n, const cJSON *inst,
+                           const struct iloc *il, const struct kloc *kl, const struct kw *from,
+                           bool after)
 {
     if (n->lexact && (c->quiet || !c->out))
         return 0;
@@ -4410,6 +4412,8 @@ static int leaf_failed_from(struct vctx *c, const struct node *n, const cJSON *i
             i++;
         if (i == nk) /* (not in the list: cannot happen) all of them */
             i = 0;
+        else if (after)
+            i++;
     }
     for (; i < nk; i++) {
         int r = vkw_value(c, n, ks[i], inst, il, kl);
@@ -4418,6 +4422,12 @@ static int leaf_failed_from(struct vctx *c, const struct node *n, const cJSON *i
         TALLY(c, r, ok);
     }
     return ok;
+}
+
+static int leaf_failed_from(struct vctx *c, const struct node *n, const cJSON *inst,
+                            const struct iloc *il, const struct kloc *kl, const struct kw *from)
+{
+    return leaf_failed_kws(c, n, inst, il, kl, from, false);
 }
 
 static int leaf_failed(struct vctx *c, const struct node *n, const cJSON *inst,
@@ -4429,6 +4439,8 @@ static int leaf_failed(struct vctx *c, const struct node *n, const cJSON *inst,
 static inline __attribute__((always_inline)) int fpure(const struct fi *ip, const cJSON *x);
 static int leaf_failed_at(struct vctx *c, const struct node *n, const cJSON *x, const struct iloc *il,
                           const struct kloc *kl, const struct fi *ip);
+static int leaf_failed_all_at(struct vctx *c, const struct node *n, const cJSON *x,
+                              const struct iloc *il, const struct kloc *kl, const struct fi *ip);
 
 /* The first instruction of the flat list of leaf <n> for <x>'s kind that does not pass (*<v>
  * its verdict: 0, or negative for a pattern's match limit), or NULL when all pass. */
@@ -4445,14 +4457,17 @@ static inline __attribute__((always_inline)) const struct fi *leaf_fails_at(cons
 
 /* The recording walk's leaf <n> that failed on <x>: at the instruction <ip> of its flat list,
  * whose verdict was <v> (0, or negative: a pattern's match limit, met again as the keywords meet
- * it), or without a flat list (ip NULL). From the failing instruction's keyword on; in
- * first-error mode, that keyword's error alone (leaf_failed_at). */
-static int vleaf_failed(struct vctx *c, const struct node *n, const cJSON *x, const struct iloc *il,
-                        const struct kloc *kl, const struct fi *ip, int v)
+ * it), or without a flat list (ip NULL). From the failing instruction's keyword on: in
+ * first-error mode that keyword's error alone (leaf_failed_at), in all-errors mode that error
+ * and the keywords after it (leaf_failed_all_at). */
+static inline __attribute__((always_inline)) int vleaf_failed(struct vctx *c, const struct node *n,
+                                                              const cJSON *x, const struct iloc *il,
+                                                              const struct kloc *kl,
+                                                              const struct fi *ip, int v)
 {
     if (!ip || v < 0)
         return leaf_failed(c, n, x, il, kl);
-    return c->all ? leaf_failed_from(c, n, x, il, kl, ip->w) : leaf_failed_at(c, n, x, il, kl, ip);
+    return c->all ? leaf_failed_all_at(c, n, x, il, kl, ip) : leaf_failed_at(c, n, x, il, kl, ip);
 }
 
 /* The recording walk's leaf <n> on <x>: its flat list, as fleaf runs it (leaf_pass_rec without
@@ -5775,25 +5790,43 @@ static __attribute__((noinline)) int vnode_from(struct vctx *c, const struct nod
     return 1;
 }
 
+/* Whether the failing instruction <ip> stands for its one keyword (kw_failed records it). */
+static inline bool fi_direct(const struct fi *ip)
+{
+    switch (ip->op) {
+    case FI_TYPE: /* the type, or an enum or const that only fails on this kind */
+        return ip->w->op == OP_TYPE || ip->w->op == OP_ENUM || ip->w->op == OP_CONST;
+    case FI_ENUMS: case FI_ENUMD: case FI_CONSTS: case FI_PAT: case FI_REQ1:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* The error of the leaf <n> on <x> whose flat list failed at the instruction <ip> (fpure said 0;
  * the instructions before it passed): leaf_failed's, without evaluating again the keywords
  * before it, or the one keyword an instruction of these kinds stands for (kw_failed: the record
  * vkw_value makes when it finds that keyword failing, as fpure did). */
-static int leaf_failed_at(struct vctx *c, const struct node *n, const cJSON *x, const struct iloc *il,
-                          const struct kloc *kl, const struct fi *ip)
+static __attribute__((noinline)) int leaf_failed_at(struct vctx *c, const struct node *n,
+                                                    const cJSON *x, const struct iloc *il,
+                                                    const struct kloc *kl, const struct fi *ip)
 {
-    const struct kw *w = ip->w;
-    switch (ip->op) {
-    case FI_TYPE: /* the type, or an enum or const that only fails on this kind */
-        if (w->op == OP_TYPE || w->op == OP_ENUM || w->op == OP_CONST)
-            return kw_failed(c, n, w, x, il, kl);
-        break;
-    case FI_ENUMS: case FI_ENUMD: case FI_CONSTS: case FI_PAT: case FI_REQ1:
-        return kw_failed(c, n, w, x, il, kl);
-    default:
-        break;
-    }
-    return leaf_failed_from(c, n, x, il, kl, w);
+    if (fi_direct(ip))
+        return kw_failed(c, n, ip->w, x, il, kl);
+    return leaf_failed_from(c, n, x, il, kl, ip->w);
+}
+
+/* leaf_failed_at in all-errors mode: that keyword's error, then the keywords after it. */
+static int leaf_failed_all_at(struct vctx *c, const struct node *n, const cJSON *x,
+                              const struct iloc *il, const struct kloc *kl, const struct fi *ip)
+{
+    if (!fi_direct(ip))
+        return leaf_failed_from(c, n, x, il, kl, ip->w);
+    int r = kw_failed(c, n, ip->w, x, il, kl);
+    if (r < 0 || c->quiet)
+        return r;
+    r = leaf_failed_kws(c, n, x, il, kl, ip->w, true);
+    return r < 0 ? r : 0;
 }
 
 /* Records the error the recording walk records first, from the trail <tr> of a verdict walk
