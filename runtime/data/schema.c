@@ -5822,8 +5822,8 @@ static int leaf_failed_all_at(struct vctx *c, const struct node *n, const cJSON 
 {
     if (!fi_direct(ip))
         return leaf_failed_from(c, n, x, il, kl, ip->w);
-    int r = kw_failed(c, n, ip->w, x, il, kl);
-    if (r < 0 || c->quiet)
+    int r = kw_failed(c, n, ip->w, x, il, kl), kind = kind_of(x);
+    if (r < 0 || c->quiet || n->kinds[kind][n->nkinds[kind] - 1] == ip->w) /* (the last one) */
         return r;
     r = leaf_failed_kws(c, n, x, il, kl, ip->w, true);
     return r < 0 ? r : 0;
