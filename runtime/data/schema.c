@@ -3149,13 +3149,13 @@ static inline __attribute__((always_inline)) int wb_room(struct wbuf *b, char **
 }
 
 /* Appends "/" + the name <s> as a JSON pointer token: <seglen> is its length + 1 when known
- * to need no escaping, else 0 (<plain>: known to hold neither "~" nor "/"). Returns 0 or
- * FORGE_ENOMEM. */
+ * to need no escaping, -1 when it needs none and is to be measured, else 0 (<plain>: known to
+ * hold neither "~" nor "/"). Returns 0 or FORGE_ENOMEM. */
 static inline __attribute__((always_inline)) int name_put(struct wbuf *b, char **o, char **lim,
                                                           const char *s, long seglen, bool plain)
 {
     size_t len = seglen > 0 ? (size_t)seglen - 1 : strlen(s);
-    if (seglen > 0 || plain || !has_esc(s, len)) {
+    if (seglen != 0 || plain || !has_esc(s, len)) {
         if (wb_room(b, o, lim, len + 1))
             return FORGE_ENOMEM;
         char *d = *o;
@@ -4262,6 +4262,8 @@ static inline __attribute__((always_inline)) int kw_failed(struct vctx *c, const
         return FAIL(c, n, il, kl, w, NULL, &M_CONST, EA_S(w->text));
     case OP_PATTERN:
         return FAIL(c, n, il, kl, w, NULL, &M_PATTERN, EA_S(w->text));
+    case OP_MULTOF:
+        return FAIL(c, n, il, kl, w, NULL, &M_MULTIPLE, EA_D(inst->valuedouble), EA_D(w->num));
     default: /* OP_REQUIRED of one name */
         return FAIL(c, n, il, kl, w, NULL, &M_MISSING, EA_S(w->json->child->valuestring));
     }
@@ -5160,8 +5162,7 @@ static inline __attribute__((always_inline)) void tr_link(struct trail *tr, int 
             tr->nrefs++;
         }
         return;
-    case T_PROP: /* the member's name is the property's; j its length + 1 (0: measured when
-                  * written, as a name that may need escaping is) */
+    case T_PROP: /* the member's name is the property's; j as name_put's seglen (-1 or 0) */
         tr_kl(tr, x->string, j);
         tr_kl(tr, w->name, w->seglen);
         tr_il(tr, x->string, j);
@@ -5217,10 +5218,9 @@ static __attribute__((noinline, cold)) void tr_prop(struct vctx *c, const struct
         tr_origin(c->tr, T_ADDF, NULL, w, x, 0, 0);
     else if (!named)
         tr_link(c->tr, T_ADD, NULL, w, x, 0);
-    else { /* (no name in the schema needs escaping: nor does this one, which is one of them) */
-        size_t l = c->s->escaped_names ? SIZE_MAX : strlen(x->string);
-        tr_link(c->tr, T_PROP, NULL, w, x, l < INT_MAX ? (int)l + 1 : 0);
-    }
+    else /* (its length is measured if the text is made; it needs escaping only where a name
+          * of the schema does, since it is one of them) */
+        tr_link(c->tr, T_PROP, NULL, w, x, c->s->escaped_names ? 0 : -1);
 }
 
 /* Node <n> on <x> failed at the instruction <ip>: the origin, or a level that may add a link. */
@@ -5796,7 +5796,7 @@ static inline bool fi_direct(const struct fi *ip)
     switch (ip->op) {
     case FI_TYPE: /* the type, or an enum or const that only fails on this kind */
         return ip->w->op == OP_TYPE || ip->w->op == OP_ENUM || ip->w->op == OP_CONST;
-    case FI_ENUMS: case FI_ENUMD: case FI_CONSTS: case FI_PAT: case FI_REQ1:
+    case FI_ENUMS: case FI_ENUMD: case FI_CONSTS: case FI_PAT: case FI_REQ1: case FI_MULOF:
         return true;
     default:
         return false;
