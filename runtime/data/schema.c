@@ -23,7 +23,7 @@
 
 #define MAX_DEPTH 512 /* nested schema evaluations per validation */
 #define TRAIL_NODES 3   /* see forge_schema.trail */
-#define TRAIL_MEMBERS 4 /* see trail_pays */
+#define TRAIL_MEMBERS 8 /* see trail_pays */
 #define ENUM_SCAN 16    /* the verdict walk scans an enum of at most this many strings */
 #define ROOT_URI "forge:/root.json" /* the URI of a schema without one; never reported */
 

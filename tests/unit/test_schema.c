@@ -2161,7 +2161,8 @@ TEST(walk_predicted_from_recent_checks)
                                 "\"required\": [\"city\"]}";
     cJSON *ok = J("{\"city\": \"Paris\", \"days\": 3}");
     cJSON *bad = J("{\"city\": \"Paris\", \"days\": 30}");
-    cJSON *big_bad = J("{\"city\": \"Paris\", \"tags\": [\"a\"], \"x\": 1, \"y\": 2, \"days\": 30}");
+    cJSON *big_bad = J("{\"city\": \"Paris\", \"tags\": [\"a\"], \"x\": 1, \"y\": 2, \"z\": 3, "
+                       "\"w\": 4, \"v\": 5, \"days\": 30}");
     struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
     for (int all = 0; all < 2; all++) {
         struct forge_schema_opts o = {0};
