@@ -721,6 +721,16 @@ static int l_require(lua_State *L)
     }
     lua_pushvalue(L, -1);
     lua_setfield(L, loaded, name);
+    if (cm || em) {
+        /* forge's modules are named in the registry's table of loaded modules too, which
+         * scripts cannot reach: an argument error of one of their functions called without a
+         * name at the call site (pcall(forge.json.decode, t)) names it ("forge.json.decode")
+         * rather than "?" (lauxlib looks the function up there) */
+        luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+        lua_pushvalue(L, -2);
+        lua_setfield(L, -2, name);
+        lua_pop(L, 1);
+    }
     return 1;
 }
 

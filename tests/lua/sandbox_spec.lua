@@ -60,6 +60,20 @@ t.case("require: C modules and files outside the folder are refused", function()
   t.raises(function() require "/etc/passwd" end, "invalid module name")
 end)
 
+t.case("argument errors name forge's functions called without a name", function()
+  -- lauxlib names a function with no name at its call site by the loaded module that holds it
+  local ok, err = pcall(forge.json.decode, {})
+  t.eq(ok, false)
+  t.eq(err, "bad argument #1 to 'forge.json.decode' (string expected, got table)")
+  ok, err = pcall(forge.schema.compile)
+  t.eq(err, "bad argument #1 to 'forge.schema.compile' (value expected)")
+  ok, err = pcall(forge.re.test, "a")
+  t.eq(err, "bad argument #2 to 'forge.re.test' (string expected, got no value)")
+  -- the standard libraries' own tables stay out of reach
+  t.raises(function() require "string" end, "module 'string' not found")
+  t.raises(function() require "_G" end, "module '_G' not found")
+end)
+
 t.case("require: modules under the script folder", function()
   t.eq(require("fixtures.mod").answer, 42)
   t.ok(require("fixtures.mod") == require("fixtures.mod"), "cached")
