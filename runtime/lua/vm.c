@@ -655,6 +655,65 @@ static const struct forge_embedded *find_embedded(const char *name)
     return NULL;
 }
 
+/* Whether the name <a> (of <la> bytes) is to be preferred to <b>: the shorter, then the first in
+ * byte order. */
+static bool name_before(const char *a, size_t la, const char *b, size_t lb)
+{
+    return la != lb ? la < lb : memcmp(a, b, la) < 0;
+}
+
+/* Names the functions of forge's module <name> (its table at <mod>) for lauxlib, which names a
+ * function that has no name at its call site (pcall(forge.json.decode, t)) by finding it in a
+ * table of the registry's loaded modules: one table there, "forge", which scripts cannot
+ * reach, maps "json.decode" (or "tool", for the forge table's own) to each function. A
+ * function reachable under two names (forge.assertion is forge.eval's) keeps one, the same on
+ * every run whatever order the modules load in: the shorter, then the first in byte order (a
+ * table's own order changes from run to run). Raw reads alone: no script code runs. */
+static void name_functions(lua_State *L, int mod, const char *name)
+{
+    if (!lua_istable(L, mod))
+        return;
+    const char *prefix = !strcmp(name, "forge") ? "" : !strncmp(name, "forge.", 6) ? name + 6 : name;
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    luaL_getsubtable(L, -1, "forge"); /* names -> functions */
+    int names = lua_gettop(L);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, "forge.fnames"); /* functions -> names */
+    int rev = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, mod)) {
+        if (lua_type(L, -2) == LUA_TSTRING && lua_isfunction(L, -1)) {
+            if (*prefix)
+                lua_pushfstring(L, "%s.%s", prefix, lua_tostring(L, -2));
+            else
+                lua_pushvalue(L, -2);
+            size_t lk, lo;
+            const char *k = lua_tolstring(L, -1, &lk);
+            lua_pushvalue(L, -2);
+            lua_rawget(L, rev); /* its name so far, or nil */
+            const char *old = lua_tolstring(L, -1, &lo);
+            if (!old || name_before(k, lk, old, lo)) {
+                if (old) {
+                    lua_pushnil(L);
+                    lua_rawset(L, names); /* (pops the old name and the nil) */
+                } else {
+                    lua_pop(L, 1);
+                }
+                lua_pushvalue(L, -1); /* the name */
+                lua_pushvalue(L, -3); /* the function */
+                lua_rawset(L, names);
+                lua_pushvalue(L, -2); /* the function */
+                lua_pushvalue(L, -2); /* the name */
+                lua_rawset(L, rev);
+                lua_pop(L, 1); /* the name */
+            } else {
+                lua_pop(L, 2);
+            }
+        }
+        lua_pop(L, 1); /* the value */
+    }
+    lua_pop(L, 3);
+}
+
 /* require(name): C modules of forge, embedded lua/ modules (each in its own environment), or
  * NAME.lua under the script's folder (in the user environment). */
 static int l_require(lua_State *L)
@@ -721,16 +780,8 @@ static int l_require(lua_State *L)
     }
     lua_pushvalue(L, -1);
     lua_setfield(L, loaded, name);
-    if (cm || em) {
-        /* forge's modules are named in the registry's table of loaded modules too, which
-         * scripts cannot reach: an argument error of one of their functions called without a
-         * name at the call site (pcall(forge.json.decode, t)) names it ("forge.json.decode")
-         * rather than "?" (lauxlib looks the function up there) */
-        luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-        lua_pushvalue(L, -2);
-        lua_setfield(L, -2, name);
-        lua_pop(L, 1);
-    }
+    if (cm || em)
+        name_functions(L, lua_gettop(L), name);
     return 1;
 }
 

@@ -69,6 +69,9 @@ t.case("argument errors name forge's functions called without a name", function(
   t.eq(err, "bad argument #1 to 'forge.schema.compile' (value expected)")
   ok, err = pcall(forge.re.test, "a")
   t.eq(err, "bad argument #2 to 'forge.re.test' (string expected, got no value)")
+  -- one name on every run for a function under two (forge.assertion is forge.eval's): the shorter
+  ok, err = pcall(forge.assertion, {})
+  t.eq(err, "bad argument #1 to 'forge.assertion' (string expected, got table)")
   -- the standard libraries' own tables stay out of reach
   t.raises(function() require "string" end, "module 'string' not found")
   t.raises(function() require "_G" end, "module '_G' not found")
