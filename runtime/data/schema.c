@@ -540,7 +540,8 @@ struct kw {
     const char *ltext;         /* a bound's num as messages write it (String(num)), or NULL */
     size_t ltext_len;
     /* enum, const, pattern, format: the whole message of their error (its format kmsgf, whose
-     * one operand is the text above), made at compile time; rendering points at it */
+     * one operand is the text above); anyOf, oneOf: that of none matching (the count of
+     * subschemas); made at compile time, rendering points at it */
     const char *kmsg;
     const struct efmt *kmsgf;
     size_t kmsg_len;
@@ -3292,20 +3293,25 @@ cut: /* (rare) again, each piece cut to what fits */
 }
 
 /* Keyword <w>'s message when it depends on the schema alone (a format whose one operand is the
- * keyword's text: enum, const, pattern, format), made once (build_kinds): an error of <w> is
- * rendered by pointing at it. Returns 0 or FORGE_ENOMEM. */
+ * keyword's text: enum, const, pattern, format; or the count of anyOf's and oneOf's subschemas,
+ * when none matched), made once (build_kinds): an error of <w> is rendered by pointing at it.
+ * Returns 0 or FORGE_ENOMEM. */
 static int kw_message(struct forge_schema *s, struct kw *w)
 {
     const struct efmt *f = w->op == OP_ENUM      ? &M_ENUM
                            : w->op == OP_CONST   ? &M_CONST
                            : w->op == OP_PATTERN ? &M_PATTERN
                            : w->op == OP_FORMAT  ? &M_FORMAT
+                           : w->op == OP_ANYOF   ? &M_ANYOF
+                           : w->op == OP_ONEOF   ? &M_ONEOF_NONE
                                                  : NULL;
-    if (!f || !w->text)
+    if (!f || (f->conv[0] == 'K' && !w->text))
         return 0;
     char buf[MSG_MAX + MSG_SLACK];
-    union earg none[3] = {EA_NONE, EA_NONE, EA_NONE};
-    size_t l = msg_write(buf, f, none, w);
+    union earg args[3] = {EA_NONE, EA_NONE, EA_NONE};
+    if (f->conv[0] == 'd') /* (the same operand as the walk's FAIL) */
+        args[0] = EA_I(w->n);
+    size_t l = msg_write(buf, f, args, w);
     char *m = keep(s, forge_malloc(l + 1));
     if (!m)
         return FORGE_ENOMEM;

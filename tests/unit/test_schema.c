@@ -1389,14 +1389,17 @@ TEST(messages_made_with_the_schema)
                        "\"e\": {\"enum\": [\"a\", 2]}, \"k\": {\"const\": \"c\"}, \"p\": {\"pattern\": \"^x\"},"
                        " \"f\": {\"format\": \"email\"}, \"n\": {\"not\": {}}, \"z\": false,"
                        " \"h\": {\"contains\": {\"const\": 1}}, \"r\": {\"$ref\": \"#/$defs/d\"},"
-                       " \"t\": {\"type\": \"string\", \"enum\": [\"s\"]}, \"big\": {\"pattern\": \"^");
+                       " \"t\": {\"type\": \"string\", \"enum\": [\"s\"]},"
+                       " \"ao\": {\"anyOf\": [{\"type\": \"string\"}, {\"type\": \"null\"}]},"
+                       " \"oo\": {\"oneOf\": [{\"type\": \"string\"}, {\"type\": \"null\"}, false]},"
+                       " \"om\": {\"oneOf\": [{\"type\": \"integer\"}, {\"minimum\": 0}]}, \"big\": {\"pattern\": \"^");
     for (int i = 0; i < 1100; i++)
         forge_buf_adds(&b, "x");
     forge_buf_adds(&b, "\"}}, \"$defs\": {\"d\": {\"enum\": [true]}}}");
     struct forge_schema *s = compile(b.data, &o, &err);
     CHECK(s != NULL);
     cJSON *inst = J("{\"e\": 3, \"k\": \"d\", \"p\": \"y\", \"f\": \"no\", \"n\": 1, \"z\": 1,"
-                    " \"h\": [2], \"r\": false, \"t\": 5, \"big\": \"y\"}");
+                    " \"h\": [2], \"r\": false, \"t\": 5, \"ao\": 1, \"oo\": 1, \"om\": 1, \"big\": \"y\"}");
     static const char *const want[][4] = {
         {"/e", "/properties/e/enum", "https://x.example/m.json#/properties/e/enum",
          "value must be one of [\"a\",2]"},
@@ -1415,6 +1418,13 @@ TEST(messages_made_with_the_schema)
         {"/r", "/properties/r/$ref/enum", "https://x.example/m.json#/$defs/d/enum", "value must be one of [true]"},
         {"/t", "/properties/t/type", "https://x.example/m.json#/properties/t/type", "expected string, got integer"},
         {"/t", "/properties/t/enum", "https://x.example/m.json#/properties/t/enum", "value must be one of [\"s\"]"},
+        {"/ao", "/properties/ao/anyOf", "https://x.example/m.json#/properties/ao/anyOf",
+         "value matches none of the 2 anyOf schemas"},
+        {"/oo", "/properties/oo/oneOf", "https://x.example/m.json#/properties/oo/oneOf",
+         "value matches none of the 3 oneOf schemas"},
+        /* (oneOf's other message, with the instance's operands, is not the one made beforehand) */
+        {"/om", "/properties/om/oneOf", "https://x.example/m.json#/properties/om/oneOf",
+         "value matches oneOf schemas 0 and 1; exactly one must match"},
         {"/big", "/properties/big/pattern", "https://x.example/m.json#/properties/big/pattern", NULL},
     };
     int nw = (int)(sizeof want / sizeof *want);
