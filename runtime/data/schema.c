@@ -4252,8 +4252,9 @@ static inline __attribute__((always_inline)) bool leaf_pass_rec(const struct nod
 static int pattern_failed(struct vctx *c, int r);
 
 /* The error keyword <w> records when it fails on <inst>, for the keywords whose failure is one
- * record that needs nothing measured: "type", "enum", "const", "pattern", and a "required" of one
- * name (vkw_value's records, and leaf_failed_at's, which knows the keyword failed). */
+ * record that needs nothing measured: "type", "enum", "const", "pattern", "multipleOf", and a
+ * "required" of one name (vkw_value's records, and leaf_failed_at's, which knows the keyword
+ * failed). */
 static inline __attribute__((always_inline)) int kw_failed(struct vctx *c, const struct node *n,
                                                            const struct kw *w, const cJSON *inst,
                                                            const struct iloc *il,
@@ -4308,8 +4309,7 @@ static inline __attribute__((always_inline)) int vkw_value(struct vctx *c, const
         double x = inst->valuedouble;
         switch (w->op) {
         case OP_MULTOF:
-            if (multiple_of(x, w->num)) return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_MULTIPLE, EA_D(x), EA_D(w->num));
+            return multiple_of(x, w->num) ? 1 : kw_failed(c, n, w, inst, il, kl);
         case OP_MAX:
             if (x <= w->num) return 1;
             return FAIL(c, n, il, kl, w, NULL, &M_MAXIMUM, EA_D(x), EA_D(w->num));
