@@ -513,6 +513,9 @@ struct kw {
      * subschemas alone (kptr + "/" + name, abs + "/" + name), or NULL */
     const char *kloc, *kabs;
     size_t kloc_len, kabs_len;
+    /* with kloc, its node's iptr when it has one: an error's instance location then (reached
+     * through subschemas alone), or NULL */
+    const char *iloc;
     double num, num2;          /* limits; contains: min/max */
     const cJSON *json;         /* enum, const, required, dependentRequired (borrowed) */
     struct node *sub;          /* single subschema; if: the condition */
@@ -545,6 +548,11 @@ struct kw {
     const char *kmsg;
     const struct efmt *kmsgf;
     size_t kmsg_len;
+    /* the bounds (shows_bound): the end of their message after the instance's figure (the
+     * literal, ltext, the literal after it) when their format is ktailf, made at compile time */
+    const char *ktail;
+    const struct efmt *ktailf;
+    size_t ktail_len;
     const char *ref;           /* the reference text, for messages */
     /* anyOf, oneOf: a discriminator. Branch i (through $ref-only nodes) has properties/<disc>
      * with "const": discv[i] (a padded string; NULL: no such const), so an object whose member <disc>
@@ -582,6 +590,7 @@ struct node {
     char *abs;             /* absolute location: base URI '#' JSON pointer, or NULL */
     size_t abs_len;
     char *kptr;            /* JSON pointer from the root schema (see cctx), or NULL */
+    char *iptr;            /* the instance location it applies to, when fixed (see cctx), or NULL */
     bool abs_shown;        /* abs is reported (not the internal URI of a schema without one) */
     struct kw *kws;
     int nkws;
@@ -1331,6 +1340,10 @@ struct cctx {
     /* JSON pointer from the root schema, when compiling what the root reaches through
      * subschemas alone (the keyword location of any error there); NULL elsewhere */
     const char *kptr;
+    /* the instance location of the values such a subschema applies to when the schema alone
+     * fixes it (the root's subschemas in place and under properties, their names joined); NULL
+     * elsewhere (under items, additionalProperties and the like, and wherever kptr is NULL) */
+    const char *iptr;
 };
 
 static void *pmap_get(const struct pmap *m, const void *key)
@@ -1450,20 +1463,50 @@ static int bad(struct forge_err *err, const struct cctx *cx, const char *kw, con
     return forge_err_set(err, FORGE_EINVAL, "invalid schema at '%s/%s': %s", cx->ptr, kw, what);
 }
 
+/* Whether the subschemas of keyword <k> apply to the instance their node applies to. */
+static bool in_place(const char *k)
+{
+    static const char *const kws[] = {"allOf", "anyOf", "oneOf", "not", "if", "then", "else",
+                                      "dependentSchemas", "dependencies"};
+    for (size_t i = 0; i < sizeof kws / sizeof *kws; i++)
+        if (!strcmp(k, kws[i]))
+            return true;
+    return false;
+}
+
+/* The cctx.iptr of the subschema of keyword <k> (under its map key <name>, or NULL) of a node
+ * compiled with <cx>: a new string, or NULL (none, or out of memory: *<nomem>). */
+static char *sub_iptr(const struct cctx *cx, const char *k, const char *name, bool *nomem)
+{
+    char *ip = NULL;
+    if (cx->iptr && in_place(k))
+        ip = forge_strdup(cx->iptr);
+    else if (cx->iptr && name && !strcmp(k, "properties"))
+        ip = ptr_join(cx->iptr, name);
+    else
+        return NULL;
+    *nomem = !ip;
+    return ip;
+}
+
 static int sub1(struct forge_schema *s, const cJSON *j, const struct cctx *cx, const char *seg,
                 struct node **out, struct forge_err *err)
 {
     char *p = ptr_join(cx->ptr, seg);
     char *kp = cx->kptr ? ptr_join(cx->kptr, seg) : NULL;
+    bool nomem = false;
+    char *ip = sub_iptr(cx, seg, NULL, &nomem);
     int rc = FORGE_ENOMEM;
-    if (p && (kp || !cx->kptr)) {
+    if (p && (kp || !cx->kptr) && !nomem) {
         struct cctx c2 = *cx;
         c2.ptr = p;
         c2.kptr = kp;
+        c2.iptr = kp ? ip : NULL;
         rc = compile(s, j, &c2, out, err);
     }
     forge_free(p);
     forge_free(kp);
+    forge_free(ip);
     return rc;
 }
 
@@ -1474,17 +1517,21 @@ static int sub2(struct forge_schema *s, const cJSON *j, const struct cctx *cx, c
     char *p2 = p ? (seg2 ? ptr_join(p, seg2) : ptr_joini(p, idx)) : NULL;
     char *kp = cx->kptr ? ptr_join(cx->kptr, seg) : NULL;
     char *kp2 = kp ? (seg2 ? ptr_join(kp, seg2) : ptr_joini(kp, idx)) : NULL;
+    bool nomem = false;
+    char *ip = sub_iptr(cx, seg, seg2, &nomem);
     int rc = FORGE_ENOMEM;
-    if (p2 && (kp2 || !cx->kptr)) {
+    if (p2 && (kp2 || !cx->kptr) && !nomem) {
         struct cctx c2 = *cx;
         c2.ptr = p2;
         c2.kptr = kp2;
+        c2.iptr = kp2 ? ip : NULL;
         rc = compile(s, j, &c2, out, err);
     }
     forge_free(p);
     forge_free(p2);
     forge_free(kp);
     forge_free(kp2);
+    forge_free(ip);
     return rc;
 }
 
@@ -1937,6 +1984,10 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
             rc = FORGE_ENOMEM;
             goto out;
         }
+        if (cx->iptr && !(n->iptr = keep(s, forge_strdup(cx->iptr)))) {
+            rc = FORGE_ENOMEM;
+            goto out;
+        }
         n->abs_shown = strncmp(n->abs, ROOT_URI, sizeof ROOT_URI - 1) != 0;
         if (n->draft >= FORGE_DRAFT_2019_09) {
             if (n->draft == FORGE_DRAFT_2019_09 && cJSON_IsTrue(get(json, "$recursiveAnchor")))
@@ -2056,7 +2107,7 @@ static int resolve(struct forge_schema *s, const char *uri, struct node **out, s
             goto out;
         holder = holder->resource;
     }
-    struct cctx cx = {e->parent_base, e->ptr, e->draft, e->vocab, holder, NULL};
+    struct cctx cx = {e->parent_base, e->ptr, e->draft, e->vocab, holder, NULL, NULL};
     if ((rc = compile(s, e->json, &cx, &resnode, err)))
         goto out;
     if (!frag || frag[0] != '/') {
@@ -2104,7 +2155,7 @@ static int resolve(struct forge_schema *s, const char *uri, struct node **out, s
             const cJSON *id = pointer_member(s, next, id_key(draft));
             if (cJSON_IsString(id) && !ref_overrides(draft, next) &&
                 !(draft <= FORGE_DRAFT_7 && id->valuestring[0] == '#')) {
-                struct cctx c3 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource, NULL};
+                struct cctx c3 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource, NULL, NULL};
                 struct node *rn;
                 if ((rc = compile(s, next, &c3, &rn, err)))
                     goto out;
@@ -2130,7 +2181,7 @@ static int resolve(struct forge_schema *s, const char *uri, struct node **out, s
             goto out;
         cur = next;
     }
-    struct cctx c4 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource, NULL};
+    struct cctx c4 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource, NULL, NULL};
     rc = compile(s, cur, &c4, out, err);
 out:
     forge_buf_free(&ptr);
@@ -2338,6 +2389,7 @@ static int build_kinds(struct forge_schema *s)
                 if (!(w->kloc = keep(s, xstrcat3(n->kptr, "/", w->name))))
                     return FORGE_ENOMEM;
                 w->kloc_len = strlen(w->kloc);
+                w->iloc = n->iptr;
             }
             if (w->seglen > 0 && n->abs_shown) {
                 if (!(w->kabs = keep(s, xstrcat3(n->abs, "/", w->name))))
@@ -2748,7 +2800,7 @@ struct forge_schema *forge_schema_compile_uri(const cJSON *schema, const struct 
     if ((rc = add_doc(s, doc, root, draft, err)))
         goto out;
     struct ent *e = find_ent(s, root);
-    struct cctx cx = {root, "", e->draft, e->vocab, NULL, ""};
+    struct cctx cx = {root, "", e->draft, e->vocab, NULL, "", ""};
     if ((rc = compile(s, doc, &cx, &s->root, err)))
         goto out;
     if ((rc = resolve_all(s, err)))
@@ -3019,13 +3071,16 @@ static const struct efmt
     M_FALSE = EF0("no value is allowed here (schema false)");
 
 #define KSEG_FIXED UINT32_MAX
+#define ISEG_FIXED UINT32_MAX
 struct erec {
     const struct efmt *fmt;
     const struct node *n;     /* its absolute location */
     const struct kw *kw;      /* the keyword (NULL: a false schema) */
     const char *sub;          /* a segment after it */
     uint32_t iseg, kseg;      /* the first segment of each path in segs, from the leaf up */
-    uint32_t nis, nks;        /* nks KSEG_FIXED: the keyword location is kw's kloc (no segments) */
+    /* nks KSEG_FIXED: the keyword location is kw's kloc (no segments); nis ISEG_FIXED (with
+     * KSEG_FIXED): the instance location is kw's iloc */
+    uint32_t nis, nks;
     union earg a[3];
 };
 
@@ -3036,10 +3091,18 @@ static size_t type_list(unsigned t, char *out);
 static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
                 const struct kw *kw, const char *sub, const struct efmt *fmt, union earg a0, union earg a1,
                 union earg a2);
+static inline __attribute__((always_inline)) int
+fail_quick(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
+           const struct kw *kw, const struct efmt *fmt, union earg a0, union earg a1);
 #define FAIL_ARGS(fmt, a0, a1, a2, ...) fmt, a0, a1, a2
 /* FAIL(c, n, il, kl, kw, sub, fmt, operands...): up to three operands (EA_*). */
 #define FAIL(c, n, il, kl, kw, sub, ...) \
     fail(c, n, il, kl, kw, sub, FAIL_ARGS(__VA_ARGS__, EA_NONE, EA_NONE, EA_NONE, EA_NONE))
+/* FAIL of keyword <kw> (not NULL) with up to two operands and no segment after it, its usual
+ * case recorded inline: for the keywords of leaves. */
+#define FAIL_ARGS2(fmt, a0, a1, ...) fmt, a0, a1
+#define FAIL_KW(c, n, il, kl, kw, ...) \
+    fail_quick(c, n, il, kl, kw, FAIL_ARGS2(__VA_ARGS__, EA_NONE, EA_NONE, EA_NONE))
 
 /* Copies <n> bytes from <s> to <d>: the short strings of error text (names, message pieces)
  * in a few loads and stores that stay within both, without a call. */
@@ -3295,7 +3358,8 @@ cut: /* (rare) again, each piece cut to what fits */
 /* Keyword <w>'s message when it depends on the schema alone (a format whose one operand is the
  * keyword's text: enum, const, pattern, format; or the count of anyOf's and oneOf's subschemas,
  * when none matched), made once (build_kinds): an error of <w> is rendered by pointing at it.
- * Returns 0 or FORGE_ENOMEM. */
+ * Of a bound's message, the part after the instance's figure (w->ktail). Returns 0 or
+ * FORGE_ENOMEM. */
 static int kw_message(struct forge_schema *s, struct kw *w)
 {
     const struct efmt *f = w->op == OP_ENUM      ? &M_ENUM
@@ -3305,6 +3369,35 @@ static int kw_message(struct forge_schema *s, struct kw *w)
                            : w->op == OP_ANYOF   ? &M_ANYOF
                            : w->op == OP_ONEOF   ? &M_ONEOF_NONE
                                                  : NULL;
+    if (!f && w->ltext) {
+        /* a bound's: the pieces after the instance's figure */
+        f = w->op == OP_MULTOF     ? &M_MULTIPLE
+            : w->op == OP_MAX      ? &M_MAXIMUM
+            : w->op == OP_XMAX     ? &M_XMAXIMUM
+            : w->op == OP_MIN      ? &M_MINIMUM
+            : w->op == OP_XMIN     ? &M_XMINIMUM
+            : w->op == OP_MAXLEN   ? &M_MAXLEN
+            : w->op == OP_MINLEN   ? &M_MINLEN
+            : w->op == OP_MAXITEMS ? &M_MAXITEMS
+            : w->op == OP_MINITEMS ? &M_MINITEMS
+            : w->op == OP_CONTAINS ? &M_MINCONTAINS
+            : w->op == OP_MAXPROPS ? &M_MAXPROPS
+            : w->op == OP_MINPROPS ? &M_MINPROPS
+                                   : NULL;
+        if (!f || f->nconv != 2 || f->conv[1] != 'L')
+            return 0;
+        size_t l = f->len[1] + w->ltext_len + f->len[2];
+        char *t = keep(s, forge_malloc(l + 1));
+        if (!t)
+            return FORGE_ENOMEM;
+        memcpy(t, f->lit[1], f->len[1]);
+        memcpy(t + f->len[1], w->ltext, w->ltext_len);
+        memcpy(t + f->len[1] + w->ltext_len, f->lit[2], f->len[2] + 1);
+        w->ktail = t;
+        w->ktail_len = l;
+        w->ktailf = f;
+        return 0;
+    }
     if (!f || (f->conv[0] == 'K' && !w->text))
         return 0;
     char buf[MSG_MAX + MSG_SLACK];
@@ -3340,8 +3433,8 @@ static inline const char *msg_fixed(const struct erec *r, size_t *l)
 
 /* Appends record <r>'s locations to <b>, of which <used> bytes are written, each with its
  * NUL: the instance location at offset o[0], the keyword location at o[1], the absolute one
- * at o[2] (SIZE_MAX: none). With <by_ref>, keyword locations made at compile time are not
- * copied: o[1] and o[2] are then LOCS_KW (the keyword's kloc, its kabs). Returns the bytes then
+ * at o[2] (SIZE_MAX: none). With <by_ref>, locations made at compile time are not copied:
+ * o[0], o[1] and o[2] are then LOCS_KW (the keyword's iloc, kloc, kabs). Returns the bytes then
  * written, or SIZE_MAX when out of memory (also when its strings and message could pass
  * ERR_TEXT_MAX). */
 #define LOCS_KW (SIZE_MAX - 1)
@@ -3350,12 +3443,21 @@ locs_put(struct wbuf *b, size_t used, const struct erec *r, const struct eseg *s
          size_t offs[3], bool by_ref)
 {
     char *o = b->p + used, *lim = b->p + b->size;
+    const struct kw *w = r->kw;
     offs[0] = used;
-    if (path_put(b, &o, &lim, segs + r->iseg, r->nis, false) || wb_room(b, &o, &lim, 1))
+    if (r->nis == ISEG_FIXED && by_ref) {
+        offs[0] = offs[1] = offs[2] = LOCS_KW;
+        return used;
+    }
+    if (r->nis == ISEG_FIXED) {
+        if (wb_room(b, &o, &lim, strlen(w->iloc) + 1))
+            return SIZE_MAX;
+        o = stpcpy(o, w->iloc);
+    } else if (path_put(b, &o, &lim, segs + r->iseg, r->nis, false) || wb_room(b, &o, &lim, 1)) {
         return SIZE_MAX;
+    }
     *o++ = 0;
     offs[1] = (size_t)(o - b->p);
-    const struct kw *w = r->kw;
     if (r->nks == KSEG_FIXED) {
         /* both locations made at compile time */
         if (by_ref) {
@@ -3447,6 +3549,31 @@ static __attribute__((noinline)) int err_grow(struct forge_schema_errors *e, siz
     return seg_reserve(e, need);
 }
 
+/* fail's usual case for a keyword of a leaf, inline: reached through subschemas alone, at a
+ * place that the schema fixes, both locations were made at compile time and the record has no
+ * segments. */
+static inline __attribute__((always_inline)) int
+fail_quick(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
+           const struct kw *kw, const struct efmt *fmt, union earg a0, union earg a1)
+{
+    struct forge_schema_errors *e = c->out;
+    if (kw->iloc && !c->refs && !c->quiet && e && e->n < e->caprecs) {
+        struct erec *r = (struct erec *)e->recs + e->n++;
+        r->fmt = fmt;
+        r->n = n;
+        r->kw = kw;
+        r->sub = NULL;
+        r->a[0] = a0;
+        r->a[1] = a1;
+        r->a[2] = EA_NONE;
+        r->iseg = (uint32_t)e->nsegs;
+        r->nis = ISEG_FIXED;
+        r->nks = KSEG_FIXED;
+        return 0;
+    }
+    return fail(c, n, il, kl, kw, NULL, fmt, a0, a1, EA_NONE);
+}
+
 static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
                 const struct kw *kw, const char *sub, const struct efmt *fmt, union earg a0, union earg a1,
                 union earg a2)
@@ -3467,6 +3594,15 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
     r->a[1] = a1;
     r->a[2] = a2;
     r->iseg = k;
+    /* reached through subschemas alone: the keyword location made at compile time, and the
+     * instance location too when the schema fixes it */
+    bool fixed = kw && kw->kloc && !sub && !c->refs;
+    if (fixed && kw->iloc) {
+        r->nis = ISEG_FIXED;
+        r->nks = KSEG_FIXED;
+        e->n++;
+        return 0;
+    }
     for (; il; il = il->up) {
         if (k == cap) {
             e->nsegs = (int)k;
@@ -3479,7 +3615,7 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
     }
     r->nis = k - r->iseg;
     r->kseg = k;
-    if (kw && kw->kloc && !sub && !c->refs) { /* reached through subschemas alone */
+    if (fixed) {
         r->nks = KSEG_FIXED;
         e->nsegs = (int)k;
         e->n++;
@@ -3529,6 +3665,60 @@ int forge_schema_errors_render(struct forge_schema_errors *e)
     return errors_render(e);
 }
 
+/* msg_write of format <f>, <kw>'s ktailf: its first piece, the figure <a0> (d or g), then kw's
+ * tail. */
+static inline __attribute__((always_inline)) size_t
+msg_write_tail(char *out, const struct efmt *f, union earg a0, const struct kw *kw)
+{
+    char num[96];
+    const char *s;
+    size_t l;
+    memcpy(out, f->lit[0], EFMT_LIT);
+    size_t o = f->len[0];
+    long long v;
+    if (f->conv[0] == 'd') {
+        v = a0.i;
+    } else if (fabs(a0.d) < 1e15 && (double)(long long)a0.d == a0.d) {
+        v = (long long)a0.d; /* (-0 as "0", as String(-0)) */
+    } else {
+        s = num_text(a0.d, num, &l);
+        goto put;
+    }
+    char *d = digits_back(num + 24, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v);
+    if (v < 0)
+        *--d = '-';
+    s = d;
+    l = (size_t)(num + 24 - d);
+put:
+    copy_short(out + o, s, l);
+    o += l;
+    copy_short(out + o, kw->ktail, kw->ktail_len + 1);
+    return o + kw->ktail_len;
+}
+
+/* errors_render's part for a record whose locations are not all made at compile time: writes
+ * them to <b> after its <len> bytes and points <l> at them. Returns the bytes then written, or
+ * SIZE_MAX when out of memory. */
+static inline __attribute__((always_inline)) size_t render_locs(struct wbuf *b, size_t len, const struct erec *r,
+                                                    const struct eseg *segs, bool plain,
+                                                    struct forge_schema_error *l)
+{
+    size_t o[3];
+    if ((len = locs_put(b, len, r, segs, plain, o, true)) == SIZE_MAX)
+        return SIZE_MAX;
+    char *p = b->p;
+    l->instance_location = p + o[0];
+    l->keyword_location = o[1] == LOCS_KW ? r->kw->kloc : p + o[1];
+    l->absolute_keyword_location = o[2] == SIZE_MAX ? NULL : o[2] == LOCS_KW ? r->kw->kabs : p + o[2];
+    return len;
+}
+
+/* msg_write out of line, for errors_render. */
+static __attribute__((noinline)) size_t msg_write_out(char *out, const struct erec *r)
+{
+    return msg_write(out, r->fmt, r->a, r->kw);
+}
+
 static int errors_render(struct forge_schema_errors *e)
 {
     if (e->caplist < e->n) {
@@ -3548,34 +3738,45 @@ static int errors_render(struct forge_schema_errors *e)
 again:
     len = 0;
     for (int i = 0; i < e->n; i++) {
-        char *p = b.p;
-        size_t o[3];
-        len = locs_put(&b, len, recs + i, segs, plain, o, true);
-        if (len == SIZE_MAX || (b.size - len < MSG_MAX + MSG_SLACK && wb_grow(&b, len, MSG_MAX + MSG_SLACK))) {
-            e->text = b.p;
-            e->size = b.size;
-            e->len = 0;
-            return FORGE_ENOMEM;
-        }
-        if (b.p != p) /* the text moved as it grew: again, with the room it has now */
-            goto again;
+        const struct erec *r = recs + i;
+        const struct kw *w = r->kw;
         struct forge_schema_error *l = &e->list[i];
-        l->instance_location = p + o[0];
-        l->keyword_location = o[1] == LOCS_KW ? recs[i].kw->kloc : p + o[1];
-        l->absolute_keyword_location = o[2] == SIZE_MAX ? NULL
-                                       : o[2] == LOCS_KW ? recs[i].kw->kabs
-                                                         : p + o[2];
-        size_t lm;
-        if (!(l->message = msg_fixed(recs + i, &lm))) {
-            l->message = p + len;
-            len += msg_write(p + len, recs[i].fmt, recs[i].a, recs[i].kw) + 1;
+        char *p = b.p;
+        if (r->nis == ISEG_FIXED) { /* (every location made at compile time) */
+            l->instance_location = w->iloc;
+            l->keyword_location = w->kloc;
+            l->absolute_keyword_location = w->kabs;
+        } else {
+            if ((len = render_locs(&b, len, r, segs, plain, l)) == SIZE_MAX)
+                goto nomem;
+            if (b.p != p) /* the text moved as it grew: again, with the room it has now */
+                goto again;
         }
+        size_t lm;
+        if ((l->message = msg_fixed(r, &lm)))
+            continue;
+        if (b.size - len < MSG_MAX + MSG_SLACK) {
+            if (wb_grow(&b, len, MSG_MAX + MSG_SLACK))
+                goto nomem;
+            if (b.p != p)
+                goto again;
+        }
+        l->message = p + len;
+        if (w && w->ktailf == r->fmt)
+            len += msg_write_tail(p + len, r->fmt, r->a[0], w) + 1;
+        else
+            len += msg_write_out(p + len, r) + 1;
     }
     e->text = b.p;
     e->size = b.size;
     e->len = len;
     e->rendered = true;
     return 0;
+nomem:
+    e->text = b.p;
+    e->size = b.size;
+    e->len = 0;
+    return FORGE_ENOMEM;
 }
 
 /* A string member that references text owned elsewhere (cJSON_Delete frees only the node). */
@@ -4262,17 +4463,17 @@ static inline __attribute__((always_inline)) int kw_failed(struct vctx *c, const
 {
     switch (w->op) {
     case OP_TYPE:
-        return FAIL(c, n, il, kl, w, NULL, &M_TYPE, EA_U(w->num), EA_S(type_name(inst)));
+        return FAIL_KW(c, n, il, kl, w, &M_TYPE, EA_U(w->num), EA_S(type_name(inst)));
     case OP_ENUM:
-        return FAIL(c, n, il, kl, w, NULL, &M_ENUM, EA_S(w->text));
+        return FAIL_KW(c, n, il, kl, w, &M_ENUM, EA_S(w->text));
     case OP_CONST:
-        return FAIL(c, n, il, kl, w, NULL, &M_CONST, EA_S(w->text));
+        return FAIL_KW(c, n, il, kl, w, &M_CONST, EA_S(w->text));
     case OP_PATTERN:
-        return FAIL(c, n, il, kl, w, NULL, &M_PATTERN, EA_S(w->text));
+        return FAIL_KW(c, n, il, kl, w, &M_PATTERN, EA_S(w->text));
     case OP_MULTOF:
-        return FAIL(c, n, il, kl, w, NULL, &M_MULTIPLE, EA_D(inst->valuedouble), EA_D(w->num));
+        return FAIL_KW(c, n, il, kl, w, &M_MULTIPLE, EA_D(inst->valuedouble), EA_D(w->num));
     default: /* OP_REQUIRED of one name */
-        return FAIL(c, n, il, kl, w, NULL, &M_MISSING, EA_S(w->json->child->valuestring));
+        return FAIL_KW(c, n, il, kl, w, &M_MISSING, EA_S(w->json->child->valuestring));
     }
 }
 
@@ -4312,16 +4513,16 @@ static inline __attribute__((always_inline)) int vkw_value(struct vctx *c, const
             return multiple_of(x, w->num) ? 1 : kw_failed(c, n, w, inst, il, kl);
         case OP_MAX:
             if (x <= w->num) return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_MAXIMUM, EA_D(x), EA_D(w->num));
+            return FAIL_KW(c, n, il, kl, w, &M_MAXIMUM, EA_D(x), EA_D(w->num));
         case OP_XMAX:
             if (x < w->num) return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_XMAXIMUM, EA_D(x), EA_D(w->num));
+            return FAIL_KW(c, n, il, kl, w, &M_XMAXIMUM, EA_D(x), EA_D(w->num));
         case OP_MIN:
             if (x >= w->num) return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_MINIMUM, EA_D(x), EA_D(w->num));
+            return FAIL_KW(c, n, il, kl, w, &M_MINIMUM, EA_D(x), EA_D(w->num));
         case OP_XMIN:
             if (x > w->num) return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_XMINIMUM, EA_D(x), EA_D(w->num));
+            return FAIL_KW(c, n, il, kl, w, &M_XMINIMUM, EA_D(x), EA_D(w->num));
         default:
             break;
         }
@@ -4334,7 +4535,7 @@ static inline __attribute__((always_inline)) int vkw_value(struct vctx *c, const
             size_t len = cp_len(sv);
             if (w->op == OP_MAXLEN ? (double)len <= w->num : (double)len >= w->num)
                 return 1;
-            return FAIL(c, n, il, kl, w, NULL, w->op == OP_MAXLEN ? &M_MAXLEN : &M_MINLEN, EA_I(len),
+            return FAIL_KW(c, n, il, kl, w, w->op == OP_MAXLEN ? &M_MAXLEN : &M_MINLEN, EA_I(len),
                         EA_D(w->num));
         }
         case OP_PATTERN:
@@ -4344,7 +4545,7 @@ static inline __attribute__((always_inline)) int vkw_value(struct vctx *c, const
             return r ? 1 : kw_failed(c, n, w, inst, il, kl);
         case OP_FORMAT:
             if (forge_format_check(w->fmt, sv, strlen(sv))) return 1;
-            return FAIL(c, n, il, kl, w, NULL, &M_FORMAT, EA_S(w->text));
+            return FAIL_KW(c, n, il, kl, w, &M_FORMAT, EA_S(w->text));
         default:
             break;
         }
@@ -4358,7 +4559,7 @@ static inline __attribute__((always_inline)) int vkw_value(struct vctx *c, const
         if (max ? cnt <= w->num : cnt >= w->num)
             return 1;
         const struct efmt *f = arr ? (max ? &M_MAXITEMS : &M_MINITEMS) : (max ? &M_MAXPROPS : &M_MINPROPS);
-        return FAIL(c, n, il, kl, w, NULL, f, EA_I(cnt), EA_D(w->num));
+        return FAIL_KW(c, n, il, kl, w, f, EA_I(cnt), EA_D(w->num));
     }
     switch (w->op) {
     case OP_MULTOF: case OP_MAX: case OP_XMAX: case OP_MIN: case OP_XMIN: case OP_MAXLEN:

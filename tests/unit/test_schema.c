@@ -1285,6 +1285,86 @@ static void render_matches_json(struct forge_schema_errors *e)
  * the walk's segments. Both give the same text, in a new resource too, and a node reached
  * both ways gets each its own location. A validation whose errors outgrow the text renders
  * them again into the larger room. */
+/* The instance location of an error is made with the schema when the schema fixes it: below
+ * the root through properties and the applicators that keep the instance (allOf, if/then,
+ * dependentSchemas, oneOf...). The list then points at the compiled schema's text, as for
+ * keyword locations. Under items, additionalProperties, patternProperties, propertyNames or
+ * a reference it is written from the walk. Both give the locations the walk gives. */
+TEST(instance_locations_made_at_compile_time)
+{
+    struct forge_err err;
+    struct forge_schema_opts o = {0};
+    o.all_errors = true;
+    struct forge_schema *s = compile(
+        "{\"properties\": {\"a\": {\"allOf\": [{\"properties\": {\"b\": {\"maximum\": 1}}}]},"
+        " \"i\": {\"items\": {\"minimum\": 3}}, \"p\": {\"additionalProperties\": {\"maxLength\": 1}},"
+        " \"q\": {\"patternProperties\": {\"^z\": {\"maxLength\": 1}}},"
+        " \"d\": {\"if\": {\"type\": \"object\"}, \"then\": {\"properties\": {\"t\": {\"minimum\": 2}}},"
+        " \"else\": {\"minimum\": 100}},"
+        " \"s~/\": {\"dependentSchemas\": {\"k\": {\"properties\": {\"k\": {\"maxLength\": 0}}}}},"
+        " \"r\": {\"$ref\": \"#/$defs/bound\"},"
+        " \"o\": {\"oneOf\": [{\"properties\": {\"u\": {\"const\": 1}}, \"required\": [\"u\"]},"
+        " {\"not\": {\"required\": [\"w\"]}}]},"
+        " \"n\": {\"propertyNames\": {\"maxLength\": 1}}},"
+        " \"$defs\": {\"bound\": {\"properties\": {\"v\": {\"minimum\": 2}}}}}", &o, &err);
+    CHECK(s != NULL);
+    cJSON *inst = J("{\"a\": {\"b\": 2}, \"i\": [1], \"p\": {\"zz\": \"long\"}, \"q\": {\"zz\": \"long\"},"
+                    " \"d\": {\"t\": 1}, \"s~/\": {\"k\": \"x\"}, \"r\": {\"v\": 1}, \"o\": {\"u\": 2, \"w\": 1},"
+                    " \"n\": {\"long\": 1}}");
+    static const struct {
+        const char *iloc, *kloc, *msg;
+        bool fixed;
+    } want[] = {
+        {"/a/b", "/properties/a/allOf/0/properties/b/maximum", "2 is greater than the maximum 1", true},
+        {"/i/0", "/properties/i/items/minimum", "1 is less than the minimum 3", false},
+        {"/p/zz", "/properties/p/additionalProperties/maxLength",
+         "string has 4 characters, more than the maximum 1", false},
+        {"/q/zz", "/properties/q/patternProperties/^z/maxLength",
+         "string has 4 characters, more than the maximum 1", false},
+        {"/d/t", "/properties/d/then/properties/t/minimum", "1 is less than the minimum 2", true},
+        {"/s~0~1/k", "/properties/s~0~1/dependentSchemas/k/properties/k/maxLength",
+         "string has 1 characters, more than the maximum 0", true},
+        {"/r/v", "/properties/r/$ref/properties/v/minimum", "1 is less than the minimum 2", false},
+        {"/o", "/properties/o/oneOf", "value matches none of the 2 oneOf schemas", true},
+        {"/n", "/properties/n/propertyNames/maxLength", "string has 4 characters, more than the maximum 1",
+         false},
+    };
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    for (int round = 0; round < 2; round++) { /* the second time in the arena the first one made */
+        CHECK_INT(forge_schema_check(s, inst, &e), 0);
+        CHECK_INT(e.n, 9);
+        render_matches_json(&e);
+        for (int i = 0; i < 9; i++) {
+            const char *l = e.list[i].instance_location;
+            CHECK_STR(l, want[i].iloc);
+            CHECK_STR(e.list[i].keyword_location, want[i].kloc);
+            CHECK_STR(e.list[i].message, want[i].msg);
+            CHECK_INT(l >= e.text && l < e.text + e.size, !want[i].fixed); /* copied, or the schema's */
+        }
+    }
+    cJSON_Delete(inst);
+    /* first-error mode, and a failing location that the schema fixes at the root */
+    struct forge_schema *f = compile("{\"properties\": {\"a\": {\"minimum\": 1}}, \"required\": [\"z\"]}", NULL, &err);
+    CHECK(f != NULL);
+    inst = J("{\"a\": 0}");
+    CHECK_INT(forge_schema_check(f, inst, &e), 0);
+    CHECK_INT(e.n, 1);
+    render_matches_json(&e);
+    CHECK_STR(e.list[0].instance_location, "/a");
+    CHECK_STR(e.list[0].message, "0 is less than the minimum 1");
+    cJSON_Delete(inst);
+    inst = J("{\"a\": 1}");
+    CHECK_INT(forge_schema_check(f, inst, &e), 0);
+    render_matches_json(&e);
+    CHECK_STR(e.list[0].instance_location, "");
+    CHECK_STR(e.list[0].keyword_location, "/required");
+    CHECK_STR(e.list[0].message, "missing required property 'z'");
+    cJSON_Delete(inst);
+    forge_schema_free(f);
+    forge_schema_free(s);
+    forge_schema_errors_free(&e);
+}
+
 TEST(error_locations_made_at_compile_time)
 {
     struct forge_err err;
@@ -1788,6 +1868,8 @@ TEST(bounds_in_messages)
         {"{\"maximum\": -1e21}", "0", "0 is greater than the maximum -1e+21"},
         {"{\"exclusiveMaximum\": 0.1}", "0.5", "0.5 is not less than the exclusive maximum 0.1"},
         {"{\"minimum\": 1e-7}", "0", "0 is less than the minimum 1e-7"},
+        {"{\"minimum\": 0}", "-3", "-3 is less than the minimum 0"},
+        {"{\"maximum\": -1e21}", "-1e20", "-100000000000000000000 is greater than the maximum -1e+21"},
         {"{\"exclusiveMinimum\": -0}", "-0.5", "-0.5 is not greater than the exclusive minimum 0"},
         {"{\"maxLength\": 2}", "\"abc\"", "string has 3 characters, more than the maximum 2"},
         {"{\"minLength\": 2.0}", "\"a\"", "string has 1 characters, fewer than the minimum 2"},
@@ -1809,7 +1891,7 @@ TEST(bounds_in_messages)
         struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
         CHECK_INT(forge_schema_check(s, x, &e), 0);
         CHECK_INT(e.n, 1);
-        CHECK_INT(forge_schema_errors_render(&e), 0);
+        render_matches_json(&e);
         CHECK_STR(e.list[0].message, cases[i].msg);
         forge_schema_errors_free(&e);
         cJSON_Delete(x);
@@ -2317,6 +2399,7 @@ int main(void)
     RUN(property_tables);
     RUN(discriminators);
     RUN(errors_rendered_on_demand);
+    RUN(instance_locations_made_at_compile_time);
     RUN(error_locations_made_at_compile_time);
     RUN(messages_made_with_the_schema);
     RUN(verdict_walk_agrees);
