@@ -91,9 +91,9 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
                        struct forge_schema_errors *errors);
 
 /* Writes the text of the errors of the last forge_schema_check into <e> and points e->list at
- * it (the instance and schema it checked must still be alive). Keyword locations and messages
- * that depend on the schema alone are not copied: they point into the compiled schema, which
- * made them once. Returns 0, or FORGE_ENOMEM
+ * it (the instance and schema it checked must still be alive). Locations and messages that
+ * depend on the schema alone are not copied: they point into the compiled schema, which made
+ * them once. Returns 0, or FORGE_ENOMEM
  * (also when one error's strings would pass 16 MiB). Rendering twice does the work once. */
 int forge_schema_errors_render(struct forge_schema_errors *e);
 
