@@ -502,6 +502,10 @@ struct fi {
                                 * for an empty enum) */
 };
 
+/* The name of every $ref keyword, one string: a keyword link whose segment is it is the first
+ * member of a struct reflink, which names the keyword (see ref_sites). */
+static const char ref_name[] = "$ref";
+
 struct kw {
     int op;
     const char *name;          /* the keyword, for locations (borrowed from the schema copy) */
@@ -514,8 +518,11 @@ struct kw {
     const char *kloc, *kabs;
     size_t kloc_len, kabs_len;
     /* with kloc, its node's iptr when it has one: an error's instance location then (reached
-     * through subschemas alone), or NULL */
+     * through subschemas alone), or NULL; with it, its node's rbase */
     const char *iloc;
+    size_t iloc_len;
+    const struct node *rbase;
+    bool rref; /* iloc is from a reference's target, every reference to which ref_sites may follow */
     double num, num2;          /* limits; contains: min/max */
     const cJSON *json;         /* enum, const, required, dependentRequired (borrowed) */
     struct node *sub;          /* single subschema; if: the condition */
@@ -591,6 +598,13 @@ struct node {
     size_t abs_len;
     char *kptr;            /* JSON pointer from the root schema (see cctx), or NULL */
     char *iptr;            /* the instance location it applies to, when fixed (see cctx), or NULL */
+    /* the node kptr and iptr start from: the root schema, or a node compiled as a reference's
+     * target (see ref_sites) */
+    const struct node *rbase;
+    /* a reference's target that some reference reaches from a place whose locations the
+     * schema does not fix (under items, a $dynamicRef...): its region's errors are not tried by
+     * ref_sites */
+    bool ref_mixed;
     bool abs_shown;        /* abs is reported (not the internal URI of a schema without one) */
     struct kw *kws;
     int nkws;
@@ -1344,6 +1358,8 @@ struct cctx {
      * fixes it (the root's subschemas in place and under properties, their names joined); NULL
      * elsewhere (under items, additionalProperties and the like, and wherever kptr is NULL) */
     const char *iptr;
+    /* the node kptr and iptr start from (NULL: the node compiled with this context) */
+    struct node *rbase;
 };
 
 static void *pmap_get(const struct pmap *m, const void *key)
@@ -1988,6 +2004,8 @@ static int compile(struct forge_schema *s, const cJSON *json, const struct cctx 
             rc = FORGE_ENOMEM;
             goto out;
         }
+        if (cx->kptr)
+            n->rbase = c2.rbase = cx->rbase ? cx->rbase : n;
         n->abs_shown = strncmp(n->abs, ROOT_URI, sizeof ROOT_URI - 1) != 0;
         if (n->draft >= FORGE_DRAFT_2019_09) {
             if (n->draft == FORGE_DRAFT_2019_09 && cJSON_IsTrue(get(json, "$recursiveAnchor")))
@@ -2107,7 +2125,7 @@ static int resolve(struct forge_schema *s, const char *uri, struct node **out, s
             goto out;
         holder = holder->resource;
     }
-    struct cctx cx = {e->parent_base, e->ptr, e->draft, e->vocab, holder, NULL, NULL};
+    struct cctx cx = {e->parent_base, e->ptr, e->draft, e->vocab, holder, "", "", NULL};
     if ((rc = compile(s, e->json, &cx, &resnode, err)))
         goto out;
     if (!frag || frag[0] != '/') {
@@ -2155,7 +2173,7 @@ static int resolve(struct forge_schema *s, const char *uri, struct node **out, s
             const cJSON *id = pointer_member(s, next, id_key(draft));
             if (cJSON_IsString(id) && !ref_overrides(draft, next) &&
                 !(draft <= FORGE_DRAFT_7 && id->valuestring[0] == '#')) {
-                struct cctx c3 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource, NULL, NULL};
+                struct cctx c3 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource, "", "", NULL};
                 struct node *rn;
                 if ((rc = compile(s, next, &c3, &rn, err)))
                     goto out;
@@ -2181,7 +2199,7 @@ static int resolve(struct forge_schema *s, const char *uri, struct node **out, s
             goto out;
         cur = next;
     }
-    struct cctx c4 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource, NULL, NULL};
+    struct cctx c4 = {walkbase, ptr.data ? ptr.data : "", draft, vocab, resource, "", "", NULL};
     rc = compile(s, cur, &c4, out, err);
 out:
     forge_buf_free(&ptr);
@@ -2355,6 +2373,13 @@ static int kw_message(struct forge_schema *s, struct kw *w);
 
 static int build_kinds(struct forge_schema *s)
 {
+    for (int i = 0; i < s->nnodes; i++) /* (ref_mixed, before the keywords' rref) */
+        for (int j = 0; j < s->nodes[i]->nkws; j++) {
+            const struct kw *w = &s->nodes[i]->kws[j];
+            if ((w->op == OP_REF || w->op == OP_DYNREF || w->op == OP_RECREF) && w->sub &&
+                (w->op != OP_REF || !s->nodes[i]->iptr))
+                w->sub->ref_mixed = true;
+        }
     for (int i = 0; i < s->nnodes; i++) {
         struct node *n = s->nodes[i];
         if (!n->nkws)
@@ -2370,6 +2395,8 @@ static int build_kinds(struct forge_schema *s)
             struct kw *w = &n->kws[j];
             if ((w->op == OP_ANYOF || w->op == OP_ONEOF) && find_disc(s, w))
                 return FORGE_ENOMEM;
+            if (w->op == OP_REF)
+                w->name = ref_name;
             w->seglen = seg_len(w->name);
             if (w->text)
                 w->text_len = strlen(w->text);
@@ -2389,7 +2416,11 @@ static int build_kinds(struct forge_schema *s)
                 if (!(w->kloc = keep(s, xstrcat3(n->kptr, "/", w->name))))
                     return FORGE_ENOMEM;
                 w->kloc_len = strlen(w->kloc);
-                w->iloc = n->iptr;
+                if ((w->iloc = n->iptr)) {
+                    w->iloc_len = strlen(w->iloc);
+                    w->rbase = n->rbase;
+                    w->rref = n->rbase != s->root && !n->rbase->ref_mixed;
+                }
             }
             if (w->seglen > 0 && n->abs_shown) {
                 if (!(w->kabs = keep(s, xstrcat3(n->abs, "/", w->name))))
@@ -2800,7 +2831,7 @@ struct forge_schema *forge_schema_compile_uri(const cJSON *schema, const struct 
     if ((rc = add_doc(s, doc, root, draft, err)))
         goto out;
     struct ent *e = find_ent(s, root);
-    struct cctx cx = {root, "", e->draft, e->vocab, NULL, "", ""};
+    struct cctx cx = {root, "", e->draft, e->vocab, NULL, "", "", NULL};
     if ((rc = compile(s, doc, &cx, &s->root, err)))
         goto out;
     if ((rc = resolve_all(s, err)))
@@ -2831,8 +2862,13 @@ struct iloc {
 
 struct kloc {
     const struct kloc *up;
-    const char *seg; /* NULL: index */
+    const char *seg; /* NULL: index; ref_name: a struct reflink's */
     long idx;
+};
+
+struct reflink {
+    struct kloc k;
+    const struct kw *site;
 };
 
 /* Annotations: which members (objects) or items (arrays) of one instance were evaluated. */
@@ -2962,8 +2998,10 @@ struct vctx {
                       * no probe verdict is memoised by its address */
     struct forge_schema_errors *out; /* NULL: errors are not wanted */
     struct trail *tr; /* the verdict walk leaves a trail as it fails (see replay), or NULL */
-    int refs;        /* recording walk: references followed from the root to here (none: an
-                      * error's keyword location is its keyword's kloc, made at compile time) */
+    /* recording walk: references followed from the root to here (none: an error's locations
+     * are its keyword's, made at compile time; see fail), plus one when no location may be
+     * taken as made at compile time (forge_schema_test_segments) */
+    int refs;
     int rc;          /* a failure other than "invalid" */
     int depth;
     const struct node *scope[MAX_DEPTH + 1];
@@ -3018,7 +3056,10 @@ union earg {
 /* One path segment: a member name, or an index when s is NULL. iloc and kloc have this shape
  * after their link. */
 struct eseg {
-    const char *s;
+    union {
+        const char *s;
+        const struct kw *site; /* a record's ISEG_REF segments */
+    };
     long idx;
 };
 
@@ -3072,6 +3113,7 @@ static const struct efmt
 
 #define KSEG_FIXED UINT32_MAX
 #define ISEG_FIXED UINT32_MAX
+#define ISEG_REF (UINT32_MAX - 1)
 struct erec {
     const struct efmt *fmt;
     const struct node *n;     /* its absolute location */
@@ -3079,7 +3121,9 @@ struct erec {
     const char *sub;          /* a segment after it */
     uint32_t iseg, kseg;      /* the first segment of each path in segs, from the leaf up */
     /* nks KSEG_FIXED: the keyword location is kw's kloc (no segments); nis ISEG_FIXED (with
-     * KSEG_FIXED): the instance location is kw's iloc */
+     * KSEG_FIXED): the instance location is kw's iloc; nis ISEG_REF: nks segments from iseg
+     * are the sites of the references followed (innermost first), and each location is theirs
+     * then kw's, joined (see vctx.rtarget) */
     uint32_t nis, nks;
     union earg a[3];
 };
@@ -3449,6 +3493,41 @@ locs_put(struct wbuf *b, size_t used, const struct erec *r, const struct eseg *s
         offs[0] = offs[1] = offs[2] = LOCS_KW;
         return used;
     }
+    if (r->nis == ISEG_REF) { /* the sites' locations, the outermost first, then kw's */
+        const struct eseg *g = segs + r->iseg;
+        size_t li = w->iloc_len, lk = w->kloc_len, la = w->kabs && !by_ref ? w->kabs_len + 1 : 0;
+        for (uint32_t i = 0; i < r->nks; i++) {
+            li += g[i].site->iloc_len;
+            lk += g[i].site->kloc_len;
+        }
+        if (wb_room(b, &o, &lim, li + lk + 2 + la))
+            return SIZE_MAX;
+        for (uint32_t i = r->nks; i-- > 0;) {
+            copy_short(o, g[i].site->iloc, g[i].site->iloc_len);
+            o += g[i].site->iloc_len;
+        }
+        copy_short(o, w->iloc, w->iloc_len + 1);
+        o += w->iloc_len + 1;
+        offs[1] = (size_t)(o - b->p);
+        for (uint32_t i = r->nks; i-- > 0;) {
+            copy_short(o, g[i].site->kloc, g[i].site->kloc_len);
+            o += g[i].site->kloc_len;
+        }
+        copy_short(o, w->kloc, w->kloc_len + 1);
+        o += w->kloc_len + 1;
+        offs[2] = SIZE_MAX;
+        if (w->kabs && by_ref) {
+            offs[2] = LOCS_KW;
+        } else if (w->kabs) {
+            offs[2] = (size_t)(o - b->p);
+            memcpy(o, w->kabs, la);
+            o += la;
+        }
+        used = (size_t)(o - b->p);
+        if (used - offs[0] + MSG_MAX > ERR_TEXT_MAX)
+            return SIZE_MAX;
+        return used;
+    }
     if (r->nis == ISEG_FIXED) {
         if (wb_room(b, &o, &lim, strlen(w->iloc) + 1))
             return SIZE_MAX;
@@ -3574,6 +3653,37 @@ fail_quick(struct vctx *c, const struct node *n, const struct iloc *il, const st
     return fail(c, n, il, kl, kw, NULL, fmt, a0, a1, EA_NONE);
 }
 
+static _Thread_local unsigned long ref_records; /* (for tests: see forge_schema_test_ref_records) */
+
+/* For fail: when each reference the walk followed to keyword <kw> (kl's reflinks, c->refs
+ * of them) is a $ref from a place whose locations its region fixes (its keyword's iloc), into the
+ * region of the place it leads to (the target is that place's rbase; the first from the root's),
+ * appends their keywords to e's segments (after e->nsegs), the innermost first, and returns the
+ * new count of segments; else (or out of memory) UINT32_MAX. The walk from a target to the next
+ * site, or to <kw>, took the path its iloc and kloc were made along: the schema's own, without a
+ * reference. */
+static inline __attribute__((always_inline)) uint32_t
+ref_sites(const struct vctx *c, struct forge_schema_errors *e, const struct kloc *kl, const struct kw *kw)
+{
+    if ((size_t)e->nsegs + (size_t)c->refs > (size_t)e->capsegs && seg_reserve(e, (size_t)c->refs))
+        return UINT32_MAX;
+    struct eseg *g = e->segs;
+    uint32_t k = (uint32_t)e->nsegs;
+    const struct node *want = kw->rbase;
+    int found = 0;
+    for (; kl; kl = kl->up) {
+        if (kl->seg != ref_name)
+            continue;
+        const struct kw *site = ((const struct reflink *)(const void *)kl)->site;
+        if (site->sub != want || !site->iloc || ++found > c->refs)
+            return UINT32_MAX;
+        g[k].site = site;
+        g[k++].idx = 0;
+        want = site->rbase;
+    }
+    return found == c->refs && want == c->s->root ? k : UINT32_MAX;
+}
+
 static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
                 const struct kw *kw, const char *sub, const struct efmt *fmt, union earg a0, union earg a1,
                 union earg a2)
@@ -3603,6 +3713,18 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
         e->n++;
         return 0;
     }
+    if (kw && kw->rref && !sub && (k = ref_sites(c, e, kl, kw)) != UINT32_MAX) {
+        r = (struct erec *)e->recs + e->n; /* (the segments may have moved, not the records) */
+        ref_records++;
+        r->nis = ISEG_REF;
+        r->nks = k - r->iseg;
+        e->nsegs = (int)k;
+        e->n++;
+        return 0;
+    }
+    k = r->iseg;
+    g = e->segs;
+    cap = (uint32_t)e->capsegs;
     for (; il; il = il->up) {
         if (k == cap) {
             e->nsegs = (int)k;
@@ -3611,7 +3733,7 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
             g = e->segs;
             cap = (uint32_t)e->capsegs;
         }
-        g[k++] = (struct eseg){il->key, il->idx};
+        g[k++] = (struct eseg){{il->key}, il->idx};
     }
     r->nis = k - r->iseg;
     r->kseg = k;
@@ -3629,7 +3751,7 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
             g = e->segs;
             cap = (uint32_t)e->capsegs;
         }
-        g[k++] = (struct eseg){kl->seg, kl->idx};
+        g[k++] = (struct eseg){{kl->seg}, kl->idx};
     }
     r->nks = k - r->kseg;
     e->nsegs = (int)k;
@@ -4887,7 +5009,8 @@ static int vdeps(struct vctx *c, const struct node *n, const struct kw *w, const
     return ok;
 }
 
-/* The recording walk through a reference (<k1> its keyword's link) to the node <t>. */
+/* The recording walk through a reference (<k1> its keyword's link, see ref_link) to the node
+ * <t>. */
 static inline __attribute__((always_inline)) int vref(struct vctx *c, const struct node *t,
                                                       const cJSON *inst, const struct iloc *il,
                                                       const struct kloc *k1, struct ann *ann)
@@ -5172,7 +5295,8 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                     break;
                 }
         }
-        return vref(c, t, inst, il, &k1, ann);
+        struct reflink rl = {k1, w}; /* (plain for the others: see ref_sites) */
+        return vref(c, t, inst, il, &rl.k, ann);
     }
     default:
         return 1;
@@ -5220,8 +5344,8 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
         return FORGE_ELIMIT;
     c->depth++;
     if (n->refonly) { /* one $ref (no dynamic scope, no annotations of its own) */
-        struct kloc k1 = {kl, n->refonly->name, n->refonly->seglen};
-        int r = vref(c, n->refonly->sub, inst, il, &k1, ann);
+        struct reflink k1 = {{kl, n->refonly->name, n->refonly->seglen}, n->refonly};
+        int r = vref(c, n->refonly->sub, inst, il, &k1.k, ann);
         c->depth--;
         return r;
     }
@@ -5254,8 +5378,8 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
             continue;
         /* the two most frequent structural keywords skip the general dispatcher */
         if (w->op == OP_REF) {
-            struct kloc k1 = {kl, w->name, w->seglen};
-            r = vref(c, w->sub, inst, il, &k1, a);
+            struct reflink k1 = {{kl, w->name, w->seglen}, w};
+            r = vref(c, w->sub, inst, il, &k1.k, a);
         } else if (w->op == OP_PROPS && (w->freq || w->fadd)) {
             r = vprops(c, n, w, inst, il, kl, a);
         } else if (w->op == OP_ITEMS || w->op == OP_PREFIX) {
@@ -5328,7 +5452,7 @@ struct trail {
     int nrefs; /* the references among the links (vctx.refs at the origin) */
     bool over; /* more links than there is room for: the recording walk runs instead */
     struct iloc ils[TRAIL_IL];
-    struct kloc kls[TRAIL_KL];
+    struct reflink kls[TRAIL_KL]; /* (reflinks: for $ref's links, see ref_sites) */
 };
 
 /* A link above the last one (tr_link checked there is room). */
@@ -5343,7 +5467,7 @@ static inline void tr_il(struct trail *tr, const char *key, long idx)
 
 static inline void tr_kl(struct trail *tr, const char *seg, long idx)
 {
-    struct kloc *l = &tr->kls[tr->nk++];
+    struct kloc *l = &tr->kls[tr->nk++].k;
     l->seg = seg;
     l->idx = idx;
     *tr->kup = l;
@@ -5383,6 +5507,7 @@ static inline __attribute__((always_inline)) void tr_link(struct trail *tr, int 
         if (!tr->n)
             tr->n = n;
         if (w->op == OP_REF) { /* the one structural keyword that leaves no frame of its own */
+            tr->kls[tr->nk].site = w;
             tr_kl(tr, w->name, w->seglen);
             tr->nrefs++;
         }
@@ -5410,6 +5535,7 @@ static inline __attribute__((always_inline)) void tr_link(struct trail *tr, int 
         tr_kl(tr, j ? "then" : "else", 0);
         return;
     default: /* T_REF */
+        tr->kls[tr->nk].site = w;
         tr_kl(tr, w->name, w->seglen);
         tr->nrefs++;
         return;
@@ -5625,8 +5751,8 @@ static int vnode_flat(struct vctx *c, const struct node *n, const cJSON *inst,
             r = vitems(c, n, w, inst, il, kl, ann);
             break;
         case FI_REF: {
-            struct kloc k1 = {kl, w->name, w->seglen};
-            r = vref(c, w->sub, inst, il, &k1, ann);
+            struct reflink k1 = {{kl, w->name, w->seglen}, w};
+            r = vref(c, w->sub, inst, il, &k1.k, ann);
             break;
         }
         case FI_ANYOF: case FI_ALLOF: case FI_IF: case FI_NOT: case FI_PNAMES: case FI_KW:
@@ -5998,8 +6124,8 @@ static __attribute__((noinline)) int vnode_from(struct vctx *c, const struct nod
         if (quick_pass(w, inst, &slen))
             continue;
         if (w->op == OP_REF) {
-            struct kloc k1 = {kl, w->name, w->seglen};
-            r = vref(c, w->sub, inst, il, &k1, NULL);
+            struct reflink k1 = {{kl, w->name, w->seglen}, w};
+            r = vref(c, w->sub, inst, il, &k1.k, NULL);
         } else if (w->op == OP_PROPS && (w->freq || w->fadd)) {
             r = vprops(c, n, w, inst, il, kl, NULL);
         } else if (w->op == OP_ITEMS || w->op == OP_PREFIX) {
@@ -6107,6 +6233,17 @@ static __attribute__((noinline)) int replay(struct vctx *c, struct trail *tr)
  * did not match their trail. */
 static _Thread_local int check_path;
 static _Thread_local unsigned long trail_misses, walks[2];
+static _Thread_local bool segments_only;
+
+unsigned long forge_schema_test_ref_records(void)
+{
+    return ref_records;
+}
+
+void forge_schema_test_segments(bool on)
+{
+    segments_only = on;
+}
 
 void forge_schema_test_path(int recording)
 {
@@ -6184,9 +6321,9 @@ static inline __attribute__((always_inline)) int verdict_then_errors(struct vctx
     if (!all && c->steps <= MEMO_AFTER && !tr.over) {
         c->steps = 0; /* the part walked again takes fewer steps and less depth than */
         c->depth = 0; /* the whole walk did, so no limit can stop it */
-        c->refs = tr.nrefs;
+        c->refs = tr.nrefs + segments_only;
         r = replay(c, &tr);
-        c->refs = 0;
+        c->refs = segments_only;
         if (r > 0 || (!r && errors->n != 1)) {
             trail_misses++;
             r = 1;
@@ -6217,7 +6354,7 @@ int forge_schema_check(const struct forge_schema *s, const cJSON *instance,
     c.names = 0;
     c.out = errors;
     c.tr = NULL;
-    c.refs = 0;
+    c.refs = segments_only;
     c.rc = 0;
     c.depth = 0;
     c.nscope = 0;

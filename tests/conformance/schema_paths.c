@@ -4,7 +4,8 @@
  * (forge_schema_test_path(1)). This runner checks every instance of the given files both ways,
  * in first-error and all-errors mode, with formats asserted and not: the same return code, the
  * same number of errors and the same rendered text, byte for byte; and no trail that could not
- * be followed. Files are JSON Schema Test Suite files (arrays of {schema, tests}) or
+ * be followed. The recording walk also runs with every error recording its paths' segments
+ * (forge_schema_test_segments): the same errors as with the locations made at compile time. Files are JSON Schema Test Suite files (arrays of {schema, tests}) or
  * benchmark cases ({schema, valid, invalid}); a folder stands for its .json files, sorted, and
  * those of its "optional" and "optional/format" folders.
  *
@@ -24,7 +25,8 @@
 static struct forge_schema_refdir refdir;
 static int nrefdirs;
 static long compared, invalid, differ;
-static struct forge_schema_errors e1 = FORGE_SCHEMA_ERRORS_INIT, e2 = FORGE_SCHEMA_ERRORS_INIT;
+static struct forge_schema_errors e1 = FORGE_SCHEMA_ERRORS_INIT, e2 = FORGE_SCHEMA_ERRORS_INIT,
+                                  e3 = FORGE_SCHEMA_ERRORS_INIT;
 
 /* Checks <inst> against <s> both ways. */
 static void compare(const struct forge_schema *s, const cJSON *inst, const char *where, bool all)
@@ -36,6 +38,18 @@ static void compare(const struct forge_schema *s, const cJSON *inst, const char 
     if (ok && r1 == 0) {
         invalid++;
         ok = same_errors(&e1, &e2);
+    }
+    if (ok && !same_with_segments(s, inst, &e2, r2, &e3)) {
+        differ++;
+        char *text = cJSON_PrintUnformatted(inst);
+        fprintf(stderr, "DIFFER %s (%s): instance %.300s: the recording walk's errors differ when"
+                " every error records its segments\n", where, all ? "all errors" : "first error",
+                text ? text : "?");
+        free(text);
+        for (int i = 0; r2 == 0 && i < e2.n && i < e3.n && e2.list && e3.list; i++)
+            fprintf(stderr, "  made     %s | %s\n  segments %s | %s\n", e2.list[i].instance_location,
+                    e2.list[i].keyword_location, e3.list[i].instance_location, e3.list[i].keyword_location);
+        return;
     }
     if (ok)
         return;
@@ -154,6 +168,7 @@ int main(int argc, char **argv)
     }
     forge_schema_errors_free(&e1);
     forge_schema_errors_free(&e2);
+    forge_schema_errors_free(&e3);
     printf("compared %ld instances (%ld invalid), %ld differ, %lu trails not followed\n", compared,
            invalid, differ, forge_schema_test_trail_misses());
     if (!invalid) {

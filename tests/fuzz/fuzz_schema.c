@@ -97,6 +97,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        "verdict first %d (%d errors), recording %d (%d errors)", v4, arena.n, v5, rec.n);
             FUZZ_CHECK(v4 != 0 || same_errors(&arena, &rec),
                        "the two paths' rendered errors differ");
+            /* and the recording walk's errors when every error records its segments */
+            struct forge_schema_errors seg = FORGE_SCHEMA_ERRORS_INIT;
+            FUZZ_CHECK(same_with_segments(s, inst, &rec, v5, &seg),
+                       "errors differ when every error records its segments");
+            forge_schema_errors_free(&seg);
             forge_schema_errors_free(&rec);
         }
         forge_schema_errors_free(&arena);

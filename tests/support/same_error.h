@@ -50,4 +50,19 @@ static inline bool check_both_paths(const struct forge_schema *s, const cJSON *i
     forge_schema_test_path(0);
     return forge_schema_test_trail_misses() == misses;
 }
+
+/* Whether <inst> checked against <s> by the recording walk from the root gives the same verdict
+ * and errors as <er> (*<rr>, that walk's) when every error records its paths' segments (no
+ * location made at compile time). <es> receives the errors. */
+static inline bool same_with_segments(const struct forge_schema *s, const cJSON *inst,
+                                      struct forge_schema_errors *er, int rr,
+                                      struct forge_schema_errors *es)
+{
+    forge_schema_test_path(1);
+    forge_schema_test_segments(true);
+    int r = forge_schema_check(s, inst, es);
+    forge_schema_test_segments(false);
+    forge_schema_test_path(0);
+    return r == rr && es->n == er->n && (r != 0 || same_errors(es, er));
+}
 #endif

@@ -1365,6 +1365,76 @@ TEST(instance_locations_made_at_compile_time)
     forge_schema_errors_free(&e);
 }
 
+/* Through references followed from places whose locations the schema fixes, an error records
+ * the references' keywords alone, and its locations are theirs joined (the target of each is the
+ * region the next one's, or the keyword's, locations start from). A reference to a node inside
+ * another region, one under items, or a target that some reference reaches from such a place,
+ * records the segments. Both give the same text. */
+TEST(locations_through_references)
+{
+    struct forge_err err;
+    struct forge_schema_opts o = {0};
+    o.all_errors = true;
+    struct forge_schema *s = compile(
+        "{\"$id\": \"https://x.example/r.json\", \"properties\": {\"a\": {\"$ref\": \"#/$defs/money\"},"
+        " \"n\": {\"properties\": {\"deep\": {\"$ref\": \"#/$defs/wrap\"}}},"
+        " \"l\": {\"items\": {\"$ref\": \"#/$defs/line\"}}, \"p\": {\"$ref\": \"#/properties/a\"}},"
+        " \"$defs\": {\"money\": {\"properties\": {\"currency\": {\"enum\": [\"EUR\", \"USD\"]},"
+        " \"value\": {\"minimum\": 0}}}, \"wrap\": {\"properties\": {\"m\": {\"$ref\": \"#/$defs/money\"}}},"
+        " \"line\": {\"properties\": {\"q\": {\"minimum\": 1}}}}}", &o, &err);
+    CHECK(s != NULL);
+    cJSON *inst = J("{\"a\": {\"currency\": \"X\"}, \"n\": {\"deep\": {\"m\": {\"value\": -1}}},"
+                    " \"l\": [{\"q\": 0}], \"p\": {\"currency\": \"Y\"}}");
+    static const char *const want[][3] = {
+        {"/a/currency", "/properties/a/$ref/properties/currency/enum",
+         "https://x.example/r.json#/$defs/money/properties/currency/enum"},
+        {"/n/deep/m/value", "/properties/n/properties/deep/$ref/properties/m/$ref/properties/value/minimum",
+         "https://x.example/r.json#/$defs/money/properties/value/minimum"},
+        {"/l/0/q", "/properties/l/items/$ref/properties/q/minimum",
+         "https://x.example/r.json#/$defs/line/properties/q/minimum"},
+        {"/p/currency", "/properties/p/$ref/$ref/properties/currency/enum",
+         "https://x.example/r.json#/$defs/money/properties/currency/enum"},
+    };
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    for (int seg = 0; seg < 2; seg++) { /* the sites, then every error's segments */
+        forge_schema_test_path(1);
+        forge_schema_test_segments(seg);
+        unsigned long before = forge_schema_test_ref_records();
+        CHECK_INT(forge_schema_check(s, inst, &e), 0);
+        CHECK_INT((int)(forge_schema_test_ref_records() - before), seg ? 0 : 2);
+        forge_schema_test_segments(false);
+        forge_schema_test_path(0);
+        CHECK_INT(e.n, 4);
+        render_matches_json(&e);
+        for (int i = 0; i < 4 && i < e.n; i++) {
+            CHECK_STR(e.list[i].instance_location, want[i][0]);
+            CHECK_STR(e.list[i].keyword_location, want[i][1]);
+            CHECK_STR(e.list[i].absolute_keyword_location, want[i][2]);
+        }
+    }
+    cJSON_Delete(inst);
+    forge_schema_free(s);
+    /* a target also reached from under items: its errors record segments wherever they are */
+    s = compile("{\"properties\": {\"a\": {\"$ref\": \"#/$defs/t\"}, \"l\": {\"items\": {\"$ref\": \"#/$defs/t\"}}},"
+                " \"$defs\": {\"t\": {\"properties\": {\"v\": {\"maximum\": 1}}}}}", &o, &err);
+    CHECK(s != NULL);
+    inst = J("{\"a\": {\"v\": 2}, \"l\": [{\"v\": 3}]}");
+    forge_schema_test_path(1);
+    unsigned long before = forge_schema_test_ref_records();
+    CHECK_INT(forge_schema_check(s, inst, &e), 0);
+    CHECK_INT((int)(forge_schema_test_ref_records() - before), 0);
+    forge_schema_test_path(0);
+    CHECK_INT(e.n, 2);
+    render_matches_json(&e);
+    CHECK_STR(e.list[0].instance_location, "/a/v");
+    CHECK_STR(e.list[0].keyword_location, "/properties/a/$ref/properties/v/maximum");
+    CHECK_STR(e.list[1].instance_location, "/l/0/v");
+    CHECK_STR(e.list[1].keyword_location, "/properties/l/items/$ref/properties/v/maximum");
+    cJSON_Delete(inst);
+    forge_schema_free(s);
+    forge_schema_errors_free(&e);
+}
+
 TEST(error_locations_made_at_compile_time)
 {
     struct forge_err err;
@@ -2400,6 +2470,7 @@ int main(void)
     RUN(discriminators);
     RUN(errors_rendered_on_demand);
     RUN(instance_locations_made_at_compile_time);
+    RUN(locations_through_references);
     RUN(error_locations_made_at_compile_time);
     RUN(messages_made_with_the_schema);
     RUN(verdict_walk_agrees);
