@@ -555,6 +555,9 @@ struct kw {
     const char *kmsg;
     const struct efmt *kmsgf;
     size_t kmsg_len;
+    /* required (of at most REQ_MADE names): the message of each name missing, made at
+     * compile time (FAIL_MISSING), or NULL */
+    struct made { const char *s; size_t len; } *reqmsgs;
     /* the bounds (shows_bound): the end of their message after the instance's figure (the
      * literal, ltext, the literal after it) when their format is ktailf, made at compile time */
     const char *ktail;
@@ -3084,6 +3087,8 @@ struct efmt {
 static const struct efmt
     M_NOT_ALLOWED = EF1("property '", 's', "' is not allowed"),
     M_MISSING = EF1("missing required property '", 's', "'"),
+    /* a message made at compile time (its text, then its length as the second operand) */
+    M_MADE = EF1("", 's', ""),
     M_TYPE = EF2("expected ", 'T', ", got ", 's', ""),
     M_ENUM = EF1("value must be one of ", 'K', ""),
     M_CONST = EF1("value must be ", 'K', ""),
@@ -3145,6 +3150,12 @@ fail_quick(struct vctx *c, const struct node *n, const struct iloc *il, const st
 /* FAIL of keyword <kw> (not NULL) with up to two operands and no segment after it, its usual
  * case recorded inline: for the keywords of leaves. */
 #define FAIL_ARGS2(fmt, a0, a1, ...) fmt, a0, a1
+/* FAIL of required <w> missing its name <j>, with the message made at compile time if it has
+ * one */
+#define REQ_MADE 64
+#define FAIL_MISSING(c, n, il, kl, w, j)                                                            \
+    ((w)->reqmsgs ? FAIL(c, n, il, kl, w, NULL, &M_MADE, EA_S((w)->reqmsgs[j].s), EA_I((w)->reqmsgs[j].len)) \
+                  : FAIL(c, n, il, kl, w, NULL, &M_MISSING, EA_S((w)->names[j])))
 #define FAIL_KW(c, n, il, kl, kw, ...) \
     fail_quick(c, n, il, kl, kw, FAIL_ARGS2(__VA_ARGS__, EA_NONE, EA_NONE, EA_NONE))
 
@@ -3402,10 +3413,27 @@ cut: /* (rare) again, each piece cut to what fits */
 /* Keyword <w>'s message when it depends on the schema alone (a format whose one operand is the
  * keyword's text: enum, const, pattern, format; or the count of anyOf's and oneOf's subschemas,
  * when none matched), made once (build_kinds): an error of <w> is rendered by pointing at it.
- * Of a bound's message, the part after the instance's figure (w->ktail). Returns 0 or
- * FORGE_ENOMEM. */
+ * Of a bound's message, the part after the instance's figure (w->ktail); of required's, that
+ * of each name (w->reqmsgs). Returns 0 or FORGE_ENOMEM. */
 static int kw_message(struct forge_schema *s, struct kw *w)
 {
+    if (w->op == OP_REQUIRED && w->n > 0 && w->n <= REQ_MADE) {
+        struct made *m = (struct made *)(void *)keep(s, forge_malloc((size_t)w->n * sizeof *m));
+        if (!m)
+            return FORGE_ENOMEM;
+        for (int j = 0; j < w->n; j++) {
+            char buf[MSG_MAX + MSG_SLACK];
+            union earg args[3] = {EA_S(w->names[j]), EA_NONE, EA_NONE};
+            size_t l = msg_write(buf, &M_MISSING, args, w);
+            char *t = keep(s, forge_malloc(l + 1));
+            if (!t)
+                return FORGE_ENOMEM;
+            memcpy(t, buf, l + 1);
+            m[j] = (struct made){t, l};
+        }
+        w->reqmsgs = m;
+        return 0;
+    }
     const struct efmt *f = w->op == OP_ENUM      ? &M_ENUM
                            : w->op == OP_CONST   ? &M_CONST
                            : w->op == OP_PATTERN ? &M_PATTERN
@@ -3471,6 +3499,10 @@ static inline const char *msg_fixed(const struct erec *r, size_t *l)
     if (r->kw && r->kw->kmsgf == f) {
         *l = r->kw->kmsg_len;
         return r->kw->kmsg;
+    }
+    if (f == &M_MADE) {
+        *l = (size_t)r->a[1].i;
+        return r->a[0].s;
     }
     return NULL;
 }
@@ -4595,7 +4627,7 @@ static inline __attribute__((always_inline)) int kw_failed(struct vctx *c, const
     case OP_MULTOF:
         return FAIL_KW(c, n, il, kl, w, &M_MULTIPLE, EA_D(inst->valuedouble), EA_D(w->num));
     default: /* OP_REQUIRED of one name */
-        return FAIL_KW(c, n, il, kl, w, &M_MISSING, EA_S(w->json->child->valuestring));
+        return FAIL_KW(c, n, il, kl, w, &M_MADE, EA_S(w->reqmsgs[0].s), EA_I(w->reqmsgs[0].len));
     }
 }
 
@@ -4867,7 +4899,7 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
                 if (seen >> j & 1)
                     continue;
                 ok = 0;
-                if ((r = FAIL(c, n, il, kl, q, NULL, &M_MISSING, EA_S(q->names[j]))) < 0)
+                if ((r = FAIL_MISSING(c, n, il, kl, q, j)) < 0)
                     return r;
                 if (!c->all || c->quiet)
                     return 0;
@@ -5084,10 +5116,11 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                     return rf.rc < 0 ? rf.rc : got;
                 /* out of memory for the marks: a scan for each name, as below */
             }
-            for (const cJSON *x = w->json->child; x; x = x->next)
+            int j = 0;
+            for (const cJSON *x = w->json->child; x; x = x->next, j++)
                 if (!get(inst, x->valuestring)) {
                     ok = 0;
-                    if ((r = FAIL(c, n, il, kl, w, NULL, &M_MISSING, EA_S(x->valuestring))) < 0)
+                    if ((r = FAIL_MISSING(c, n, il, kl, w, j)) < 0)
                         return r;
                     if (!c->all || c->quiet)
                         return 0;
@@ -6209,7 +6242,7 @@ static __attribute__((noinline)) int replay(struct vctx *c, struct trail *tr)
         }
         for (int j = 0; j < q->n; j++)
             if (!(seen >> j & 1))
-                return FAIL(c, n, il, kl, q, NULL, &M_MISSING, EA_S(q->names[j]));
+                return FAIL_MISSING(c, n, il, kl, q, j);
         return 1;
     }
     case T_ANY:
