@@ -3514,6 +3514,26 @@ static inline const char *msg_fixed(const struct erec *r, size_t *l)
  * written, or SIZE_MAX when out of memory (also when its strings and message could pass
  * ERR_TEXT_MAX). */
 #define LOCS_KW (SIZE_MAX - 1)
+
+/* locs_put's end once keyword <w>'s location is written at <o>: the absolute one, w's kabs
+ * (copied, its room made, or with <by_ref> pointed at). Returns what locs_put does. */
+static inline __attribute__((always_inline)) size_t kabs_end(struct wbuf *b, char *o, const struct kw *w,
+                                                             size_t offs[3], bool by_ref)
+{
+    offs[2] = SIZE_MAX;
+    if (w->kabs && by_ref) {
+        offs[2] = LOCS_KW;
+    } else if (w->kabs) {
+        offs[2] = (size_t)(o - b->p);
+        memcpy(o, w->kabs, w->kabs_len + 1);
+        o += w->kabs_len + 1;
+    }
+    size_t used = (size_t)(o - b->p);
+    if (used - offs[0] + MSG_MAX > ERR_TEXT_MAX)
+        return SIZE_MAX;
+    return used;
+}
+
 static inline __attribute__((always_inline)) size_t
 locs_put(struct wbuf *b, size_t used, const struct erec *r, const struct eseg *segs, bool plain,
          size_t offs[3], bool by_ref)
@@ -3546,19 +3566,7 @@ locs_put(struct wbuf *b, size_t used, const struct erec *r, const struct eseg *s
             o += g[i].site->kloc_len;
         }
         copy_short(o, w->kloc, w->kloc_len + 1);
-        o += w->kloc_len + 1;
-        offs[2] = SIZE_MAX;
-        if (w->kabs && by_ref) {
-            offs[2] = LOCS_KW;
-        } else if (w->kabs) {
-            offs[2] = (size_t)(o - b->p);
-            memcpy(o, w->kabs, la);
-            o += la;
-        }
-        used = (size_t)(o - b->p);
-        if (used - offs[0] + MSG_MAX > ERR_TEXT_MAX)
-            return SIZE_MAX;
-        return used;
+        return kabs_end(b, o + w->kloc_len + 1, w, offs, by_ref);
     }
     if (r->nis == ISEG_FIXED) {
         if (wb_room(b, &o, &lim, strlen(w->iloc) + 1))
@@ -3582,17 +3590,7 @@ locs_put(struct wbuf *b, size_t used, const struct erec *r, const struct eseg *s
         if (wb_room(b, &o, &lim, lk + la))
             return SIZE_MAX;
         copy_short(o, w->kloc, lk);
-        o += lk;
-        offs[2] = SIZE_MAX;
-        if (w->kabs) {
-            offs[2] = (size_t)(o - b->p);
-            memcpy(o, w->kabs, la);
-            o += la;
-        }
-        used = (size_t)(o - b->p);
-        if (used - offs[0] + MSG_MAX > ERR_TEXT_MAX)
-            return SIZE_MAX;
-        return used;
+        return kabs_end(b, o + lk, w, offs, false);
     }
     if (path_put(b, &o, &lim, segs + r->kseg, r->nks, plain))
         return SIZE_MAX;
@@ -3660,6 +3658,22 @@ static __attribute__((noinline)) int err_grow(struct forge_schema_errors *e, siz
     return seg_reserve(e, need);
 }
 
+/* A record's message, node, keyword, sub-segment and first segment. */
+static inline __attribute__((always_inline)) void rec_set(struct erec *r, const struct efmt *fmt,
+                                                          const struct node *n, const struct kw *kw,
+                                                          const char *sub, union earg a0,
+                                                          union earg a1, union earg a2, uint32_t iseg)
+{
+    r->fmt = fmt;
+    r->n = n;
+    r->kw = kw;
+    r->sub = sub;
+    r->a[0] = a0;
+    r->a[1] = a1;
+    r->a[2] = a2;
+    r->iseg = iseg;
+}
+
 /* fail's usual case for a keyword of a leaf, inline: reached through subschemas alone, at a
  * place that the schema fixes, both locations were made at compile time and the record has no
  * segments. */
@@ -3670,14 +3684,7 @@ fail_quick(struct vctx *c, const struct node *n, const struct iloc *il, const st
     struct forge_schema_errors *e = c->out;
     if (kw->iloc && !c->refs && !c->quiet && e && e->n < e->caprecs) {
         struct erec *r = (struct erec *)e->recs + e->n++;
-        r->fmt = fmt;
-        r->n = n;
-        r->kw = kw;
-        r->sub = NULL;
-        r->a[0] = a0;
-        r->a[1] = a1;
-        r->a[2] = EA_NONE;
-        r->iseg = (uint32_t)e->nsegs;
+        rec_set(r, fmt, n, kw, NULL, a0, a1, EA_NONE, (uint32_t)e->nsegs);
         r->nis = ISEG_FIXED;
         r->nks = KSEG_FIXED;
         return 0;
@@ -3728,14 +3735,7 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
     struct erec *r = (struct erec *)e->recs + e->n;
     struct eseg *g = e->segs;
     uint32_t k = (uint32_t)e->nsegs, cap = (uint32_t)e->capsegs;
-    r->fmt = fmt;
-    r->n = n;
-    r->kw = kw;
-    r->sub = sub;
-    r->a[0] = a0;
-    r->a[1] = a1;
-    r->a[2] = a2;
-    r->iseg = k;
+    rec_set(r, fmt, n, kw, sub, a0, a1, a2, k);
     /* reached through subschemas alone: the keyword location made at compile time, and the
      * instance location too when the schema fixes it */
     bool fixed = kw && kw->kloc && !sub && !c->refs;
