@@ -3806,6 +3806,7 @@ void forge_schema_errors_free(struct forge_schema_errors *e)
 }
 
 static __attribute__((noinline)) int errors_render(struct forge_schema_errors *e);
+static __attribute__((noinline)) int errors_render_from(struct forge_schema_errors *e, int i, size_t len);
 
 int forge_schema_errors_render(struct forge_schema_errors *e)
 {
@@ -3816,6 +3817,8 @@ int forge_schema_errors_render(struct forge_schema_errors *e)
         e->rendered = true;
         return 0;
     }
+    if (e->caplist < e->n || !e->text || ((const struct erec *)e->recs)->nis != ISEG_FIXED)
+        return errors_render_from(e, 0, 0);
     return errors_render(e);
 }
 
@@ -3873,7 +3876,9 @@ static __attribute__((noinline)) size_t msg_write_out(char *out, const struct er
     return msg_write(out, r->fmt, r->a, r->kw);
 }
 
-static int errors_render(struct forge_schema_errors *e)
+/* errors_render from record <i> on, the text's first <len> bytes written (for the records
+ * before it, which it writes again if the text moves as it grows): every kind of record. */
+static __attribute__((noinline)) int errors_render_from(struct forge_schema_errors *e, int i, size_t len)
 {
     if (e->caplist < e->n) {
         struct forge_schema_error *l = forge_realloc(e->list, (size_t)e->n * sizeof *l);
@@ -3882,16 +3887,23 @@ static int errors_render(struct forge_schema_errors *e)
         e->list = l;
         e->caplist = e->n;
     }
+    if (!e->text) { /* (no arithmetic on NULL) */
+        struct wbuf b0 = {NULL, 0};
+        if (wb_grow(&b0, 0, MSG_MAX + MSG_SLACK))
+            return FORGE_ENOMEM;
+        e->text = b0.p;
+        e->size = b0.size;
+    }
     const struct erec *recs = e->recs;
     const struct eseg *segs = e->segs;
     bool plain = e->plain_names;
     struct wbuf b = {e->text, e->size};
-    size_t len;
-    if (!b.p && e->n && wb_grow(&b, 0, MSG_MAX + MSG_SLACK)) /* (no arithmetic on NULL) */
-        return FORGE_ENOMEM;
+    if (0) {
 again:
-    len = 0;
-    for (int i = 0; i < e->n; i++) {
+        i = 0;
+        len = 0;
+    }
+    for (; i < e->n; i++) {
         const struct erec *r = recs + i;
         const struct kw *w = r->kw;
         struct forge_schema_error *l = &e->list[i];
@@ -3931,6 +3943,35 @@ nomem:
     e->size = b.size;
     e->len = 0;
     return FORGE_ENOMEM;
+}
+
+/* The usual records first, in a loop of few variables: each location made at compile time, a
+ * message made too or a bound's; errors_render_from from the first other one on. The list
+ * and the text have room (forge_schema_errors_render). */
+static int errors_render(struct forge_schema_errors *e)
+{
+    const struct erec *r = e->recs;
+    struct forge_schema_error *l = e->list;
+    char *p = e->text;
+    size_t len = 0;
+    for (int i = 0; i < e->n; i++, r++, l++) {
+        const struct kw *w = r->kw;
+        if (r->nis != ISEG_FIXED)
+            return errors_render_from(e, i, len);
+        l->instance_location = w->iloc;
+        l->keyword_location = w->kloc;
+        l->absolute_keyword_location = w->kabs;
+        size_t lm;
+        if ((l->message = msg_fixed(r, &lm)))
+            continue;
+        if (w->ktailf != r->fmt || e->size - len < MSG_MAX + MSG_SLACK)
+            return errors_render_from(e, i, len);
+        l->message = p + len;
+        len += msg_write_tail(p + len, r->fmt, r->a[0], w) + 1;
+    }
+    e->len = len;
+    e->rendered = true;
+    return 0;
 }
 
 /* A string member that references text owned elsewhere (cJSON_Delete frees only the node). */

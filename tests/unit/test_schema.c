@@ -1361,6 +1361,35 @@ TEST(instance_locations_made_at_compile_time)
     CHECK_STR(e.list[0].message, "missing required property 'z'");
     cJSON_Delete(inst);
     forge_schema_free(f);
+    /* the quick loop's records, then others whose text outgrows the room: written again */
+    struct forge_schema *g = compile("{\"properties\": {\"a\": {\"maximum\": 1}, \"b\": {\"minLength\": 3}},"
+                                     " \"additionalProperties\": false}", &o, &err);
+    CHECK(g != NULL);
+    for (int big = 0; big < 2; big++) { /* short names first: the list and the text exist */
+        struct forge_buf b;
+        forge_buf_init(&b, 0);
+        forge_buf_adds(&b, "{\"a\": 5, \"b\": \"x\"");
+        for (int i = 0; i < 5; i++) {
+            forge_buf_adds(&b, ", \"");
+            for (int k = 0; k < (big ? 900 : 1); k++)
+                forge_buf_adds(&b, "n");
+            char m[16];
+            snprintf(m, sizeof m, "%d\": 1", i);
+            forge_buf_adds(&b, m);
+        }
+        forge_buf_adds(&b, "}");
+        inst = J(b.data);
+        forge_buf_free(&b);
+        CHECK_INT(forge_schema_check(g, inst, &e), 0);
+        CHECK_INT(e.n, 7);
+        render_matches_json(&e);
+        CHECK_STR(e.list[0].message, "5 is greater than the maximum 1");
+        CHECK_STR(e.list[1].message, "string has 1 characters, fewer than the minimum 3");
+        CHECK_INT((int)strlen(e.list[6].message), big ? 927 : 28); /* property 'n...4' is not allowed */
+        CHECK_STR(e.list[6].keyword_location, "/additionalProperties");
+        cJSON_Delete(inst);
+    }
+    forge_schema_free(g);
     forge_schema_free(s);
     forge_schema_errors_free(&e);
 }
