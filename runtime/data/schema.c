@@ -3116,6 +3116,26 @@ static const struct efmt
     M_NOT = EF0("value must not match the 'not' schema"),
     M_FALSE = EF0("no value is allowed here (schema false)");
 
+/* The format of the error of bound keyword <op> (contains: too few matches), or NULL. */
+static inline const struct efmt *bound_fmt(int op)
+{
+    switch (op) {
+    case OP_MULTOF: return &M_MULTIPLE;
+    case OP_MAX: return &M_MAXIMUM;
+    case OP_XMAX: return &M_XMAXIMUM;
+    case OP_MIN: return &M_MINIMUM;
+    case OP_XMIN: return &M_XMINIMUM;
+    case OP_MAXLEN: return &M_MAXLEN;
+    case OP_MINLEN: return &M_MINLEN;
+    case OP_MAXITEMS: return &M_MAXITEMS;
+    case OP_MINITEMS: return &M_MINITEMS;
+    case OP_CONTAINS: return &M_MINCONTAINS;
+    case OP_MAXPROPS: return &M_MAXPROPS;
+    case OP_MINPROPS: return &M_MINPROPS;
+    default: return NULL;
+    }
+}
+
 #define KSEG_FIXED UINT32_MAX
 #define ISEG_FIXED UINT32_MAX
 #define ISEG_REF (UINT32_MAX - 1)
@@ -3128,7 +3148,7 @@ struct erec {
     /* nks KSEG_FIXED: the keyword location is kw's kloc (no segments); nis ISEG_FIXED (with
      * KSEG_FIXED): the instance location is kw's iloc; nis ISEG_REF: nks segments from iseg
      * are the sites of the references followed (innermost first), and each location is theirs
-     * then kw's, joined (see vctx.rtarget) */
+     * then kw's, joined (see ref_sites) */
     uint32_t nis, nks;
     union earg a[3];
 };
@@ -3150,14 +3170,14 @@ fail_quick(struct vctx *c, const struct node *n, const struct iloc *il, const st
 /* FAIL of keyword <kw> (not NULL) with up to two operands and no segment after it, its usual
  * case recorded inline: for the keywords of leaves. */
 #define FAIL_ARGS2(fmt, a0, a1, ...) fmt, a0, a1
-/* FAIL of required <w> missing its name <j>, with the message made at compile time if it has
- * one */
+#define FAIL_KW(c, n, il, kl, kw, ...) \
+    fail_quick(c, n, il, kl, kw, FAIL_ARGS2(__VA_ARGS__, EA_NONE, EA_NONE, EA_NONE))
+/* FAIL of required <w> missing its name <j>, with the message made at compile time when it has
+ * one (a required of at most REQ_MADE names: kw_message) */
 #define REQ_MADE 64
 #define FAIL_MISSING(c, n, il, kl, w, j)                                                            \
     ((w)->reqmsgs ? FAIL(c, n, il, kl, w, NULL, &M_MADE, EA_S((w)->reqmsgs[j].s), EA_I((w)->reqmsgs[j].len)) \
                   : FAIL(c, n, il, kl, w, NULL, &M_MISSING, EA_S((w)->names[j])))
-#define FAIL_KW(c, n, il, kl, kw, ...) \
-    fail_quick(c, n, il, kl, kw, FAIL_ARGS2(__VA_ARGS__, EA_NONE, EA_NONE, EA_NONE))
 
 /* Copies <n> bytes from <s> to <d>: the short strings of error text (names, message pieces)
  * in a few loads and stores that stay within both, without a call. */
@@ -3312,6 +3332,15 @@ static inline char *digits_back(char *end, unsigned long long u)
     return end;
 }
 
+/* digits_back of <v> with its sign. */
+static inline char *int_back(char *end, long long v)
+{
+    char *d = digits_back(end, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v);
+    if (v < 0)
+        *--d = '-';
+    return d;
+}
+
 /* Appends the JSON pointer of the <n> segments at <g> (leaf first). Returns 0 or
  * FORGE_ENOMEM. */
 static inline __attribute__((always_inline)) int path_put(struct wbuf *b, char **o, char **lim,
@@ -3370,10 +3399,7 @@ arg_text(const struct efmt *f, int k, union earg a, const struct kw *kw, char *n
         return num_text(a.d, num, l);
     }
     /* 'd', and 'g' of an integer (-0 as "0", as String(-0)) */
-    long long v = c == 'd' ? a.i : (long long)a.d;
-    char *d = digits_back(num + 24, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v);
-    if (v < 0)
-        *--d = '-';
+    char *d = int_back(num + 24, c == 'd' ? a.i : (long long)a.d);
     *l = (size_t)(num + 24 - d);
     return d;
 }
@@ -3443,20 +3469,7 @@ static int kw_message(struct forge_schema *s, struct kw *w)
                                                  : NULL;
     if (!f && w->ltext) {
         /* a bound's: the pieces after the instance's figure */
-        f = w->op == OP_MULTOF     ? &M_MULTIPLE
-            : w->op == OP_MAX      ? &M_MAXIMUM
-            : w->op == OP_XMAX     ? &M_XMAXIMUM
-            : w->op == OP_MIN      ? &M_MINIMUM
-            : w->op == OP_XMIN     ? &M_XMINIMUM
-            : w->op == OP_MAXLEN   ? &M_MAXLEN
-            : w->op == OP_MINLEN   ? &M_MINLEN
-            : w->op == OP_MAXITEMS ? &M_MAXITEMS
-            : w->op == OP_MINITEMS ? &M_MINITEMS
-            : w->op == OP_CONTAINS ? &M_MINCONTAINS
-            : w->op == OP_MAXPROPS ? &M_MAXPROPS
-            : w->op == OP_MINPROPS ? &M_MINPROPS
-                                   : NULL;
-        if (!f || f->nconv != 2 || f->conv[1] != 'L')
+        if (!(f = bound_fmt(w->op)) || f->nconv != 2 || f->conv[1] != 'L')
             return 0;
         size_t l = f->len[1] + w->ltext_len + f->len[2];
         char *t = keep(s, forge_malloc(l + 1));
@@ -3569,9 +3582,10 @@ locs_put(struct wbuf *b, size_t used, const struct erec *r, const struct eseg *s
         return kabs_end(b, o + w->kloc_len + 1, w, offs, by_ref);
     }
     if (r->nis == ISEG_FIXED) {
-        if (wb_room(b, &o, &lim, strlen(w->iloc) + 1))
+        if (wb_room(b, &o, &lim, w->iloc_len + 1))
             return SIZE_MAX;
-        o = stpcpy(o, w->iloc);
+        memcpy(o, w->iloc, w->iloc_len);
+        o += w->iloc_len;
     } else if (path_put(b, &o, &lim, segs + r->iseg, r->nis, false) || wb_room(b, &o, &lim, 1)) {
         return SIZE_MAX;
     }
@@ -3841,11 +3855,8 @@ msg_write_tail(char *out, const struct efmt *f, union earg a0, const struct kw *
         s = num_text(a0.d, num, &l);
         goto put;
     }
-    char *d = digits_back(num + 24, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v);
-    if (v < 0)
-        *--d = '-';
-    s = d;
-    l = (size_t)(num + 24 - d);
+    s = int_back(num + 24, v);
+    l = (size_t)(num + 24 - s);
 put:
     copy_short(out + o, s, l);
     o += l;
@@ -3898,11 +3909,7 @@ static __attribute__((noinline)) int errors_render_from(struct forge_schema_erro
     const struct eseg *segs = e->segs;
     bool plain = e->plain_names;
     struct wbuf b = {e->text, e->size};
-    if (0) {
-again:
-        i = 0;
-        len = 0;
-    }
+again: /* (with i and len 0 when the text moved as it grew: all again, with the room it has now) */
     for (; i < e->n; i++) {
         const struct erec *r = recs + i;
         const struct kw *w = r->kw;
@@ -3915,8 +3922,11 @@ again:
         } else {
             if ((len = render_locs(&b, len, r, segs, plain, l)) == SIZE_MAX)
                 goto nomem;
-            if (b.p != p) /* the text moved as it grew: again, with the room it has now */
+            if (b.p != p) {
+                i = 0;
+                len = 0;
                 goto again;
+            }
         }
         size_t lm;
         if ((l->message = msg_fixed(r, &lm)))
@@ -3924,8 +3934,11 @@ again:
         if (b.size - len < MSG_MAX + MSG_SLACK) {
             if (wb_grow(&b, len, MSG_MAX + MSG_SLACK))
                 goto nomem;
-            if (b.p != p)
+            if (b.p != p) {
+                i = 0;
+                len = 0;
                 goto again;
+            }
         }
         l->message = p + len;
         if (w && w->ktailf == r->fmt)
@@ -4178,11 +4191,7 @@ static __attribute__((noinline)) const char *num_text(double d, char *buf, size_
 {
     char *out = buf + 24;
     if (fabs(d) < 1e15 && (double)(long long)d == d) {
-        long long v = (long long)d;
-        unsigned long long u = v < 0 ? (unsigned long long)-v : (unsigned long long)v;
-        char *p = digits_back(buf + 24, u);
-        if (v < 0)
-            *--p = '-';
+        char *p = int_back(buf + 24, (long long)d);
         *len = (size_t)(buf + 24 - p);
         return p;
     }
@@ -4666,8 +4675,8 @@ static inline __attribute__((always_inline)) int kw_failed(struct vctx *c, const
     case OP_PATTERN:
         return FAIL_KW(c, n, il, kl, w, &M_PATTERN, EA_S(w->text));
     case OP_MULTOF:
-        return FAIL_KW(c, n, il, kl, w, &M_MULTIPLE, EA_D(inst->valuedouble), EA_D(w->num));
-    default: /* OP_REQUIRED of one name */
+        return FAIL_KW(c, n, il, kl, w, bound_fmt(OP_MULTOF), EA_D(inst->valuedouble), EA_D(w->num));
+    default: /* OP_REQUIRED of one name (whose message kw_message made) */
         return FAIL_KW(c, n, il, kl, w, &M_MADE, EA_S(w->reqmsgs[0].s), EA_I(w->reqmsgs[0].len));
     }
 }
@@ -4708,16 +4717,16 @@ static inline __attribute__((always_inline)) int vkw_value(struct vctx *c, const
             return multiple_of(x, w->num) ? 1 : kw_failed(c, n, w, inst, il, kl);
         case OP_MAX:
             if (x <= w->num) return 1;
-            return FAIL_KW(c, n, il, kl, w, &M_MAXIMUM, EA_D(x), EA_D(w->num));
+            return FAIL_KW(c, n, il, kl, w, bound_fmt(OP_MAX), EA_D(x), EA_D(w->num));
         case OP_XMAX:
             if (x < w->num) return 1;
-            return FAIL_KW(c, n, il, kl, w, &M_XMAXIMUM, EA_D(x), EA_D(w->num));
+            return FAIL_KW(c, n, il, kl, w, bound_fmt(OP_XMAX), EA_D(x), EA_D(w->num));
         case OP_MIN:
             if (x >= w->num) return 1;
-            return FAIL_KW(c, n, il, kl, w, &M_MINIMUM, EA_D(x), EA_D(w->num));
+            return FAIL_KW(c, n, il, kl, w, bound_fmt(OP_MIN), EA_D(x), EA_D(w->num));
         case OP_XMIN:
             if (x > w->num) return 1;
-            return FAIL_KW(c, n, il, kl, w, &M_XMINIMUM, EA_D(x), EA_D(w->num));
+            return FAIL_KW(c, n, il, kl, w, bound_fmt(OP_XMIN), EA_D(x), EA_D(w->num));
         default:
             break;
         }
@@ -4730,8 +4739,7 @@ static inline __attribute__((always_inline)) int vkw_value(struct vctx *c, const
             size_t len = cp_len(sv);
             if (w->op == OP_MAXLEN ? (double)len <= w->num : (double)len >= w->num)
                 return 1;
-            return FAIL_KW(c, n, il, kl, w, w->op == OP_MAXLEN ? &M_MAXLEN : &M_MINLEN, EA_I(len),
-                        EA_D(w->num));
+            return FAIL_KW(c, n, il, kl, w, bound_fmt(w->op), EA_I(len), EA_D(w->num));
         }
         case OP_PATTERN:
             r = forge_ecmare_test(w->re, sv, strlen(sv));
@@ -4753,8 +4761,7 @@ static inline __attribute__((always_inline)) int vkw_value(struct vctx *c, const
         int cnt = member_count(inst);
         if (max ? cnt <= w->num : cnt >= w->num)
             return 1;
-        const struct efmt *f = arr ? (max ? &M_MAXITEMS : &M_MINITEMS) : (max ? &M_MAXPROPS : &M_MINPROPS);
-        return FAIL_KW(c, n, il, kl, w, f, EA_I(cnt), EA_D(w->num));
+        return FAIL_KW(c, n, il, kl, w, bound_fmt(w->op), EA_I(cnt), EA_D(w->num));
     }
     switch (w->op) {
     case OP_MULTOF: case OP_MAX: case OP_XMAX: case OP_MIN: case OP_XMIN: case OP_MAXLEN:
@@ -5082,8 +5089,8 @@ static int vdeps(struct vctx *c, const struct node *n, const struct kw *w, const
     return ok;
 }
 
-/* The recording walk through a reference (<k1> its keyword's link, see ref_link) to the node
- * <t>. */
+/* The recording walk through a reference (<k1> its keyword's link: for a $ref, a struct
+ * reflink's) to the node <t>. */
 static inline __attribute__((always_inline)) int vref(struct vctx *c, const struct node *t,
                                                       const cJSON *inst, const struct iloc *il,
                                                       const struct kloc *k1, struct ann *ann)
@@ -5133,7 +5140,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
             if (matches < w->num) {
                 if (w->num == 1)
                     return FAIL(c, n, il, kl, w, NULL, &M_CONTAINS);
-                return FAIL(c, n, il, kl, w, NULL, &M_MINCONTAINS, EA_I(matches), EA_D(w->num));
+                return FAIL(c, n, il, kl, w, NULL, bound_fmt(OP_CONTAINS), EA_I(matches), EA_D(w->num));
             }
             if (w->num2 >= 0 && matches > w->num2)
                 return FAIL(c, n, il, kl, w, NULL, &M_MAXCONTAINS, EA_I(matches), EA_D(w->num2));
