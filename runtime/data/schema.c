@@ -502,9 +502,16 @@ struct fi {
                                 * for an empty enum) */
 };
 
-/* The name of every $ref keyword, one string: a keyword link whose segment is it is the first
- * member of a struct reflink, which names the keyword (see ref_sites). */
-static const char ref_name[] = "$ref";
+/* The name of every $ref keyword, and of every items keyword whose subschema starts a region,
+ * one string each in one array: a keyword link whose segment is one of them is the first member
+ * of a struct sitelink, which names the keyword (and the item's index: see ref_sites). */
+static const char site_names[] = "$ref\0items";
+static const char *const ref_name = site_names, *const items_name = site_names + 5;
+/* Whether the segment <seg> of a keyword link is a site's name (a struct sitelink's). */
+static inline bool site_name(const char *seg)
+{
+    return (uintptr_t)seg - (uintptr_t)site_names <= 5;
+}
 
 struct kw {
     int op;
@@ -522,7 +529,9 @@ struct kw {
     const char *iloc;
     size_t iloc_len;
     const struct node *rbase;
-    bool rref; /* iloc is from a reference's target, every reference to which ref_sites may follow */
+    /* iloc is from a region's start other than the root (a reference's target, an items'
+     * subschema), every way into which ref_sites may follow */
+    bool rref;
     double num, num2;          /* limits; contains: min/max */
     const cJSON *json;         /* enum, const, required, dependentRequired (borrowed) */
     struct node *sub;          /* single subschema; if: the condition */
@@ -601,12 +610,13 @@ struct node {
     size_t abs_len;
     char *kptr;            /* JSON pointer from the root schema (see cctx), or NULL */
     char *iptr;            /* the instance location it applies to, when fixed (see cctx), or NULL */
-    /* the node kptr and iptr start from: the root schema, or a node compiled as a reference's
-     * target (see ref_sites) */
+    /* the node iptr starts from (see ref_sites): the root schema, a node compiled as a
+     * reference's target, or an items' subschema; kptr starts from the nearest of the first
+     * two (an items' subschema continues its parent's) */
     const struct node *rbase;
-    /* a reference's target that some reference reaches from a place whose locations the
-     * schema does not fix (under items, a $dynamicRef...): its region's errors are not tried by
-     * ref_sites */
+    /* a region's start that some reference or items reaches from a place whose locations the
+     * schema does not fix (under additionalProperties, a $dynamicRef...): its region's errors
+     * are not tried by ref_sites */
     bool ref_mixed;
     bool abs_shown;        /* abs is reported (not the internal URI of a schema without one) */
     struct kw *kws;
@@ -1358,10 +1368,13 @@ struct cctx {
      * subschemas alone (the keyword location of any error there); NULL elsewhere */
     const char *kptr;
     /* the instance location of the values such a subschema applies to when the schema alone
-     * fixes it (the root's subschemas in place and under properties, their names joined); NULL
-     * elsewhere (under items, additionalProperties and the like, and wherever kptr is NULL) */
+     * fixes it (the root's subschemas in place and under properties, their names joined), from
+     * the region's start; "" at an items' subschema, which starts a region of its own (the
+     * item's index is the walk's); NULL elsewhere (under additionalProperties and the like, and
+     * wherever kptr is NULL) */
     const char *iptr;
-    /* the node kptr and iptr start from (NULL: the node compiled with this context) */
+    /* the node iptr starts from, and kptr unless it is an items' subschema (NULL: the node
+     * compiled with this context) */
     struct node *rbase;
 };
 
@@ -1521,6 +1534,10 @@ static int sub1(struct forge_schema *s, const cJSON *j, const struct cctx *cx, c
         c2.ptr = p;
         c2.kptr = kp;
         c2.iptr = kp ? ip : NULL;
+        if (kp && !strcmp(seg, "items")) { /* (every item's schema: a region of instance locations) */
+            c2.iptr = "";
+            c2.rbase = NULL;
+        }
         rc = compile(s, j, &c2, out, err);
     }
     forge_free(p);
@@ -2379,8 +2396,8 @@ static int build_kinds(struct forge_schema *s)
     for (int i = 0; i < s->nnodes; i++) /* (ref_mixed, before the keywords' rref) */
         for (int j = 0; j < s->nodes[i]->nkws; j++) {
             const struct kw *w = &s->nodes[i]->kws[j];
-            if ((w->op == OP_REF || w->op == OP_DYNREF || w->op == OP_RECREF) && w->sub &&
-                (w->op != OP_REF || !s->nodes[i]->iptr))
+            bool dynamic = w->op == OP_DYNREF || w->op == OP_RECREF;
+            if (w->sub && (dynamic || ((w->op == OP_REF || w->op == OP_ITEMS) && !s->nodes[i]->iptr)))
                 w->sub->ref_mixed = true;
         }
     for (int i = 0; i < s->nnodes; i++) {
@@ -2400,6 +2417,8 @@ static int build_kinds(struct forge_schema *s)
                 return FORGE_ENOMEM;
             if (w->op == OP_REF)
                 w->name = ref_name;
+            else if (w->op == OP_ITEMS && w->sub && w->sub->rbase == w->sub)
+                w->name = items_name;
             w->seglen = seg_len(w->name);
             if (w->text)
                 w->text_len = strlen(w->text);
@@ -2865,13 +2884,16 @@ struct iloc {
 
 struct kloc {
     const struct kloc *up;
-    const char *seg; /* NULL: index; ref_name: a struct reflink's */
+    const char *seg; /* NULL: index; ref_name, items_name: a struct sitelink's */
     long idx;
 };
 
-struct reflink {
+/* The link of a keyword whose subschema starts a region: a $ref the walk followed (idx -1), or
+ * an item of an items keyword named items_name (idx: the item's index). */
+struct sitelink {
     struct kloc k;
     const struct kw *site;
+    long idx;
 };
 
 /* Annotations: which members (objects) or items (arrays) of one instance were evaluated. */
@@ -3001,9 +3023,10 @@ struct vctx {
                       * no probe verdict is memoised by its address */
     struct forge_schema_errors *out; /* NULL: errors are not wanted */
     struct trail *tr; /* the verdict walk leaves a trail as it fails (see replay), or NULL */
-    /* recording walk: references followed from the root to here (none: an error's locations
-     * are its keyword's, made at compile time; see fail), plus one when no location may be
-     * taken as made at compile time (forge_schema_test_segments) */
+    /* recording walk: references followed from the root to here, and items (named items_name)
+     * entered (none: an error's locations are its keyword's, made at compile time; see fail),
+     * plus one when no location may be taken as made at compile time
+     * (forge_schema_test_segments) */
     int refs;
     int rc;          /* a failure other than "invalid" */
     int depth;
@@ -3061,7 +3084,7 @@ union earg {
 struct eseg {
     union {
         const char *s;
-        const struct kw *site; /* a record's ISEG_REF segments */
+        const struct kw *site; /* a record's ISEG_REF segments (idx: an item's, or -1) */
     };
     long idx;
 };
@@ -3147,8 +3170,8 @@ struct erec {
     uint32_t iseg, kseg;      /* the first segment of each path in segs, from the leaf up */
     /* nks KSEG_FIXED: the keyword location is kw's kloc (no segments); nis ISEG_FIXED (with
      * KSEG_FIXED): the instance location is kw's iloc; nis ISEG_REF: nks segments from iseg
-     * are the sites of the references followed (innermost first), and each location is theirs
-     * then kw's, joined (see ref_sites) */
+     * are the sites of the references followed and items entered (innermost first), kseg of
+     * them items, and each location is theirs then kw's, joined (see ref_sites) */
     uint32_t nis, nks;
     union earg a[3];
 };
@@ -3558,25 +3581,48 @@ locs_put(struct wbuf *b, size_t used, const struct erec *r, const struct eseg *s
         offs[0] = offs[1] = offs[2] = LOCS_KW;
         return used;
     }
-    if (r->nis == ISEG_REF) { /* the sites' locations, the outermost first, then kw's */
+    if (r->nis == ISEG_REF) {
+        /* the sites' instance locations, the outermost first (an item's with its index), then
+         * kw's; the keyword locations of the $refs among them, then kw's (an items' subschema
+         * starts no region of keyword locations: with no $ref, it is kw's own) */
         const struct eseg *g = segs + r->iseg;
         size_t li = w->iloc_len, lk = w->kloc_len, la = w->kabs && !by_ref ? w->kabs_len + 1 : 0;
         for (uint32_t i = 0; i < r->nks; i++) {
             li += g[i].site->iloc_len;
             lk += g[i].site->kloc_len;
         }
-        if (wb_room(b, &o, &lim, li + lk + 2 + la))
+        /* (room for each item's "/" and index) */
+        if (wb_room(b, &o, &lim, li + lk + 2 + la + 21 * (size_t)r->kseg))
             return SIZE_MAX;
-        for (uint32_t i = r->nks; i-- > 0;) {
-            copy_short(o, g[i].site->iloc, g[i].site->iloc_len);
-            o += g[i].site->iloc_len;
+        if (!r->kseg) { /* (references alone) */
+            for (uint32_t i = r->nks; i-- > 0;) {
+                copy_short(o, g[i].site->iloc, g[i].site->iloc_len);
+                o += g[i].site->iloc_len;
+            }
+        } else {
+            for (uint32_t i = r->nks; i-- > 0;) {
+                copy_short(o, g[i].site->iloc, g[i].site->iloc_len);
+                o += g[i].site->iloc_len;
+                if (g[i].idx >= 0) {
+                    char tmp[24], *d = digits_back(tmp + sizeof tmp, (unsigned long)g[i].idx);
+                    size_t l = (size_t)(tmp + sizeof tmp - d);
+                    *o = '/';
+                    copy_short(o + 1, d, l);
+                    o += l + 1;
+                }
+            }
         }
         copy_short(o, w->iloc, w->iloc_len + 1);
         o += w->iloc_len + 1;
+        if (r->kseg == r->nks && by_ref) { /* (items alone) */
+            offs[1] = LOCS_KW;
+            return kabs_end(b, o, w, offs, true);
+        }
         offs[1] = (size_t)(o - b->p);
         for (uint32_t i = r->nks; i-- > 0;) {
-            copy_short(o, g[i].site->kloc, g[i].site->kloc_len);
-            o += g[i].site->kloc_len;
+            size_t l = g[i].idx < 0 ? g[i].site->kloc_len : 0;
+            copy_short(o, g[i].site->kloc, l);
+            o += l;
         }
         copy_short(o, w->kloc, w->kloc_len + 1);
         return kabs_end(b, o + w->kloc_len + 1, w, offs, by_ref);
@@ -3708,15 +3754,17 @@ fail_quick(struct vctx *c, const struct node *n, const struct iloc *il, const st
 
 static _Thread_local unsigned long ref_records; /* (for tests: see forge_schema_test_ref_records) */
 
-/* For fail: when each reference the walk followed to keyword <kw> (kl's reflinks, c->refs
- * of them) is a $ref from a place whose locations its region fixes (its keyword's iloc), into the
- * region of the place it leads to (the target is that place's rbase; the first from the root's),
- * appends their keywords to e's segments (after e->nsegs), the innermost first, and returns the
- * new count of segments; else (or out of memory) UINT32_MAX. The walk from a target to the next
- * site, or to <kw>, took the path its iloc and kloc were made along: the schema's own, without a
- * reference. */
+/* For fail: when each site the walk went through to keyword <kw> (kl's sitelinks, c->refs of
+ * them: the $refs it followed and the items it entered) is in a place whose locations its region
+ * fixes (its keyword's iloc), and leads into the region of the place the walk went on to (the
+ * site's subschema is that place's rbase; the first site's is in the root's region), appends
+ * their keywords to e's segments (after e->nsegs), the innermost first, each with its item's
+ * index (-1 for a $ref), and returns the new count of segments; else (or out of memory)
+ * UINT32_MAX. The walk from a region's start to the next site, or to <kw>, took the path its iloc
+ * and kloc were made along: the schema's own, through no other site. */
 static inline __attribute__((always_inline)) uint32_t
-ref_sites(const struct vctx *c, struct forge_schema_errors *e, const struct kloc *kl, const struct kw *kw)
+ref_sites(const struct vctx *c, struct forge_schema_errors *e, const struct kloc *kl, const struct kw *kw,
+          uint32_t *items)
 {
     if ((size_t)e->nsegs + (size_t)c->refs > (size_t)e->capsegs && seg_reserve(e, (size_t)c->refs))
         return UINT32_MAX;
@@ -3725,16 +3773,20 @@ ref_sites(const struct vctx *c, struct forge_schema_errors *e, const struct kloc
     const struct node *want = kw->rbase;
     int found = 0;
     for (; kl; kl = kl->up) {
-        if (kl->seg != ref_name)
+        if (!site_name(kl->seg))
             continue;
-        const struct kw *site = ((const struct reflink *)(const void *)kl)->site;
-        if (site->sub != want || !site->iloc || ++found > c->refs)
+        const struct sitelink *l = (const struct sitelink *)(const void *)kl;
+        const struct kw *site = l->site;
+        if (site->sub != want || !site->iloc)
             return UINT32_MAX;
         g[k].site = site;
-        g[k++].idx = 0;
+        g[k++].idx = l->idx;
+        *items += l->idx >= 0;
         want = site->rbase;
+        if (++found == c->refs) /* (the last: the links above hold no other) */
+            return want == c->s->root ? k : UINT32_MAX;
     }
-    return found == c->refs && want == c->s->root ? k : UINT32_MAX;
+    return UINT32_MAX;
 }
 
 static int fail(struct vctx *c, const struct node *n, const struct iloc *il, const struct kloc *kl,
@@ -3759,10 +3811,12 @@ static int fail(struct vctx *c, const struct node *n, const struct iloc *il, con
         e->n++;
         return 0;
     }
-    if (kw && kw->rref && !sub && (k = ref_sites(c, e, kl, kw)) != UINT32_MAX) {
+    uint32_t items = 0;
+    if (kw && kw->rref && !sub && (k = ref_sites(c, e, kl, kw, &items)) != UINT32_MAX) {
         r = (struct erec *)e->recs + e->n; /* (the segments may have moved, not the records) */
         ref_records++;
         r->nis = ISEG_REF;
+        r->kseg = items;
         r->nks = k - r->iseg;
         e->nsegs = (int)k;
         e->n++;
@@ -4961,11 +5015,27 @@ static int vprops(struct vctx *c, const struct node *n, const struct kw *w, cons
 static int vitems(struct vctx *c, const struct node *n, const struct kw *w, const cJSON *inst,
                   const struct iloc *il, const struct kloc *kl, struct ann *ann)
 {
-    int r;
+    int r = 1, ok = 1, i = 0;
+    if (w->name == items_name) { /* each item's link a site, counted in c->refs (see ref_sites) */
+        struct sitelink sl = {{kl, items_name, w->seglen}, w, 0};
+        int from = w->ntuple > 0 ? w->ntuple : 0;
+        c->refs++;
+        for (const cJSON *x = inst->child; x; x = x->next, i++) {
+            if (i < from)
+                continue;
+            struct iloc i1 = {il, NULL, i};
+            sl.idx = i;
+            r = VCHILD(c, w->sub, x, &i1, &sl.k, NULL);
+            if (r < 0 || (!r && (ok = 0, !c->all || c->quiet)))
+                break;
+            ann_set(ann, (size_t)i);
+        }
+        c->refs--;
+        return r < 0 ? r : ok;
+    }
     struct kloc k1 = {kl, w->name, w->seglen};
     int from = w->op == OP_PREFIX ? 0 : w->op == OP_ITEMS ? (w->ntuple > 0 ? w->ntuple : 0)
              : w->op == OP_ADDITEMS ? w->ntuple : 0;
-    int ok = 1, i = 0;
     for (const cJSON *x = inst->child; x; x = x->next, i++) {
         if (i < from)
             continue;
@@ -5376,7 +5446,7 @@ static int vkw(struct vctx *c, const struct node *n, const struct kw *w, const c
                     break;
                 }
         }
-        struct reflink rl = {k1, w}; /* (plain for the others: see ref_sites) */
+        struct sitelink rl = {k1, w, -1}; /* (plain for the others: see ref_sites) */
         return vref(c, t, inst, il, &rl.k, ann);
     }
     default:
@@ -5425,7 +5495,7 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
         return FORGE_ELIMIT;
     c->depth++;
     if (n->refonly) { /* one $ref (no dynamic scope, no annotations of its own) */
-        struct reflink k1 = {{kl, n->refonly->name, n->refonly->seglen}, n->refonly};
+        struct sitelink k1 = {{kl, n->refonly->name, n->refonly->seglen}, n->refonly, -1};
         int r = vref(c, n->refonly->sub, inst, il, &k1.k, ann);
         c->depth--;
         return r;
@@ -5459,7 +5529,7 @@ static int vnode_body(struct vctx *c, const struct node *n, const cJSON *inst, c
             continue;
         /* the two most frequent structural keywords skip the general dispatcher */
         if (w->op == OP_REF) {
-            struct reflink k1 = {{kl, w->name, w->seglen}, w};
+            struct sitelink k1 = {{kl, w->name, w->seglen}, w, -1};
             r = vref(c, w->sub, inst, il, &k1.k, a);
         } else if (w->op == OP_PROPS && (w->freq || w->fadd)) {
             r = vprops(c, n, w, inst, il, kl, a);
@@ -5530,10 +5600,10 @@ struct trail {
     const struct iloc *il0, **iup;
     const struct kloc *kl0, **kup;
     int ni, nk;
-    int nrefs; /* the references among the links (vctx.refs at the origin) */
+    int nrefs; /* the references and sites' items among the links (vctx.refs at the origin) */
     bool over; /* more links than there is room for: the recording walk runs instead */
     struct iloc ils[TRAIL_IL];
-    struct reflink kls[TRAIL_KL]; /* (reflinks: for $ref's links, see ref_sites) */
+    struct sitelink kls[TRAIL_KL]; /* (sitelinks: for the links of sites, see ref_sites) */
 };
 
 /* A link above the last one (tr_link checked there is room). */
@@ -5589,6 +5659,7 @@ static inline __attribute__((always_inline)) void tr_link(struct trail *tr, int 
             tr->n = n;
         if (w->op == OP_REF) { /* the one structural keyword that leaves no frame of its own */
             tr->kls[tr->nk].site = w;
+            tr->kls[tr->nk].idx = -1;
             tr_kl(tr, w->name, w->seglen);
             tr->nrefs++;
         }
@@ -5605,6 +5676,11 @@ static inline __attribute__((always_inline)) void tr_link(struct trail *tr, int 
     case T_ITEM:
         if (w->op == OP_PREFIX)
             tr_kl(tr, NULL, j);
+        if (w->name == items_name) { /* (a site: see ref_sites) */
+            tr->kls[tr->nk].site = w;
+            tr->kls[tr->nk].idx = j;
+            tr->nrefs++;
+        }
         tr_kl(tr, w->name, w->seglen);
         tr_il(tr, NULL, j);
         return;
@@ -5617,6 +5693,7 @@ static inline __attribute__((always_inline)) void tr_link(struct trail *tr, int 
         return;
     default: /* T_REF */
         tr->kls[tr->nk].site = w;
+        tr->kls[tr->nk].idx = -1;
         tr_kl(tr, w->name, w->seglen);
         tr->nrefs++;
         return;
@@ -5832,7 +5909,7 @@ static int vnode_flat(struct vctx *c, const struct node *n, const cJSON *inst,
             r = vitems(c, n, w, inst, il, kl, ann);
             break;
         case FI_REF: {
-            struct reflink k1 = {{kl, w->name, w->seglen}, w};
+            struct sitelink k1 = {{kl, w->name, w->seglen}, w, -1};
             r = vref(c, w->sub, inst, il, &k1.k, ann);
             break;
         }
@@ -6205,7 +6282,7 @@ static __attribute__((noinline)) int vnode_from(struct vctx *c, const struct nod
         if (quick_pass(w, inst, &slen))
             continue;
         if (w->op == OP_REF) {
-            struct reflink k1 = {{kl, w->name, w->seglen}, w};
+            struct sitelink k1 = {{kl, w->name, w->seglen}, w, -1};
             r = vref(c, w->sub, inst, il, &k1.k, NULL);
         } else if (w->op == OP_PROPS && (w->freq || w->fadd)) {
             r = vprops(c, n, w, inst, il, kl, NULL);

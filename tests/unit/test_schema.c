@@ -1396,9 +1396,10 @@ TEST(instance_locations_made_at_compile_time)
 
 /* Through references followed from places whose locations the schema fixes, an error records
  * the references' keywords alone, and its locations are theirs joined (the target of each is the
- * region the next one's, or the keyword's, locations start from). A reference to a node inside
- * another region, one under items, or a target that some reference reaches from such a place,
- * records the segments. Both give the same text. */
+ * region the next one's, or the keyword's, locations start from; an items' subschema starts a
+ * region of instance locations). A reference to a node inside another region, one under additionalProperties, or a
+ * target that some reference reaches from such a place, records the segments. Both give the same
+ * text. */
 TEST(locations_through_references)
 {
     struct forge_err err;
@@ -1430,7 +1431,7 @@ TEST(locations_through_references)
         forge_schema_test_segments(seg);
         unsigned long before = forge_schema_test_ref_records();
         CHECK_INT(forge_schema_check(s, inst, &e), 0);
-        CHECK_INT((int)(forge_schema_test_ref_records() - before), seg ? 0 : 2);
+        CHECK_INT((int)(forge_schema_test_ref_records() - before), seg ? 0 : 3);
         forge_schema_test_segments(false);
         forge_schema_test_path(0);
         CHECK_INT(e.n, 4);
@@ -1443,11 +1444,13 @@ TEST(locations_through_references)
     }
     cJSON_Delete(inst);
     forge_schema_free(s);
-    /* a target also reached from under items: its errors record segments wherever they are */
-    s = compile("{\"properties\": {\"a\": {\"$ref\": \"#/$defs/t\"}, \"l\": {\"items\": {\"$ref\": \"#/$defs/t\"}}},"
+    /* a target also reached from under additionalProperties: its errors record segments
+     * wherever they are */
+    s = compile("{\"properties\": {\"a\": {\"$ref\": \"#/$defs/t\"}},"
+                " \"additionalProperties\": {\"$ref\": \"#/$defs/t\"},"
                 " \"$defs\": {\"t\": {\"properties\": {\"v\": {\"maximum\": 1}}}}}", &o, &err);
     CHECK(s != NULL);
-    inst = J("{\"a\": {\"v\": 2}, \"l\": [{\"v\": 3}]}");
+    inst = J("{\"a\": {\"v\": 2}, \"l\": {\"v\": 3}}");
     forge_schema_test_path(1);
     unsigned long before = forge_schema_test_ref_records();
     CHECK_INT(forge_schema_check(s, inst, &e), 0);
@@ -1457,10 +1460,76 @@ TEST(locations_through_references)
     render_matches_json(&e);
     CHECK_STR(e.list[0].instance_location, "/a/v");
     CHECK_STR(e.list[0].keyword_location, "/properties/a/$ref/properties/v/maximum");
-    CHECK_STR(e.list[1].instance_location, "/l/0/v");
-    CHECK_STR(e.list[1].keyword_location, "/properties/l/items/$ref/properties/v/maximum");
+    CHECK_STR(e.list[1].instance_location, "/l/v");
+    CHECK_STR(e.list[1].keyword_location, "/additionalProperties/$ref/properties/v/maximum");
     cJSON_Delete(inst);
     forge_schema_free(s);
+    forge_schema_errors_free(&e);
+}
+
+/* An items' subschema starts a region of instance locations: an error under items reached from
+ * places whose locations the schema fixes records the items keywords with each item's index
+ * (and the $refs on the way), whatever the depth, draft and mode, and its keyword location is
+ * the keyword's own when no $ref is among them; under a place the schema does not fix
+ * (additionalProperties), it records the segments. Both give the same text. */
+TEST(locations_through_items)
+{
+    struct forge_err err;
+    static const struct {
+        const char *schema, *inst;
+        int sites; /* records made of sites, in all-errors mode */
+        const char *want[3][2]; /* instance and keyword locations of the first errors */
+    } cases[] = {
+        {"{\"properties\": {\"m\": {\"items\": {\"items\": {\"properties\": {\"q\": {\"minimum\": 1}}}}}}}",
+         "{\"m\": [[{\"q\": 1}], [{\"q\": 2}, {\"q\": 0}], [], [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, {\"q\": -4}]]}", 2,
+         {{"/m/1/1/q", "/properties/m/items/items/properties/q/minimum"},
+          {"/m/3/11/q", "/properties/m/items/items/properties/q/minimum"}}},
+        {"{\"prefixItems\": [{\"type\": \"string\"}], \"items\": {\"$ref\": \"#/$defs/n\"},"
+         " \"$defs\": {\"n\": {\"maximum\": 3, \"type\": \"integer\"}}}",
+         "[5, 1, 9, \"x\"]", 2,
+         {{"/0", "/prefixItems/0/type"}, {"/2", "/items/$ref/maximum"}, {"/3", "/items/$ref/type"}}},
+        {"{\"$schema\": \"http://json-schema.org/draft-07/schema#\", \"properties\": {\"t\":"
+         " {\"items\": [{\"type\": \"integer\"}], \"additionalItems\": {\"minLength\": 2}},"
+         " \"u\": {\"items\": {\"required\": [\"k\"]}}}}",
+         "{\"t\": [1, \"a\"], \"u\": [{}, {\"k\": 1}, {\"j\": 2}]}", 2,
+         {{"/t/1", "/properties/t/additionalItems/minLength"}, {"/u/0", "/properties/u/items/required"},
+          {"/u/2", "/properties/u/items/required"}}},
+        {"{\"$ref\": \"#/$defs/n\", \"$defs\": {\"n\": {\"properties\": {\"c\": {\"items\": {\"$ref\": \"#/$defs/n\"}},"
+         " \"v\": {\"maximum\": 0}}}}}",
+         "{\"c\": [{\"c\": [{}, {\"v\": 1}]}], \"v\": 2}", 2,
+         {{"/c/0/c/1/v", "/$ref/properties/c/items/$ref/properties/c/items/$ref/properties/v/maximum"},
+          {"/v", "/$ref/properties/v/maximum"}}},
+        {"{\"additionalProperties\": {\"items\": {\"maximum\": 0}}}",
+         "{\"z~/\": [0, 1]}", 0,
+         {{"/z~0~1/1", "/additionalProperties/items/maximum"}}},
+    };
+    struct forge_schema_errors e = FORGE_SCHEMA_ERRORS_INIT;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (int all = 0; all < 2; all++)
+            for (int seg = 0; seg < 2; seg++) { /* the sites, then every error's segments */
+                struct forge_schema_opts o = {0};
+                o.all_errors = all;
+                struct forge_schema *s = compile(cases[c].schema, &o, &err);
+                CHECK(s != NULL);
+                cJSON *inst = J(cases[c].inst);
+                forge_schema_test_segments(seg);
+                unsigned long before = forge_schema_test_ref_records();
+                CHECK_INT(forge_schema_check(s, inst, &e), 0);
+                if (all)
+                    CHECK_INT((int)(forge_schema_test_ref_records() - before), seg ? 0 : cases[c].sites);
+                forge_schema_test_segments(false);
+                render_matches_json(&e);
+                for (int i = 0; i < 3 && cases[c].want[i][0]; i++) {
+                    if (i >= e.n) {
+                        CHECK(all == 0);
+                        break;
+                    }
+                    CHECK_STR(e.list[i].instance_location, cases[c].want[i][0]);
+                    CHECK_STR(e.list[i].keyword_location, cases[c].want[i][1]);
+                }
+                cJSON_Delete(inst);
+                forge_schema_free(s);
+            }
     forge_schema_errors_free(&e);
 }
 
@@ -2500,6 +2569,7 @@ int main(void)
     RUN(errors_rendered_on_demand);
     RUN(instance_locations_made_at_compile_time);
     RUN(locations_through_references);
+    RUN(locations_through_items);
     RUN(error_locations_made_at_compile_time);
     RUN(messages_made_with_the_schema);
     RUN(verdict_walk_agrees);
