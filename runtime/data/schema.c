@@ -3594,22 +3594,15 @@ locs_put(struct wbuf *b, size_t used, const struct erec *r, const struct eseg *s
         /* (room for each item's "/" and index) */
         if (wb_room(b, &o, &lim, li + lk + 2 + la + 21 * (size_t)r->kseg))
             return SIZE_MAX;
-        if (!r->kseg) { /* (references alone) */
-            for (uint32_t i = r->nks; i-- > 0;) {
-                copy_short(o, g[i].site->iloc, g[i].site->iloc_len);
-                o += g[i].site->iloc_len;
-            }
-        } else {
-            for (uint32_t i = r->nks; i-- > 0;) {
-                copy_short(o, g[i].site->iloc, g[i].site->iloc_len);
-                o += g[i].site->iloc_len;
-                if (g[i].idx >= 0) {
-                    char tmp[24], *d = digits_back(tmp + sizeof tmp, (unsigned long)g[i].idx);
-                    size_t l = (size_t)(tmp + sizeof tmp - d);
-                    *o = '/';
-                    copy_short(o + 1, d, l);
-                    o += l + 1;
-                }
+        for (uint32_t i = r->nks; i-- > 0;) {
+            copy_short(o, g[i].site->iloc, g[i].site->iloc_len);
+            o += g[i].site->iloc_len;
+            if (g[i].idx >= 0) {
+                char tmp[24], *d = digits_back(tmp + sizeof tmp, (unsigned long)g[i].idx);
+                size_t l = (size_t)(tmp + sizeof tmp - d);
+                *o = '/';
+                copy_short(o + 1, d, l);
+                o += l + 1;
             }
         }
         copy_short(o, w->iloc, w->iloc_len + 1);
@@ -5160,7 +5153,7 @@ static int vdeps(struct vctx *c, const struct node *n, const struct kw *w, const
 }
 
 /* The recording walk through a reference (<k1> its keyword's link: for a $ref, a struct
- * reflink's) to the node <t>. */
+ * sitelink's) to the node <t>. */
 static inline __attribute__((always_inline)) int vref(struct vctx *c, const struct node *t,
                                                       const cJSON *inst, const struct iloc *il,
                                                       const struct kloc *k1, struct ann *ann)

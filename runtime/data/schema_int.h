@@ -72,8 +72,9 @@ unsigned long forge_schema_test_walks(int recording);
 /* For tests, on the calling thread: true makes every error record its paths' segments, as if
  * no location had been made at compile time (errors must read the same either way). */
 void forge_schema_test_segments(bool on);
-/* For tests: how many errors the calling thread's checks recorded as the sites of the
- * references followed (their locations made of the sites' and the keyword's, see ref_sites). */
+/* For tests: how many errors the calling thread's checks recorded as the sites they went
+ * through, the references followed and the items entered (their locations made of the sites'
+ * and the keyword's, see ref_sites). */
 unsigned long forge_schema_test_ref_records(void);
 
 /* Built-in meta-schemas: the text of the document with URI <uri> (no fragment), or NULL. */

@@ -1397,9 +1397,9 @@ TEST(instance_locations_made_at_compile_time)
 /* Through references followed from places whose locations the schema fixes, an error records
  * the references' keywords alone, and its locations are theirs joined (the target of each is the
  * region the next one's, or the keyword's, locations start from; an items' subschema starts a
- * region of instance locations). A reference to a node inside another region, one under additionalProperties, or a
- * target that some reference reaches from such a place, records the segments. Both give the same
- * text. */
+ * region of instance locations). A reference to a node inside another region, one under
+ * additionalProperties, or a target that some reference reaches from such a place, records the
+ * segments. Both give the same text. */
 TEST(locations_through_references)
 {
     struct forge_err err;
