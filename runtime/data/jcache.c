@@ -46,7 +46,7 @@ static void make_key(void)
     pthread_key_create(&key, drain);
 }
 
-static void *cache_get(size_t n)
+static inline void *cache_get(size_t n)
 {
     /* a block of class k has at least 16k - 8 usable bytes (glibc's chunks have 16k - 8:
      * 24, 40, 56, ...) */
@@ -60,19 +60,22 @@ static void *cache_get(size_t n)
     return malloc(n);
 }
 
+/* Registers the thread's cache to be freed when the thread ends, before its first block:
+ * false when it cannot be. */
+static __attribute__((noinline, cold)) bool cache_register(void)
+{
+    pthread_once(&once, make_key);
+    if (pthread_setspecific(key, &tc) != 0)
+        return false;
+    tc.on = 1;
+    return true;
+}
+
 /* Keeps the freed block <p> for a later cache_get of its class, or frees it. */
-static void cache_put(void *p)
+static inline void cache_put(void *p)
 {
     size_t k = (malloc_usable_size(p) + 8) / 16;
-    if (k >= 1 && k < CLASSES && tc.n[k] < PER_CLASS) {
-        if (!tc.on) { /* the first block cached: free the cache when the thread ends */
-            pthread_once(&once, make_key);
-            if (pthread_setspecific(key, &tc) != 0) {
-                free(p);
-                return;
-            }
-            tc.on = 1;
-        }
+    if (k >= 1 && k < CLASSES && tc.n[k] < PER_CLASS && (tc.on || cache_register())) {
         struct block *b = p;
         b->next = tc.head[k];
         tc.head[k] = b;
@@ -84,37 +87,53 @@ static void cache_put(void *p)
 
 #else /* sanitizers check every allocation: no cache */
 
-static void *cache_get(size_t n)
+static inline void *cache_get(size_t n)
 {
     return malloc(n);
 }
 
-static void cache_put(void *p)
+static inline void cache_put(void *p)
 {
     free(p);
 }
 
 #endif
 
-void *forge_jcache_malloc(size_t n)
+/* forge_jcache_malloc while the thread's arena is on or an allocation is measured. */
+static __attribute__((noinline)) void *jcache_malloc_slow(size_t n)
 {
     if (forge_jarena_is_on())
         return forge_jarena_alloc_fast(n);
-    if (forge_alloc_measuring && !forge_alloc_measure_room(n))
+    if (!forge_alloc_measure_room(n))
         return NULL;
     void *p = cache_get(n);
-    if (forge_alloc_measuring)
-        forge_alloc_measure_block(p, 1);
+    forge_alloc_measure_block(p, 1);
     return p;
+}
+
+/* The usual case inline, without a frame: a block from the cache, or malloc's (a tail call). */
+void *forge_jcache_malloc(size_t n)
+{
+    if (__builtin_expect(forge_jarena_is_on() || forge_alloc_measuring, 0))
+        return jcache_malloc_slow(n);
+    return cache_get(n);
+}
+
+/* forge_jcache_free while an allocation is measured. */
+static __attribute__((noinline)) void jcache_free_measured(void *p)
+{
+    forge_alloc_measure_block(p, -1);
+    cache_put(p);
 }
 
 void forge_jcache_free(void *p)
 {
     if (!p || forge_jarena_owns(p))
         return;
-    if (forge_alloc_measuring)
-        forge_alloc_measure_block(p, -1);
-    cache_put(p);
+    if (__builtin_expect(forge_alloc_measuring, 0))
+        jcache_free_measured(p);
+    else
+        cache_put(p);
 }
 
 void forge_jcache_install(void)
