@@ -1,7 +1,8 @@
 /* A set of strings that gives each its index (0, 1, ... in the order added), found by hash
- * (base/hash.h: names crafted to collide in one run do not in the next): for registries and
- * counts a suite or an input can fill with tens of thousands of names. The strings are
- * borrowed: they must outlive the table. */
+ * (base/hash.h: names crafted to collide in one run do not in the next) once it holds more than
+ * eight, by a scan until then: for registries and counts a suite or an input can fill with tens
+ * of thousands of names, and that mostly hold a few. The strings are borrowed: they must
+ * outlive the table. */
 #ifndef FORGE_BASE_STRTAB_H
 #define FORGE_BASE_STRTAB_H
 #include <stddef.h>
