@@ -715,7 +715,13 @@ static cJSON *conv_value(struct conv *c, int idx, int depth)
 cJSON *forge_lua_to_json(lua_State *L, int idx, struct forge_err *err)
 {
     ensure_types(L);
-    struct conv c = {.L = L, .err = err};
+    struct conv c; /* (each field set, not the 576 bytes of place text that fail() starts) */
+    c.L = L;
+    c.err = err;
+    c.spent = c.charged = 0;
+    c.deadline_ns = 0;
+    c.what = NULL;
+    c.amt = c.omt = c.vmt = c.order = 0;
     /* A value a tool or assertion returned is converted after its call has ended, out of reach
      * of the call's deadline: give the conversion one of the same length (it matters when
      * --lua-memory 0 lifts the memory cap that otherwise bounds it). */
