@@ -99,11 +99,9 @@ static inline void cache_put(void *p)
 
 #endif
 
-/* forge_jcache_malloc while the thread's arena is on or an allocation is measured. */
-static __attribute__((noinline)) void *jcache_malloc_slow(size_t n)
+/* forge_jcache_malloc while an allocation is measured. */
+static __attribute__((noinline)) void *jcache_malloc_measured(size_t n)
 {
-    if (forge_jarena_is_on())
-        return forge_jarena_alloc_fast(n);
     if (!forge_alloc_measure_room(n))
         return NULL;
     void *p = cache_get(n);
@@ -111,11 +109,14 @@ static __attribute__((noinline)) void *jcache_malloc_slow(size_t n)
     return p;
 }
 
-/* The usual case inline, without a frame: a block from the cache, or malloc's (a tail call). */
+/* The usual cases inline, without a frame: from the thread's arena when it is on, else a block
+ * from the cache, or malloc's (a tail call). */
 void *forge_jcache_malloc(size_t n)
 {
-    if (__builtin_expect(forge_jarena_is_on() || forge_alloc_measuring, 0))
-        return jcache_malloc_slow(n);
+    if (forge_jarena_is_on())
+        return forge_jarena_alloc_fast(n);
+    if (__builtin_expect(forge_alloc_measuring, 0))
+        return jcache_malloc_measured(n);
     return cache_get(n);
 }
 
