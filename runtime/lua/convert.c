@@ -186,10 +186,13 @@ static void push_value(struct push *p, const cJSON *v, int depth)
     lua_State *L = p->L;
     if (depth > MAX_DEPTH)
         luaL_error(L, "JSON value nested deeper than %d levels", MAX_DEPTH);
-    luaL_checkstack(L, 6, "JSON value nested too deeply");
-    if (!cJSON_IsArray(v) && !cJSON_IsObject(v)) {
+    int type = v->type & 0xFF;
+    if (type != cJSON_Array && type != cJSON_Object) { /* (one slot, which its container checked) */
         forge_lua_push_scalar(L, v);
-    } else if (cJSON_IsArray(v)) {
+        return;
+    }
+    luaL_checkstack(L, 6, "JSON value nested too deeply");
+    if (type == cJSON_Array) {
         int n = 0;
         for (const cJSON *c = v->child; c; c = c->next)
             n++;
@@ -663,13 +666,15 @@ static cJSON *conv_value(struct conv *c, int idx, int depth)
         fail(c, "nested deeper than 1000 levels (a table that contains itself?)");
         return NULL;
     }
-    if (!lua_checkstack(L, 8)) {
+    int type = lua_type(L, idx);
+    /* (a table's conversion pushes its pairs, null's test one value; the others push none) */
+    if ((type == LUA_TTABLE || type == LUA_TUSERDATA) && !lua_checkstack(L, 8)) {
         fail(c, "nested too deeply");
         return NULL;
     }
     if (charge(c, NODE_COST)) /* strings add their length below */
         return NULL;
-    switch (lua_type(L, idx)) {
+    switch (type) {
     case LUA_TNIL:
         return cJSON_CreateNull();
     case LUA_TBOOLEAN:
