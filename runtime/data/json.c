@@ -890,41 +890,67 @@ static int indent(struct forge_buf *b, int flags, int depth)
     return rc;
 }
 
+/* Objects of up to this many members are sorted on the stack (FORGE_JSON_SORTED). */
+#define SORT_SMALL 16
+
+/* The members of <v> (<count> of them) in <items>, ordered by name; members of one name keep
+ * their order (insertion sort for a few, else glibc's qsort, a merge sort). */
+static void sort_members(const cJSON *v, const cJSON **items, int count)
+{
+    int i = 0;
+    for (const cJSON *c = v->child; c; c = c->next)
+        items[i++] = c;
+    if (count > SORT_SMALL) {
+        qsort(items, (size_t)count, sizeof *items, cmp_keys);
+        return;
+    }
+    for (i = 1; i < count; i++) {
+        const cJSON *x = items[i];
+        int j = i - 1;
+        while (j >= 0 && strcmp(items[j]->string, x->string) > 0) {
+            items[j + 1] = items[j];
+            j--;
+        }
+        items[j + 1] = x;
+    }
+}
+
 static int write_value(struct forge_buf *b, const cJSON *v, int flags, int depth)
 {
     char num[40];
     int rc = 0;
-    if (cJSON_IsNull(v) || cJSON_IsInvalid(v))
-        return forge_buf_adds(b, "null");
-    if (cJSON_IsFalse(v))
-        return forge_buf_adds(b, "false");
-    if (cJSON_IsTrue(v))
-        return forge_buf_adds(b, "true");
-    if (cJSON_IsNumber(v)) {
+    switch (v->type & 0xFF) { /* (the kind once, as cJSON_Is* would test it) */
+    case cJSON_False:
+        return forge_buf_add(b, "false", 5);
+    case cJSON_True:
+        return forge_buf_add(b, "true", 4);
+    case cJSON_Number:
         if (!isfinite(v->valuedouble))
-            return forge_buf_adds(b, "null");
+            return forge_buf_add(b, "null", 4);
         return forge_buf_adds(b, forge_json_number(v->valuedouble, num));
-    }
-    if (cJSON_IsString(v))
+    case cJSON_String:
         return write_string(b, v->valuestring ? v->valuestring : "");
-    if (cJSON_IsRaw(v))
+    case cJSON_Raw:
         return forge_buf_adds(b, v->valuestring ? v->valuestring : "null");
-    int is_obj = cJSON_IsObject(v);
+    case cJSON_Array:
+    case cJSON_Object:
+        break;
+    default: /* null, and a node of no kind */
+        return forge_buf_add(b, "null", 4);
+    }
+    int is_obj = (v->type & 0xFF) == cJSON_Object;
     if (!v->child)
-        return forge_buf_adds(b, is_obj ? "{}" : "[]");
+        return forge_buf_add(b, is_obj ? "{}" : "[]", 2);
     rc = forge_buf_addc(b, is_obj ? '{' : '[');
-    const cJSON **items = NULL;
+    const cJSON *small[SORT_SMALL], **items = NULL;
     int count = 0;
     for (const cJSON *c = v->child; c; c = c->next)
         count++;
     if (is_obj && (flags & FORGE_JSON_SORTED)) {
-        items = forge_malloc(sizeof *items * (size_t)count);
+        items = count <= SORT_SMALL ? small : forge_malloc(sizeof *items * (size_t)count);
         if (!items)
             return FORGE_ENOMEM;
-        int i = 0;
-        for (const cJSON *c = v->child; c; c = c->next)
-            items[i++] = c;
-        qsort(items, (size_t)count, sizeof *items, cmp_keys);
+        sort_members(v, items, count);
     }
     const cJSON *c = v->child;
     for (int i = 0; !rc && i < count; i++, c = c ? c->next : NULL) {
@@ -936,12 +962,13 @@ static int write_value(struct forge_buf *b, const cJSON *v, int flags, int depth
         if (!rc && is_obj) {
             rc = write_string(b, item->string ? item->string : "");
             if (!rc)
-                rc = forge_buf_adds(b, (flags & FORGE_JSON_PRETTY) ? ": " : ":");
+                rc = (flags & FORGE_JSON_PRETTY) ? forge_buf_add(b, ": ", 2) : forge_buf_addc(b, ':');
         }
         if (!rc)
             rc = write_value(b, item, flags, depth + 1);
     }
-    forge_free(items);
+    if (items != small)
+        forge_free(items);
     if (!rc)
         rc = indent(b, flags, depth);
     if (!rc)

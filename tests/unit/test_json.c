@@ -113,6 +113,48 @@ TEST(print_keeps_order_sorts_and_escapes)
     cJSON_Delete(v);
 }
 
+/* Sorted printing, on the stack for up to 16 members and by qsort past them: members by name,
+ * those of one name in their order, nested objects sorted too, every kind of value as it
+ * prints unsorted; a node of no kind prints as null. */
+TEST(print_sorted_small_and_large_objects)
+{
+    struct forge_err err = {0};
+    const char *text = "{\"m\":1,\"b\":true,\"m\":2,\"a\":{\"z\":null,\"y\":false},\"m\":3,\"c\":\"s\"}";
+    cJSON *v = forge_json_parse(text, strlen(text), "t", &err);
+    CHECK(v != NULL);
+    char *s = forge_json_print(v, FORGE_JSON_SORTED);
+    CHECK_STR(s, "{\"a\":{\"y\":false,\"z\":null},\"b\":true,\"c\":\"s\",\"m\":1,\"m\":2,\"m\":3}");
+    forge_free(s);
+    cJSON_Delete(v);
+    /* 40 members, names in reverse order with a repeated name among them */
+    cJSON *o = cJSON_CreateObject();
+    char name[16], want[1024] = "{";
+    for (int i = 39; i >= 0; i--) {
+        snprintf(name, sizeof name, "k%02d", i);
+        cJSON_AddNumberToObject(o, name, i);
+        if (i == 20)
+            cJSON_AddNumberToObject(o, "k20", 100);
+    }
+    for (int i = 0; i < 40; i++) {
+        char part[32];
+        snprintf(part, sizeof part, "%s\"k%02d\":%d", i ? "," : "", i, i);
+        strcat(want, part);
+        if (i == 20)
+            strcat(want, ",\"k20\":100");
+    }
+    strcat(want, "}");
+    s = forge_json_print(o, FORGE_JSON_SORTED);
+    CHECK_STR(s, want);
+    forge_free(s);
+    cJSON *bare = cJSON_CreateNull();
+    bare->type = cJSON_Invalid;
+    cJSON_AddItemToObject(o, "k99", bare);
+    s = forge_json_print(bare, 0);
+    CHECK_STR(s, "null");
+    forge_free(s);
+    cJSON_Delete(o);
+}
+
 TEST(equality_and_paths)
 {
     struct forge_err err = {0};
@@ -420,6 +462,7 @@ int main(void)
     RUN(numbers_print_like_javascript);
     RUN(parse_errors_name_line_and_column);
     RUN(print_keeps_order_sorts_and_escapes);
+    RUN(print_sorted_small_and_large_objects);
     RUN(strings_escape_every_byte);
     RUN(equality_and_paths);
     RUN(utf16_lengths);
