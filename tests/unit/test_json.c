@@ -155,6 +155,42 @@ TEST(print_sorted_small_and_large_objects)
     cJSON_Delete(o);
 }
 
+/* forge_json_add_* build the lists cJSON_AddItemToObjectCS builds: each name the literal
+ * itself (cJSON_StringIsConst), in order, the first child's prev at the last, the last's next
+ * NULL; a member added to a missing object is deleted and NULL returned. */
+TEST(added_members_are_cjson_lists)
+{
+    cJSON *a = cJSON_CreateObject(), *b = cJSON_CreateObject();
+    static const char *const keys[] = {"one", "two", "three"};
+    cJSON_AddItemToObjectCS(a, keys[0], cJSON_CreateNumber(1));
+    cJSON_AddItemToObjectCS(a, keys[1], cJSON_CreateString("x"));
+    cJSON_AddItemToObjectCS(a, keys[2], cJSON_CreateArray());
+    CHECK(forge_json_add_num(b, "one", 1) != NULL);
+    CHECK(forge_json_add_str(b, "two", "x") != NULL);
+    CHECK(forge_json_add_arr(b, "three") != NULL);
+    const cJSON *x = a->child, *y = b->child;
+    for (int i = 0; i < 3; i++, x = x->next, y = y->next) {
+        CHECK(x && y);
+        if (!x || !y)
+            break;
+        CHECK_STR(y->string, keys[i]);
+        CHECK_INT(y->type, x->type);
+        CHECK(y->type & cJSON_StringIsConst);
+        CHECK((y->prev == b->child->prev) == (x->prev == a->child->prev));
+    }
+    CHECK(!x && !y);
+    CHECK_STR(b->child->prev->string, "three");
+    CHECK(b->child->next->prev == b->child);
+    CHECK(b->child->prev->next == NULL);
+    char *pa = forge_json_print(a, 0), *pb = forge_json_print(b, 0);
+    CHECK_STR(pb, pa);
+    forge_free(pa);
+    forge_free(pb);
+    CHECK(forge_json_add_num(NULL, "n", 2) == NULL);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
 TEST(equality_and_paths)
 {
     struct forge_err err = {0};
@@ -463,6 +499,7 @@ int main(void)
     RUN(parse_errors_name_line_and_column);
     RUN(print_keeps_order_sorts_and_escapes);
     RUN(print_sorted_small_and_large_objects);
+    RUN(added_members_are_cjson_lists);
     RUN(strings_escape_every_byte);
     RUN(equality_and_paths);
     RUN(utf16_lengths);
