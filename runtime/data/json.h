@@ -12,6 +12,25 @@
 #include "base/err.h"
 #include "base/strtab.h"
 
+/* cJSON's type tests are library calls (validation makes millions of them, a case of the agent
+ * loop some hundreds): inline for every file that includes this one. */
+static inline bool forge_json_type_is(const cJSON *v, int t)
+{
+    return v && (v->type & 0xFF) == t;
+}
+#define cJSON_IsNumber(v) forge_json_type_is((v), cJSON_Number)
+#define cJSON_IsString(v) forge_json_type_is((v), cJSON_String)
+#define cJSON_IsObject(v) forge_json_type_is((v), cJSON_Object)
+#define cJSON_IsArray(v) forge_json_type_is((v), cJSON_Array)
+#define cJSON_IsNull(v) forge_json_type_is((v), cJSON_NULL)
+#define cJSON_IsTrue(v) forge_json_type_is((v), cJSON_True)
+#define cJSON_IsFalse(v) forge_json_type_is((v), cJSON_False)
+static inline bool forge_json_is_bool(const cJSON *v)
+{
+    return v && ((v->type & 0xFF) == cJSON_True || (v->type & 0xFF) == cJSON_False);
+}
+#define cJSON_IsBool(v) forge_json_is_bool(v)
+
 /* Default cap on the values (cJSON nodes) of one parsed input: 10 million, about 800 MB of
  * nodes; `--max-json-nodes` changes it for the process (forge_json_set_node_limit). */
 #define FORGE_JSON_NODE_LIMIT ((size_t)10000000)

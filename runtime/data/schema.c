@@ -27,20 +27,6 @@
 #define ENUM_SCAN 16    /* the verdict walk scans an enum of at most this many strings */
 #define ROOT_URI "forge:/root.json" /* the URI of a schema without one; never reported */
 
-/* cJSON's type tests are library calls; validation makes millions of them, so inline them. */
-static inline bool type_is(const cJSON *v, int t)
-{
-    return v && (v->type & 0xFF) == t;
-}
-#define cJSON_IsNumber(v) type_is((v), cJSON_Number)
-#define cJSON_IsString(v) type_is((v), cJSON_String)
-#define cJSON_IsObject(v) type_is((v), cJSON_Object)
-#define cJSON_IsArray(v) type_is((v), cJSON_Array)
-#define cJSON_IsNull(v) type_is((v), cJSON_NULL)
-#define cJSON_IsTrue(v) type_is((v), cJSON_True)
-#define cJSON_IsFalse(v) type_is((v), cJSON_False)
-#define cJSON_IsBool(v) (type_is((v), cJSON_True) || type_is((v), cJSON_False))
-
 /* ---------- names compared a word at a time ----------
  * The walk compares instance strings (member names, enum and const strings) with the schema's
  * in 8-byte words instead of strcmp, whose call and set-up cost about 25 instructions for the
