@@ -450,6 +450,9 @@ size_t forge_json_tree_bytes(const cJSON *v, size_t per_node)
     return v ? tree_bytes(v, per_node, 0) : 0;
 }
 
+/* Members that forge_json_members_sorted sorts by insertion (and write_value keeps on the stack). */
+#define MEMBERS_SMALL 16
+
 static int member_cmp(const void *a, const void *b)
 {
     const struct forge_json_member *x = a, *y = b;
@@ -470,8 +473,19 @@ struct forge_json_member *forge_json_members_sorted(const cJSON *o, struct forge
     for (const cJSON *c = o ? o->child : NULL; c; c = c->next, i++)
         if (c->string)
             m[(*n)++] = (struct forge_json_member){c, i};
-    if (k > 1)
+    if (k > MEMBERS_SMALL) {
         qsort(m, k, sizeof *m, member_cmp);
+        return m;
+    }
+    /* a few (the usual object): inserted in turn, each after those not above it, so that
+     * members of one name stay in their order (qsort's call and set-up cost more) */
+    for (i = 1; i < k; i++) {
+        struct forge_json_member x = m[i];
+        size_t j = i;
+        for (; j > 0 && strcmp(m[j - 1].c->string, x.c->string) > 0; j--)
+            m[j] = m[j - 1];
+        m[j] = x;
+    }
     return m;
 }
 
@@ -874,12 +888,6 @@ static int write_string(struct forge_buf *b, const char *s)
     return rc;
 }
 
-static int cmp_keys(const void *x, const void *y)
-{
-    const cJSON *a = *(const cJSON *const *)x, *b = *(const cJSON *const *)y;
-    return strcmp(a->string, b->string);
-}
-
 static int indent(struct forge_buf *b, int flags, int depth)
 {
     if (!(flags & FORGE_JSON_PRETTY))
@@ -888,31 +896,6 @@ static int indent(struct forge_buf *b, int flags, int depth)
     for (int i = 0; !rc && i < depth; i++)
         rc = forge_buf_add(b, "  ", 2);
     return rc;
-}
-
-/* Objects of up to this many members are sorted on the stack (FORGE_JSON_SORTED). */
-#define SORT_SMALL 16
-
-/* The members of <v> (<count> of them) in <items>, ordered by name; members of one name keep
- * their order (insertion sort for a few, else glibc's qsort, a merge sort). */
-static void sort_members(const cJSON *v, const cJSON **items, int count)
-{
-    int i = 0;
-    for (const cJSON *c = v->child; c; c = c->next)
-        items[i++] = c;
-    if (count > SORT_SMALL) {
-        qsort(items, (size_t)count, sizeof *items, cmp_keys);
-        return;
-    }
-    for (i = 1; i < count; i++) {
-        const cJSON *x = items[i];
-        int j = i - 1;
-        while (j >= 0 && strcmp(items[j]->string, x->string) > 0) {
-            items[j + 1] = items[j];
-            j--;
-        }
-        items[j + 1] = x;
-    }
 }
 
 static int write_value(struct forge_buf *b, const cJSON *v, int flags, int depth)
@@ -942,19 +925,18 @@ static int write_value(struct forge_buf *b, const cJSON *v, int flags, int depth
     if (!v->child)
         return forge_buf_add(b, is_obj ? "{}" : "[]", 2);
     rc = forge_buf_addc(b, is_obj ? '{' : '[');
-    const cJSON *small[SORT_SMALL], **items = NULL;
-    int count = 0;
-    for (const cJSON *c = v->child; c; c = c->next)
-        count++;
+    struct forge_json_member small[MEMBERS_SMALL], *items = NULL;
+    size_t count = 0;
     if (is_obj && (flags & FORGE_JSON_SORTED)) {
-        items = count <= SORT_SMALL ? small : forge_malloc(sizeof *items * (size_t)count);
-        if (!items)
+        if (!(items = forge_json_members_sorted(v, small, MEMBERS_SMALL, &count)))
             return FORGE_ENOMEM;
-        sort_members(v, items, count);
+    } else {
+        for (const cJSON *c = v->child; c; c = c->next)
+            count++;
     }
     const cJSON *c = v->child;
-    for (int i = 0; !rc && i < count; i++, c = c ? c->next : NULL) {
-        const cJSON *item = items ? items[i] : c;
+    for (size_t i = 0; !rc && i < count; i++, c = c ? c->next : NULL) {
+        const cJSON *item = items ? items[i].c : c;
         if (i)
             rc = forge_buf_addc(b, ',');
         if (!rc)

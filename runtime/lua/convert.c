@@ -291,6 +291,8 @@ void forge_lua_push_json_unordered(lua_State *L, const cJSON *v)
 
 /* ---- Lua -> JSON ---- */
 
+/* (forge_lua_to_json sets each field by name, so that the place text is not cleared: a field
+ * added here is set there too) */
 struct conv {
     lua_State *L;
     struct forge_err *err;
