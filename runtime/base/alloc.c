@@ -58,6 +58,18 @@ bool forge_alloc_measure_refused(void)
     return refused;
 }
 
+int forge_alloc_measure_pause(void)
+{
+    int was = forge_alloc_measuring;
+    forge_alloc_measuring = 0;
+    return was;
+}
+
+void forge_alloc_measure_resume(int paused)
+{
+    forge_alloc_measuring = paused;
+}
+
 size_t forge_alloc_measure_peak(void)
 {
     return (size_t)peak;

@@ -41,6 +41,11 @@ size_t forge_alloc_measure_stop(void);
 bool forge_alloc_measure_refused(void);
 size_t forge_alloc_measure_peak(void);
 int forge_alloc_measure_add(size_t n);
+/* What a finalizer frees while a measure runs (a collection step inside the measured work runs
+ * it) is not the work's: forge_alloc_measure_pause stops the thread's measure and returns what
+ * forge_alloc_measure_resume takes to start it again, where it was. */
+int forge_alloc_measure_pause(void);
+void forge_alloc_measure_resume(int paused);
 /* For allocators outside these wrappers (cJSON's hooks): whether a block of <n> bytes (and what
  * malloc may add to it) stays within the ceiling (false: refused, and to be failed); then block
  * <p> was allocated (<sign> 1) or is being freed (-1). */

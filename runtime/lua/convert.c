@@ -794,13 +794,23 @@ struct box {
     void (*free)(void *);
 };
 
-static int box_gc(lua_State *L)
+static int box_close(lua_State *L)
 {
     struct box *b = lua_touserdata(L, 1);
     if (b && b->p && b->free)
         b->free(b->p);
     if (b)
         b->p = NULL;
+    return 0;
+}
+
+/* (a finalizer: outside the measure of C work the collection step may interrupt, see
+ * forge_alloc_measure_pause) */
+static int box_gc(lua_State *L)
+{
+    int paused = forge_alloc_measure_pause();
+    box_close(L);
+    forge_alloc_measure_resume(paused);
     return 0;
 }
 
@@ -817,7 +827,7 @@ static int box_new(lua_State *L)
     if (luaL_newmetatable(L, "forge.box")) {
         lua_pushcfunction(L, box_gc);
         lua_setfield(L, -2, "__gc");
-        lua_pushcfunction(L, box_gc);
+        lua_pushcfunction(L, box_close);
         lua_setfield(L, -2, "__close");
     }
     lua_setmetatable(L, -2);

@@ -43,9 +43,13 @@ static void tmp_free(struct tmp *t)
     t->nstrs = 0;
 }
 
+/* (a finalizer: what it frees is not the measured work's it may run inside, see
+ * forge_alloc_measure_pause) */
 static int l_tmp_gc(lua_State *L)
 {
+    int paused = forge_alloc_measure_pause();
     tmp_free(luaL_checkudata(L, 1, TMP_MT));
+    forge_alloc_measure_resume(paused);
     return 0;
 }
 
@@ -225,13 +229,25 @@ static int l_validate(lua_State *L)
     return 2;
 }
 
-static int l_gc(lua_State *L)
+/* __close: the validator's schema is freed and its hold given back. */
+static int l_close(lua_State *L)
 {
     struct l_schema *u = check_schema(L, 1);
     forge_schema_free(u->s);
     u->s = NULL;
     forge_vm_release(forge_vm_of(L), u->held);
     u->held = 0;
+    return 0;
+}
+
+/* __gc: the same, outside any measure of C work that the collection step running it interrupts
+ * (the schema was kept before that work began: taking it off the work's measure would let the
+ * work keep more than it is held for) */
+static int l_gc(lua_State *L)
+{
+    int paused = forge_alloc_measure_pause();
+    l_close(L);
+    forge_alloc_measure_resume(paused);
     return 0;
 }
 
@@ -292,7 +308,7 @@ int forge_luaopen_schema(lua_State *L)
     };
     static const luaL_Reg meta[] = {
         {"__gc", l_gc},
-        {"__close", l_gc},
+        {"__close", l_close},
         {"__tostring", l_tostring},
         {NULL, NULL},
     };

@@ -57,7 +57,6 @@ struct forge_vm {
     /* Freed small blocks of the state, by size class (see vm_alloc) */
     void *pool[POOL_CLASSES];
     size_t pooled;             /* bytes held in the pool */
-    bool work_gc;              /* forge_vm_work_begin stopped the collector */
 };
 
 /* ---- watchdog: stops forge when an entry outlives its deadline inside C code ---- */
@@ -275,20 +274,13 @@ void forge_vm_work_begin(struct forge_vm *vm, size_t held)
 {
     size_t cap = vm->limits.memory;
     size_t room = !cap ? SIZE_MAX : vm->mem_used < cap ? cap - vm->mem_used : 0;
-    /* no collection steps while measuring: a finalizer they ran could free C memory kept from
-     * before, which the measure would take off what the work keeps (emergency collections, which
-     * run no finalizers, still free Lua memory under the cap) */
-    vm->work_gc = lua_gc(vm->L, LUA_GCISRUNNING);
-    if (vm->work_gc)
-        lua_gc(vm->L, LUA_GCSTOP);
+    /* (the collector runs on: a finalizer a step runs frees outside the measure, see
+     * forge_alloc_measure_pause) */
     forge_alloc_measure_start(room > SIZE_MAX - held ? SIZE_MAX : room + held);
 }
 
 int forge_vm_work_end(struct forge_vm *vm, size_t *kept)
 {
-    if (vm->work_gc)
-        lua_gc(vm->L, LUA_GCRESTART);
-    vm->work_gc = false;
     size_t k = forge_alloc_measure_stop();
     if (kept)
         *kept = k;

@@ -41,7 +41,10 @@ cmake --build "$root/build-bench" -j2 --target bench_schema >/dev/null
 if [ -n "$before" ]; then
   rm -rf "$scratch/before-src"
   mkdir -p "$scratch/before-src"
-  (cd "$root" && git archive "$before") | tar -x -C "$scratch/before-src"
+  # extracted files take the time of extraction (tar -m), not the commit's: the build folder is
+  # kept from run to run, and make would otherwise keep objects built from another revision
+  # whose sources are newer than this one's commit
+  (cd "$root" && git archive "$before") | tar -x -m -C "$scratch/before-src"
   cmake -S "$scratch/before-src" -B "$root/build-bench-before" -DCMAKE_BUILD_TYPE=Release \
     "$relflags" >/dev/null
   cmake --build "$root/build-bench-before" -j2 --target bench_schema >/dev/null
