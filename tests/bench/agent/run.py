@@ -11,7 +11,6 @@ repeatable figures count instructions: valgrind --tool=callgrind BUILD/forge scr
 -q -j 1 --lua-timeout 600000 -- N, at two sizes; the difference over the difference in N is the
 cost of one case (docs/internals.md, "Profiling")."""
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -27,17 +26,20 @@ builds = args or [os.path.join(here, "..", "..", "..", "build")]
 
 
 def run(build, n):
+    # this child's own CPU time and peak RSS (os.wait4): RUSAGE_CHILDREN's ru_maxrss is the
+    # largest of every child so far, so a second build would show the first one's peak
     forge = os.path.join(build, "forge")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    p = subprocess.run([forge, "script", os.path.join(here, "suite.lua"), "-q", "-j", "1",
-                        "--lua-timeout", "600000", "--", str(n)], capture_output=True)
+    p = subprocess.Popen([forge, "script", os.path.join(here, "suite.lua"), "-q", "-j", "1",
+                          "--lua-timeout", "600000", "--", str(n)], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL)
+    out = p.stdout.read()
+    _, status, usage = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    ok = p.returncode == 0 and f"{n}/{n} passed" in p.stdout.decode()
-    return n / cpu, n / wall, after.ru_maxrss / 1024, ok
-
+    p.returncode = os.waitstatus_to_exitcode(status)
+    cpu = usage.ru_utime + usage.ru_stime
+    ok = p.returncode == 0 and f"{n}/{n} passed" in out.decode()
+    return n / cpu, n / wall, usage.ru_maxrss / 1024, ok
 
 print("agent loop on the scripted model (-j 1): cases/s per CPU second (wall in brackets), peak RSS")
 print(f"{'cases':>6} | " + " | ".join(f"{os.path.basename(os.path.abspath(os.path.join(b, '..'))) + '/' + os.path.basename(os.path.abspath(b)):>32}" for b in builds)
