@@ -6,6 +6,7 @@
 #include "base/clock.h"
 #include "data/json.h"
 #include "eval/runner.h"
+#include "eval/tally.h"
 #include "lua/l_eval.h"
 #include "model/model.h"
 #include "report/report.h"
@@ -99,6 +100,7 @@ struct sink {
     int total, done, passed, failed, errors;
     double started_ms, drawn_ms;
     struct forge_jsonl *tj;
+    struct forge_tally *tally;
     struct forge_buf out;
     int io_failed;
     struct forge_err err;
@@ -124,10 +126,11 @@ static void clear_progress(struct sink *s)
     }
 }
 
-static void on_case(void *ud, const cJSON *result, const cJSON *traj)
+static void on_case(void *ud, size_t pos, const cJSON *result, const cJSON *traj)
 {
     struct sink *s = ud;
     s->done++;
+    forge_tally_add(s->tally, pos, result);
     if (forge_json_get(result, "error"))
         s->errors++;
     else if (cJSON_IsTrue(forge_json_get(result, "passed")))
@@ -150,11 +153,37 @@ static void on_case(void *ud, const cJSON *result, const cJSON *traj)
         draw_progress(s);
 }
 
+int forge_live_count_init(struct forge_live_count *c, const cJSON *baseline)
+{
+    struct forge_err err = {0};
+    c->tally = NULL;
+    if (!(c->suite = forge_suite_new()) || forge_suite_set_baseline(c->suite, baseline, &err) ||
+        !(c->tally = forge_tally_new(c->suite))) {
+        forge_live_count_free(c);
+        forge_cli_error("out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+void forge_live_count_free(struct forge_live_count *c)
+{
+    forge_tally_free(c->tally);
+    forge_suite_free(c->suite);
+    c->tally = NULL;
+    c->suite = NULL;
+}
+
+static int report(struct forge_results *res, bool res_is_jsonl, const struct forge_gates *gates,
+                  const cJSON *baseline, const char *const *rformat, const char *const *rpath, int nreports,
+                  void (*each)(void *ud, const cJSON *rec, struct forge_results_iter *it), void *ud,
+                  struct forge_live_count *count, bool *passed);
+
 int forge_live_report(struct forge_results *res, bool res_is_jsonl, const struct forge_gates *gates,
                       const cJSON *baseline, const char *const *rformat, const char *const *rpath, int nreports,
-                      bool *passed)
+                      struct forge_live_count *count, bool *passed)
 {
-    return forge_live_report_each(res, res_is_jsonl, gates, baseline, rformat, rpath, nreports, NULL, NULL, passed);
+    return report(res, res_is_jsonl, gates, baseline, rformat, rpath, nreports, NULL, NULL, count, passed);
 }
 
 int forge_live_report_each(struct forge_results *res, bool res_is_jsonl, const struct forge_gates *gates,
@@ -162,19 +191,40 @@ int forge_live_report_each(struct forge_results *res, bool res_is_jsonl, const s
                            int nreports, void (*each)(void *ud, const cJSON *rec, struct forge_results_iter *it),
                            void *ud, bool *passed)
 {
+    return report(res, res_is_jsonl, gates, baseline, rformat, rpath, nreports, each, ud, NULL, passed);
+}
+
+static int report(struct forge_results *res, bool res_is_jsonl, const struct forge_gates *gates,
+                  const cJSON *baseline, const char *const *rformat, const char *const *rpath, int nreports,
+                  void (*each)(void *ud, const cJSON *rec, struct forge_results_iter *it), void *ud,
+                  struct forge_live_count *count, bool *passed)
+{
     struct forge_err err = {0};
-    struct forge_suite *suite = forge_suite_new();
+    struct forge_suite *suite = NULL;
     cJSON *report = NULL;
     int code = FORGE_EXIT_INFRA;
     *passed = false;
-    if (!suite || forge_suite_set_baseline(suite, baseline, &err) ||
-        forge_suite_reserve(suite, forge_results_size(res), &err)) {
+    size_t from = 0; /* the first place the tally did not count */
+    if (count) { /* (the suite is this function's from here on) */
+        suite = count->suite;
+        count->suite = NULL;
+        int rc = forge_tally_finish(count->tally, res, &from, &err);
+        forge_tally_free(count->tally);
+        count->tally = NULL;
+        if (rc) {
+            forge_cli_error("out of memory");
+            goto out;
+        }
+    } else if (!(suite = forge_suite_new()) || forge_suite_set_baseline(suite, baseline, &err) ||
+               forge_suite_reserve(suite, forge_results_size(res), &err)) {
         forge_cli_error("out of memory");
         goto out;
     }
-    /* the statistics, in case order: sums and percentiles as an in-memory run makes them */
+    /* the statistics, in case order: sums and percentiles as an in-memory run makes them (the
+     * places the tally counted, then the records read back from the file) */
     struct forge_results_iter it;
     forge_results_iter_init_light(&it, res);
+    it.pos = from;
     const cJSON *r;
     int got;
     while ((got = forge_results_next(&it, &r, &err)) > 0) {
@@ -282,6 +332,7 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
     int code = FORGE_EXIT_USAGE;
     cJSON *baseline = NULL;
     struct forge_results *res = NULL;
+    struct forge_live_count count = {0};
     const char *jsonl = NULL;
     size_t base = 0;
     struct forge_gates gates = o->gates;
@@ -318,6 +369,11 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
         forge_cli_error("%s", err.msg);
         goto out;
     }
+    if (forge_live_count_init(&count, baseline)) {
+        code = FORGE_EXIT_INFRA;
+        goto out;
+    }
+    sink.tally = count.tally;
     if (o->save_transcripts && !(sink.tj = forge_jsonl_open(o->save_transcripts, &err))) {
         forge_cli_error("%s", err.msg);
         goto out;
@@ -385,7 +441,8 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
     }
     clear_progress(&sink);
     bool passed = false;
-    code = forge_live_report(res, jsonl != NULL, &gates, baseline, o->rformat, o->rpath, o->nreports, &passed);
+    code = forge_live_report(res, jsonl != NULL, &gates, baseline, o->rformat, o->rpath, o->nreports, &count,
+                             &passed);
     res = NULL;
     if (code)
         goto out;
@@ -398,6 +455,7 @@ int forge_live_run(const struct forge_live_opts *o, struct forge_vm *vm,
     sink.tj = NULL;
     code = infra ? FORGE_EXIT_INFRA : passed ? FORGE_EXIT_OK : FORGE_EXIT_FAIL;
 out:
+    forge_live_count_free(&count);
     forge_results_close(res, false, NULL);
     forge_jsonl_close(sink.tj, false, NULL);
     forge_buf_free(&sink.out);

@@ -35,14 +35,27 @@ int forge_live_parse(const char *cmd, int argc, char **argv, int *i, struct forg
 
 struct forge_results;
 struct forge_results_iter;
+struct forge_suite;
+struct forge_tally;
+/* A run's statistics counted as its results are written (eval/tally): the suite, comparing with
+ * <baseline> (borrowed; may be NULL), and its tally, which takes each result with
+ * forge_tally_add(c->tally, place, result). forge_live_count_init returns 0, or -1 when out of
+ * memory (after printing it). */
+struct forge_live_count {
+    struct forge_suite *suite;
+    struct forge_tally *tally;
+};
+int forge_live_count_init(struct forge_live_count *c, const cJSON *baseline);
+void forge_live_count_free(struct forge_live_count *c);
 /* Reports a run whose case records are in <res> (report/results.h): counts them in case order
- * (a pass over the file), prints the console summary, writes the --report files <rformat>/<rpath>
- * from the file (a jsonl report is copied from it, unless <res> writes that very file, which is
- * then committed), and closes <res> (always). <baseline> is borrowed. Sets *passed when the run
+ * (a pass over the file, from the first place <count> did not count when it is given), prints
+ * the console summary, writes the --report files <rformat>/<rpath> from the file (a jsonl report
+ * is copied from it, unless <res> writes that very file, which is then committed), and closes
+ * <res> (always). <baseline> is borrowed (<count>'s, when given). Sets *passed when the run
  * passed. Returns 0, or an exit code after printing the error. */
 int forge_live_report(struct forge_results *res, bool res_is_jsonl, const struct forge_gates *gates,
                       const cJSON *baseline, const char *const *rformat, const char *const *rpath, int nreports,
-                      bool *passed);
+                      struct forge_live_count *count, bool *passed);
 /* The same, calling <each> (may be NULL) with every record (borrowed; a light record, see
  * forge_results_iter_init_light: forge_results_iter_full(<it>) gives the whole) in case order,
  * then with NULL, before the summary is printed: forge report merge prints the case lines there. */

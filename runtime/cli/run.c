@@ -16,6 +16,7 @@
 #include "eval/evalfile.h"
 #include "eval/registry.h"
 #include "eval/suite.h"
+#include "eval/tally.h"
 #include "lua/l_eval.h"
 #include "lua/vm.h"
 #include "tools/promptkit.h"
@@ -787,6 +788,7 @@ int forge_cmd_run(int argc, char **argv)
     struct forge_err err = {0};
     int exit_code = FORGE_EXIT_USAGE;
     cJSON *seed = NULL, *snapshot = NULL, *tools = NULL, *baseline = NULL;
+    struct forge_live_count count = {0}; /* the recorded run's statistics as its results come */
     cJSON *shard_header = NULL, *result = NULL;
     struct evalsrc *src = NULL;
     struct runcases rcs = {0};
@@ -916,6 +918,10 @@ int forge_cmd_run(int argc, char **argv)
         exit_code = FORGE_EXIT_INFRA;
         goto out;
     }
+    if (forge_live_count_init(&count, baseline)) {
+        exit_code = FORGE_EXIT_INFRA;
+        goto out;
+    }
 
     /* the JSON, JSONL and HTML reports show every assertion; the others only failures */
     bool full = false;
@@ -1018,6 +1024,8 @@ int forge_cmd_run(int argc, char **argv)
         cJSON_AddStringToObject(result, "suite", sname);
         /* the record carries the trajectory for the jsonl and html reports */
         rc = forge_results_put_case(res, ci, result, jsonl || html ? traj : NULL, &err);
+        if (!rc)
+            forge_tally_add(count.tally, ci, result);
         tree_free(traj);
         if (rc) {
             forge_cli_error("%s", err.msg);
@@ -1052,13 +1060,15 @@ int forge_cmd_run(int argc, char **argv)
             exit_code = FORGE_EXIT_INFRA;
             goto out;
         }
+        forge_tally_add(count.tally, ci, result);
         if (forge_report_console_case(&out, result)) goto nomem;
         print_buf(&out);
         FORGE_CJSON_DROP(result);
     }
     fflush(stdout);
     bool passed = false;
-    int rc = forge_live_report(res, jsonl != NULL, &o.gates, baseline, o.rformat, o.rpath, o.nreports, &passed);
+    int rc = forge_live_report(res, jsonl != NULL, &o.gates, baseline, o.rformat, o.rpath, o.nreports, &count,
+                               &passed);
     res = NULL;
     if (rc) {
         exit_code = rc;
@@ -1070,6 +1080,7 @@ nomem:
     forge_cli_error("out of memory");
     exit_code = FORGE_EXIT_INFRA;
 out:
+    forge_live_count_free(&count);
     forge_jarena_drop();
     forge_buf_free(&out);
     forge_results_close(res, false, NULL);

@@ -77,7 +77,7 @@ static void run_case(struct shared *sh, const cJSON *kase, int i)
         if (spec->suite_name)
             forge_json_add_str(result, "suite", spec->suite_name);
         if (spec->on_case)
-            spec->on_case(spec->ud, result, traj);
+            spec->on_case(spec->ud, spec->base + (size_t)i, result, traj);
         FORGE_ERR_LOCAL(werr);
         int wrc = spec->results ? forge_results_put_case(spec->results, spec->base + (size_t)i, result,
                                                               spec->results_traj ? traj : NULL, &werr) : 0;

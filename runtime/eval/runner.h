@@ -28,7 +28,7 @@ struct forge_run_spec {
     int jobs;                        /* cases in flight (worker threads); < 1 means 1 */
     /* Called as each case finishes, one call at a time, with the case's result and trajectory
      * (both borrowed; the trajectory is NULL for an error case). May be NULL. */
-    void (*on_case)(void *ud, const cJSON *result, const cJSON *trajectory);
+    void (*on_case)(void *ud, size_t pos, const cJSON *result, const cJSON *trajectory);
     void *ud;
 };
 
