@@ -73,6 +73,34 @@ s = single["summary"]
 check("the suite has failures, skips and errors", code == 1 and s["failed"] > 0 and s["errors"] > 0 and
       s["skippedAssertions"] > 0, json.dumps(s))
 
+# a run counts its results as they come (eval/tally): transcripts in another order than the cases
+# (each waits for the cases before it), and past its window of 256 (the rest read back from the
+# results file), report the same
+import random
+shuffled = trajs[:]
+random.Random(7).shuffle(shuffled)
+for name, order, files in (("shuffled", shuffled, FILES),):
+    t2 = write(f"t-{name}.jsonl", "".join(json.dumps(t) + "\n" for t in order))
+    run("run", *files, "--transcripts", t2, "--report", "json=" + os.path.join(WORK, f"single-{name}.json"))
+    check(f"transcripts {name}: the report equals the single run's",
+          json.load(open(os.path.join(WORK, f"single-{name}.json"))) == single, name)
+many = [{"id": f"m-{i:03d}", "input": {"message": f"weather {i}"},
+         "expect": {"responseContains": ["sunny" if i % 5 else "rainy"]}} for i in range(400)]
+many_trajs = [{"trajectory_id": c["id"], "turns": [
+    {"turn_id": 1, "role": "user", "content": c["input"]["message"]},
+    {"turn_id": 1, "role": "agent", "content": "It is sunny.", "latency_ms": 50 + (i * 37) % 101}],
+    "metadata": {"latency_ms": 50 + (i * 37) % 101, "cost_usd": 0.0001 * i}} for i, c in enumerate(many) if i % 9]
+many_file = write("many.json", many)
+reports = []
+for name, order in (("in order", many_trajs), ("reversed", many_trajs[::-1])):
+    t2 = write("t-many.jsonl", "".join(json.dumps(t) + "\n" for t in order))
+    out_path = os.path.join(WORK, f"many-{len(reports)}.json")
+    code, out, err = run("run", many_file, "--transcripts", t2, "--report", "json=" + out_path)
+    # (the console's case lines come in the transcripts' order; its summary follows them)
+    reports.append((code, out[out.rindex("passed ("):], json.load(open(out_path))))
+check("400 cases, transcripts reversed (past the window): the same report and summary",
+      reports[0] == reports[1] and reports[0][2]["summary"]["errors"] == 45, str(reports[1][:2]))
+
 for n in (1, 2, 3, 7):
     shards = []
     sizes = []
@@ -144,6 +172,12 @@ def untimed(v):
 
 check("live: the merged report equals the single run's, timings aside", untimed(lm) == untimed(live) and
       [c["id"] for c in lm["cases"]] == [c["id"] for c in live["cases"]], json.dumps(untimed(lm)["summary"]))
+code, out, err = run("run", *FILES, "--model", "scripted:" + rules, "--tools", tools, "-j", "4", "--report",
+                     "json=" + os.path.join(WORK, "live-j4.json"))
+lj = json.load(open(os.path.join(WORK, "live-j4.json")))
+check("live -j 4 (cases finish out of order): the report equals -j 1's, timings aside",
+      untimed(lj) == untimed(live) and [c["id"] for c in lj["cases"]] == [c["id"] for c in live["cases"]],
+      json.dumps(untimed(lj)["summary"]))
 
 # what merge refuses
 s3 = [os.path.join(WORK, f"n3-s{i}.jsonl") for i in range(3)]
