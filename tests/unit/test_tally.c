@@ -122,18 +122,25 @@ static void in_order(void)
         order[i] = i;
 }
 
+/* The tally over <order> (<n> places) reports what counting the records in <present> (NULL:
+ * all) in order does, having counted up to place <from> itself. Returns the report. */
+static char *check_same(int n, const bool *present, const cJSON *baseline, long from_want)
+{
+    size_t from = 99;
+    char *want = reference(present, baseline), *got = tallied(order, n, baseline, &from);
+    CHECK_INT((long)from, from_want);
+    CHECK_STR(got, want);
+    cJSON_free(got);
+    return want;
+}
+
 /* Results that come in order are all counted as they come: nothing is left to read back, and
  * the report is the one counting the records in order makes (sums, percentiles, groups). */
 TEST(in_order_counts_everything)
 {
     make_records();
     in_order();
-    size_t from = 99;
-    char *want = reference(NULL, NULL), *got = tallied(order, N, NULL, &from);
-    CHECK_INT((long)from, N);
-    CHECK_STR(got, want);
-    cJSON_free(want);
-    cJSON_free(got);
+    cJSON_free(check_same(N, NULL, NULL, N));
     free_records();
 }
 
@@ -153,13 +160,9 @@ TEST(early_results_wait_for_their_turn)
         cJSON_AddBoolToObject(c, "passed", i % 4 == 0);
         cJSON_AddItemToArray(cases, c);
     }
-    size_t from = 99;
-    char *want = reference(NULL, base), *got = tallied(order, N, base, &from);
-    CHECK_INT((long)from, N);
-    CHECK_STR(got, want);
+    char *want = check_same(N, NULL, base, N);
     CHECK(strstr(want, "\"regressions\":[\"case-0\"") != NULL); /* (the baseline did count) */
     cJSON_free(want);
-    cJSON_free(got);
     cJSON_Delete(base);
     free_records();
 }
@@ -177,12 +180,7 @@ TEST(places_without_records_are_passed_over)
         if (present[i])
             order[n++] = i;
     }
-    size_t from = 99;
-    char *want = reference(present, NULL), *got = tallied(order, n, NULL, &from);
-    CHECK_INT((long)from, N);
-    CHECK_STR(got, want);
-    cJSON_free(want);
-    cJSON_free(got);
+    cJSON_free(check_same(n, present, NULL, N));
     free_records();
 }
 
@@ -196,12 +194,7 @@ TEST(a_full_window_leaves_the_rest_to_be_read_back)
     for (int i = 2; i < N; i++)
         order[n++] = i;
     order[n++] = 1; /* place 1 comes last */
-    size_t from = 99;
-    char *want = reference(NULL, NULL), *got = tallied(order, n, NULL, &from);
-    CHECK_INT((long)from, 1);
-    CHECK_STR(got, want);
-    cJSON_free(want);
-    cJSON_free(got);
+    cJSON_free(check_same(n, NULL, NULL, 1));
     free_records();
 }
 
