@@ -205,7 +205,7 @@ static int report(struct forge_results *res, bool res_is_jsonl, const struct for
     int code = FORGE_EXIT_INFRA;
     *passed = false;
     size_t from = 0; /* the first place the tally did not count */
-    if (count) { /* (the suite is this function's from here on) */
+    if (count && count->suite) { /* (the suite is this function's from here on) */
         suite = count->suite;
         count->suite = NULL;
         int rc = forge_tally_finish(count->tally, res, &from, &err);

@@ -10,7 +10,7 @@
 struct forge_tally {
     struct forge_suite *suite;
     size_t next;                         /* the place counted next */
-    cJSON *wait[FORGE_TALLY_WINDOW];     /* place p (next < p <= next + WINDOW) at p % WINDOW */
+    cJSON *wait[FORGE_TALLY_WINDOW];     /* place p (next < p < next + WINDOW) at p % WINDOW */
     bool stopped;                        /* counts nothing more (see forge_tally_add) */
     bool failed;                         /* a count ran out of memory */
 };
