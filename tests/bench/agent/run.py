@@ -2,9 +2,13 @@
 """Agent-loop throughput: a generated suite on the scripted model with Lua tools, a verifier and
 a custom assertion, at several sizes, printing cases/s per CPU second and peak memory (to show it
 stays flat). Given several build folders (for example one built from an older commit), prints
-them side by side with the ratio of the last to the first.
+them side by side with the ratio of the last to the first. Each figure is the best of ROUNDS
+runs (--rounds, 3 by default), the builds alternating within each round; the ratio column
+gives the ratio of the bests and, after a slash, the median of the rounds' own ratios (each
+round's last build over its first, measured one after the other: robust to a machine whose load
+changes between rounds).
 
-usage: tests/bench/agent/run.py [BUILD_DIR...] [--sizes 1000,10000,30000]
+usage: tests/bench/agent/run.py [BUILD_DIR...] [--sizes 1000,10000,30000] [--rounds 3]
 
 On a shared machine wall time depends on the neighbours; CPU seconds much less so. For
 repeatable figures count instructions: valgrind --tool=callgrind BUILD/forge script suite.lua
@@ -21,6 +25,11 @@ sizes = (1000, 10000, 30000)
 if "--sizes" in args:
     i = args.index("--sizes")
     sizes = tuple(int(x) for x in args[i + 1].split(","))
+    del args[i:i + 2]
+rounds = 3
+if "--rounds" in args:
+    i = args.index("--rounds")
+    rounds = max(1, int(args[i + 1]))
     del args[i:i + 2]
 builds = args or [os.path.join(here, "..", "..", "..", "build")]
 
@@ -41,13 +50,20 @@ def run(build, n):
     ok = p.returncode == 0 and f"{n}/{n} passed" in out.decode()
     return n / cpu, n / wall, usage.ru_maxrss / 1024, ok
 
-print("agent loop on the scripted model (-j 1): cases/s per CPU second (wall in brackets), peak RSS")
+print(f"agent loop on the scripted model (-j 1): cases/s per CPU second (wall in brackets), peak RSS; "
+      f"best of {rounds} rounds")
 print(f"{'cases':>6} | " + " | ".join(f"{os.path.basename(os.path.abspath(os.path.join(b, '..'))) + '/' + os.path.basename(os.path.abspath(b)):>32}" for b in builds)
-      + (" | ratio" if len(builds) > 1 else ""))
+      + (" | ratio (best / median)" if len(builds) > 1 else ""))
 for n in sizes:
-    res = [run(b, n) for b in builds]
-    cells = [f"{c:8.0f} ({w:6.0f}) {rss:6.1f} MiB{'' if ok else ' FAILED'}" for c, w, rss, ok in res]
+    per_round = [[run(b, n) for b in builds] for _ in range(rounds)]
+    best = [max((r[k] for r in per_round), key=lambda x: x[0]) for k in range(len(builds))]
+    ok = [all(r[k][3] for r in per_round) for k in range(len(builds))]
+    cells = [f"{c:8.0f} ({w:6.0f}) {max(r[k][2] for r in per_round):6.1f} MiB{'' if ok[k] else ' FAILED'}"
+             for k, (c, w, rss, _) in enumerate(best)]
     line = f"{n:6d} | " + " | ".join(f"{c:>32}" for c in cells)
     if len(builds) > 1:
-        line += f" | {res[-1][0] / res[0][0]:.2f}x"
+        ratios = sorted(r[-1][0] / r[0][0] for r in per_round)
+        m = len(ratios)
+        median = ratios[m // 2] if m % 2 else (ratios[m // 2 - 1] + ratios[m // 2]) / 2
+        line += f" | {best[-1][0] / best[0][0]:.2f}x / {median:.2f}x"
     print(line)
