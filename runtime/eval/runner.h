@@ -26,8 +26,9 @@ struct forge_run_spec {
     size_t base;                     /* the place of this suite's first case in the run */
     struct forge_eval_opts eval;     /* seed, snapshot, argument schemas, custom assertions */
     int jobs;                        /* cases in flight (worker threads); < 1 means 1 */
-    /* Called as each case finishes, one call at a time, with the case's result and trajectory
-     * (both borrowed; the trajectory is NULL for an error case). May be NULL. */
+    /* Called as each case finishes, one call at a time, with the case's place in the run (base
+     * plus its index: where its result goes in spec->results), its result and trajectory (both
+     * borrowed; the trajectory is NULL for an error case). May be NULL. */
     void (*on_case)(void *ud, size_t pos, const cJSON *result, const cJSON *trajectory);
     void *ud;
 };

@@ -58,15 +58,35 @@ static bool as_read_back(const cJSON *r)
     return cJSON_IsObject(r);
 }
 
-/* What waits of <r>: its members that are not arrays or objects (counting reads only those), in
- * order. NULL when out of memory. */
+/* Longest id or suite name a waiting result keeps: a longer one stops the tally (the window then
+ * holds at most FORGE_TALLY_WINDOW times this much text). */
+#define WAIT_TEXT 1024
+
+/* What waits of <r>, in order: what counting reads (forge_suite_count, the baseline's status):
+ * its members that are numbers, booleans or null, its id and suite, and whether it has an
+ * "error" (an empty string in its place: only its presence is read). A reason, an error's text
+ * and the arrays are left out, so a waiting result stays small whatever a scorer wrote. NULL
+ * when out of memory or for an id or suite longer than WAIT_TEXT. */
 static cJSON *summary_of(const cJSON *r)
 {
     cJSON *o = cJSON_CreateObject();
     for (const cJSON *m = o ? r->child : NULL; m; m = m->next) {
         if (cJSON_IsArray(m) || cJSON_IsObject(m))
             continue;
-        cJSON *c = cJSON_Duplicate(m, 0);
+        cJSON *c;
+        if (!cJSON_IsString(m)) {
+            c = cJSON_Duplicate(m, 0);
+        } else if (!strcmp(m->string, "error")) {
+            c = cJSON_CreateString("");
+        } else if (!strcmp(m->string, "id") || !strcmp(m->string, "suite")) {
+            if (m->valuestring && strlen(m->valuestring) > WAIT_TEXT) {
+                cJSON_Delete(o);
+                return NULL;
+            }
+            c = cJSON_Duplicate(m, 0);
+        } else {
+            continue;
+        }
         if (!c || !cJSON_AddItemToObject(o, m->string, c)) {
             cJSON_Delete(c);
             cJSON_Delete(o);

@@ -19,11 +19,12 @@ struct forge_tally;
 struct forge_tally *forge_tally_new(struct forge_suite *suite);
 
 /* The result of place <pos> (borrowed; places from 0, each given once, in any order): counted
- * now when every place before it has been, else its summary members wait (a copy) until they
- * have. A result the tally cannot take as the results file would give it back (a number that
- * is not finite, an id or suite that is not UTF-8), or that finds the window full, stops it: it
- * counts nothing more, and the report counts the records from the first place it did not count
- * on, read back. */
+ * now when every place before it has been, else what counting reads of it waits (a copy: its
+ * numbers, booleans, id and suite, and whether it has an error) until they have. A result the
+ * tally cannot take as the results file would give it back (a number that is not finite, an id
+ * or suite that is not UTF-8), one that would wait with an id or suite over 1 KiB, or one that
+ * finds the window full, stops it: it counts nothing more, and the report counts the records
+ * from the first place it did not count on, read back. */
 void forge_tally_add(struct forge_tally *t, size_t pos, const cJSON *result);
 
 /* At the run's end: counts the waiting results whose places before them are counted or absent

@@ -247,6 +247,23 @@ TEST(what_the_file_changes_is_read_back)
     free_records();
 }
 
+/* A waiting result keeps what counting reads, not a scorer's text: a long reason or error waits
+ * (the report is the same), a long suite name stops the tally where it is. */
+TEST(waiting_results_stay_small)
+{
+    make_records();
+    static char big[5000];
+    memset(big, 'x', sizeof big - 1);
+    cJSON_ReplaceItemInObjectCaseSensitive(recs[3], "reason", cJSON_CreateString(big));
+    cJSON_ReplaceItemInObjectCaseSensitive(recs[13], "error", cJSON_CreateString(big));
+    for (int i = 0; i < N; i++) /* each block of 40 backwards */
+        order[i] = (i / 40) * 40 + 39 - i % 40;
+    cJSON_free(check_same(N, NULL, NULL, N));
+    cJSON_ReplaceItemInObjectCaseSensitive(recs[5], "suite", cJSON_CreateString(big));
+    cJSON_free(check_same(N, NULL, NULL, 0)); /* (place 5 came early: the tally stops at 0) */
+    free_records();
+}
+
 /* Out of memory: copying a waiting result stops the tally (the rest is read back); a count that
  * fails makes forge_tally_finish fail, as reading back would. */
 TEST(allocation_failures)
@@ -291,6 +308,7 @@ int main(void)
     RUN(places_without_records_are_passed_over);
     RUN(a_full_window_leaves_the_rest_to_be_read_back);
     RUN(what_the_file_changes_is_read_back);
+    RUN(waiting_results_stay_small);
     RUN(allocation_failures);
     return TEST_DONE();
 }
