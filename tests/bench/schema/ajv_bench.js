@@ -33,21 +33,44 @@ if (mode === "filter") {
 }
 
 const [seconds, ...files] = rest;
+// The instances of <set> of <groups>, checked to validate as the case file says; their count.
+function check(file, groups, set) {
+  let n = 0;
+  for (const { v, g } of groups) {
+    n += g[set].length;
+    for (const x of g[set]) {
+      if (v(x) !== (set === "valid")) {
+        console.error(`${path.basename(file)}: an instance of the ${set} set validated wrongly`);
+        process.exit(1);
+      }
+    }
+  }
+  return n;
+}
+if (seconds === "serve") {
+  // one case file, run on request (as bench_schema's serve): "ready", then a line "SET PASSES"
+  // (SET 0 valid, 1 invalid) answered with the nanoseconds that many passes over the set took
+  const file = files[0];
+  const c = JSON.parse(fs.readFileSync(file, "utf8"));
+  const groups = (c.groups || [c]).map((g) => ({ v: compile(g.schema, mode.startsWith("all"), mode.endsWith("-text")), g }));
+  check(file, groups, "valid");
+  check(file, groups, "invalid");
+  console.log("ready");
+  require("readline").createInterface({ input: process.stdin }).on("line", (line) => {
+    const [s, passes] = line.split(" ").map(Number);
+    const set = s ? "invalid" : "valid";
+    const t0 = process.hrtime.bigint();
+    for (let rep = 0; rep < passes; rep++) for (const { v, g } of groups) for (const x of g[set]) v(x);
+    console.log(String(process.hrtime.bigint() - t0));
+  });
+  return;
+}
 for (const file of files) {
   const c = JSON.parse(fs.readFileSync(file, "utf8"));
   const text = mode.endsWith("-text");
   const groups = (c.groups || [c]).map((g) => ({ v: compile(g.schema, mode.startsWith("all"), text), g }));
   for (const set of ["valid", "invalid"]) {
-    let n = 0;
-    for (const { v, g } of groups) {
-      n += g[set].length;
-      for (const x of g[set]) {
-        if (v(x) !== (set === "valid")) {
-          console.error(`${path.basename(file)}: an instance of the ${set} set validated wrongly`);
-          process.exit(1);
-        }
-      }
-    }
+    const n = check(file, groups, set);
     let done = 0;
     const limit = Number(seconds) * 1e9;
     const t0 = process.hrtime.bigint();

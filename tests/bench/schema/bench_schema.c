@@ -12,7 +12,11 @@
  * alone). The -text modes also render each invalid instance's errors as text
  * (forge_schema_errors_render, what forge_schema_validate returns), as ajv builds its messages.
  * SECONDS may be xN: exactly N rounds of 200 passes (for instruction counts under callgrind);
- * CASE.json:valid or CASE.json:invalid runs one set only. */
+ * CASE.json:valid or CASE.json:invalid runs one set only.
+ * SECONDS "serve" (one CASE.json) runs on request, for a driver that alternates it with ajv's
+ * process in short slices (run.sh): after checking the instances it prints "ready", then reads
+ * lines "SET PASSES" (SET 0 valid, 1 invalid) and answers each with the nanoseconds that many
+ * passes over the set took. */
 #include "data/schema.h"
 #include "data/json.h"
 #include "base/clock.h"
@@ -26,18 +30,40 @@ struct group {
     const cJSON *sets[2];
 };
 
+struct mode {
+    bool text, arena;
+    struct forge_schema_errors errs;
+};
+
+/* <passes> passes over set <set> (0 valid, 1 invalid) of the <ng> groups <g>. */
+static void run(struct mode *m, const struct group *g, int ng, int set, long passes)
+{
+    const cJSON *x;
+    for (long rep = 0; rep < passes; rep++)
+        for (int i = 0; i < ng; i++)
+            cJSON_ArrayForEach(x, g[i].sets[set]) {
+                forge_schema_check(g[i].s, x, set || m->arena ? &m->errs : NULL);
+                if (m->text)
+                    forge_schema_errors_render(&m->errs);
+            }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: bench_schema first|all|first-text|all-text SECONDS|xROUNDS CASE.json...\n");
+        fprintf(stderr, "usage: bench_schema first|all|first-text|all-text SECONDS|xROUNDS|serve CASE.json...\n");
         return 2;
     }
     bool all = !strncmp(argv[1], "all", 3);
-    bool text = strstr(argv[1], "-text") != NULL;
-    bool arena = strstr(argv[1], "-verdict") == NULL;
+    struct mode m = {strstr(argv[1], "-text") != NULL, strstr(argv[1], "-verdict") == NULL,
+                     FORGE_SCHEMA_ERRORS_INIT};
+    bool serve = !strcmp(argv[2], "serve");
     double seconds = atof(argv[2]);
     long rounds = argv[2][0] == 'x' ? atol(argv[2] + 1) : 0;
-    struct forge_schema_errors errs = FORGE_SCHEMA_ERRORS_INIT;
+    if (serve && argc != 4) {
+        fprintf(stderr, "bench_schema: serve takes one case file\n");
+        return 2;
+    }
     for (int a = 3; a < argc; a++) {
         struct forge_err err;
         char *colon = strrchr(argv[a], ':');
@@ -77,37 +103,46 @@ int main(int argc, char **argv)
             for (int i = 0; i < ng; i++) {
                 n += cJSON_GetArraySize(g[i].sets[set]);
                 cJSON_ArrayForEach(x, g[i].sets[set]) {
-                    int r = forge_schema_check(g[i].s, x, set || arena ? &errs : NULL);
-                    if (r != !set || (set && errs.n < 1)) {
+                    int r = forge_schema_check(g[i].s, x, set || m.arena ? &m.errs : NULL);
+                    if (r != !set || (set && m.errs.n < 1)) {
                         fprintf(stderr, "%s: group %d: an instance of the %s set validated as %d\n",
                                 name, i, set ? "invalid" : "valid", r);
                         return 1;
                     }
                 }
             }
+            if (serve)
+                continue;
             long long done = 0;
             uint64_t t0 = forge_clock_ns(), limit = (uint64_t)(seconds * 1e9), el;
             long round = 0;
             do {
-                for (int rep = 0; rep < 200; rep++) {
-                    for (int i = 0; i < ng; i++)
-                        cJSON_ArrayForEach(x, g[i].sets[set]) {
-                            forge_schema_check(g[i].s, x, set || arena ? &errs : NULL);
-                            if (text)
-                                forge_schema_errors_render(&errs);
-                        }
-                    done += n;
-                }
+                run(&m, g, ng, set, 200);
+                done += 200 * n;
                 el = forge_clock_ns() - t0;
             } while (rounds ? ++round < rounds : el < limit);
             printf("{\"case\": \"%s\", \"set\": \"%s\", \"per_sec\": %.0f}\n", name,
                    set ? "invalid" : "valid", (double)done / ((double)el / 1e9));
+        }
+        if (serve) {
+            char line[64];
+            int set;
+            long passes;
+            printf("ready\n");
+            fflush(stdout);
+            while (fgets(line, sizeof line, stdin) && sscanf(line, "%d %ld", &set, &passes) == 2 &&
+                   (set == 0 || set == 1) && passes > 0) {
+                uint64_t t0 = forge_clock_ns();
+                run(&m, g, ng, set, passes);
+                printf("%llu\n", (unsigned long long)(forge_clock_ns() - t0));
+                fflush(stdout);
+            }
         }
         for (int i = 0; i < ng; i++)
             forge_schema_free(g[i].s);
         free(g);
         cJSON_Delete(c);
     }
-    forge_schema_errors_free(&errs);
+    forge_schema_errors_free(&m.errs);
     return 0;
 }

@@ -5,13 +5,15 @@
 # as structured records and (for the invalid sets) with their text made too. ajv is the
 # version pinned in tests/npm/package.json, taken from tests/npm/node_modules when
 # tests/npm/install.sh has run, else installed (the same version) from the npm registry into
-# tests/bench/.scratch on first use. Builds an optimized forge in
-# build-bench, prints validations per second (best of ROUNDS interleaved rounds, 3 unless the
-# environment sets ROUNDS), the ratio of the two bests, and the median of the rounds' own ratios
-# (forge's figure over ajv's measured just after it, in the same round: robust to a machine
-# whose load changes between rounds). With --before REV it also builds forge at git revision REV (build-bench-before,
-# from `git archive`) and prints its ratio to ajv beside the current one. Asserts nothing.
-# usage: tests/bench/schema/run.sh [--before REV] [SECONDS_PER_MEASURE]
+# tests/bench/.scratch on first use. Builds an optimized forge in build-bench and runs both
+# validators on each case file side by side, in short alternating slices (slices.py: one process
+# each, calibrated, warmed up, then a slice of forge, a slice of ajv, and so on for about
+# SECONDS_PER_FIGURE each), so a load that comes and goes on a shared machine falls on both
+# alike. Prints validations per second, their ratio, the median of the slices' own ratios and
+# their tenth percentile. With --before REV it also builds forge's library at git revision REV
+# (build-bench-before, from `git archive`, with this driver) and runs it as a third side,
+# printing its ratio to ajv beside the current one. Asserts nothing.
+# usage: [SLICE_MS=20] tests/bench/schema/run.sh [--before REV] [SECONDS_PER_FIGURE]
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -20,7 +22,7 @@ if [ "$1" = "--before" ]; then
   before=$2
   shift 2
 fi
-secs=${1:-0.5}
+secs=${1:-1}
 scratch=$root/tests/bench/.scratch
 mkdir -p "$scratch"
 # the pinned version (tests/npm/package.json), from tests/npm/node_modules or the scratch folder
@@ -45,6 +47,8 @@ if [ -n "$before" ]; then
   # kept from run to run, and make would otherwise keep objects built from another revision
   # whose sources are newer than this one's commit
   (cd "$root" && git archive "$before") | tar -x -m -C "$scratch/before-src"
+  # REV's library with this driver (its serve mode): REV must have the driver's target
+  cp "$here/bench_schema.c" "$scratch/before-src/tests/bench/schema/bench_schema.c"
   cmake -S "$scratch/before-src" -B "$root/build-bench-before" -DCMAKE_BUILD_TYPE=Release \
     "$relflags" >/dev/null
   cmake --build "$root/build-bench-before" -j2 --target bench_schema >/dev/null
@@ -62,51 +66,31 @@ else
   echo "(no ../shared/testdata: the JSON Schema Test Suite set is skipped)"
 fi
 ajv_version=$(node -e "console.log(require('$modules/ajv/package.json').version)")
-echo "forge vs ajv $ajv_version (node $(node --version)), validations per second, ${secs}s per figure"
-rounds=${ROUNDS:-3}
+echo "forge vs ajv $ajv_version (node $(node --version)), validations per second, about ${secs}s per figure"
+echo "in ${SLICE_MS:-20} ms slices, forge and ajv in turn (tests/bench/schema/slices.py)"
 # first, all: errors as records (forge's until rendered; ajv's objects without messages);
 # first-text, all-text: every error's text made too (forge renders, ajv builds its messages; the
-# valid sets, which have no errors, run as in the first two). The "before" build is run in the
-# first two modes only.
+# valid sets, which have no errors, run as in the first two)
 for mode in first all first-text all-text; do
-  : > "$scratch/forge.$mode.jsonl"
-  : > "$scratch/ajv.$mode.jsonl"
-  : > "$scratch/before.$mode.jsonl"
-  # interleaved rounds; each figure is the best of its rounds (the machine may be shared)
-  for r in $(seq $rounds); do
-    for c in $cases; do
-      "$root/build-bench/tests/bench_schema" "$mode" "$secs" "$c" >> "$scratch/forge.$mode.jsonl"
-      node "$here/ajv_bench.js" "$modules" "$mode" "$secs" "$c" >> "$scratch/ajv.$mode.jsonl"
-      if [ -n "$before" ] && [ "${mode%-text}" = "$mode" ]; then
-        # the old driver reads single-schema cases only
-        "$root/build-bench-before/tests/bench_schema" "$mode" "$secs" "$c" \
-          >> "$scratch/before.$mode.jsonl" 2>/dev/null || true
-      fi
-    done
+  out=$scratch/slices.$mode.jsonl
+  : > "$out"
+  for c in $cases; do
+    python3 "$here/slices.py" "$mode" "$secs" "$c" "$root/build-bench/tests/bench_schema" "$modules" \
+      ${before:+"$root/build-bench-before/tests/bench_schema"} >> "$out"
   done
-  python3 - "$mode" "$scratch/forge.$mode.jsonl" "$scratch/ajv.$mode.jsonl" "$scratch/before.$mode.jsonl" <<'PY'
+  python3 - "$mode" "$out" <<'PY'
 import json, sys
-mode, ff, af, bf = sys.argv[1:]
-def rounds(path):
-    out = {}
-    for line in open(path):
-        r = json.loads(line)
-        out.setdefault((r["case"], r["set"]), []).append(r["per_sec"])
-    return out
-fr, ar, br = rounds(ff), rounds(af), rounds(bf)
-f, a, b = ({k: max(v) for k, v in d.items()} for d in (fr, ar, br))
-def paired(k):
-    # each round's forge figure over the ajv figure measured next to it
-    rs = sorted(x / y for x, y in zip(fr[k], ar[k]))
-    n = len(rs)
-    return rs[n // 2] if n % 2 else (rs[n // 2 - 1] + rs[n // 2]) / 2
-head = f"\n{'errors: ' + mode:<34} {'forge/s':>12} {'ajv/s':>12} {'forge/ajv':>10} {'paired':>7}"
-print(head + (f" {'before/ajv':>11}" if b else ""))
-for k in f:
-    name = f"{k[0][:-5]} ({k[1]})"
-    line = f"{name:<34} {f[k]:>12,.0f} {a[k]:>12,.0f} {f[k] / a[k]:>9.2f}x {paired(k):>6.2f}x"
-    if b:
-        line += f" {b[k] / a[k]:>10.2f}x" if k in b else f" {'-':>11}"
+mode, path = sys.argv[1:]
+rows = [json.loads(line) for line in open(path)]
+before = "before" in rows[0]
+head = f"\n{'errors: ' + mode:<34} {'forge/s':>12} {'ajv/s':>12} {'forge/ajv':>10} {'slices':>7} {'low':>6}"
+print(head + (f" {'before/ajv':>11}" if before else ""))
+for r in rows:
+    name = f"{r['case'][:-5]} ({r['set']})"
+    line = (f"{name:<34} {r['forge']:>12,} {r['ajv']:>12,} {r['forge'] / r['ajv']:>9.2f}x"
+            f" {r['slices']:>6.2f}x {r['low']:>5.2f}x")
+    if before:
+        line += f" {r['before'] / r['ajv']:>10.2f}x"
     print(line)
 PY
 done
