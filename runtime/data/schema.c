@@ -469,7 +469,12 @@ enum fop {
     FI_ANYOF,  /* anyOf or oneOf w */
     FI_ALLOF,  /* allOf w */
     FI_NOT,    /* not: node p */
+    FI_NOTL,   /* not: the leaf p, whose flat list is exact (lexact): its verdict inverted */
     FI_IF,     /* if w, with its then and else */
+    /* if w on an object, whose subschema is "properties" of one name alone (the padded name)
+     * with a leaf p whose flat list is exact: that name's members against the leaf decide the
+     * branch (a discriminator: "if": {"properties": {"kind": {"const": "x"}}}) */
+    FI_IFM,
     FI_PNAMES, /* propertyNames: each member's name against node p */
     /* the items of an array all strings of the enum table p (its leaf's one instruction for
      * strings), none twice: the items and uniqueItems instructions just after it then pass
@@ -484,8 +489,11 @@ struct fi {
     double lo, hi;
     const void *p;
     const struct kw *w;
-    const unsigned char *cand; /* FI_ENUMS: the strings' table by first bytes (see ntab; NULL
-                                * for an empty enum) */
+    union {
+        const unsigned char *cand; /* FI_ENUMS: the strings' table by first bytes (see ntab;
+                                    * NULL for an empty enum) */
+        const char *name;          /* FI_IFM: the padded name */
+    };
 };
 
 /* The name of every $ref keyword, and of every items keyword whose subschema starts a region,
@@ -2479,6 +2487,12 @@ static const struct ntab *unique_table(const struct node *n)
     return NULL;
 }
 
+/* Whether <n> is a leaf whose flat list is built and exact (its verdict is the list's). */
+static bool exact_leaf(const struct node *n)
+{
+    return n && !n->is_bool && n->leaf && n->lexact && n->fprog;
+}
+
 /* Appends to <f> (at <o>, the list of kind <k> of node <n> starting at <start>) the
  * instruction for keyword <w>: bounds next to bounds of their kind join them, a keyword that
  * can only fail on this kind becomes FI_TYPE 0. Returns the new end, or -1 (no memory). */
@@ -2549,12 +2563,18 @@ static int lower_kw(struct forge_schema *s, const struct node *n, struct fi *f, 
         x->op = FI_ALLOF;
         break;
     case OP_NOT:
-        x->op = FI_NOT;
+        x->op = exact_leaf(w->sub) ? FI_NOTL : FI_NOT;
         x->p = w->sub;
         break;
-    case OP_IF:
+    case OP_IF: {
         x->op = FI_IF;
+        const struct node *m = w->sub;
+        const struct kw *props = m && !m->is_bool && !m->has_uneval && m->nkws == 1 ? &m->kws[0] : NULL;
+        if (k == K_OBJECT && props && props->op == OP_PROPS && !props->freq && !props->fadd &&
+            props->tab.n == 1 && exact_leaf(props->subs[0]))
+            x->op = FI_IFM, x->p = props->subs[0], x->name = props->tab.pads[0];
         break;
+    }
     case OP_PROPNAMES:
         x->op = FI_PNAMES;
         x->p = w->sub;
@@ -5892,7 +5912,8 @@ static int vnode_flat(struct vctx *c, const struct node *n, const cJSON *inst,
             r = vref(c, w->sub, inst, il, &k1.k, ann);
             break;
         }
-        case FI_ANYOF: case FI_ALLOF: case FI_IF: case FI_NOT: case FI_PNAMES: case FI_KW:
+        case FI_ANYOF: case FI_ALLOF: case FI_IF: case FI_IFM: case FI_NOT: case FI_NOTL:
+        case FI_PNAMES: case FI_KW:
             r = quick_pass(w, inst, &slen) ? 1 : vkw(c, n, w, inst, il, kl, ann);
             break;
         case FI_ENUMSET: /* (where annotations are wanted, items runs: it marks the items it evaluated) */
@@ -6151,6 +6172,30 @@ static __attribute__((noinline)) int fpnode(struct vctx *c, const struct node *n
     return r;
 }
 
+/* FI_IFM <ip> on the object <inst>: fkw's "if" with the probe of its subschema done here (the
+ * step its entry counts, the name's members against the leaf: every one, as fprops looks up
+ * each member), then the branch. */
+static __attribute__((noinline)) int fif_member(struct vctx *c, const struct fi *ip, const cJSON *inst)
+{
+    const struct kw *w = ip->w;
+    if (!w->then_ && !w->else_)
+        return 1;
+    if (enter_node(c))
+        return FORGE_ELIMIT;
+    int v = 1;
+    for (const cJSON *m = inst->child; m; m = m->next)
+        if (m->string[0] == ip->name[0] && pname_eq(m->string, ip->name) && leaf_fails_at(ip->p, m, &v)) {
+            if (v < 0)
+                return v;
+            break;
+        }
+    const struct node *b = v ? w->then_ : w->else_;
+    int r = b ? fchild(c, b, inst) : 1;
+    if (!r)
+        TRAIL(c, T_THEN, NULL, w, inst, v);
+    return r;
+}
+
 /* A keyword without an instruction of its own: quick_pass, else fkw. */
 static __attribute__((noinline)) int fkw_quick(struct vctx *c, const struct node *n,
                                                const struct kw *w, const cJSON *inst)
@@ -6208,6 +6253,14 @@ static int fnode(struct vctx *c, const struct node *n, const cJSON *inst)
             r = fprobe(c, ip->p, inst);
             if (r >= 0)
                 r = !r;
+            break;
+        case FI_NOTL: {
+            int v;
+            r = !leaf_fails_at(ip->p, inst, &v) ? 0 : v < 0 ? v : 1;
+            break;
+        }
+        case FI_IFM:
+            r = fif_member(c, ip, inst);
             break;
         case FI_KW:
             r = fkw_quick(c, n, ip->w, inst);

@@ -1813,6 +1813,40 @@ TEST(verdict_walk_agrees)
          "{\"f\": \"w\", \"d\": 1}", 1},
         {"{\"if\": {\"properties\": {\"f\": {\"const\": \"w\"}}}, \"then\": {\"required\": [\"d\"]}, \"else\": {\"required\": [\"e\"]}}",
          "{\"f\": \"v\", \"d\": 1}", 0},
+        /* "if" on one member (FI_IFM): absent, duplicated (every one counts), of another kind, on
+         * an array; with a pattern; "not" of a leaf (FI_NOTL) */
+        {"{\"if\": {\"properties\": {\"f\": {\"const\": \"w\"}}}, \"then\": {\"required\": [\"d\"]}, \"else\": {\"required\": [\"e\"]}}",
+         "{\"d\": 1}", 1},
+        {"{\"if\": {\"properties\": {\"f\": {\"const\": \"w\"}}}, \"then\": {\"required\": [\"d\"]}, \"else\": {\"required\": [\"e\"]}}",
+         "{\"e\": 1}", 0},
+        {"{\"if\": {\"properties\": {\"f\": {\"const\": \"w\"}}}, \"then\": {\"required\": [\"d\"]}, \"else\": {\"required\": [\"e\"]}}",
+         "{\"f\": \"w\", \"f\": \"v\", \"e\": 1}", 1},
+        {"{\"if\": {\"properties\": {\"f\": {\"const\": \"w\"}}}, \"then\": {\"required\": [\"d\"]}, \"else\": {\"required\": [\"e\"]}}",
+         "{\"f\": \"v\", \"f\": \"w\", \"d\": 1}", 0},
+        {"{\"if\": {\"properties\": {\"f\": {\"const\": \"w\"}}}, \"then\": {\"required\": [\"d\"]}, \"else\": {\"required\": [\"e\"]}}",
+         "{\"f\": 3, \"e\": 1}", 1},
+        {"{\"if\": {\"properties\": {\"f\": {\"const\": \"w\"}}}, \"then\": {\"required\": [\"d\"]}, \"else\": {\"required\": [\"e\"]}}",
+         "[1]", 1},
+        {"{\"type\": \"object\", \"if\": {\"properties\": {\"f\": {\"type\": \"string\", \"pattern\": \"^w[0-9]+$\"}}}, \"then\": {\"required\": [\"d\"]}}",
+         "{\"f\": \"w12\", \"d\": 0}", 1},
+        {"{\"type\": \"object\", \"if\": {\"properties\": {\"f\": {\"type\": \"string\", \"pattern\": \"^w[0-9]+$\"}}}, \"then\": {\"required\": [\"d\"]}}",
+         "{\"f\": \"w12\"}", 0},
+        {"{\"type\": \"object\", \"if\": {\"properties\": {\"f\": {\"type\": \"string\", \"pattern\": \"^w[0-9]+$\"}}}, \"then\": {\"required\": [\"d\"]}}",
+         "{\"f\": \"x12\"}", 1},
+        {"{\"type\": \"object\", \"not\": {\"required\": [\"a\", \"b\"]}}",
+         "{\"a\": 1}", 1},
+        {"{\"type\": \"object\", \"not\": {\"required\": [\"a\", \"b\"]}}",
+         "{\"b\": 1, \"a\": 1}", 0},
+        {"{\"type\": \"object\", \"not\": {\"required\": [\"a\", \"b\"]}}",
+         "[1]", 0},
+        {"{\"not\": {\"type\": \"string\", \"maxLength\": 2}, \"minimum\": 0}",
+         "\"ab\"", 0},
+        {"{\"not\": {\"type\": \"string\", \"maxLength\": 2}, \"minimum\": 0}",
+         "\"abc\"", 1},
+        {"{\"not\": {\"type\": \"string\", \"maxLength\": 2}, \"minimum\": 0}",
+         "3", 1},
+        {"{\"not\": {\"type\": \"string\", \"maxLength\": 2}, \"minimum\": 0}",
+         "-1", 0},
         {"{\"$defs\": {\"n\": {\"type\": \"object\", \"properties\": {\"k\": {\"$ref\": \"#/$defs/n\"}}, \"additionalProperties\": false}},"
          " \"$ref\": \"#/$defs/n\"}", "{\"k\": {\"k\": {}}}", 1},
         {"{\"$defs\": {\"n\": {\"type\": \"object\", \"properties\": {\"k\": {\"$ref\": \"#/$defs/n\"}}, \"additionalProperties\": false}},"
@@ -2121,6 +2155,16 @@ TEST(trail_gives_the_recording_walks_error)
          " | /oneOf | value matches oneOf schemas 1 and 2; exactly one must match"},
         {"{\"properties\": {\"n\": {\"not\": {\"const\": 1}, \"type\": \"integer\"}}}", "{\"n\": 1}",
          "/n | /properties/n/not | value must not match the 'not' schema"},
+        /* "if" on one member (FI_IFM: a discriminator) and "not" of a leaf (FI_NOTL), in a
+         * node of other keywords, and below a member */
+        {"{\"properties\": {\"r\": {\"required\": [\"f\"], \"if\": {\"properties\": {\"f\": {\"const\": \"w\"}}},"
+         " \"then\": {\"required\": [\"d\"]}, \"else\": {\"properties\": {\"d\": false}}}}}",
+         "{\"r\": {\"f\": \"w\"}}", "/r | /properties/r/then/required | missing required property 'd'"},
+        {"{\"properties\": {\"r\": {\"required\": [\"f\"], \"if\": {\"properties\": {\"f\": {\"const\": \"w\"}}},"
+         " \"then\": {\"required\": [\"d\"]}, \"else\": {\"properties\": {\"d\": false}}}}}",
+         "{\"r\": {\"f\": \"v\", \"d\": 1}}", "/r/d | /properties/r/else/properties/d | no value is allowed here (schema false)"},
+        {"{\"properties\": {\"r\": {\"minProperties\": 1, \"not\": {\"required\": [\"a\", \"b\"]}}}}",
+         "{\"r\": {\"b\": 1, \"a\": 2}}", "/r | /properties/r/not | value must not match the 'not' schema"},
         /* a bound folded with others (the first that fails), an enum of strings on a number */
         {"{\"minimum\": 2, \"exclusiveMaximum\": 5, \"maximum\": 9, \"allOf\": [true]}", "5",
          " | /exclusiveMaximum | 5 is not less than the exclusive maximum 5"},
