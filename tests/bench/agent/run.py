@@ -31,7 +31,13 @@ if "--rounds" in args:
     i = args.index("--rounds")
     rounds = max(1, int(args[i + 1]))
     del args[i:i + 2]
+if "-h" in args or "--help" in args:
+    print(__doc__)
+    sys.exit(0)
 builds = args or [os.path.join(here, "..", "..", "..", "build")]
+for b in builds:
+    if not os.access(os.path.join(b, "forge"), os.X_OK):
+        sys.exit(f"run.py: {b} has no forge binary (give build folders; --help for usage)")
 
 
 def run(build, n):

@@ -53,6 +53,9 @@ class Driver:
 
 
 def main():
+    if len(sys.argv) < 6 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0 if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help") else 2)
     mode, seconds, case, forge, modules = sys.argv[1:6]
     before = sys.argv[6] if len(sys.argv) > 6 else None
     here = os.path.dirname(os.path.abspath(__file__))
