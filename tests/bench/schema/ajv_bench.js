@@ -1,11 +1,12 @@
-// Validations per second of ajv 8 (draft 2020-12, strict: false) on the benchmark cases, in the
-// same output format as bench_schema.c. A case file holds a schema with "valid" and "invalid"
-// instances, or "groups" of them (a mixed set). Instances are parsed once; the timed loop is
+// ajv 8 (draft 2020-12, strict: false) on the benchmark cases, one side of slices.py (bench_schema
+// serve is the other). A case file holds a schema with "valid" and "invalid" instances, or
+// "groups" of them (a mixed set). Instances are parsed once, and both sets are checked (so V8
+// has seen the same instances) before the process says "ready"; then each line "SET PASSES" (SET
+// 0 valid, 1 invalid) is answered with the nanoseconds that many passes over the set took:
 // validation only. In modes first and all the errors are objects without message text
 // (messages: false), as forge's are records until rendered; first-text and all-text build each
-// error's message (ajv's default), as forge renders its errors there. Both sets run in every mode,
-// in the same order, so that V8 has seen the same instances before the invalid set is timed.
-// usage: node ajv_bench.js NODE_MODULES first|all|first-text|all-text SECONDS CASE.json...
+// error's message (ajv's default), as forge renders its errors there.
+// usage: node ajv_bench.js NODE_MODULES first|all|first-text|all-text serve CASE.json
 //        node ajv_bench.js NODE_MODULES filter IN.json OUT.json
 //   (filter keeps the groups ajv compiles and answers as the case file expects)
 "use strict";
@@ -32,12 +33,14 @@ if (mode === "filter") {
   process.exit(0);
 }
 
-const [seconds, ...files] = rest;
-// The instances of <set> of <groups>, checked to validate as the case file says; their count.
-function check(file, groups, set) {
-  let n = 0;
+const [serve, file] = rest;
+if (serve !== "serve" || !file) {
+  console.error("usage: node ajv_bench.js NODE_MODULES MODE serve CASE.json | filter IN.json OUT.json");
+  process.exit(2);
+}
+// The instances of <set> of <groups>, checked to validate as the case file says.
+function check(groups, set) {
   for (const { v, g } of groups) {
-    n += g[set].length;
     for (const x of g[set]) {
       if (v(x) !== (set === "valid")) {
         console.error(`${path.basename(file)}: an instance of the ${set} set validated wrongly`);
@@ -45,43 +48,16 @@ function check(file, groups, set) {
       }
     }
   }
-  return n;
 }
-if (seconds === "serve") {
-  // one case file, run on request (as bench_schema's serve): "ready", then a line "SET PASSES"
-  // (SET 0 valid, 1 invalid) answered with the nanoseconds that many passes over the set took
-  const file = files[0];
-  const c = JSON.parse(fs.readFileSync(file, "utf8"));
-  const groups = (c.groups || [c]).map((g) => ({ v: compile(g.schema, mode.startsWith("all"), mode.endsWith("-text")), g }));
-  check(file, groups, "valid");
-  check(file, groups, "invalid");
-  console.log("ready");
-  require("readline").createInterface({ input: process.stdin }).on("line", (line) => {
-    const [s, passes] = line.split(" ").map(Number);
-    const set = s ? "invalid" : "valid";
-    const t0 = process.hrtime.bigint();
-    for (let rep = 0; rep < passes; rep++) for (const { v, g } of groups) for (const x of g[set]) v(x);
-    console.log(String(process.hrtime.bigint() - t0));
-  });
-  return;
-}
-for (const file of files) {
-  const c = JSON.parse(fs.readFileSync(file, "utf8"));
-  const text = mode.endsWith("-text");
-  const groups = (c.groups || [c]).map((g) => ({ v: compile(g.schema, mode.startsWith("all"), text), g }));
-  for (const set of ["valid", "invalid"]) {
-    const n = check(file, groups, set);
-    let done = 0;
-    const limit = Number(seconds) * 1e9;
-    const t0 = process.hrtime.bigint();
-    let el;
-    do {
-      for (let rep = 0; rep < 200; rep++) {
-        for (const { v, g } of groups) for (const x of g[set]) v(x);
-        done += n;
-      }
-      el = Number(process.hrtime.bigint() - t0);
-    } while (el < limit);
-    console.log(JSON.stringify({ case: path.basename(file), set, per_sec: Math.round(done / (el / 1e9)) }));
-  }
-}
+const c = JSON.parse(fs.readFileSync(file, "utf8"));
+const groups = (c.groups || [c]).map((g) => ({ v: compile(g.schema, mode.startsWith("all"), mode.endsWith("-text")), g }));
+check(groups, "valid");
+check(groups, "invalid");
+console.log("ready");
+require("readline").createInterface({ input: process.stdin }).on("line", (line) => {
+  const [s, passes] = line.split(" ").map(Number);
+  const set = s ? "invalid" : "valid";
+  const t0 = process.hrtime.bigint();
+  for (let rep = 0; rep < passes; rep++) for (const { v, g } of groups) for (const x of g[set]) v(x);
+  console.log(String(process.hrtime.bigint() - t0));
+});
