@@ -45,9 +45,8 @@ static void fp_ws(struct fp *f)
         f->p++;
 }
 
-/* A string at f->p (the opening quote): a new NUL-terminated copy with escapes decoded, or NULL
- * to give up. */
-static char *fp_string(struct fp *f)
+/* fp_string's general case: any length, escapes decoded. */
+static __attribute__((noinline)) char *fp_string_any(struct fp *f)
 {
     const unsigned char *s = f->p + 1, *q = s;
     bool esc = false;
@@ -128,6 +127,35 @@ bad:
     if (!f->arena)
         cJSON_free(out);
     return NULL;
+}
+
+/* A string at f->p (the opening quote): a new NUL-terminated copy with escapes decoded, or NULL
+ * to give up. The usual string, shorter than 16 bytes and without escapes, is found with one
+ * 16-byte compare and copied with one 16-byte move (the block has 16 bytes: malloc's smallest
+ * holds 24, the arena rounds up to 16), while the text has 16 bytes from the string's start. */
+static inline char *fp_string(struct fp *f)
+{
+#ifdef __SSE2__
+    const unsigned char *s = f->p + 1;
+    if (f->end - s >= 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
+        int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                               _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+        if (m) {
+            unsigned n = (unsigned)__builtin_ctz((unsigned)m);
+            if (s[n] == '"') {
+                char *out = fp_alloc(f, 16);
+                if (!out)
+                    return NULL;
+                _mm_storeu_si128((__m128i *)(void *)out, x);
+                out[n] = '\0';
+                f->p = s + n + 1;
+                return out;
+            }
+        }
+    }
+#endif
+    return fp_string_any(f);
 }
 
 static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -236,69 +264,11 @@ static bool fp_number(struct fp *f, cJSON *item)
     return true;
 }
 
-static bool fp_value(struct fp *f, cJSON *item);
+static bool fp_list(struct fp *f, cJSON *item, bool obj);
 
-/* The elements of an array or members of an object at f->p (the opening bracket). */
-static bool fp_list(struct fp *f, cJSON *item, bool obj)
-{
-    if (f->depth >= CJSON_NESTING_LIMIT)
-        return false;
-    f->depth++;
-    f->p++;
-    fp_ws(f);
-    if (f->p >= f->end)
-        return false;
-    item->type = obj ? cJSON_Object : cJSON_Array;
-    unsigned char close = obj ? '}' : ']';
-    if (*f->p == close) {
-        f->p++;
-        f->depth--;
-        return true;
-    }
-    cJSON *last = NULL;
-    for (;;) {
-        cJSON *c = fp_node(f);
-        if (!c)
-            return false;
-        if (last) {
-            last->next = c;
-            c->prev = last;
-        } else {
-            item->child = c;
-        }
-        last = c;
-        item->child->prev = c;
-        if (obj) {
-            if (f->p >= f->end || *f->p != '"')
-                return false;
-            c->string = fp_string(f);
-            if (!c->string)
-                return false;
-            fp_ws(f);
-            if (f->p >= f->end || *f->p != ':')
-                return false;
-            f->p++;
-            fp_ws(f);
-        }
-        if (!fp_value(f, c))
-            return false;
-        fp_ws(f);
-        if (f->p >= f->end)
-            return false;
-        if (*f->p == ',') {
-            f->p++;
-            fp_ws(f);
-            continue;
-        }
-        if (*f->p != close)
-            return false;
-        f->p++;
-        f->depth--;
-        return true;
-    }
-}
-
-static bool fp_value(struct fp *f, cJSON *item)
+/* The value at f->p into <item> (inline in the loop over a container's members: most values are
+ * scalars, read without a call). */
+static inline __attribute__((always_inline)) bool fp_item(struct fp *f, cJSON *item)
 {
     if (f->p >= f->end)
         return false;
@@ -336,6 +306,77 @@ static bool fp_value(struct fp *f, cJSON *item)
     default:
         return fp_number(f, item);
     }
+}
+
+/* The elements of an array or members of an object at f->p (the opening bracket). */
+static bool fp_list(struct fp *f, cJSON *item, bool obj)
+{
+    if (f->depth >= CJSON_NESTING_LIMIT)
+        return false;
+    f->depth++;
+    f->p++;
+    fp_ws(f);
+    if (f->p >= f->end)
+        return false;
+    item->type = obj ? cJSON_Object : cJSON_Array;
+    unsigned char close = obj ? '}' : ']';
+    if (*f->p == close) {
+        f->p++;
+        f->depth--;
+        return true;
+    }
+    cJSON *last = NULL;
+    for (;;) {
+        cJSON *c = fp_node(f);
+        if (!c)
+            return false;
+        if (last) {
+            last->next = c;
+            c->prev = last;
+        } else {
+            item->child = c;
+        }
+        last = c;
+        item->child->prev = c;
+        if (obj) {
+            if (f->p >= f->end || *f->p != '"')
+                return false;
+            c->string = fp_string(f);
+            if (!c->string)
+                return false;
+            if (f->p >= f->end || *f->p != ':') { /* (the colon most often follows at once) */
+                fp_ws(f);
+                if (f->p >= f->end || *f->p != ':')
+                    return false;
+            }
+            f->p++;
+            fp_ws(f);
+        }
+        if (!fp_item(f, c))
+            return false;
+        if (f->p >= f->end)
+            return false;
+        if (*f->p <= 32) { /* (as does the comma or the bracket) */
+            fp_ws(f);
+            if (f->p >= f->end)
+                return false;
+        }
+        if (*f->p == ',') {
+            f->p++;
+            fp_ws(f);
+            continue;
+        }
+        if (*f->p != close)
+            return false;
+        f->p++;
+        f->depth--;
+        return true;
+    }
+}
+
+static bool fp_value(struct fp *f, cJSON *item)
+{
+    return fp_item(f, item);
 }
 
 cJSON *forge_json_parse_fast(const char *text, size_t len, size_t *end)

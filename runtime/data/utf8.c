@@ -3,6 +3,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 int forge_utf8_decode(const char *s, size_t n, unsigned *cp)
 {
@@ -41,6 +44,20 @@ size_t forge_utf8_check(const char *s, size_t n, bool no_nul)
     const uint64_t high = 0x8080808080808080ull, ones = 0x0101010101010101ull;
     size_t i = 0;
     while (i < n) {
+#ifdef __SSE2__
+        /* sixteen ASCII bytes (and no NUL among them) at a time */
+        while (i + 16 <= n) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            int bad = _mm_movemask_epi8(x);
+            if (no_nul)
+                bad |= _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128()));
+            if (bad)
+                break;
+            i += 16;
+        }
+        if (i == n)
+            break;
+#endif
         /* eight ASCII bytes (and no NUL among them) at a time */
         if (i + 8 <= n) {
             uint64_t w;

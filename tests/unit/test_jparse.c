@@ -178,9 +178,76 @@ TEST(generated_texts)
     fprintf(stderr, "fast reader: %ld trees, %ld left to cJSON\n", fast_ok, fast_gave_up);
 }
 
+/* Strings around the 16-byte window the reader compares and copies at once: every length up to
+ * 40, with a quote or an escape at each place, the text ending right after the string or going
+ * on, as a value and as a key; each text in a block of its own length, so that a read past its
+ * end is one the sanitizers and valgrind report. In the arena and through malloc. */
+TEST(string_window)
+{
+    static const char *tails[] = {"", "]", ",1]", "                "};
+    char body[48], text[128];
+    for (int round = 0; round < 2; round++) {
+        if (round == 1) {
+            forge_jarena_install();
+            forge_jarena_on(true);
+        }
+        long n_ok = 0;
+        for (int n = 0; n <= 40; n++) {
+            for (int at = -1; at < n; at++) { /* at: where an escape goes (-1: none) */
+                for (int esc = 0; esc < 2; esc++) {
+                    if (at < 0 && esc)
+                        continue;
+                    size_t bl = 0;
+                    for (int i = 0; i < n; i++) {
+                        if (i == at) {
+                            const char *e = esc ? "\\\"" : "\\n";
+                            memcpy(body + bl, e, 2);
+                            bl += 2;
+                        } else {
+                            body[bl++] = (char)('a' + i % 26);
+                        }
+                    }
+                    for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
+                        for (int key = 0; key < 2; key++) {
+                            /* a value: alone, in arrays, before white space; a key: before its
+                             * colon, before white space and a colon, before a longer value */
+                            int len;
+                            if (key)
+                                len = snprintf(text, sizeof text, "{\"%.*s\"%s:%s}", (int)bl, body,
+                                               t == 3 ? tails[3] : "", t == 2 ? "\"0123456789abcdefgh\"" : "0");
+                            else
+                                len = snprintf(text, sizeof text, "%s\"%.*s\"%s", t == 1 || t == 2 ? "[" : "",
+                                               (int)bl, body, tails[t]);
+                            char *exact = malloc((size_t)len);
+                            CHECK(exact != NULL);
+                            if (!exact)
+                                return;
+                            memcpy(exact, text, (size_t)len);
+                            bool ok = compare(exact, (size_t)len);
+                            CHECK(ok);
+                            if (!ok)
+                                fprintf(stderr, "  gave up on: %.*s\n", len, text);
+                            n_ok += ok;
+                            free(exact);
+                        }
+                    }
+                }
+            }
+            if (round == 1)
+                forge_jarena_reset();
+        }
+        CHECK(n_ok > 5000);
+        if (round == 1) {
+            forge_jarena_on(false);
+            forge_jarena_release();
+        }
+    }
+}
+
 int main(void)
 {
     RUN(fixed_cases);
     RUN(generated_texts);
+    RUN(string_window);
     return TEST_DONE();
 }

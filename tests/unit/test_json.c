@@ -493,6 +493,63 @@ TEST(members_sorted_and_tree_bytes)
     cJSON_Delete(v);
 }
 
+/* forge_utf8_check, which takes sixteen and eight ASCII bytes at a time, against a reading one
+ * character at a time: the same length of valid text on generated strings with a NUL, a
+ * multi-byte character, a bad byte or a truncated sequence at every place, with NULs allowed and
+ * refused; each in a block of its own length (a read past its end is one the sanitizers report). */
+static size_t utf8_check_slow(const char *s, size_t n, bool no_nul)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned cp;
+        if (!s[i]) {
+            if (no_nul)
+                return i;
+            i++;
+            continue;
+        }
+        int len = forge_utf8_decode(s + i, n - i, &cp);
+        if (!len)
+            return i;
+        i += (size_t)len;
+    }
+    return n;
+}
+
+TEST(utf8_check_in_blocks)
+{
+    static const char *odd[] = {"", "\0", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xff",
+                                "\xc3", "\xe2\x82", "\xed\xa0\x80", "\xc0\xaf", "\x80"};
+    static const size_t oddlen[] = {0, 1, 2, 3, 4, 1, 1, 2, 3, 2, 1};
+    char buf[96];
+    long checked = 0;
+    for (size_t n = 0; n <= 70; n++) {
+        for (size_t at = 0; at <= n; at++) {
+            for (size_t k = 0; k < sizeof odd / sizeof odd[0]; k++) {
+                size_t len = 0;
+                for (size_t i = 0; i < at; i++)
+                    buf[len++] = (char)('a' + i % 26);
+                memcpy(buf + len, odd[k], oddlen[k]);
+                len += oddlen[k];
+                for (size_t i = at; i < n; i++)
+                    buf[len++] = (char)('A' + i % 26);
+                char *exact = malloc(len ? len : 1);
+                CHECK(exact != NULL);
+                if (!exact)
+                    return;
+                memcpy(exact, buf, len);
+                for (int nul = 0; nul < 2; nul++) {
+                    size_t want = utf8_check_slow(exact, len, nul), got = forge_utf8_check(exact, len, nul);
+                    CHECK_INT(got, want);
+                    checked++;
+                }
+                free(exact);
+            }
+        }
+    }
+    CHECK(checked > 50000);
+}
+
 int main(void)
 {
     RUN(numbers_print_like_javascript);
@@ -510,5 +567,6 @@ int main(void)
     RUN(names_index);
     RUN(large_objects_equal_and_hash);
     RUN(members_sorted_and_tree_bytes);
+    RUN(utf8_check_in_blocks);
     return TEST_DONE();
 }
