@@ -389,42 +389,45 @@ static void check_contains(struct ctx *c, bool negative)
     const char *key = negative ? "responseNotContains" : "responseContains";
     const cJSON *v = ex(c, key);
     if (!v) return;
-    int cap = n_items(v);
-    const char **items = forge_malloc(((size_t)cap + 1) * sizeof *items);
-    cJSON *resolved = cJSON_CreateArray();
     struct forge_buf b;
     forge_buf_init(&b, 0);
-    if (!items || !resolved) goto nomem;
-    int n = str_items(v, items, cap), kept = 0, bad = 0;
-    for (int i = 0; i < n; i++) {
-        cJSON *s = resolve(c, key, items[i]);
-        if (!s) continue;
-        cJSON_AddItemToArray(resolved, s);
-        char *needle = string_form(s);
-        if (!needle) goto nomem;
+    int kept = 0, bad = 0;
+    /* the needles: the string, or the strings of the array; a template's resolved value is a
+     * string of its own, the others are the case's */
+    bool one = cJSON_IsString(v);
+    for (const cJSON *it = one ? v : cJSON_IsArray(v) ? v->child : NULL; it; it = one ? NULL : it->next) {
+        if (!cJSON_IsString(it)) continue;
+        const char *needle = it->valuestring;
+        char *owned = NULL;
+        if (forge_template_has(needle)) {
+            cJSON *s = resolve(c, key, needle);
+            if (!s) continue;
+            owned = string_form(s);
+            cJSON_Delete(s);
+            if (!owned) goto nomem;
+            needle = owned;
+        }
         kept++;
         FORGE_ERR_LOCAL(e);
         int hit = icontains(c->r->response, c->r->folds, needle, &e);
         if (hit < 0) {
-            forge_free(needle);
+            forge_free(owned);
             forge_buf_free(&b);
             record(c, key, false, 0, e.msg);
-            goto out;
+            return;
         }
         if ((negative && hit) || (!negative && !hit)) {
             if (forge_buf_adds(&b, bad++ ? ", " : (negative ? "Forbidden content found: " : "Missing from response: ")) ||
                 forge_buf_adds(&b, needle)) oom(c);
         }
-        forge_free(needle);
+        forge_free(owned);
     }
     if (kept) pass_fail(c, key, bad == 0, b.data);
-    goto out;
+    forge_buf_free(&b);
+    return;
 nomem:
     oom(c);
-out:
     forge_buf_free(&b);
-    cJSON_Delete(resolved);
-    forge_free(items);
 }
 
 static void check_tools_called(struct ctx *c)
@@ -783,6 +786,18 @@ static cJSON *resolve_value(struct ctx *c, const char *where, const cJSON *v)
     return d;
 }
 
+/* Whether resolving <v> (resolve_value) could change it: a string, or an array's string, holding
+ * a template. */
+static bool has_template(const cJSON *v)
+{
+    if (cJSON_IsString(v)) return forge_template_has(v->valuestring);
+    if (!cJSON_IsArray(v)) return false;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, v)
+        if (cJSON_IsString(it) && forge_template_has(it->valuestring)) return true;
+    return false;
+}
+
 static void check_tool_params(struct ctx *c)
 {
     const cJSON *v = ex(c, "toolParams");
@@ -791,18 +806,26 @@ static void check_tool_params(struct ctx *c)
         const char *tool = forge_json_str(p, "tool"), *param = forge_json_str(p, "paramName");
         const char *op = forge_json_str(p, "assertion");
         if (!tool || !param || !op) continue;
+        /* (the place, for warnings and messages: written only when one is) */
         char where[600];
-        msgf(where, sizeof where, "toolParams %s.%s", tool, param);
         if (!called_in(c, tool)) {
+            msgf(where, sizeof where, "toolParams %s.%s", tool, param);
             c->skipped++;
             warn(c, "%s: skipped: %s was not called", where, tool);
             continue;
         }
         const cJSON *raw = forge_json_get(p, "value");
-        cJSON *want = NULL;
-        if (strcmp(op, "exists") != 0 && strcmp(op, "notExists") != 0) {
-            want = resolve_value(c, where, raw);
-            if (!want) continue;
+        bool exists = strcmp(op, "exists") == 0 || strcmp(op, "notExists") == 0;
+        /* the value as the case has it, or resolved (a copy) when it holds a template; an
+         * absent value is null */
+        const cJSON *want = NULL;
+        cJSON *owned = NULL;
+        if (!exists && raw && !has_template(raw)) {
+            want = raw;
+        } else if (!exists) {
+            msgf(where, sizeof where, "toolParams %s.%s", tool, param);
+            if (!(owned = resolve_value(c, where, raw))) continue;
+            want = owned;
         }
         bool ok = false;
         const cJSON *first = NULL;
@@ -815,18 +838,19 @@ static void check_tool_params(struct ctx *c)
         }
         if (ok) {
             pass_fail(c, "toolParams", true, NULL);
-            cJSON_Delete(want);
+            cJSON_Delete(owned);
             continue;
         }
         char wbuf[256], gbuf[256], msg[900];
+        msgf(where, sizeof where, "toolParams %s.%s", tool, param);
         brief(want, wbuf, sizeof wbuf);
         brief(first, gbuf, sizeof gbuf);
-        if (strcmp(op, "exists") == 0 || strcmp(op, "notExists") == 0)
+        if (exists)
             msgf(msg, sizeof msg, "%s: no call of %s satisfies %s (got %s)", where, tool, op, gbuf);
         else
             msgf(msg, sizeof msg, "%s: no call of %s satisfies %s %s (got %s)", where, tool, op, wbuf, gbuf);
         pass_fail(c, "toolParams", ok, msg);
-        cJSON_Delete(want);
+        cJSON_Delete(owned);
     }
 }
 

@@ -299,8 +299,30 @@ TEST(templates)
     /* a seed value holding a snapshot token resolves through */
     EXPECT_PASS("{\"expect\":{\"toolParams\":[{\"tool\":\"w\",\"paramName\":\"c\",\"assertion\":\"equals\",\"value\":\"{{seed:city}}\"}]}}",
                 traj("", "[{\"name\":\"w\",\"arguments\":{\"c\":\"Paris\"}}]", -1, -1));
+    /* an array with a template resolves its strings and keeps the rest; a failure names the
+     * resolved values */
+    EXPECT_PASS("{\"expect\":{\"toolParams\":[{\"tool\":\"w\",\"paramName\":\"c\",\"assertion\":\"oneOf\","
+                "\"value\":[3,\"{{seed:user.name}}\"]}]}}",
+                traj("", "[{\"name\":\"w\",\"arguments\":{\"c\":\"Ada\"}}]", -1, -1));
+    EXPECT_FAIL("{\"expect\":{\"toolParams\":[{\"tool\":\"w\",\"paramName\":\"c\",\"assertion\":\"oneOf\","
+                "\"value\":[3,\"{{seed:user.name}}\"]}]}}",
+                traj("", "[{\"name\":\"w\",\"arguments\":{\"c\":\"Bob\"}}]", -1, -1),
+                "toolParams w.c: no call of w satisfies oneOf [3,\"Ada\"] (got \"Bob\")");
+    /* no value: null */
+    EXPECT_FAIL("{\"expect\":{\"toolParams\":[{\"tool\":\"w\",\"paramName\":\"c\",\"assertion\":\"equals\"}]}}",
+                traj("", "[{\"name\":\"w\",\"arguments\":{\"c\":\"Bob\"}}]", -1, -1),
+                "toolParams w.c: no call of w satisfies equals null (got \"Bob\")");
+    /* an unresolved value: skipped with a warning naming the parameter */
+    cJSON *r = run_case("{\"expect\":{\"toolParams\":[{\"tool\":\"w\",\"paramName\":\"c\",\"assertion\":\"equals\","
+                        "\"value\":\"{{seed:nope}}\"}]}}",
+                        traj("", "[{\"name\":\"w\",\"arguments\":{\"c\":\"Bob\"}}]", -1, -1));
+    CHECK(passed(r));
+    CHECK_INT(forge_json_num(r, "skippedAssertions", -1), 1);
+    CHECK_STR(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "warnings"), 0)->valuestring,
+              "toolParams w.c: {{seed:nope}} is unresolved; value \"{{seed:nope}}\" skipped");
+    cJSON_Delete(r);
     /* unresolved values are skipped with a warning, never failed */
-    cJSON *r = run_case("{\"expect\":{\"responseContains\":[\"{{seed:missing.x}}\",\"ok\"],"
+    r = run_case("{\"expect\":{\"responseContains\":[\"{{seed:missing.x}}\",\"ok\"],"
                         "\"responseContainsAny\":[[\"{{snapshot:nope}}\"],[\"{{seed:user.ids[5]}}\",\"ok\"]]}}",
                         traj("ok", NULL, -1, -1));
     CHECK(passed(r));
