@@ -11,7 +11,14 @@
 
 bool forge_template_has(const char *s)
 {
-    return s && (strstr(s, "{{seed:") || strstr(s, "{{snapshot:"));
+    /* each "{{" found from its first brace (strchr scans many bytes at a time): most strings
+     * hold none, and one pass replaces a search for each prefix */
+    if (!s)
+        return false;
+    for (const char *p = strchr(s, '{'); p; p = strchr(p + 1, '{'))
+        if (p[1] == '{' && (strncmp(p + 2, "seed:", 5) == 0 || strncmp(p + 2, "snapshot:", 9) == 0))
+            return true;
+    return false;
 }
 
 const cJSON *forge_template_lookup(const cJSON *root, const char *path)

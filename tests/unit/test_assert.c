@@ -7,6 +7,7 @@
 #include "eval/registry.h"
 #include "eval/suite.h"
 #include "score/assert.h"
+#include "score/template.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -343,6 +344,34 @@ TEST(templates)
     g_opts.seed = NULL;
     cJSON_Delete(seed);
     cJSON_Delete(snap);
+}
+
+/* forge_template_has against a search for each prefix, on strings with braces everywhere */
+TEST(template_has)
+{
+    static const char *yes[] = {"{{seed:x}}", "a {{snapshot:y}} b", "{{{seed:", "{{x}} {{seed:", "{{snapshot:",
+                                "}}{{seed:{{"};
+    static const char *no[] = {"", "{", "{{", "{{seed", "{ {seed:x}}", "{{Seed:x}}", "{{snap:x}}", "{{snapshot",
+                               "seed:x}}", "{x{seed:", "{{ seed:x}}"};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        CHECK(forge_template_has(yes[i]));
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        CHECK(!forge_template_has(no[i]));
+    CHECK(!forge_template_has(NULL));
+    /* generated: every string of up to 12 bytes over '{', 's', 'e', 'd', ':' and 'x' around the
+     * prefixes, against strstr */
+    static const char *parts[] = {"{", "{{", "seed:", "snapshot:", "x", "e", ":", "{{seed", "snap"};
+    char buf[64];
+    long n = 0;
+    for (int a = 0; a < 9; a++)
+        for (int b = 0; b < 9; b++)
+            for (int c = 0; c < 9; c++) {
+                snprintf(buf, sizeof buf, "%s%s%s", parts[a], parts[b], parts[c]);
+                bool want = strstr(buf, "{{seed:") || strstr(buf, "{{snapshot:");
+                CHECK(forge_template_has(buf) == want);
+                n++;
+            }
+    CHECK_INT(n, 729);
 }
 
 TEST(no_tool_errors_and_tokens)
@@ -689,6 +718,7 @@ int main(void)
     RUN(upstream_other_checks);
     RUN(tools_not_called_and_params);
     RUN(templates);
+    RUN(template_has);
     RUN(no_tool_errors_and_tokens);
     RUN(checks_form);
     RUN(waza_tool_calls);
