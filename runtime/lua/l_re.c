@@ -84,7 +84,7 @@ static const struct forge_re *check_re(lua_State *L, int pidx, int fidx)
     size_t plen;
     const char *pat = luaL_checklstring(L, pidx, &plen);
     const char *fl = lua_isnoneornil(L, fidx) ? "" : forge_lua_checkcstr(L, fidx);
-    struct forge_err err = {0};
+    FORGE_ERR_LOCAL(err); /* (a call's error without clearing its 4 KiB: once or more a match) */
     int flags = forge_re_flags(fl, &err);
     if (flags < 0)
         luaL_argerror(L, fidx, err.msg);
@@ -130,7 +130,7 @@ static const struct forge_re *check_re(lua_State *L, int pidx, int fidx)
 static int run(lua_State *L, const struct forge_re *re, const char *s, size_t len, size_t start,
                struct m *m)
 {
-    struct forge_err err = {0};
+    FORGE_ERR_LOCAL(err);
     int rc = forge_re_exec_in(state_ctx(L), re, s, len, start, m->ov, MAX_PAIRS, m->checked, &err);
     if (rc < 0)
         re_error(L, &err);
