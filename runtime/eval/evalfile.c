@@ -191,6 +191,26 @@ struct val {
     int failed;
 };
 
+/* A val with its fields set and its path empty: the segments (4 KiB) and the path's text are
+ * written as they are used, not cleared for every case. */
+static void val_init(struct val *v, const char *name, const char *text, size_t len, int line0, int col0,
+                     struct forge_err *err)
+{
+    v->name = name;
+    v->text = text;
+    v->len = len;
+    v->skip = 0;
+    v->line0 = line0;
+    v->col0 = col0;
+    v->root = NULL;
+    v->marks = NULL;
+    v->err = err;
+    v->nseg = 0;
+    v->skipseg = 0;
+    v->path[0] = 0;
+    v->failed = 0;
+}
+
 static const char *type_name(const cJSON *v)
 {
     if (!v) return "nothing";
@@ -843,7 +863,8 @@ static int v_case(struct val *v, const cJSON *x)
 
 int forge_evalfile_check_case(const cJSON *kase, struct forge_err *err)
 {
-    struct val v = {.err = err};
+    struct val v;
+    val_init(&v, NULL, NULL, 0, 0, 0, err);
     return v_case(&v, kase);
 }
 
@@ -927,7 +948,8 @@ int forge_evalfile_take_case(cJSON *doc, const char *text, size_t len, const cha
                              int col, cJSON **kase, struct forge_err *err)
 {
     *kase = NULL;
-    struct val v = {.name = name, .text = text, .len = len, .err = err, .line0 = line, .col0 = col};
+    struct val v;
+    val_init(&v, name, text, len, line, col, err);
     push(&v, NULL, index);
     v.skipseg = 1;
     int rc = v_case(&v, doc);
