@@ -26,28 +26,24 @@ struct seen {
     struct forge_strtab keys; /* owned: freed by seen_free */
     int *counts;              /* by index in keys */
     size_t cap;
+    struct forge_buf key;     /* the call's key is written here, copied only when new */
 };
 
 /* Counts the call <name>(<args>): returns how many times it has been made, this one included
  * (1 when memory runs out). */
 static int seen_bump(struct seen *s, const char *name, const cJSON *args)
 {
-    char *a = forge_json_print(args, FORGE_JSON_SORTED);
-    size_t nl = strlen(name), al = a ? strlen(a) : 0;
-    char *key = forge_malloc(nl + al + 2);
-    if (!key) {
-        forge_free(a);
+    /* "NAME ARGS", the arguments printed after the name, in the buffer the case's calls share */
+    forge_buf_reset(&s->key);
+    if (forge_buf_adds(&s->key, name) || forge_buf_addc(&s->key, ' ') ||
+        (args && forge_json_write(&s->key, args, FORGE_JSON_SORTED)))
         return 0;
-    }
-    memcpy(key, name, nl); /* "NAME ARGS" */
-    key[nl] = ' ';
-    memcpy(key + nl + 1, a ? a : "", al + 1);
-    forge_free(a);
-    long i = forge_strtab_find(&s->keys, key);
-    if (i >= 0) {
-        forge_free(key);
+    long i = forge_strtab_find(&s->keys, s->key.data);
+    if (i >= 0)
         return ++s->counts[i];
-    }
+    char *key = forge_strdup(s->key.data); /* (a new key: its own copy, of its length) */
+    if (!key)
+        return 1;
     if (s->keys.n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 16;
         int *c = forge_realloc(s->counts, sizeof *c * cap);
@@ -72,6 +68,7 @@ static void seen_free(struct seen *s)
         forge_free((char *)s->keys.keys[i]);
     forge_strtab_free(&s->keys);
     forge_free(s->counts);
+    forge_buf_free(&s->key);
 }
 
 /* The text a tool message carries: strings as they are, other results as JSON. */
@@ -418,6 +415,7 @@ int forge_agent_run(const struct forge_agent *a, const cJSON *kase, cJSON **traj
 
     struct run r = {.a = a, .policy = &policy,
                     .stubs = forge_json_get(kase, "stubs")};
+    forge_buf_init(&r.seen.key, 0);
     if (r.stubs && !cJSON_IsObject(r.stubs))
         r.stubs = NULL;
     r.messages = cJSON_CreateArray();
@@ -664,6 +662,7 @@ int forge_agent_chat_run(const struct forge_agent *a, struct forge_agent_chat *c
     }
     struct run r = {.a = a, .policy = &policy, .on_event = c->on_event, .event_ctx = c->event_ctx,
                     .pause_mode = 1, .gate = c->gate, .gate_ctx = c->gate_ctx};
+    forge_buf_init(&r.seen.key, 0);
     r.messages = cJSON_IsArray(c->messages) ? c->messages : cJSON_CreateArray();
     if (r.messages != c->messages)
         cJSON_Delete(c->messages);

@@ -329,6 +329,18 @@ TEST(identical_calls_and_max_rounds_end_the_case)
     cJSON_Delete(t);
     cJSON_Delete(f.requests);
 
+    /* the same arguments in another order are the same call; another tool's are not */
+    static const char *const mixed[] = {CALLS(CALL("a", "{\"x\":1,\"y\":2}") "," CALL("b", "{\"x\":1,\"y\":2}") ","
+                                              CALL("a", "{\"y\":2,\"x\":1}"))};
+    fake_init(&f, mixed, 1);
+    t = run_case(&f, &tools, NULL, NULL, "{\"id\":\"c\",\"input\":{\"message\":\"m\"}}");
+    md = cJSON_GetObjectItemCaseSensitive(t, "metadata");
+    CHECK_STR(forge_json_str(md, "stop_reason"), "identical_calls");
+    CHECK(field(t, 3, "error") == NULL); /* a for the third time: allowed */
+    CHECK_STR(field(t, 5, "error"), "Repeated call ignored: a was called 4 times with the same arguments (max_identical_calls 3)");
+    cJSON_Delete(t);
+    cJSON_Delete(f.requests);
+
     struct forge_policy p;
     forge_policy_init(&p);
     p.max_identical = -1;
