@@ -843,9 +843,24 @@ static const unsigned char json_special[256] = {
 
 static int write_string(struct forge_buf *b, const char *s)
 {
+    const char *p = s;
+    while (!json_special[(unsigned char)*p])
+        p++;
+    if (!*p) { /* nothing to escape (keys, most values): quotes and bytes in one append */
+        size_t n = (size_t)(p - s);
+        if (n + 2 < b->cap - b->len && n + 2 <= b->limit - b->len) {
+            char *o = b->data + b->len;
+            o[0] = '"';
+            memcpy(o + 1, s, n);
+            o[n + 1] = '"';
+            o[n + 2] = '\0';
+            b->len += n + 2;
+            return 0;
+        }
+    }
+    p = s;
     int rc = forge_buf_addc(b, '"');
     const char *run = s;
-    const char *p = s;
     for (; !rc; p++) {
         while (!json_special[(unsigned char)*p])
             p++;

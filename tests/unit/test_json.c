@@ -550,6 +550,56 @@ TEST(utf8_check_in_blocks)
     CHECK(checked > 50000);
 }
 
+/* forge_json_write_string appends a string without escapes in one step when the buffer has
+ * room: around every room and limit, the text is the same as through the general path. */
+TEST(write_string_room_and_limit)
+{
+    char s[80], want[200];
+    long checked = 0;
+    for (int esc = 0; esc < 2; esc++) {
+        for (size_t n = 0; n < 70; n++) {
+            for (size_t i = 0; i < n; i++)
+                s[i] = (char)('a' + i % 26);
+            if (esc && n)
+                s[n / 2] = '"';
+            s[n] = 0;
+            /* the expected text: quotes, and the quote inside escaped */
+            size_t w = 0;
+            want[w++] = '"';
+            for (size_t i = 0; i < n; i++) {
+                if (s[i] == '"')
+                    want[w++] = '\\';
+                want[w++] = s[i];
+            }
+            want[w++] = '"';
+            want[w] = 0;
+            for (size_t pre = 0; pre < 70; pre += 3) {
+                for (size_t limit = 0; limit < 160; limit += limit < 60 ? 1 : 50) {
+                    struct forge_buf b;
+                    forge_buf_init(&b, limit);
+                    int rc = 0;
+                    for (size_t k = 0; k < pre && !rc; k++)
+                        rc = forge_buf_addc(&b, 'x');
+                    if (rc) {
+                        forge_buf_free(&b);
+                        continue;
+                    }
+                    rc = forge_json_write_string(&b, s);
+                    bool fits = !limit || pre + w <= limit;
+                    CHECK_INT(rc, fits ? 0 : FORGE_ELIMIT);
+                    if (fits) {
+                        CHECK_INT(b.len, pre + w);
+                        CHECK(b.data && !memcmp(b.data + pre, want, w + 1));
+                    }
+                    forge_buf_free(&b);
+                    checked++;
+                }
+            }
+        }
+    }
+    CHECK(checked > 10000);
+}
+
 int main(void)
 {
     RUN(numbers_print_like_javascript);
@@ -568,5 +618,6 @@ int main(void)
     RUN(large_objects_equal_and_hash);
     RUN(members_sorted_and_tree_bytes);
     RUN(utf8_check_in_blocks);
+    RUN(write_string_room_and_limit);
     return TEST_DONE();
 }
