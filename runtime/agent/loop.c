@@ -37,7 +37,7 @@ static int seen_bump(struct seen *s, const char *name, const cJSON *args)
     forge_buf_reset(&s->key);
     if (forge_buf_adds(&s->key, name) || forge_buf_addc(&s->key, ' ') ||
         (args && forge_json_write(&s->key, args, FORGE_JSON_SORTED)))
-        return 0;
+        return 1;
     long i = forge_strtab_find(&s->keys, s->key.data);
     if (i >= 0)
         return ++s->counts[i];

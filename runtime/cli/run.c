@@ -633,15 +633,16 @@ struct idctx {
 
 /* An idctx with an empty error, set field by field (a case's lookup must not clear the error's
  * 4 KiB each time, as `= {0}` would). */
-#define IDCTX_INIT(x, s, nf, r) \
-    struct idctx x;             \
-    (x).src = (s);              \
-    (x).nfiles = (nf);          \
-    (x).rcs = (r);              \
-    (x).kase = NULL;            \
-    (x).err.code = 0;           \
-    (x).err.msg[0] = 0;         \
-    (x).err.trace[0] = 0
+static void idctx_init(struct idctx *x, const struct evalsrc *src, int nfiles, const struct runcases *rcs)
+{
+    x->src = src;
+    x->nfiles = nfiles;
+    x->rcs = rcs;
+    x->kase = NULL;
+    x->err.code = 0;
+    x->err.msg[0] = 0;
+    x->err.trace[0] = 0;
+}
 
 static int same_id(void *ctx, size_t place, const char *id)
 {
@@ -729,7 +730,8 @@ static int index_cases(struct evalsrc *src, int nfiles, struct runcases *rcs, st
                 tree_free(owned);
                 return -2;
             }
-            IDCTX_INIT(x, src, fi + 1, rcs);
+            struct idctx x;
+            idctx_init(&x, src, fi + 1, rcs);
             int64_t at = forge_idset_add(rcs->ids, id, same_id, &x);
             tree_free(x.kase);
             if (at == INT64_MIN) {
@@ -994,7 +996,8 @@ int forge_cmd_run(int argc, char **argv)
             tree_free(traj);
             goto out;
         }
-        IDCTX_INIT(x, src, o.nfiles, &rcs);
+        struct idctx x;
+        idctx_init(&x, src, o.nfiles, &rcs);
         forge_jarena_on(true);
         int64_t place = forge_idset_find(rcs.ids, tid, same_id, &x);
         forge_jarena_on(false);

@@ -139,8 +139,7 @@ static inline char *fp_string(struct fp *f)
     const unsigned char *s = f->p + 1;
     if (f->end - s >= 16) {
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
-        int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
-                                               _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+        int m = forge_json_quote_or_escape16(x);
         if (m) {
             unsigned n = (unsigned)__builtin_ctz((unsigned)m);
             if (s[n] == '"') {
@@ -267,7 +266,7 @@ static bool fp_number(struct fp *f, cJSON *item)
 static bool fp_list(struct fp *f, cJSON *item, bool obj);
 
 /* The value at f->p into <item> (inline in the loop over a container's members: most values are
- * scalars, read without a call). */
+ * scalars, read without a call; and for the root). */
 static inline __attribute__((always_inline)) bool fp_item(struct fp *f, cJSON *item)
 {
     if (f->p >= f->end)
@@ -374,11 +373,6 @@ static bool fp_list(struct fp *f, cJSON *item, bool obj)
     }
 }
 
-static bool fp_value(struct fp *f, cJSON *item)
-{
-    return fp_item(f, item);
-}
-
 cJSON *forge_json_parse_fast(const char *text, size_t len, size_t *end)
 {
     struct fp f = {(const unsigned char *)text, (const unsigned char *)text + len, 0,
@@ -389,7 +383,7 @@ cJSON *forge_json_parse_fast(const char *text, size_t len, size_t *end)
     cJSON *root = fp_node(&f);
     if (!root)
         return NULL;
-    if (!fp_value(&f, root)) {
+    if (!fp_item(&f, root)) {
         if (!f.arena)
             cJSON_Delete(root);
         return NULL;

@@ -77,15 +77,22 @@ int forge_json_hex4(const char *p);
  * buffer's FORGE_ENOMEM / FORGE_ELIMIT. */
 int forge_jstr_append(const struct forge_jstr *v, struct forge_buf *b);
 
+#ifdef __SSE2__
+/* The bits of the bytes of <x> that are '"' or '\\' (bit i for byte i). */
+static inline int forge_json_quote_or_escape16(__m128i x)
+{
+    return _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                          _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+}
+#endif
+
 /* The first '"' or '\\' in [q, end), or end; sixteen bytes at a time where SSE2 is, eight
  * elsewhere. */
 static inline const unsigned char *forge_json_quote_or_escape(const unsigned char *q, const unsigned char *end)
 {
 #ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
     while (end - q >= 16) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
-        int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bs)));
+        int m = forge_json_quote_or_escape16(_mm_loadu_si128((const __m128i *)(const void *)q));
         if (m)
             return q + __builtin_ctz((unsigned)m);
         q += 16;

@@ -858,7 +858,7 @@ static int write_string(struct forge_buf *b, const char *s)
             return 0;
         }
     }
-    p = s;
+    /* (the general path from the first byte to escape, or from the end) */
     int rc = forge_buf_addc(b, '"');
     const char *run = s;
     for (; !rc; p++) {

@@ -798,6 +798,13 @@ static bool has_template(const cJSON *v)
     return false;
 }
 
+/* The place of a toolParams entry in warnings and messages ("toolParams TOOL.PARAM"). */
+static const char *param_place(char *out, size_t n, const char *tool, const char *param)
+{
+    msgf(out, n, "toolParams %s.%s", tool, param);
+    return out;
+}
+
 static void check_tool_params(struct ctx *c)
 {
     const cJSON *v = ex(c, "toolParams");
@@ -809,9 +816,8 @@ static void check_tool_params(struct ctx *c)
         /* (the place, for warnings and messages: written only when one is) */
         char where[600];
         if (!called_in(c, tool)) {
-            msgf(where, sizeof where, "toolParams %s.%s", tool, param);
             c->skipped++;
-            warn(c, "%s: skipped: %s was not called", where, tool);
+            warn(c, "%s: skipped: %s was not called", param_place(where, sizeof where, tool, param), tool);
             continue;
         }
         const cJSON *raw = forge_json_get(p, "value");
@@ -823,8 +829,7 @@ static void check_tool_params(struct ctx *c)
         if (!exists && raw && !has_template(raw)) {
             want = raw;
         } else if (!exists) {
-            msgf(where, sizeof where, "toolParams %s.%s", tool, param);
-            if (!(owned = resolve_value(c, where, raw))) continue;
+            if (!(owned = resolve_value(c, param_place(where, sizeof where, tool, param), raw))) continue;
             want = owned;
         }
         bool ok = false;
@@ -842,7 +847,7 @@ static void check_tool_params(struct ctx *c)
             continue;
         }
         char wbuf[256], gbuf[256], msg[900];
-        msgf(where, sizeof where, "toolParams %s.%s", tool, param);
+        param_place(where, sizeof where, tool, param);
         brief(want, wbuf, sizeof wbuf);
         brief(first, gbuf, sizeof gbuf);
         if (exists)
